@@ -1,0 +1,129 @@
+/* cli: operator sub-commands (init, token). Output meant for scripts goes to
+ * stdout alone; everything else to stderr. */
+#include "cli.h"
+#include "auth.h"
+#include "server.h"
+#include "store.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static struct store *open_store(const struct config *cfg)
+{
+    struct buf path;
+    struct store *st = NULL;
+    if (server_prepare_dirs(cfg))
+        return NULL;
+    buf_init(&path, 4096);
+    server_db_path(cfg, &path);
+    if (store_open(path.data, &st))
+        fprintf(stderr, "knowhub: cannot open the database %s\n", path.data);
+    buf_release(&path);
+    return st;
+}
+
+int cli_init(const struct config *cfg, int argc, char **argv)
+{
+    struct store *st;
+    int rc;
+    (void)argv;
+    if (argc != 0) {
+        fputs("usage: knowhub init\n", stderr);
+        return 2;
+    }
+    if (!(st = open_store(cfg)))
+        return 1;
+    rc = server_first_start(cfg, st) ? 1 : 0;
+    store_close(st);
+    return rc;
+}
+
+static int token_usage(void)
+{
+    fputs("usage: knowhub token create --space NAME --role admin|editor|agent|reader"
+          " [--label TEXT]\n"
+          "       knowhub token list\n"
+          "       knowhub token revoke ID\n",
+          stderr);
+    return 2;
+}
+
+static int token_create(struct store *st, int argc, char **argv)
+{
+    const char *space = NULL, *role = NULL, *label = "";
+    struct buf token;
+    int rc;
+    for (int i = 0; i < argc; i++) {
+        const char **slot = strcmp(argv[i], "--space") == 0   ? &space
+                            : strcmp(argv[i], "--role") == 0  ? &role
+                            : strcmp(argv[i], "--label") == 0 ? &label
+                                                              : NULL;
+        if (!slot || i + 1 == argc)
+            return token_usage();
+        *slot = argv[++i];
+    }
+    if (!space || !role)
+        return token_usage();
+    if (!space_name_valid(space)) {
+        fprintf(stderr, "knowhub: invalid space name '%s' (a-z, 0-9, _ and -, 1 to 64)\n",
+                space);
+        return 2;
+    }
+    if (role_from_name(role) == ROLE_NONE) {
+        fprintf(stderr, "knowhub: invalid role '%s' (admin, editor, agent or reader)\n", role);
+        return 2;
+    }
+    if (strlen(label) > 200) {
+        fputs("knowhub: the label is longer than 200 bytes\n", stderr);
+        return 2;
+    }
+    buf_init(&token, 256);
+    rc = auth_token_create(st, space, role_from_name(role), label, &token);
+    if (rc == 0)
+        printf("%s\n", token.data);
+    else
+        fprintf(stderr, "knowhub: cannot create the token: %s\n", store_errmsg(st));
+    buf_release(&token);
+    return rc ? 1 : 0;
+}
+
+static int print_token(const struct token_record *t, void *ctx)
+{
+    (void)ctx;
+    printf("%-16s  %-16s  %-6s  %-19s  %-19s  %-7s  %s\n", t->id, t->space, t->role,
+           t->created_at, t->last_used_at ? t->last_used_at : "-",
+           t->revoked_at ? "revoked" : "valid", t->label);
+    return 0;
+}
+
+int cli_token(const struct config *cfg, int argc, char **argv)
+{
+    struct store *st;
+    int rc;
+    if (argc < 1)
+        return token_usage();
+    if (strcmp(argv[0], "create") && strcmp(argv[0], "list") && strcmp(argv[0], "revoke"))
+        return token_usage();
+    if (strcmp(argv[0], "revoke") == 0 && argc != 2)
+        return token_usage();
+    if (!(st = open_store(cfg)))
+        return 1;
+    if (strcmp(argv[0], "create") == 0) {
+        rc = token_create(st, argc - 1, argv + 1);
+    } else if (strcmp(argv[0], "list") == 0) {
+        printf("%-16s  %-16s  %-6s  %-19s  %-19s  %-7s  %s\n", "ID", "SPACE", "ROLE", "CREATED",
+               "LAST USED", "STATE", "LABEL");
+        rc = store_token_each(st, print_token, NULL) ? 1 : 0;
+    } else {
+        rc = store_token_revoke(st, argv[1]);
+        if (rc == STORE_NOT_FOUND)
+            fprintf(stderr, "knowhub: no valid token with id %s\n", argv[1]);
+        else if (rc)
+            fprintf(stderr, "knowhub: cannot revoke: %s\n", store_errmsg(st));
+        else
+            fprintf(stderr, "knowhub: token %s revoked\n", argv[1]);
+        rc = rc ? 1 : 0;
+    }
+    store_close(st);
+    return rc;
+}

@@ -1,0 +1,14 @@
+/* cli: the operator sub-commands other than serve. Each takes the arguments
+ * after its name and returns the process exit status (0 ok, 1 failure,
+ * 2 usage error). They work on $KNOWHUB_DATA while the server runs. */
+#ifndef KNOWHUB_CLI_H
+#define KNOWHUB_CLI_H
+
+#include "config.h"
+
+/* knowhub init: create the data directory, database and first admin token. */
+int cli_init(const struct config *cfg, int argc, char **argv);
+/* knowhub token create|list|revoke ... */
+int cli_token(const struct config *cfg, int argc, char **argv);
+
+#endif

@@ -1,0 +1,274 @@
+/* http: request/response plumbing, query parsing, JSON bodies, envelopes. */
+#include "http.h"
+#include "store.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void request_init(struct request *req)
+{
+    memset(req, 0, sizeof *req);
+    req->who.role = ROLE_NONE;
+    req->query = "";
+    req->body = "";
+}
+
+void request_release(struct request *req)
+{
+    for (size_t i = 0; i < req->n_params; i++)
+        free(req->params[i]);
+    for (size_t i = 0; i < req->n_qp; i++) {
+        free(req->qp[i].name);
+        free(req->qp[i].value);
+    }
+    free(req->qp);
+    free(req->who.space);
+    free(req->who.token_id);
+    free(req->who.actor);
+    request_init(req);
+}
+
+void response_init(struct response *res, const char *request_id)
+{
+    res->status = 200;
+    buf_init(&res->headers, 8192);
+    buf_init(&res->body, HTTP_MAX_RESPONSE);
+    res->request_id = request_id;
+    res->done = 0;
+}
+
+void response_release(struct response *res)
+{
+    buf_release(&res->headers);
+    buf_release(&res->body);
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int url_decode(const char *s, size_t n, int plus_space, struct buf *out)
+{
+    buf_reset(out);
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '%') {
+            int hi, lo;
+            if (i + 2 >= n)
+                return -1;
+            hi = hexval(s[i + 1]);
+            lo = hexval(s[i + 2]);
+            if (hi < 0 || lo < 0)
+                return -1;
+            c = (char)(hi * 16 + lo);
+            i += 2;
+        } else if (c == '+' && plus_space) {
+            c = ' ';
+        }
+        if (buf_addch(out, c))
+            return -1;
+    }
+    return utf8_valid(out->data, out->len) ? 0 : -1;
+}
+
+int http_parse_query(struct request *req)
+{
+    const char *q = req->query ? req->query : "";
+    struct buf name, value;
+    size_t cap = 0;
+    int rc = 0;
+    buf_init(&name, 4096);
+    buf_init(&value, 64 * 1024);
+    while (*q) {
+        const char *amp = strchr(q, '&');
+        size_t len = amp ? (size_t)(amp - q) : strlen(q);
+        const char *eq = memchr(q, '=', len);
+        size_t nlen = eq ? (size_t)(eq - q) : len;
+        if (len && nlen) {
+            if (url_decode(q, nlen, 1, &name) ||
+                url_decode(eq ? eq + 1 : q + len, eq ? len - nlen - 1 : 0, 1, &value)) {
+                rc = -1;
+                break;
+            }
+            if (req->n_qp == 256) {
+                rc = -1;
+                break;
+            }
+            if (req->n_qp == cap) {
+                cap = cap ? cap * 2 : 8;
+                req->qp = xrealloc(req->qp, cap * sizeof *req->qp);
+            }
+            req->qp[req->n_qp].name = xstrndup(name.data, name.len);
+            req->qp[req->n_qp].value = xstrndup(value.data, value.len);
+            req->n_qp++;
+        }
+        q += len + (amp ? 1 : 0);
+    }
+    buf_release(&name);
+    buf_release(&value);
+    return rc;
+}
+
+const char *http_query(const struct request *req, const char *name)
+{
+    for (size_t i = 0; i < req->n_qp; i++)
+        if (strcmp(req->qp[i].name, name) == 0)
+            return req->qp[i].value;
+    return NULL;
+}
+
+int http_query_long_or_400(const struct request *req, struct response *res, const char *name,
+                           long dflt, long min, long max, long *out)
+{
+    const char *v = http_query(req, name);
+    if (!v || !*v) {
+        *out = dflt;
+        return 0;
+    }
+    if (parse_long(v, min, max, out)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be an integer between %ld and %ld",
+                    name, min, max);
+        return -1;
+    }
+    return 0;
+}
+
+struct json_object *http_body_json_or_400(const struct request *req, struct response *res)
+{
+    struct json_tokener *tok;
+    struct json_object *obj;
+    enum json_tokener_error jerr;
+    size_t i = 0;
+
+    while (i < req->body_len && strchr(" \t\r\n", req->body[i]))
+        i++;
+    if (i == req->body_len)
+        return json_object_new_object();
+    if (!utf8_valid(req->body, req->body_len)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "Request body is not valid UTF-8");
+        return NULL;
+    }
+    tok = json_tokener_new_ex(64);
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    obj = json_tokener_parse_ex(tok, req->body, (int)req->body_len);
+    jerr = json_tokener_get_error(tok);
+    if (obj && jerr == json_tokener_success) {
+        /* Only whitespace may follow the value. */
+        size_t end = json_tokener_get_parse_end(tok);
+        while (end < req->body_len && strchr(" \t\r\n", req->body[end]))
+            end++;
+        if (end != req->body_len)
+            jerr = json_tokener_error_parse_unexpected;
+    } else if (jerr == json_tokener_continue) {
+        jerr = json_tokener_error_parse_eof;
+    }
+    json_tokener_free(tok);
+    if (jerr != json_tokener_success) {
+        json_object_put(obj);
+        reply_error(res, 200, E_INVALID_REQUEST, "Malformed JSON body: %s",
+                    json_tokener_error_desc(jerr));
+        return NULL;
+    }
+    if (!json_object_is_type(obj, json_type_object)) {
+        json_object_put(obj);
+        reply_error(res, 200, E_INVALID_REQUEST, "Request body must be a JSON object");
+        return NULL;
+    }
+    return obj;
+}
+
+const char *json_text(struct json_object *o)
+{
+    return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                 JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+static void reply_json(struct response *res, struct json_object *envelope)
+{
+    buf_reset(&res->body);
+    if (buf_adds(&res->body, json_text(envelope))) {
+        buf_reset(&res->body);
+        res->status = 500;
+        buf_adds(&res->body, "{\"status\":\"error\",\"error\":{\"code\":\"INTERNAL_ERROR\","
+                             "\"message\":\"Response too large\",\"retry\":false}}");
+    }
+    json_object_put(envelope);
+    res->done = 1;
+}
+
+void reply_data(struct response *res, struct json_object *data)
+{
+    struct json_object *env = json_object_new_object();
+    json_object_object_add(env, "status", json_object_new_string("success"));
+    json_object_object_add(env, "data", data);
+    res->status = 200;
+    reply_json(res, env);
+}
+
+static int retryable(const char *code)
+{
+    static const char *const codes[] = {"LLM_RATE_LIMIT", "LLM_TIMEOUT", "LLM_SERVICE_ERROR",
+                                        E_SERVICE_UNAVAILABLE, "RATE_LIMITED"};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        if (strcmp(code, codes[i]) == 0)
+            return 1;
+    return 0;
+}
+
+void reply_error(struct response *res, int http_status, const char *code, const char *fmt, ...)
+{
+    struct json_object *env = json_object_new_object(), *err = json_object_new_object();
+    struct buf msg;
+    va_list ap;
+    buf_init(&msg, 4096);
+    va_start(ap, fmt);
+    if (buf_vaddf(&msg, fmt, ap)) {
+        buf_reset(&msg);
+        buf_adds(&msg, code);
+    }
+    va_end(ap);
+    json_object_object_add(err, "code", json_object_new_string(code));
+    json_object_object_add(err, "message", json_object_new_string_len(msg.data, (int)msg.len));
+    json_object_object_add(err, "retry", json_object_new_boolean(retryable(code)));
+    json_object_object_add(err, "request_id",
+                           json_object_new_string(res->request_id ? res->request_id : ""));
+    json_object_object_add(env, "status", json_object_new_string("error"));
+    json_object_object_add(env, "error", err);
+    buf_release(&msg);
+    res->status = http_status;
+    reply_json(res, env);
+}
+
+void reply_store_error(struct response *res, int store_status, const char *what)
+{
+    switch (store_status) {
+    case STORE_NOT_FOUND:
+        reply_error(res, 200, E_NOT_FOUND, "%s not found", what);
+        break;
+    case STORE_CONFLICT:
+        reply_error(res, 200, E_CONFLICT, "%s conflicts with an existing one", what);
+        break;
+    case STORE_BUSY:
+        reply_error(res, 503, E_SERVICE_UNAVAILABLE, "The database is busy; try again");
+        break;
+    case STORE_FULL:
+        reply_error(res, 503, E_SERVICE_UNAVAILABLE, "The database is full; nothing was written");
+        break;
+    case STORE_READONLY:
+        reply_error(res, 503, E_SERVICE_UNAVAILABLE,
+                    "The database is read-only; nothing was written");
+        break;
+    default:
+        reply_error(res, 500, E_INTERNAL, "An unexpected error occurred");
+        break;
+    }
+}

@@ -1,0 +1,109 @@
+/* http: struct request and struct response as handlers see them (never
+ * FastCGI), the query string, the JSON body and the response envelopes of
+ * DESIGN.md: success {"status":"success","data":...}; application errors are
+ * HTTP 200 {"status":"error","error":{code,message,retry,request_id}}. */
+#ifndef KNOWHUB_HTTP_H
+#define KNOWHUB_HTTP_H
+
+#include <stddef.h>
+#include <json-c/json.h>
+
+#include "buf.h"
+
+#define HTTP_MAX_PARAMS 4
+#define HTTP_MAX_BODY (1024 * 1024)      /* nginx's client_max_body_size too */
+#define HTTP_MAX_RESPONSE (64 * 1024 * 1024)
+
+/* Error codes of DESIGN.md. */
+#define E_INVALID_REQUEST "INVALID_REQUEST"
+#define E_NOT_FOUND "NOT_FOUND"
+#define E_CONFLICT "CONFLICT"
+#define E_LIMIT_EXCEEDED "LIMIT_EXCEEDED"
+#define E_UNAUTHORIZED "UNAUTHORIZED"
+#define E_FORBIDDEN "FORBIDDEN"
+#define E_METHOD_NOT_ALLOWED "METHOD_NOT_ALLOWED"
+#define E_PAYLOAD_TOO_LARGE "PAYLOAD_TOO_LARGE"
+#define E_LLM_NOT_CONFIGURED "LLM_NOT_CONFIGURED"
+#define E_SERVICE_UNAVAILABLE "SERVICE_UNAVAILABLE"
+#define E_INTERNAL "INTERNAL_ERROR"
+
+enum role { ROLE_NONE = -1, ROLE_READER = 0, ROLE_AGENT = 1, ROLE_EDITOR = 2, ROLE_ADMIN = 3 };
+
+/* Who is calling: filled by authentication before the handler runs. */
+struct identity {
+    char *space;    /* owned */
+    char *token_id; /* owned */
+    char *actor;    /* owned: "token:<id>" or "token:<id>:<label>" for the audit trail */
+    enum role role;
+};
+
+struct query_param {
+    char *name;  /* decoded, owned */
+    char *value; /* decoded, owned */
+};
+
+struct request {
+    const char *method;
+    const char *path; /* as received, without the query string */
+    const char *query;
+    const char *body;
+    size_t body_len;
+    const char *request_id;
+    const char *authorization;
+    const char *accept_language;
+    char *params[HTTP_MAX_PARAMS]; /* decoded {name} segments of the route, owned */
+    size_t n_params;
+    struct query_param *qp; /* owned, parsed once */
+    size_t n_qp;
+    struct identity who;
+    struct store *store;      /* this thread's connection */
+    const struct config *cfg; /* read-only, shared by every thread */
+};
+
+struct response {
+    int status;
+    struct buf headers; /* extra header lines, each ending in \r\n */
+    struct buf body;
+    const char *request_id;
+    int done; /* a reply was written */
+};
+
+/* Zero a request; the caller then points its fields at the incoming data. */
+void request_init(struct request *req);
+/* Free what the request owns (params, query, identity). */
+void request_release(struct request *req);
+
+void response_init(struct response *res, const char *request_id);
+void response_release(struct response *res);
+
+/* Parse req->query into req->qp; -1 on bad percent-encoding, invalid UTF-8 or NUL. */
+int http_parse_query(struct request *req);
+/* The first value of query parameter name, or NULL. */
+const char *http_query(const struct request *req, const char *name);
+
+/* Optional integer query parameter in [min, max] (dflt when absent), or
+ * INVALID_REQUEST written to res and -1. */
+int http_query_long_or_400(const struct request *req, struct response *res, const char *name,
+                           long dflt, long min, long max, long *out);
+
+/* The request body as a JSON object (caller puts it), or NULL after writing
+ * INVALID_REQUEST (malformed JSON, invalid UTF-8, not an object). An empty
+ * body gives an empty object. */
+struct json_object *http_body_json_or_400(const struct request *req, struct response *res);
+
+/* Success envelope around data (takes ownership; NULL gives "data":null). */
+void reply_data(struct response *res, struct json_object *data);
+/* Error envelope; http_status is 200 for application errors. */
+void reply_error(struct response *res, int http_status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The error envelope for a store status (NOT_FOUND, CONFLICT, 503, 500). */
+void reply_store_error(struct response *res, int store_status, const char *what);
+
+/* Percent-decode s[0..n) into out ('+' is a space when plus_space);
+ * -1 on a bad escape, invalid UTF-8 or a NUL byte. */
+int url_decode(const char *s, size_t n, int plus_space, struct buf *out);
+
+/* Serialize a JSON value the way every response does (no slash escaping). */
+const char *json_text(struct json_object *o);
+
+#endif

@@ -1,0 +1,159 @@
+/* jfield: typed fields of a JSON request body, with the error replies. */
+#include "jfield.h"
+#include "http.h"
+#include "util.h"
+
+#include <string.h>
+
+const char *jf_str(struct json_object *v)
+{
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static struct json_object *field(struct json_object *obj, const char *key)
+{
+    struct json_object *v = NULL;
+    if (!json_object_object_get_ex(obj, key, &v) || json_object_is_type(v, json_type_null))
+        return NULL;
+    return v;
+}
+
+/* Check one string value; -1 after replying. */
+static int check_text(struct response *res, const char *key, struct json_object *v,
+                      size_t max_chars)
+{
+    const char *s = json_object_get_string(v);
+    size_t len = (size_t)json_object_get_string_len(v), chars;
+    if (strlen(s) != len || !utf8_valid(s, len)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be valid UTF-8 text without NUL",
+                    key);
+        return -1;
+    }
+    chars = utf8_length(s, len);
+    if (chars > max_chars) {
+        reply_error(res, 200, E_LIMIT_EXCEEDED, "'%s' exceeds %zu characters (got %zu)", key,
+                    max_chars, chars);
+        return -1;
+    }
+    return 0;
+}
+
+static int blank(const char *s)
+{
+    return s[strspn(s, " \t\r\n")] == '\0';
+}
+
+int jf_string_or_400(struct response *res, struct json_object *obj, const char *key,
+                     int required, size_t max_chars, const char **out)
+{
+    struct json_object *v = field(obj, key);
+    *out = NULL;
+    if (!v) {
+        if (required) {
+            reply_error(res, 200, E_INVALID_REQUEST, "'%s' is required", key);
+            return -1;
+        }
+        return 0;
+    }
+    if (!json_object_is_type(v, json_type_string)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be a string", key);
+        return -1;
+    }
+    if (check_text(res, key, v, max_chars))
+        return -1;
+    if (required && blank(json_object_get_string(v))) {
+        reply_error(res, 200, E_INVALID_REQUEST, "'%s' is required", key);
+        return -1;
+    }
+    *out = json_object_get_string(v);
+    return 0;
+}
+
+int jf_long_or_400(struct response *res, struct json_object *obj, const char *key, long min,
+                   long max, long dflt, long *out)
+{
+    struct json_object *v = field(obj, key);
+    int64_t n;
+    *out = dflt;
+    if (!v)
+        return 0;
+    if (!json_object_is_type(v, json_type_int))
+        goto bad;
+    n = json_object_get_int64(v);
+    if (n < min || n > max)
+        goto bad;
+    *out = (long)n;
+    return 0;
+bad:
+    reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be an integer between %ld and %ld", key,
+                min, max);
+    return -1;
+}
+
+int jf_bool_or_400(struct response *res, struct json_object *obj, const char *key, int dflt,
+                   int *out)
+{
+    struct json_object *v = field(obj, key);
+    *out = dflt;
+    if (!v)
+        return 0;
+    if (!json_object_is_type(v, json_type_boolean)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be true or false", key);
+        return -1;
+    }
+    *out = json_object_get_boolean(v);
+    return 0;
+}
+
+int jf_object_or_400(struct response *res, struct json_object *obj, const char *key,
+                     struct json_object **out)
+{
+    struct json_object *v = field(obj, key);
+    *out = NULL;
+    if (!v)
+        return 0;
+    if (!json_object_is_type(v, json_type_object)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be an object", key);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int jf_string_list_or_400(struct response *res, struct json_object *obj, const char *key,
+                          size_t max_items, size_t max_chars, int scalar_ok,
+                          struct json_object **out)
+{
+    struct json_object *v = field(obj, key);
+    size_t n;
+    *out = NULL;
+    if (!v)
+        return 0;
+    if (scalar_ok && json_object_is_type(v, json_type_string)) {
+        if (check_text(res, key, v, max_chars))
+            return -1;
+        *out = v;
+        return 0;
+    }
+    if (!json_object_is_type(v, json_type_array)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be a list of strings", key);
+        return -1;
+    }
+    n = json_object_array_length(v);
+    if (n > max_items) {
+        reply_error(res, 200, E_LIMIT_EXCEEDED, "'%s' has more than %zu items (got %zu)", key,
+                    max_items, n);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *item = json_object_array_get_idx(v, i);
+        if (!item || !json_object_is_type(item, json_type_string)) {
+            reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be a list of strings", key);
+            return -1;
+        }
+        if (check_text(res, key, item, max_chars))
+            return -1;
+    }
+    *out = v;
+    return 0;
+}

@@ -1,0 +1,269 @@
+/* main: knowhub's entry point. Sub-commands; `serve` opens the FastCGI socket
+ * and runs KNOWHUB_THREADS workers, each with its own SQLite connection, in an
+ * FCGX_Accept_r loop. SIGTERM/SIGINT stop accepting, let in-flight requests
+ * finish, and exit 0. The only file that includes fcgiapp.h. */
+#include "buf.h"
+#include "cli.h"
+#include "config.h"
+#include "http.h"
+#include "router.h"
+#include "server.h"
+#include "store.h"
+#include "util.h"
+
+#include <fcgiapp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Set by main before the workers start; the signal handler reads it. */
+static int listen_fd = -1;
+
+struct worker {
+    pthread_t thread;
+    struct store *store;
+    const struct config *cfg;
+};
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    FCGX_ShutdownPending();
+    if (listen_fd >= 0)
+        shutdown(listen_fd, SHUT_RDWR);
+}
+
+static const char *status_text(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 413: return "Payload Too Large";
+    case 429: return "Too Many Requests";
+    case 503: return "Service Unavailable";
+    default: return "Internal Server Error";
+    }
+}
+
+/* The request id: the caller's (nginx passes it, or its own $request_id)
+ * when it is plain, else a fresh random one. */
+static void request_id_of(const char *given, char out[static 65])
+{
+    size_t n = given ? strlen(given) : 0;
+    if (n >= 8 && n <= 64 && strspn(given, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                           "0123456789-_.") == n) {
+        memcpy(out, given, n + 1);
+        return;
+    }
+    unsigned char rnd[16];
+    randombytes_buf(rnd, sizeof rnd);
+    sodium_bin2hex(out, 65, rnd, sizeof rnd);
+}
+
+/* Read the body (at most max bytes) into b; -1 when it is longer or cut short. */
+static int read_body(FCGX_Stream *in, long length, struct buf *b)
+{
+    char chunk[16384];
+    long left = length;
+    while (left > 0) {
+        int want = left > (long)sizeof chunk ? (int)sizeof chunk : (int)left;
+        int got = FCGX_GetStr(chunk, want, in);
+        if (got <= 0 || buf_add(b, chunk, (size_t)got))
+            return -1;
+        left -= got;
+    }
+    return 0;
+}
+
+static void write_response(FCGX_Request *fr, const struct response *res, const char *request_id)
+{
+    struct buf head;
+    buf_init(&head, 16384);
+    buf_addf(&head,
+             "Status: %d %s\r\nContent-Type: application/json; charset=utf-8\r\n"
+             "Content-Length: %zu\r\nX-Request-Id: %s\r\nCache-Control: no-store\r\n%s\r\n",
+             res->status, status_text(res->status), res->body.len, request_id,
+             res->headers.data);
+    FCGX_PutStr(head.data, (int)head.len, fr->out);
+    FCGX_PutStr(res->body.data, (int)res->body.len, fr->out);
+    buf_release(&head);
+}
+
+static void handle(FCGX_Request *fr, struct worker *w)
+{
+    struct request req;
+    struct response res;
+    struct buf body;
+    char request_id[65];
+    const char *uri = FCGX_GetParam("REQUEST_URI", fr->envp);
+    const char *clen = FCGX_GetParam("CONTENT_LENGTH", fr->envp);
+    char *path = NULL;
+    long length = 0;
+
+    request_id_of(FCGX_GetParam("KNOWHUB_REQUEST_ID", fr->envp), request_id);
+    request_init(&req);
+    response_init(&res, request_id);
+    buf_init(&body, HTTP_MAX_BODY);
+    req.method = FCGX_GetParam("REQUEST_METHOD", fr->envp);
+    req.query = FCGX_GetParam("QUERY_STRING", fr->envp);
+    req.authorization = FCGX_GetParam("HTTP_AUTHORIZATION", fr->envp);
+    req.accept_language = FCGX_GetParam("HTTP_ACCEPT_LANGUAGE", fr->envp);
+    req.request_id = request_id;
+    req.store = w->store;
+    req.cfg = w->cfg;
+    if (!req.method)
+        req.method = "GET";
+    if (!req.query)
+        req.query = "";
+    if (!uri)
+        uri = "/";
+    path = xstrndup(uri, strcspn(uri, "?"));
+    req.path = path;
+
+    if (clen && *clen && parse_long(clen, 0, 1L << 40, &length)) {
+        reply_error(&res, 200, E_INVALID_REQUEST, "Invalid Content-Length");
+    } else if (length > HTTP_MAX_BODY) {
+        reply_error(&res, 413, E_PAYLOAD_TOO_LARGE, "The request body exceeds %d bytes",
+                    HTTP_MAX_BODY);
+    } else if (read_body(fr->in, length, &body)) {
+        reply_error(&res, 200, E_INVALID_REQUEST, "The request body was cut short");
+    } else {
+        req.body = body.data;
+        req.body_len = body.len;
+        router_dispatch(&req, &res);
+        if (res.status == 500)
+            fprintf(stderr, "knowhub: %s %s %s: internal error: %s\n", request_id, req.method,
+                    req.path, store_errmsg(w->store));
+    }
+    write_response(fr, &res, request_id);
+    request_release(&req);
+    response_release(&res);
+    buf_release(&body);
+    free(path);
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    FCGX_Request fr;
+    sigset_t block;
+    /* Signals go to the main thread, whose handler shuts the socket down. */
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &block, NULL);
+    FCGX_InitRequest(&fr, listen_fd, 0);
+    while (FCGX_Accept_r(&fr) >= 0) {
+        handle(&fr, w);
+        FCGX_Finish_r(&fr);
+    }
+    FCGX_Free(&fr, 1);
+    return NULL;
+}
+
+static int serve(const struct config *cfg)
+{
+    struct buf db, sock;
+    struct worker *workers = NULL;
+    struct sigaction sa;
+    int rc = 1, started = 0;
+
+    buf_init(&db, 4096);
+    buf_init(&sock, 4096);
+    if (server_prepare_dirs(cfg))
+        goto out;
+    server_db_path(cfg, &db);
+    server_socket_path(cfg, &sock);
+    workers = xcalloc((size_t)cfg->threads, sizeof *workers);
+    for (int i = 0; i < cfg->threads; i++) {
+        workers[i].cfg = cfg;
+        if (store_open(db.data, &workers[i].store)) {
+            fprintf(stderr, "knowhub: cannot open the database %s\n", db.data);
+            goto out;
+        }
+    }
+    if (server_first_start(cfg, workers[0].store))
+        goto out;
+    if (FCGX_Init()) {
+        fputs("knowhub: FCGX_Init failed\n", stderr);
+        goto out;
+    }
+    unlink(sock.data);
+    listen_fd = FCGX_OpenSocket(sock.data, 1024);
+    if (listen_fd < 0) {
+        fprintf(stderr, "knowhub: cannot listen on %s\n", sock.data);
+        goto out;
+    }
+    chmod(sock.data, 0660);
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: accept() must return */
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    for (; started < cfg->threads; started++)
+        if (pthread_create(&workers[started].thread, NULL, worker_main, &workers[started])) {
+            fputs("knowhub: cannot start a worker thread\n", stderr);
+            on_signal(0);
+            break;
+        }
+    fprintf(stderr, "knowhub: serving on %s with %d threads\n", sock.data, started);
+    for (int i = 0; i < started; i++)
+        pthread_join(workers[i].thread, NULL);
+    rc = started == cfg->threads ? 0 : 1;
+    unlink(sock.data);
+    fputs("knowhub: stopped\n", stderr);
+out:
+    if (listen_fd >= 0)
+        close(listen_fd);
+    for (int i = 0; workers && i < cfg->threads; i++)
+        store_close(workers[i].store);
+    free(workers);
+    buf_release(&db);
+    buf_release(&sock);
+    return rc;
+}
+
+static int usage(void)
+{
+    fputs("usage: knowhub serve | init | token ... | version\n"
+          "  serve    run the FastCGI server on $KNOWHUB_DATA/run/knowhub.sock\n"
+          "  init     create $KNOWHUB_DATA, the database and the first admin token\n"
+          "  token    create, list and revoke API tokens (knowhub token for help)\n",
+          stderr);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    struct config cfg;
+    store_global_init();
+    if (sodium_init() < 0) {
+        fputs("knowhub: libsodium failed to initialise\n", stderr);
+        return 1;
+    }
+    config_from_env(&cfg);
+    if (argc < 2)
+        return usage();
+    if (strcmp(argv[1], "serve") == 0)
+        return argc == 2 ? serve(&cfg) : usage();
+    if (strcmp(argv[1], "init") == 0)
+        return cli_init(&cfg, argc - 2, argv + 2);
+    if (strcmp(argv[1], "token") == 0)
+        return cli_token(&cfg, argc - 2, argv + 2);
+    if (strcmp(argv[1], "version") == 0) {
+        puts("knowhub 0.1.0");
+        return 0;
+    }
+    return usage();
+}

@@ -1,0 +1,102 @@
+/* paths: validation of file-view paths with the reference's messages. */
+#include "paths.h"
+#include "util.h"
+
+#include <string.h>
+
+#define PATH_MAX_CHARS 255
+
+int category_valid(const char *category)
+{
+    return category && (strcmp(category, "rules") == 0 || strcmp(category, "experiences") == 0);
+}
+
+int path_check(const char *category, const char *path, struct buf *out, struct buf *err)
+{
+    size_t parts = 0, len = strlen(path);
+    const char *last = NULL;
+    size_t last_len = 0;
+    int absolute = path[0] == '/';
+
+    buf_reset(out);
+    buf_reset(err);
+    if (!category_valid(category)) {
+        buf_addf(err, "Invalid category: '%s'", category ? category : "");
+        return -1;
+    }
+    if (len == 0) {
+        buf_adds(err, "Empty path");
+        return -1;
+    }
+    /* Split like pathlib: empty and "." segments vanish, a leading "/" is a part. */
+    for (const char *p = path; *p;) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (n && !(n == 1 && p[0] == '.')) {
+            parts++;
+            last = p;
+            last_len = n;
+        }
+        p += n + (slash ? 1 : 0);
+    }
+    if (absolute)
+        parts++;
+    if (!last || last_len < 4 || memcmp(last + last_len - 3, ".md", 3) != 0) {
+        buf_adds(err, "Knowledge files must be .md format");
+        return -1;
+    }
+    if (strcmp(category, "rules") == 0 && parts > 1) {
+        buf_adds(err, "rules does not allow sub-directories");
+        return -1;
+    }
+    if (parts > 2) {
+        buf_adds(err, "experiences allows at most one level of sub-directories");
+        return -1;
+    }
+    if (absolute) {
+        buf_addf(err, "Absolute path not allowed: '%s'", path);
+        return -1;
+    }
+    for (const char *p = path; *p;) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (n == 2 && p[0] == '.' && p[1] == '.') {
+            buf_addf(err, "Path traversal segment '..' in: '%s'", path);
+            return -1;
+        }
+        p += n + (slash ? 1 : 0);
+    }
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f || *p == '\\') {
+            buf_adds(err, "Path contains a backslash or a control character");
+            return -1;
+        }
+    }
+    if (!utf8_valid(path, len) || utf8_length(path, len) > PATH_MAX_CHARS) {
+        buf_addf(err, "Path must be valid UTF-8 of at most %d characters", PATH_MAX_CHARS);
+        return -1;
+    }
+    for (const char *p = path; *p;) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (n && !(n == 1 && p[0] == '.')) {
+            if (out->len)
+                buf_addch(out, '/');
+            buf_add(out, p, n);
+        }
+        p += n + (slash ? 1 : 0);
+    }
+    return 0;
+}
+
+void path_stem(const char *path, struct buf *out)
+{
+    const char *base = strrchr(path, '/');
+    size_t n;
+    base = base ? base + 1 : path;
+    n = strlen(base);
+    if (n >= 3 && strcmp(base + n - 3, ".md") == 0)
+        n -= 3;
+    buf_reset(out);
+    buf_add(out, base, n);
+}

@@ -1,0 +1,128 @@
+/* router: the route table and dispatch (404, 405 + Allow, 401, 403). */
+#include "router.h"
+#include "auth.h"
+#include "handlers.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct route routes[] = {
+    {"GET", "/api/health", ROLE_NONE, h_health},
+    {"GET", "/api/auth/me", ROLE_READER, h_auth_me},
+    {"GET", "/api/knowledge", ROLE_READER, h_knowledge_list},
+    {"POST", "/api/knowledge", ROLE_AGENT, h_knowledge_create},
+    {"POST", "/api/knowledge/batch_update", ROLE_AGENT, h_knowledge_batch_update},
+    {"GET", "/api/knowledge/{id}", ROLE_READER, h_knowledge_get},
+    {"PUT", "/api/knowledge/{id}", ROLE_AGENT, h_knowledge_update},
+    {"DELETE", "/api/knowledge/{id}", ROLE_EDITOR, h_knowledge_delete},
+    {"GET", "/api/knowledge/{id}/revisions", ROLE_READER, h_knowledge_revisions},
+    {"POST", "/api/knowledge/{id}/revert", ROLE_EDITOR, h_knowledge_revert},
+};
+#define ROUTE_COUNT (sizeof routes / sizeof routes[0])
+
+const struct route *router_table(size_t *n)
+{
+    *n = ROUTE_COUNT;
+    return routes;
+}
+
+/* Match path against pattern: -1 when it does not, else the number of literal
+ * segments (the specificity); with req, the {name} segments are stored. */
+static int match(const char *pattern, const char *path, struct request *req)
+{
+    int literals = 0;
+    struct buf seg;
+    buf_init(&seg, 4096);
+    while (*pattern == '/' && *path == '/') {
+        const char *pe = strchr(pattern + 1, '/'), *se = strchr(path + 1, '/');
+        size_t pn = pe ? (size_t)(pe - pattern - 1) : strlen(pattern + 1);
+        size_t sn = se ? (size_t)(se - path - 1) : strlen(path + 1);
+        if (pn && pattern[1] == '{') {
+            if (sn == 0)
+                goto nomatch;
+            if (req) {
+                if (url_decode(path + 1, sn, 0, &seg) || req->n_params == HTTP_MAX_PARAMS)
+                    goto nomatch;
+                req->params[req->n_params++] = xstrndup(seg.data, seg.len);
+            }
+        } else {
+            if (pn != sn || memcmp(pattern + 1, path + 1, pn) != 0)
+                goto nomatch;
+            literals++;
+        }
+        pattern += pn + 1;
+        path += sn + 1;
+    }
+    buf_release(&seg);
+    return *pattern == '\0' && *path == '\0' ? literals : -1;
+nomatch:
+    buf_release(&seg);
+    return -1;
+}
+
+static void reply_unauthorized(struct response *res)
+{
+    buf_adds(&res->headers, "WWW-Authenticate: Bearer realm=\"knowhub\"\r\n");
+    reply_error(res, 401, E_UNAUTHORIZED, "A valid token is required (Authorization: Bearer ...)");
+}
+
+void router_dispatch(struct request *req, struct response *res)
+{
+    const struct route *chosen = NULL;
+    int best = -1;
+    struct buf allow;
+
+    for (size_t i = 0; i < ROUTE_COUNT; i++) {
+        int m = match(routes[i].pattern, req->path, NULL);
+        if (m > best)
+            best = m;
+    }
+    if (best < 0) {
+        reply_error(res, 404, E_NOT_FOUND, "No such endpoint");
+        return;
+    }
+    buf_init(&allow, 256);
+    for (size_t i = 0; i < ROUTE_COUNT; i++) {
+        if (match(routes[i].pattern, req->path, NULL) != best)
+            continue;
+        if (strcmp(routes[i].method, req->method) == 0 && !chosen)
+            chosen = &routes[i];
+        if (!strstr(allow.data, routes[i].method))
+            buf_addf(&allow, "%s%s", allow.len ? ", " : "", routes[i].method);
+    }
+    if (!chosen) {
+        buf_addf(&res->headers, "Allow: %s\r\n", allow.data);
+        reply_error(res, 405, E_METHOD_NOT_ALLOWED, "Method %s is not allowed here (allowed: %s)",
+                    req->method, allow.data);
+        buf_release(&allow);
+        return;
+    }
+    buf_release(&allow);
+    match(chosen->pattern, req->path, req);
+
+    if (chosen->role != ROLE_NONE) {
+        int rc = auth_check(req->store, req->authorization, &req->who);
+        if (rc == -2) {
+            reply_error(res, 503, E_SERVICE_UNAVAILABLE, "The database is busy; try again");
+            return;
+        }
+        if (rc != 0) {
+            reply_unauthorized(res);
+            return;
+        }
+        if (req->who.role < chosen->role) {
+            reply_error(res, 403, E_FORBIDDEN, "The %s role may not do this",
+                        role_name(req->who.role));
+            return;
+        }
+    }
+    if (http_parse_query(req)) {
+        reply_error(res, 200, E_INVALID_REQUEST,
+                    "Malformed query string (bad %%-escape or invalid UTF-8)");
+        return;
+    }
+    chosen->handler(req, res);
+    if (!res->done)
+        reply_error(res, 500, E_INTERNAL, "An unexpected error occurred");
+}

@@ -1,0 +1,89 @@
+/* server: data directory layout and first-start initialisation. */
+#include "server.h"
+#include "auth.h"
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+    struct buf b;
+    int rc = 0;
+    buf_init(&b, 4096);
+    if (buf_adds(&b, path)) {
+        buf_release(&b);
+        return -1;
+    }
+    for (char *p = b.data + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(b.data, mode) && errno != EEXIST)
+            rc = -1;
+        *p = '/';
+    }
+    if (mkdir(b.data, mode) && errno != EEXIST)
+        rc = -1;
+    buf_release(&b);
+    return rc;
+}
+
+int server_prepare_dirs(const struct config *cfg)
+{
+    struct buf run;
+    int rc;
+    buf_init(&run, 4096);
+    buf_addf(&run, "%s/run", cfg->data_dir);
+    rc = mkdir_p(cfg->data_dir, 0750) || mkdir_p(run.data, 0750) ? -1 : 0;
+    if (rc)
+        fprintf(stderr, "knowhub: cannot create %s: %s\n", run.data, strerror(errno));
+    buf_release(&run);
+    return rc;
+}
+
+void server_db_path(const struct config *cfg, struct buf *out)
+{
+    buf_reset(out);
+    buf_addf(out, "%s/knowhub.db", cfg->data_dir);
+}
+
+void server_socket_path(const struct config *cfg, struct buf *out)
+{
+    buf_reset(out);
+    buf_addf(out, "%s/run/knowhub.sock", cfg->data_dir);
+}
+
+int server_first_start(const struct config *cfg, struct store *st)
+{
+    struct buf token, path;
+    int fd, rc = -1;
+    if (store_token_count(st) != 0)
+        return store_token_count(st) > 0 ? 0 : -1;
+    buf_init(&token, 256);
+    buf_init(&path, 4096);
+    buf_addf(&path, "%s/admin.token", cfg->data_dir);
+    if (auth_token_create(st, "default", ROLE_ADMIN, "first-start admin", &token) != 0) {
+        fprintf(stderr, "knowhub: cannot create the admin token: %s\n", store_errmsg(st));
+        goto out;
+    }
+    fd = open(path.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || fchmod(fd, 0600) || write(fd, token.data, token.len) != (ssize_t)token.len ||
+        write(fd, "\n", 1) != 1) {
+        fprintf(stderr, "knowhub: cannot write %s: %s\n", path.data, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        goto out;
+    }
+    close(fd);
+    fprintf(stderr, "knowhub: first start: space \"default\", admin token in %s\n", path.data);
+    rc = 0;
+out:
+    buf_release(&token);
+    buf_release(&path);
+    return rc;
+}

@@ -1,0 +1,22 @@
+/* server: operator-side setup shared by the sub-commands: the data directory,
+ * the database path, first-start initialisation (space "default" and the
+ * admin token file). */
+#ifndef KNOWHUB_SERVER_H
+#define KNOWHUB_SERVER_H
+
+#include "buf.h"
+#include "config.h"
+
+struct store;
+
+/* Create data_dir (and data_dir/run) if missing; -1 with a message on stderr. */
+int server_prepare_dirs(const struct config *cfg);
+/* The database path, data_dir/knowhub.db, into out. */
+void server_db_path(const struct config *cfg, struct buf *out);
+/* The FastCGI socket path, data_dir/run/knowhub.sock, into out. */
+void server_socket_path(const struct config *cfg, struct buf *out);
+/* On first start (no token ever created) create space "default" and an admin
+ * token written to data_dir/admin.token (mode 0600). 0, or -1 on error. */
+int server_first_start(const struct config *cfg, struct store *st);
+
+#endif

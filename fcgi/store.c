@@ -1,0 +1,937 @@
+/* store: the only module that speaks SQL (SQLite, WAL). Statements live in one
+ * table below, are prepared lazily once per connection and reset after use. */
+#include "store.h"
+#include "util.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- schema: numbered migrations, applied in order, tracked by user_version ---- */
+
+static const char *const migrations[] = {
+    /* 1: foundation */
+    "CREATE TABLE spaces(name TEXT PRIMARY KEY, created_at TEXT NOT NULL);"
+    "CREATE TABLE tokens("
+    "  id TEXT PRIMARY KEY, hash BLOB NOT NULL, space TEXT NOT NULL REFERENCES spaces(name),"
+    "  role TEXT NOT NULL CHECK(role IN ('admin','editor','agent','reader')),"
+    "  label TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL, last_used_at TEXT,"
+    "  revoked_at TEXT);"
+    "CREATE TABLE knowledge("
+    "  seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, space TEXT NOT NULL,"
+    "  category TEXT NOT NULL CHECK(category IN ('rules','experiences')),"
+    "  path TEXT NOT NULL, title TEXT NOT NULL, description TEXT NOT NULL DEFAULT '',"
+    "  tags TEXT NOT NULL DEFAULT '[]', types INTEGER NOT NULL DEFAULT 0,"
+    "  scenario TEXT NOT NULL DEFAULT '', content TEXT NOT NULL DEFAULT '',"
+    "  always_apply INTEGER NOT NULL DEFAULT 1, source TEXT NOT NULL DEFAULT 'manual',"
+    "  urls TEXT NOT NULL DEFAULT '[]', agent_id TEXT NOT NULL DEFAULT '',"
+    "  message_id TEXT NOT NULL DEFAULT '', source_ts TEXT NOT NULL DEFAULT '',"
+    "  score INTEGER NOT NULL DEFAULT 3 CHECK(score BETWEEN 1 AND 5),"
+    "  helpful INTEGER NOT NULL DEFAULT 0, harmful INTEGER NOT NULL DEFAULT 0,"
+    "  status TEXT NOT NULL DEFAULT 'active' CHECK(status IN ('active','deleted','merged')),"
+    "  merged_into TEXT, version INTEGER NOT NULL DEFAULT 1,"
+    "  created_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
+    "CREATE UNIQUE INDEX knowledge_active_path ON knowledge(space, category, path)"
+    "  WHERE status = 'active';"
+    "CREATE INDEX knowledge_space_status ON knowledge(space, status, seq);"
+    "CREATE TABLE knowledge_cases("
+    "  seq INTEGER PRIMARY KEY, space TEXT NOT NULL, knowledge_id TEXT NOT NULL,"
+    "  kind TEXT NOT NULL CHECK(kind IN ('helpful','harmful')), case_id TEXT NOT NULL,"
+    "  scenario TEXT NOT NULL DEFAULT '', result TEXT NOT NULL DEFAULT '',"
+    "  agent_id TEXT NOT NULL DEFAULT '', trace_id TEXT NOT NULL DEFAULT '',"
+    "  goal_id TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL,"
+    "  UNIQUE(knowledge_id, kind, case_id));"
+    "CREATE TABLE knowledge_revisions("
+    "  space TEXT NOT NULL, knowledge_id TEXT NOT NULL, version INTEGER NOT NULL,"
+    "  document TEXT NOT NULL, actor TEXT NOT NULL, reason TEXT NOT NULL,"
+    "  created_at TEXT NOT NULL, PRIMARY KEY(knowledge_id, version)) WITHOUT ROWID;"
+    "CREATE TABLE knowledge_feedback("
+    "  seq INTEGER PRIMARY KEY, space TEXT NOT NULL, knowledge_id TEXT NOT NULL,"
+    "  feedback TEXT NOT NULL, actor TEXT NOT NULL,"
+    "  status TEXT NOT NULL DEFAULT 'pending', created_at TEXT NOT NULL);"
+    "CREATE INDEX knowledge_feedback_entry ON knowledge_feedback(knowledge_id);"
+    "CREATE TABLE audit("
+    "  seq INTEGER PRIMARY KEY, ts TEXT NOT NULL, space TEXT NOT NULL,"
+    "  actor TEXT NOT NULL, action TEXT NOT NULL, target TEXT NOT NULL DEFAULT '');",
+};
+#define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
+
+/* The JSON snapshot of an entry row kept in knowledge_revisions.document. */
+#define SNAPSHOT_JSON                                                                      \
+    "json_object('id',id,'category',category,'path',path,'title',title,"                  \
+    "'description',description,'tags',json(tags),'types',types,'scenario',scenario,"      \
+    "'content',content,'always_apply',always_apply,'source',source,'urls',json(urls),"    \
+    "'agent_id',agent_id,'message_id',message_id,'source_ts',source_ts,'score',score,"    \
+    "'status',status,'merged_into',merged_into,'updated_at',updated_at)"
+
+#define KNOWLEDGE_COLUMNS                                                                  \
+    "id, space, category, path, title, description, tags, types, scenario, content,"      \
+    " always_apply, source, urls, agent_id, message_id, source_ts, score, helpful,"       \
+    " harmful, status, merged_into, version, created_at, updated_at"
+
+enum stmt_id {
+    S_SPACE_ENSURE,
+    S_TOKEN_COUNT,
+    S_TOKEN_INSERT,
+    S_TOKEN_GET,
+    S_TOKEN_TOUCH,
+    S_TOKEN_REVOKE,
+    S_TOKEN_ALL,
+    S_K_ID_EXISTS,
+    S_K_INSERT,
+    S_K_GET,
+    S_K_ACTIVE,
+    S_K_LIST,
+    S_K_COUNT,
+    S_K_SPACE_OF,
+    S_CASE_INSERT,
+    S_CASE_BUMP_HELPFUL,
+    S_CASE_BUMP_HARMFUL,
+    S_CASES,
+    S_K_SET_SCORE,
+    S_FEEDBACK_INSERT,
+    S_K_DELETE,
+    S_REVISION_ADD,
+    S_REVISIONS,
+    S_REVISION_DOC,
+    S_K_RESTORE,
+    S_AUDIT,
+    S_COUNT
+};
+
+static const char *const stmt_sql[S_COUNT] = {
+    [S_SPACE_ENSURE] = "INSERT OR IGNORE INTO spaces(name, created_at) VALUES(?1, ?2)",
+    [S_TOKEN_COUNT] = "SELECT count(*) FROM tokens",
+    [S_TOKEN_INSERT] = "INSERT INTO tokens(id, hash, space, role, label, created_at)"
+                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+    [S_TOKEN_GET] = "SELECT id, space, role, label, created_at, last_used_at, revoked_at, hash"
+                    " FROM tokens WHERE id = ?1",
+    [S_TOKEN_TOUCH] = "UPDATE tokens SET last_used_at = ?2 WHERE id = ?1 AND"
+                      " (last_used_at IS NULL OR last_used_at < datetime(?2, '-60 seconds'))",
+    [S_TOKEN_REVOKE] = "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+    [S_TOKEN_ALL] = "SELECT id, space, role, label, created_at, last_used_at, revoked_at, hash"
+                    " FROM tokens ORDER BY created_at, id",
+    [S_K_ID_EXISTS] = "SELECT 1 FROM knowledge WHERE id = ?1",
+    [S_K_INSERT] = "INSERT INTO knowledge(" KNOWLEDGE_COLUMNS ") VALUES(?1, ?2, ?3, ?4, ?5,"
+                   " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 0, 0, 'active',"
+                   " NULL, 1, ?18, ?18)",
+    [S_K_GET] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
+                " WHERE id = ?1 AND space = ?2 AND (?3 OR status = 'active')",
+    [S_K_ACTIVE] = "SELECT 1 FROM knowledge WHERE id = ?1 AND space = ?2 AND status = 'active'",
+    [S_K_LIST] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
+                 " WHERE space = ?1 AND status = 'active' AND (?2 = 0 OR types & ?2 != 0)"
+                 " AND (?3 IS NULL OR category = ?3) ORDER BY seq DESC LIMIT ?4 OFFSET ?5",
+    [S_K_COUNT] = "SELECT count(*) FROM knowledge"
+                  " WHERE space = ?1 AND status = 'active' AND (?2 = 0 OR types & ?2 != 0)"
+                  " AND (?3 IS NULL OR category = ?3)",
+    [S_K_SPACE_OF] = "SELECT 1 FROM knowledge WHERE id = ?1 AND space = ?2",
+    [S_CASE_INSERT] = "INSERT OR IGNORE INTO knowledge_cases(space, knowledge_id, kind, case_id,"
+                      " scenario, result, agent_id, trace_id, goal_id, created_at)"
+                      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    [S_CASE_BUMP_HELPFUL] = "UPDATE knowledge SET helpful = helpful + 1 WHERE id = ?1",
+    [S_CASE_BUMP_HARMFUL] = "UPDATE knowledge SET harmful = harmful + 1 WHERE id = ?1",
+    [S_CASES] = "SELECT kind, case_id, scenario, result, agent_id, trace_id, goal_id,"
+                " created_at FROM knowledge_cases WHERE knowledge_id = ?1 AND kind = ?2"
+                " ORDER BY seq",
+    [S_K_SET_SCORE] = "UPDATE knowledge SET score = ?3, version = version + 1, updated_at = ?4"
+                      " WHERE id = ?1 AND space = ?2 AND status = 'active' AND score != ?3",
+    [S_FEEDBACK_INSERT] = "INSERT INTO knowledge_feedback(space, knowledge_id, feedback, actor,"
+                          " created_at) VALUES(?1, ?2, ?3, ?4, ?5)",
+    [S_K_DELETE] = "UPDATE knowledge SET status = 'deleted', version = version + 1,"
+                   " updated_at = ?3 WHERE id = ?1 AND space = ?2 AND status = 'active'",
+    [S_REVISION_ADD] = "INSERT INTO knowledge_revisions(space, knowledge_id, version, document,"
+                       " actor, reason, created_at) SELECT space, id, version, " SNAPSHOT_JSON
+                       ", ?2, ?3, ?4 FROM knowledge WHERE id = ?1",
+    [S_REVISIONS] = "SELECT version, document, actor, reason, created_at"
+                    " FROM knowledge_revisions WHERE knowledge_id = ?1 AND space = ?2"
+                    " ORDER BY version DESC",
+    [S_REVISION_DOC] = "SELECT document FROM knowledge_revisions"
+                       " WHERE knowledge_id = ?1 AND space = ?2 AND version = ?3",
+    [S_K_RESTORE] =
+        "UPDATE knowledge SET category = json_extract(?3, '$.category'),"
+        " path = json_extract(?3, '$.path'), title = json_extract(?3, '$.title'),"
+        " description = json_extract(?3, '$.description'),"
+        " tags = json_extract(?3, '$.tags'), types = json_extract(?3, '$.types'),"
+        " scenario = json_extract(?3, '$.scenario'), content = json_extract(?3, '$.content'),"
+        " always_apply = json_extract(?3, '$.always_apply'),"
+        " source = json_extract(?3, '$.source'), urls = json_extract(?3, '$.urls'),"
+        " agent_id = json_extract(?3, '$.agent_id'),"
+        " message_id = json_extract(?3, '$.message_id'),"
+        " source_ts = json_extract(?3, '$.source_ts'), score = json_extract(?3, '$.score'),"
+        " status = 'active', merged_into = NULL, version = version + 1, updated_at = ?4"
+        " WHERE id = ?1 AND space = ?2",
+    [S_AUDIT] = "INSERT INTO audit(ts, space, actor, action, target) VALUES(?1, ?2, ?3, ?4, ?5)",
+};
+
+struct store {
+    sqlite3 *db;
+    sqlite3_stmt *stmt[S_COUNT];
+    int tx_depth;
+};
+
+/* ---- errors ---- */
+
+static int status_of(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_OK:
+    case SQLITE_DONE:
+    case SQLITE_ROW:
+        return STORE_OK;
+    case SQLITE_CONSTRAINT:
+        return STORE_CONFLICT;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return STORE_BUSY;
+    case SQLITE_FULL:
+        return STORE_FULL;
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+        return STORE_READONLY;
+    default:
+        return STORE_ERROR;
+    }
+}
+
+void store_global_init(void)
+{
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
+const char *store_errmsg(struct store *st)
+{
+    return st && st->db ? sqlite3_errmsg(st->db) : "no database";
+}
+
+/* ---- statements ---- */
+
+static sqlite3_stmt *stmt_get(struct store *st, enum stmt_id id)
+{
+    if (!st->stmt[id]) {
+        if (sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+                               &st->stmt[id], NULL) != SQLITE_OK)
+            return NULL;
+    }
+    return st->stmt[id];
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(s, i);
+}
+
+/* Step a statement that returns no row we need; reset it; return a store status. */
+static int step_done(sqlite3_stmt *s)
+{
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? STORE_OK : status_of(rc);
+}
+
+static void finish(sqlite3_stmt *s)
+{
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+}
+
+static char *col_dup(sqlite3_stmt *s, int i)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+    return t ? xstrndup((const char *)t, (size_t)sqlite3_column_bytes(s, i)) : NULL;
+}
+
+static const char *col_text(sqlite3_stmt *s, int i)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+    return t ? (const char *)t : "";
+}
+
+/* ---- open, migrate, close ---- */
+
+static int exec(struct store *st, const char *sql)
+{
+    return status_of(sqlite3_exec(st->db, sql, NULL, NULL, NULL));
+}
+
+int store_schema_version(struct store *st)
+{
+    sqlite3_stmt *s;
+    int v = -1;
+    if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    return v;
+}
+
+static int migrate(struct store *st)
+{
+    int rc = STORE_OK;
+    if ((rc = store_begin(st)))
+        return rc;
+    int version = store_schema_version(st);
+    if (version < 0 || version > MIGRATION_COUNT) {
+        rc = STORE_ERROR; /* a database from a newer knowhub */
+        goto out;
+    }
+    for (int v = version; v < MIGRATION_COUNT; v++) {
+        char pragma[48];
+        if ((rc = exec(st, migrations[v])))
+            goto out;
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
+        if ((rc = exec(st, pragma)))
+            goto out;
+    }
+out:
+    if (rc) {
+        store_rollback(st);
+        return rc;
+    }
+    return store_commit(st);
+}
+
+int store_open(const char *path, struct store **out)
+{
+    struct store *st = xcalloc(1, sizeof *st);
+    int rc;
+    *out = NULL;
+    rc = sqlite3_open_v2(path, &st->db,
+                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        rc = status_of(rc);
+        goto fail;
+    }
+    sqlite3_extended_result_codes(st->db, 1);
+    sqlite3_busy_timeout(st->db, 10000);
+    if ((rc = exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+                       "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;")))
+        goto fail;
+    if ((rc = migrate(st)))
+        goto fail;
+    *out = st;
+    return STORE_OK;
+fail:
+    store_close(st);
+    return rc ? rc : STORE_ERROR;
+}
+
+void store_close(struct store *st)
+{
+    if (!st)
+        return;
+    for (int i = 0; i < S_COUNT; i++)
+        sqlite3_finalize(st->stmt[i]);
+    sqlite3_close(st->db);
+    free(st);
+}
+
+/* ---- transactions ---- */
+
+int store_begin(struct store *st)
+{
+    int rc = exec(st, st->tx_depth ? "SAVEPOINT nested" : "BEGIN IMMEDIATE");
+    if (rc == STORE_OK)
+        st->tx_depth++;
+    return rc;
+}
+
+int store_commit(struct store *st)
+{
+    int rc;
+    if (st->tx_depth == 0)
+        return STORE_ERROR;
+    rc = exec(st, st->tx_depth > 1 ? "RELEASE nested" : "COMMIT");
+    if (rc == STORE_OK) {
+        st->tx_depth--;
+    } else {
+        store_rollback(st);
+    }
+    return rc;
+}
+
+void store_rollback(struct store *st)
+{
+    if (st->tx_depth == 0)
+        return;
+    if (st->tx_depth > 1)
+        exec(st, "ROLLBACK TO nested; RELEASE nested");
+    else
+        exec(st, "ROLLBACK");
+    st->tx_depth--;
+}
+
+/* End a write: commit when rc is STORE_OK, else roll back; returns the final status. */
+static int tx_end(struct store *st, int rc)
+{
+    if (rc == STORE_OK)
+        return store_commit(st);
+    store_rollback(st);
+    return rc;
+}
+
+/* ---- spaces and tokens ---- */
+
+int store_space_ensure(struct store *st, const char *space)
+{
+    char now[20];
+    sqlite3_stmt *s = stmt_get(st, S_SPACE_ENSURE);
+    if (!s)
+        return STORE_ERROR;
+    time_utc_text(now);
+    bind_text(s, 1, space);
+    bind_text(s, 2, now);
+    return step_done(s);
+}
+
+long store_token_count(struct store *st)
+{
+    sqlite3_stmt *s = stmt_get(st, S_TOKEN_COUNT);
+    long n = -1;
+    if (!s)
+        return -1;
+    if (sqlite3_step(s) == SQLITE_ROW)
+        n = sqlite3_column_int64(s, 0);
+    finish(s);
+    return n;
+}
+
+void token_record_release(struct token_record *t)
+{
+    free(t->id);
+    free(t->space);
+    free(t->role);
+    free(t->label);
+    free(t->created_at);
+    free(t->last_used_at);
+    free(t->revoked_at);
+    memset(t, 0, sizeof *t);
+}
+
+int store_token_insert(struct store *st, const char *id, const unsigned char hash[32],
+                       const char *space, const char *role, const char *label)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_TOKEN_INSERT);
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    if ((rc = store_space_ensure(st, space)))
+        return tx_end(st, rc);
+    time_utc_text(now);
+    bind_text(s, 1, id);
+    sqlite3_bind_blob(s, 2, hash, 32, SQLITE_STATIC);
+    bind_text(s, 3, space);
+    bind_text(s, 4, role);
+    bind_text(s, 5, label ? label : "");
+    bind_text(s, 6, now);
+    rc = step_done(s);
+    if (rc == STORE_OK)
+        rc = store_audit(st, space, "operator", "token.create", id);
+    return tx_end(st, rc);
+}
+
+static void token_from_row(sqlite3_stmt *s, struct token_record *t)
+{
+    const void *hash = sqlite3_column_blob(s, 7);
+    t->id = col_dup(s, 0);
+    t->space = col_dup(s, 1);
+    t->role = col_dup(s, 2);
+    t->label = col_dup(s, 3);
+    t->created_at = col_dup(s, 4);
+    t->last_used_at = col_dup(s, 5);
+    t->revoked_at = col_dup(s, 6);
+    memset(t->hash, 0, sizeof t->hash);
+    if (hash && sqlite3_column_bytes(s, 7) == 32)
+        memcpy(t->hash, hash, 32);
+}
+
+int store_token_get(struct store *st, const char *id, struct token_record *out)
+{
+    sqlite3_stmt *s = stmt_get(st, S_TOKEN_GET);
+    int rc;
+    memset(out, 0, sizeof *out);
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        token_from_row(s, out);
+        rc = STORE_OK;
+    } else {
+        rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+    }
+    finish(s);
+    return rc;
+}
+
+int store_token_touch(struct store *st, const char *id)
+{
+    char now[20];
+    sqlite3_stmt *s = stmt_get(st, S_TOKEN_TOUCH);
+    if (!s)
+        return STORE_ERROR;
+    time_utc_text(now);
+    bind_text(s, 1, id);
+    bind_text(s, 2, now);
+    return step_done(s);
+}
+
+int store_token_revoke(struct store *st, const char *id)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_TOKEN_REVOKE);
+    if (!s)
+        return STORE_ERROR;
+    time_utc_text(now);
+    bind_text(s, 1, id);
+    bind_text(s, 2, now);
+    rc = step_done(s);
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = STORE_NOT_FOUND;
+    return rc;
+}
+
+int store_token_each(struct store *st, int (*each)(const struct token_record *, void *),
+                     void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_TOKEN_ALL);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct token_record t;
+        int stop;
+        token_from_row(s, &t);
+        stop = each(&t, ctx);
+        token_record_release(&t);
+        if (stop)
+            break;
+    }
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
+}
+
+/* ---- knowledge ---- */
+
+static void knowledge_from_row(sqlite3_stmt *s, struct knowledge *k)
+{
+    k->id = col_dup(s, 0);
+    k->space = col_dup(s, 1);
+    k->category = col_dup(s, 2);
+    k->path = col_dup(s, 3);
+    k->title = col_dup(s, 4);
+    k->description = col_dup(s, 5);
+    k->tags = col_dup(s, 6);
+    k->types = (unsigned)sqlite3_column_int(s, 7);
+    k->scenario = col_dup(s, 8);
+    k->content = col_dup(s, 9);
+    k->always_apply = sqlite3_column_int(s, 10);
+    k->source = col_dup(s, 11);
+    k->urls = col_dup(s, 12);
+    k->agent_id = col_dup(s, 13);
+    k->message_id = col_dup(s, 14);
+    k->source_ts = col_dup(s, 15);
+    k->score = sqlite3_column_int(s, 16);
+    k->helpful = (long)sqlite3_column_int64(s, 17);
+    k->harmful = (long)sqlite3_column_int64(s, 18);
+    k->status = col_dup(s, 19);
+    k->merged_into = col_dup(s, 20);
+    k->version = (long)sqlite3_column_int64(s, 21);
+    k->created_at = col_dup(s, 22);
+    k->updated_at = col_dup(s, 23);
+}
+
+/* Record the current row of entry id as a revision. */
+static int revision_add(struct store *st, const char *id, const char *actor, const char *reason,
+                        const char *now)
+{
+    sqlite3_stmt *s = stmt_get(st, S_REVISION_ADD);
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    bind_text(s, 2, actor);
+    bind_text(s, 3, reason);
+    bind_text(s, 4, now);
+    return step_done(s);
+}
+
+static int audit_at(struct store *st, const char *now, const char *space, const char *actor,
+                    const char *action, const char *target)
+{
+    sqlite3_stmt *s = stmt_get(st, S_AUDIT);
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, now);
+    bind_text(s, 2, space);
+    bind_text(s, 3, actor);
+    bind_text(s, 4, action);
+    bind_text(s, 5, target ? target : "");
+    return step_done(s);
+}
+
+int store_audit(struct store *st, const char *space, const char *actor, const char *action,
+                const char *target)
+{
+    char now[20];
+    time_utc_text(now);
+    return audit_at(st, now, space, actor, action, target);
+}
+
+/* STORE_OK when id is an active entry of space, STORE_NOT_FOUND when not. */
+static int entry_active(struct store *st, const char *space, const char *id)
+{
+    sqlite3_stmt *s = stmt_get(st, S_K_ACTIVE);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    rc = sqlite3_step(s);
+    finish(s);
+    if (rc == SQLITE_ROW)
+        return STORE_OK;
+    return rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+}
+
+int store_knowledge_insert(struct store *st, const struct knowledge *k, const char *actor,
+                           int *id_taken)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_K_INSERT), *exists = stmt_get(st, S_K_ID_EXISTS);
+    *id_taken = 0;
+    if (!s || !exists)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    bind_text(exists, 1, k->id);
+    rc = sqlite3_step(exists);
+    finish(exists);
+    if (rc == SQLITE_ROW) {
+        *id_taken = 1;
+        return tx_end(st, STORE_CONFLICT);
+    }
+    time_utc_text(now);
+    bind_text(s, 1, k->id);
+    bind_text(s, 2, k->space);
+    bind_text(s, 3, k->category);
+    bind_text(s, 4, k->path);
+    bind_text(s, 5, k->title);
+    bind_text(s, 6, k->description ? k->description : "");
+    bind_text(s, 7, k->tags ? k->tags : "[]");
+    sqlite3_bind_int(s, 8, (int)k->types);
+    bind_text(s, 9, k->scenario ? k->scenario : "");
+    bind_text(s, 10, k->content ? k->content : "");
+    sqlite3_bind_int(s, 11, k->always_apply);
+    bind_text(s, 12, k->source ? k->source : "manual");
+    bind_text(s, 13, k->urls ? k->urls : "[]");
+    bind_text(s, 14, k->agent_id ? k->agent_id : "");
+    bind_text(s, 15, k->message_id ? k->message_id : "");
+    bind_text(s, 16, k->source_ts ? k->source_ts : "");
+    sqlite3_bind_int(s, 17, k->score);
+    bind_text(s, 18, now);
+    rc = step_done(s);
+    if (rc == STORE_OK)
+        rc = revision_add(st, k->id, actor, "create", now);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, k->space, actor, "knowledge.create", k->id);
+    return tx_end(st, rc);
+}
+
+int store_knowledge_get(struct store *st, const char *space, const char *id, int any_status,
+                        struct knowledge *out)
+{
+    sqlite3_stmt *s = stmt_get(st, S_K_GET);
+    int rc;
+    knowledge_init(out);
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    sqlite3_bind_int(s, 3, any_status != 0);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        knowledge_from_row(s, out);
+        rc = STORE_OK;
+    } else {
+        rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+    }
+    finish(s);
+    return rc;
+}
+
+static void bind_filter(sqlite3_stmt *s, const char *space, const struct knowledge_filter *f)
+{
+    bind_text(s, 1, space);
+    sqlite3_bind_int(s, 2, (int)f->types);
+    bind_text(s, 3, f->category);
+}
+
+int store_knowledge_list(struct store *st, const char *space, const struct knowledge_filter *f,
+                         int (*each)(const struct knowledge *, void *), void *ctx, long *total)
+{
+    sqlite3_stmt *count = stmt_get(st, S_K_COUNT), *s = stmt_get(st, S_K_LIST);
+    int rc;
+    if (!count || !s)
+        return STORE_ERROR;
+    /* One read transaction so the count and the page agree. */
+    if ((rc = exec(st, "BEGIN")))
+        return rc;
+    bind_filter(count, space, f);
+    rc = sqlite3_step(count);
+    *total = rc == SQLITE_ROW ? (long)sqlite3_column_int64(count, 0) : 0;
+    finish(count);
+    if (rc != SQLITE_ROW) {
+        exec(st, "ROLLBACK");
+        return status_of(rc);
+    }
+    bind_filter(s, space, f);
+    sqlite3_bind_int64(s, 4, f->limit);
+    sqlite3_bind_int64(s, 5, f->offset);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct knowledge k;
+        int stop;
+        knowledge_init(&k);
+        knowledge_from_row(s, &k);
+        stop = each(&k, ctx);
+        knowledge_release(&k);
+        if (stop)
+            break;
+    }
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    exec(st, "COMMIT");
+    return rc;
+}
+
+int store_knowledge_add_case(struct store *st, const char *space, const char *id,
+                             const struct knowledge_case *c, const char *actor, int *added)
+{
+    char now[20];
+    int rc, helpful = strcmp(c->kind, "helpful") == 0;
+    sqlite3_stmt *ins = stmt_get(st, S_CASE_INSERT);
+    sqlite3_stmt *bump = stmt_get(st, helpful ? S_CASE_BUMP_HELPFUL : S_CASE_BUMP_HARMFUL);
+    *added = 0;
+    if (!ins || !bump)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    if ((rc = entry_active(st, space, id)))
+        return tx_end(st, rc);
+    time_utc_text(now);
+    bind_text(ins, 1, space);
+    bind_text(ins, 2, id);
+    bind_text(ins, 3, helpful ? "helpful" : "harmful");
+    bind_text(ins, 4, c->case_id);
+    bind_text(ins, 5, c->scenario ? c->scenario : "");
+    bind_text(ins, 6, c->result ? c->result : "");
+    bind_text(ins, 7, c->agent_id ? c->agent_id : "");
+    bind_text(ins, 8, c->trace_id ? c->trace_id : "");
+    bind_text(ins, 9, c->goal_id ? c->goal_id : "");
+    bind_text(ins, 10, now);
+    if ((rc = step_done(ins)))
+        return tx_end(st, rc);
+    if (sqlite3_changes(st->db) == 1) {
+        bind_text(bump, 1, id);
+        rc = step_done(bump);
+        if (rc == STORE_OK)
+            rc = audit_at(st, now, space, actor, helpful ? "knowledge.helpful" : "knowledge.harmful",
+                          id);
+        if (rc == STORE_OK)
+            *added = 1;
+    }
+    return tx_end(st, rc);
+}
+
+int store_knowledge_cases_each(struct store *st, const char *id, const char *kind,
+                               int (*each)(const struct knowledge_case *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_CASES);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    bind_text(s, 2, kind);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct knowledge_case c = {
+            .kind = col_text(s, 0),
+            .case_id = col_text(s, 1),
+            .scenario = col_text(s, 2),
+            .result = col_text(s, 3),
+            .agent_id = col_text(s, 4),
+            .trace_id = col_text(s, 5),
+            .goal_id = col_text(s, 6),
+            .created_at = col_text(s, 7),
+        };
+        if (each(&c, ctx))
+            break;
+    }
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
+}
+
+int store_knowledge_set_score(struct store *st, const char *space, const char *id, int score,
+                              const char *actor)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_K_SET_SCORE);
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    if ((rc = entry_active(st, space, id)))
+        return tx_end(st, rc);
+    time_utc_text(now);
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    sqlite3_bind_int(s, 3, score);
+    bind_text(s, 4, now);
+    rc = step_done(s);
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 1) {
+        rc = revision_add(st, id, actor, "score", now);
+        if (rc == STORE_OK)
+            rc = audit_at(st, now, space, actor, "knowledge.score", id);
+    }
+    return tx_end(st, rc);
+}
+
+int store_knowledge_add_feedback(struct store *st, const char *space, const char *id,
+                                 const char *text, const char *actor, long *feedback_id)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_FEEDBACK_INSERT);
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    if ((rc = entry_active(st, space, id)))
+        return tx_end(st, rc);
+    time_utc_text(now);
+    bind_text(s, 1, space);
+    bind_text(s, 2, id);
+    bind_text(s, 3, text);
+    bind_text(s, 4, actor);
+    bind_text(s, 5, now);
+    rc = step_done(s);
+    if (rc == STORE_OK) {
+        *feedback_id = (long)sqlite3_last_insert_rowid(st->db);
+        rc = audit_at(st, now, space, actor, "knowledge.feedback", id);
+    }
+    return tx_end(st, rc);
+}
+
+int store_knowledge_delete(struct store *st, const char *space, const char *id,
+                           const char *actor)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_K_DELETE);
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    time_utc_text(now);
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    bind_text(s, 3, now);
+    rc = step_done(s);
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = STORE_NOT_FOUND;
+    if (rc == STORE_OK)
+        rc = revision_add(st, id, actor, "delete", now);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, space, actor, "knowledge.delete", id);
+    return tx_end(st, rc);
+}
+
+/* STORE_OK when id belongs to space in any status. */
+static int entry_in_space(struct store *st, const char *space, const char *id)
+{
+    sqlite3_stmt *s = stmt_get(st, S_K_SPACE_OF);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    rc = sqlite3_step(s);
+    finish(s);
+    if (rc == SQLITE_ROW)
+        return STORE_OK;
+    return rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+}
+
+int store_knowledge_revisions_each(struct store *st, const char *space, const char *id,
+                                   int (*each)(const struct knowledge_revision *, void *),
+                                   void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_REVISIONS);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = entry_in_space(st, space, id)))
+        return rc;
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct knowledge_revision r = {
+            .version = (long)sqlite3_column_int64(s, 0),
+            .document = col_text(s, 1),
+            .actor = col_text(s, 2),
+            .reason = col_text(s, 3),
+            .created_at = col_text(s, 4),
+        };
+        if (each(&r, ctx))
+            break;
+    }
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
+}
+
+int store_knowledge_revert(struct store *st, const char *space, const char *id, long version,
+                           const char *actor)
+{
+    char now[20];
+    char *doc = NULL;
+    int rc;
+    sqlite3_stmt *get = stmt_get(st, S_REVISION_DOC), *upd = stmt_get(st, S_K_RESTORE);
+    if (!get || !upd)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    bind_text(get, 1, id);
+    bind_text(get, 2, space);
+    sqlite3_bind_int64(get, 3, version);
+    rc = sqlite3_step(get);
+    if (rc == SQLITE_ROW)
+        doc = col_dup(get, 0);
+    finish(get);
+    if (!doc)
+        return tx_end(st, rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc));
+    time_utc_text(now);
+    bind_text(upd, 1, id);
+    bind_text(upd, 2, space);
+    bind_text(upd, 3, doc);
+    bind_text(upd, 4, now);
+    rc = step_done(upd); /* the partial unique index answers CONFLICT for a taken path */
+    free(doc);
+    if (rc == STORE_OK)
+        rc = revision_add(st, id, actor, "revert", now);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, space, actor, "knowledge.revert", id);
+    return tx_end(st, rc);
+}

@@ -1,0 +1,132 @@
+/* store: the only module that speaks SQL. One struct store is one SQLite
+ * connection (WAL, FTS5) owned by one thread; every statement is prepared once
+ * per connection with bound parameters. Every call is scoped to a space. */
+#ifndef KNOWHUB_STORE_H
+#define KNOWHUB_STORE_H
+
+#include <stddef.h>
+
+#include "knowledge.h"
+
+struct store;
+
+enum store_status {
+    STORE_OK = 0,
+    STORE_NOT_FOUND,  /* no such row in this space */
+    STORE_CONFLICT,   /* a unique constraint (path taken, duplicate id) */
+    STORE_BUSY,       /* the database stayed locked past the busy timeout */
+    STORE_FULL,       /* disk or quota full */
+    STORE_READONLY,   /* the database cannot be written */
+    STORE_ERROR,      /* anything else; see store_errmsg() */
+};
+
+/* Process-wide SQLite settings; call once before any other store call
+ * (turns memory statistics off: they cost a global mutex per malloc). */
+void store_global_init(void);
+
+/* Open (creating if needed) the database at path, or ":memory:", apply the
+ * migrations and prepare the connection. *out is NULL on failure. */
+int store_open(const char *path, struct store **out);
+/* Close the connection and finalize every statement. NULL is allowed. */
+void store_close(struct store *st);
+/* The last SQLite error message of this connection (for server logs only). */
+const char *store_errmsg(struct store *st);
+/* Schema version (PRAGMA user_version) of the open database. */
+int store_schema_version(struct store *st);
+
+/* Transactions nest: the outermost is BEGIN IMMEDIATE, inner ones savepoints.
+ * Every write call below is atomic on its own and composes inside one. */
+int store_begin(struct store *st);
+int store_commit(struct store *st);
+void store_rollback(struct store *st);
+
+/* ---- spaces and tokens ---- */
+
+/* Create the space if it does not exist. */
+int store_space_ensure(struct store *st, const char *space);
+/* Number of tokens ever created (revoked included); -1 on error. */
+long store_token_count(struct store *st);
+
+struct token_record {
+    char *id;
+    char *space;
+    char *role;
+    char *label;
+    char *created_at;
+    char *last_used_at; /* NULL when never used */
+    char *revoked_at;   /* NULL when valid */
+    unsigned char hash[32];
+};
+void token_record_release(struct token_record *t);
+
+/* Store a token's public id, secret hash, space (created if needed), role, label. */
+int store_token_insert(struct store *st, const char *id, const unsigned char hash[32],
+                       const char *space, const char *role, const char *label);
+/* Fetch a token by public id (revoked ones included). */
+int store_token_get(struct store *st, const char *id, struct token_record *out);
+/* Record use now, at most once a minute per token. */
+int store_token_touch(struct store *st, const char *id);
+/* Mark revoked; STORE_NOT_FOUND when unknown or already revoked. */
+int store_token_revoke(struct store *st, const char *id);
+/* Call each(t, ctx) for every token, oldest first; stops early when it returns non-zero. */
+int store_token_each(struct store *st, int (*each)(const struct token_record *, void *),
+                     void *ctx);
+
+/* ---- knowledge entries ---- */
+
+struct knowledge_filter {
+    unsigned types;       /* entries having any of these types; 0 = all */
+    const char *category; /* NULL = all */
+    long limit;
+    long offset;
+};
+
+/* Insert k (k->id set by the caller) with revision 1 and an audit row.
+ * STORE_CONFLICT with *id_taken = 1 when the id exists, 0 when the path does. */
+int store_knowledge_insert(struct store *st, const struct knowledge *k, const char *actor,
+                           int *id_taken);
+/* Fetch an entry of the space into out (caller releases): only an active
+ * one, or one in any status (deleted, merged) with any_status. */
+int store_knowledge_get(struct store *st, const char *space, const char *id, int any_status,
+                        struct knowledge *out);
+/* Active entries matching f, newest first; *total counts every match. */
+int store_knowledge_list(struct store *st, const char *space, const struct knowledge_filter *f,
+                         int (*each)(const struct knowledge *, void *), void *ctx, long *total);
+/* Add a helpful/harmful case; when (kind, case_id) is new the counter goes up
+ * by one and *added = 1, else nothing changes and *added = 0. */
+int store_knowledge_add_case(struct store *st, const char *space, const char *id,
+                             const struct knowledge_case *c, const char *actor, int *added);
+/* Cases of one kind for an entry, oldest first. */
+int store_knowledge_cases_each(struct store *st, const char *id, const char *kind,
+                               int (*each)(const struct knowledge_case *, void *), void *ctx);
+/* Set the score (1..5); a new revision when it changes. */
+int store_knowledge_set_score(struct store *st, const char *space, const char *id, int score,
+                              const char *actor);
+/* Keep a free-text feedback for a later evolve; *feedback_id receives its row id. */
+int store_knowledge_add_feedback(struct store *st, const char *space, const char *id,
+                                 const char *text, const char *actor, long *feedback_id);
+/* Soft delete: status "deleted", a new revision. */
+int store_knowledge_delete(struct store *st, const char *space, const char *id,
+                           const char *actor);
+
+struct knowledge_revision {
+    long version;
+    const char *document; /* JSON snapshot of the entry at that version */
+    const char *actor;
+    const char *reason;
+    const char *created_at;
+};
+/* Revisions of an entry of the space (deleted entries included), newest first. */
+int store_knowledge_revisions_each(struct store *st, const char *space, const char *id,
+                                   int (*each)(const struct knowledge_revision *, void *),
+                                   void *ctx);
+/* Restore the entry to the snapshot of `version` (a deleted entry comes back),
+ * as a new revision. STORE_CONFLICT when its path is now taken. */
+int store_knowledge_revert(struct store *st, const char *space, const char *id, long version,
+                           const char *actor);
+
+/* Append to the audit trail (inside the caller's transaction if any). */
+int store_audit(struct store *st, const char *space, const char *actor, const char *action,
+                const char *target);
+
+#endif

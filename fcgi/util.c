@@ -1,0 +1,160 @@
+/* util: allocation that aborts on exhaustion, UTF-8 checks and UTC time text. */
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void out_of_memory(void)
+{
+    fputs("knowhub: out of memory\n", stderr);
+    abort();
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        out_of_memory();
+    return q;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+    char *p = xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *xstrdup(const char *s)
+{
+    return xstrndup(s, strlen(s));
+}
+
+/* Length of the UTF-8 sequence starting at s (n bytes available), 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    if (c == 0)
+        return 0;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xE0 && s[1] < 0xA0)
+            return 0; /* overlong */
+        if (c == 0xED && s[1] >= 0xA0)
+            return 0; /* surrogate */
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xF0 && s[1] < 0x90)
+            return 0; /* overlong */
+        if (c == 0xF4 && s[1] >= 0x90)
+            return 0; /* above U+10FFFF */
+        return 4;
+    }
+    return 0;
+}
+
+int utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        size_t k = utf8_seq(p + i, n - i);
+        if (!k)
+            return 0;
+        i += k;
+    }
+    return 1;
+}
+
+size_t utf8_length(const char *s, size_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80)
+            count++;
+    return count;
+}
+
+size_t utf8_prefix(const char *s, size_t n, size_t max_chars)
+{
+    size_t chars = 0, i = 0;
+    while (i < n) {
+        if (((unsigned char)s[i] & 0xC0) != 0x80) {
+            if (chars == max_chars)
+                break;
+            chars++;
+        }
+        i++;
+    }
+    return i;
+}
+
+static void utc_now(struct tm *tm)
+{
+    time_t t = time(NULL);
+    gmtime_r(&t, tm);
+}
+
+void time_utc_text(char out[static 20])
+{
+    struct tm tm;
+    utc_now(&tm);
+    strftime(out, 20, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+void time_utc_text_offset(char out[static 20], long offset)
+{
+    struct tm tm;
+    time_t t = time(NULL) + offset;
+    gmtime_r(&t, &tm);
+    strftime(out, 20, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+void time_utc_compact_date(char out[static 9])
+{
+    struct tm tm;
+    utc_now(&tm);
+    strftime(out, 9, "%Y%m%d", &tm);
+}
+
+int parse_long(const char *s, long min, long max, long *out)
+{
+    char *end;
+    long v;
+    if (!s || !*s || (*s != '-' && (*s < '0' || *s > '9')))
+        return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}

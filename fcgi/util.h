@@ -1,0 +1,39 @@
+/* util: allocation that aborts on exhaustion, UTF-8 checks and UTC time text.
+ * Everything here is pure and thread-safe. */
+#ifndef KNOWHUB_UTIL_H
+#define KNOWHUB_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* malloc/realloc/strdup that abort the process when memory is exhausted. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* Return 1 when s[0..n) is well-formed UTF-8 (no overlong forms, no
+ * surrogates, nothing above U+10FFFF) and holds no NUL byte, else 0. */
+int utf8_valid(const char *s, size_t n);
+
+/* Number of Unicode code points in the valid UTF-8 string s[0..n). */
+size_t utf8_length(const char *s, size_t n);
+
+/* Byte length of the longest prefix of valid UTF-8 s[0..n) holding at most
+ * max_chars code points; never splits a character. */
+size_t utf8_prefix(const char *s, size_t n, size_t max_chars);
+
+/* Current UTC time: "YYYY-MM-DD HH:MM:SS" into out (at least 20 bytes). */
+void time_utc_text(char out[static 20]);
+
+/* UTC time `offset` seconds from now, in the same form. */
+void time_utc_text_offset(char out[static 20], long offset);
+
+/* Current UTC date: "YYYYMMDD" into out (at least 9 bytes). */
+void time_utc_compact_date(char out[static 9]);
+
+/* Parse a whole decimal integer in [min, max]; 0 on success, -1 otherwise. */
+int parse_long(const char *s, long min, long max, long *out);
+
+#endif

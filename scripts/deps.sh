@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# deps.sh: make sure the Debian packages KnowHub needs are installed.
+# Sourced by run.sh and test.sh:  deps_ensure [extra packages...]
+# As root it installs what is missing with apt-get; otherwise it prints the
+# apt-get line to run and fails.
+set -u
+
+DEPS_BUILD="build-essential cmake pkg-config libfcgi-dev libjson-c-dev libsqlite3-dev \
+libcurl4-openssl-dev libyaml-dev libsodium-dev nginx curl"
+
+deps_missing() { # PACKAGES...
+    local p missing=()
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+            missing+=("$p")
+    done
+    echo "${missing[@]:-}"
+}
+
+deps_ensure() { # [EXTRA PACKAGES...]
+    # shellcheck disable=SC2086
+    local missing
+    missing=$(deps_missing $DEPS_BUILD "$@")
+    [ -z "$missing" ] && return 0
+    if [ "$(id -u)" != 0 ]; then
+        echo "Missing packages: $missing" >&2
+        echo "Install them with:  sudo apt-get install -y $missing" >&2
+        return 1
+    fi
+    echo "Installing: $missing" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    # shellcheck disable=SC2086
+    if ! apt-get install -y -qq $missing >/dev/null 2>&1; then
+        apt-get update -qq >/dev/null 2>&1 || true
+        # shellcheck disable=SC2086
+        apt-get install -y -qq $missing >/dev/null || {
+            echo "apt-get could not install: $missing" >&2
+            return 1
+        }
+    fi
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# test.sh: install what is missing, build, and run every test layer:
+# unit tests (ctest) and HTTP black-box tests through real nginx + knowhub.
+# Ends with "N passed, N failed" and exits non-zero on any failure.
+#   SANITIZE=1 ./test.sh   builds with ASan + UBSan into build-sanitize/
+set -u
+cd "$(dirname "$0")"
+ROOT=$(pwd)
+. scripts/deps.sh
+
+deps_ensure || exit 1
+command -v node >/dev/null || deps_ensure nodejs || exit 1
+
+BUILD=build
+CMAKE_ARGS=(-DWERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+if [ "${SANITIZE:-0}" = 1 ]; then
+    BUILD=build-sanitize
+    CMAKE_ARGS+=(-DSANITIZE=ON)
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+fi
+
+echo "== build ($BUILD)"
+cmake -S . -B "$BUILD" "${CMAKE_ARGS[@]}" >/dev/null &&
+    cmake --build "$BUILD" -j"$(nproc)" 2>&1 | grep -E 'error|warning|Error' ; 
+[ "${PIPESTATUS[0]}" = 0 ] || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
+
+passed=0
+failed=0
+OUT=$ROOT/tests/out
+mkdir -p "$OUT"
+
+echo "== unit tests (ctest)"
+(cd "$BUILD" && ctest --output-on-failure) > "$OUT/unit.log" 2>&1
+unit_rc=$?
+tail -3 "$OUT/unit.log"
+u_total=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2/p' "$OUT/unit.log")
+u_failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' "$OUT/unit.log")
+if [ -z "$u_total" ]; then
+    u_total=1; u_failed=1
+    cat "$OUT/unit.log"
+elif [ "$unit_rc" != 0 ]; then
+    grep -E 'Failed|FAIL|\*\*\*' "$OUT/unit.log" | head -20
+fi
+passed=$((passed + u_total - u_failed))
+failed=$((failed + u_failed))
+
+echo "== HTTP tests (node --test, real nginx + knowhub)"
+export KNOWHUB_BIN=$ROOT/$BUILD/knowhub
+node --test --test-concurrency=1 tests/http/ > "$OUT/http.log" 2>&1
+http_rc=$?
+h_pass=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$OUT/http.log" | tail -1)
+h_fail=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$OUT/http.log" | tail -1)
+if [ -z "$h_pass" ]; then
+    h_pass=0; h_fail=1
+    tail -40 "$OUT/http.log"
+elif [ "$http_rc" != 0 ]; then
+    grep -B2 -A20 '^not ok' "$OUT/http.log" | head -80
+fi
+echo "http: $h_pass passed, $h_fail failed"
+passed=$((passed + h_pass))
+failed=$((failed + h_fail))
+
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
