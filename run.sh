@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# run.sh: install what is missing, build, and run nginx + knowhub in the
+# foreground on $KNOWHUB_HOST:$KNOWHUB_PORT (default 127.0.0.1:8080) with the
+# database in $KNOWHUB_DATA (default ./var). Ctrl-C or SIGTERM stops both.
+set -u
+cd "$(dirname "$0")"
+. scripts/deps.sh
+. scripts/stack.sh
+
+HOST=${KNOWHUB_HOST:-127.0.0.1}
+PORT=${KNOWHUB_PORT:-8080}
+DATA=${KNOWHUB_DATA:-./var}
+
+deps_ensure || exit 1
+echo "Building..."
+if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
+       cmake --build build -j"$(nproc)" >/dev/null; }; then
+    echo "The build failed; run: cmake --build build" >&2
+    exit 1
+fi
+KNOWHUB_BIN=$(pwd)/build/knowhub
+
+mkdir -p "$DATA"
+DATA=$(cd "$DATA" && pwd)
+first_start=0
+[ -f "$DATA/knowhub.db" ] || first_start=1
+
+stop() {
+    stack_stop "$DATA"
+    exit 0
+}
+trap stop INT TERM
+stack_start "$DATA" "$HOST" "$PORT" || { stack_stop "$DATA"; exit 1; }
+
+TOKEN=$(cat "$DATA/admin.token" 2>/dev/null)
+BASE="http://$HOST:$PORT"
+if [ "$first_start" = 1 ] && [ -n "$TOKEN" ]; then
+    loaded=0
+    while IFS= read -r line; do
+        [ -n "$line" ] || continue
+        curl -sf -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+            --data-binary "$line" "$BASE/api/knowledge" | grep -q '"status":"success"' &&
+            loaded=$((loaded + 1))
+    done < docs/examples/entries.jsonl
+    echo "First start: loaded $loaded example entries (English and Chinese)."
+fi
+
+cat <<MSG
+
+KnowHub is running at $BASE/
+  admin token: $DATA/admin.token  (keep it secret)
+  try:         curl -H "Authorization: Bearer \$(cat $DATA/admin.token)" $BASE/api/knowledge
+  more tokens: KNOWHUB_DATA=$DATA build/knowhub token create --space default --role agent
+  logs:        $DATA/logs/
+Press Ctrl-C to stop.
+MSG
+
+# Run until Ctrl-C, or until one of the two exits on its own.
+wait -n "$STACK_KNOWHUB_PID" "$STACK_NGINX_PID"
+echo "A server process exited; stopping. See $DATA/logs/." >&2
+stack_stop "$DATA"
+exit 1
