@@ -25,6 +25,13 @@ DATA=$(cd "$DATA" && pwd)
 first_start=0
 [ -f "$DATA/knowhub.db" ] || first_start=1
 
+if [ "$first_start" = 1 ]; then
+    KNOWHUB_DATA=$DATA "$KNOWHUB_BIN" init || exit 1
+    if KNOWHUB_DATA=$DATA "$KNOWHUB_BIN" import docs/examples/knowledge --space default >/dev/null; then
+        echo "First start: loaded the example rules and experiences (English and Chinese)."
+    fi
+fi
+
 stop() {
     stack_stop "$DATA"
     exit 0
@@ -32,19 +39,7 @@ stop() {
 trap stop INT TERM
 stack_start "$DATA" "$HOST" "$PORT" || { stack_stop "$DATA"; exit 1; }
 
-TOKEN=$(cat "$DATA/admin.token" 2>/dev/null)
 BASE="http://$HOST:$PORT"
-if [ "$first_start" = 1 ] && [ -n "$TOKEN" ]; then
-    loaded=0
-    while IFS= read -r line; do
-        [ -n "$line" ] || continue
-        curl -sf -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
-            --data-binary "$line" "$BASE/api/knowledge" | grep -q '"status":"success"' &&
-            loaded=$((loaded + 1))
-    done < docs/examples/entries.jsonl
-    echo "First start: loaded $loaded example entries (English and Chinese)."
-fi
-
 cat <<MSG
 
 KnowHub is running at $BASE/

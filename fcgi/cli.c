@@ -4,6 +4,7 @@
 #include "auth.h"
 #include "server.h"
 #include "store.h"
+#include "transfer.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -126,4 +127,81 @@ int cli_token(const struct config *cfg, int argc, char **argv)
     }
     store_close(st);
     return rc;
+}
+
+/* Parse DIR [--space S] [--on-conflict X]; 0, or 2 after printing usage. */
+static int transfer_args(int argc, char **argv, int with_conflict, const char **dir,
+                         const char **space, enum on_conflict *on_conflict)
+{
+    *dir = NULL;
+    *space = "default";
+    *on_conflict = ON_CONFLICT_SKIP;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--space") == 0 && i + 1 < argc) {
+            *space = argv[++i];
+        } else if (with_conflict && strcmp(argv[i], "--on-conflict") == 0 && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (strcmp(v, "skip") == 0)
+                *on_conflict = ON_CONFLICT_SKIP;
+            else if (strcmp(v, "overwrite") == 0)
+                *on_conflict = ON_CONFLICT_OVERWRITE;
+            else if (strcmp(v, "rename") == 0)
+                *on_conflict = ON_CONFLICT_RENAME;
+            else
+                return 2;
+        } else if (argv[i][0] != '-' && !*dir) {
+            *dir = argv[i];
+        } else {
+            return 2;
+        }
+    }
+    if (!*dir || !space_name_valid(*space))
+        return 2;
+    return 0;
+}
+
+int cli_import(const struct config *cfg, int argc, char **argv)
+{
+    const char *dir, *space;
+    enum on_conflict oc;
+    struct transfer_counts c = {0};
+    struct store *st;
+    int rc;
+    if (transfer_args(argc, argv, 1, &dir, &space, &oc)) {
+        fputs("usage: knowhub import DIR [--space NAME] [--on-conflict skip|overwrite|rename]\n"
+              "  DIR holds rules/*.md, experiences/*.md and experiences/<folder>/*.md\n",
+              stderr);
+        return 2;
+    }
+    if (!(st = open_store(cfg)))
+        return 1;
+    rc = transfer_import(st, space, dir, oc, stdout, &c);
+    if (rc)
+        fprintf(stderr, "knowhub: import from %s failed: %s\n", dir, store_errmsg(st));
+    fprintf(stderr,
+            "knowhub: %ld imported, %ld updated, %ld unchanged, %ld skipped, %ld refused\n",
+            c.imported, c.updated, c.unchanged, c.skipped, c.refused);
+    store_close(st);
+    return rc ? 1 : c.refused ? 3 : 0;
+}
+
+int cli_export(const struct config *cfg, int argc, char **argv)
+{
+    const char *dir, *space;
+    enum on_conflict oc;
+    struct transfer_counts c = {0};
+    struct store *st;
+    int rc;
+    if (transfer_args(argc, argv, 0, &dir, &space, &oc)) {
+        fputs("usage: knowhub export DIR [--space NAME]\n", stderr);
+        return 2;
+    }
+    if (!(st = open_store(cfg)))
+        return 1;
+    rc = transfer_export(st, space, dir, stdout, &c);
+    if (rc)
+        fprintf(stderr, "knowhub: export to %s failed\n", dir);
+    fprintf(stderr, "knowhub: %ld exported\n", c.exported);
+    store_close(st);
+    return rc ? 1 : 0;
 }

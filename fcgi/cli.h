@@ -11,4 +11,9 @@ int cli_init(const struct config *cfg, int argc, char **argv);
 /* knowhub token create|list|revoke ... */
 int cli_token(const struct config *cfg, int argc, char **argv);
 
+/* knowhub import DIR [--space S] [--on-conflict skip|overwrite|rename] */
+int cli_import(const struct config *cfg, int argc, char **argv);
+/* knowhub export DIR [--space S] */
+int cli_export(const struct config *cfg, int argc, char **argv);
+
 #endif

@@ -462,6 +462,9 @@ static struct json_object *batch_item(struct request *req, struct json_object *i
         id = jf_str(v);
     if (!id || !*id || strlen(id) > LIMIT_SHORT_TEXT)
         return item_error(out, E_INVALID_REQUEST, "'knowledge_id' is required");
+    /* A "\u0000" would cut the id short and count on the entry it prefixes. */
+    if (strlen(id) != (size_t)json_object_get_string_len(v))
+        return item_error(out, E_INVALID_REQUEST, "'knowledge_id' must not contain NUL");
     json_object_object_add(out, "knowledge_id", json_object_new_string(id));
     if (!json_object_object_get_ex(in, "is_effective", &v) ||
         !json_object_is_type(v, json_type_boolean))
@@ -477,7 +480,8 @@ static struct json_object *batch_item(struct request *req, struct json_object *i
     }
     if (json_object_object_get_ex(in, "case_id", &v) && !json_object_is_type(v, json_type_null)) {
         case_id = jf_str(v);
-        if (!case_id || !*case_id || strlen(case_id) > LIMIT_SHORT_TEXT)
+        if (!case_id || !*case_id || strlen(case_id) > LIMIT_SHORT_TEXT ||
+            strlen(case_id) != (size_t)json_object_get_string_len(v))
             return item_error(out, E_INVALID_REQUEST, "'case_id' must be a non-empty string");
     }
     if (!case_id) {
@@ -579,6 +583,19 @@ void h_knowledge_revisions(struct request *req, struct response *res)
     reply_data(res, data);
 }
 
+/* The newest revision whose snapshot was active: what "restore" brings back. */
+static int last_active(const struct knowledge_revision *r, void *ctx)
+{
+    long *version = ctx;
+    struct json_object *doc = json_tokener_parse(r->document), *status;
+    int active = doc && json_object_object_get_ex(doc, "status", &status) &&
+                 strcmp(json_object_get_string(status), "active") == 0;
+    json_object_put(doc);
+    if (active)
+        *version = r->version;
+    return active; /* newest first: stop at the first */
+}
+
 void h_knowledge_revert(struct request *req, struct response *res)
 {
     struct json_object *body = http_body_json_or_400(req, res);
@@ -590,12 +607,15 @@ void h_knowledge_revert(struct request *req, struct response *res)
     knowledge_init(&k);
     if (jf_long_or_400(res, body, "version", 1, 1000000000L, 0, &version))
         goto out;
-    if (!version) {
-        reply_error(res, 200, E_INVALID_REQUEST, "'version' is required");
-        goto out;
-    }
     if (entry_or_404(req, res, 1, &k) || category_role_or_403(req, res, k.category))
         goto out;
+    if (!version && strcmp(k.status, "active") != 0)
+        store_knowledge_revisions_each(req->store, req->who.space, k.id, last_active, &version);
+    if (!version) {
+        reply_error(res, 200, E_INVALID_REQUEST,
+                    "'version' is required (only a deleted entry can be restored without one)");
+        goto out;
+    }
     rc = store_knowledge_revert(req->store, req->who.space, k.id, version, req->who.actor);
     if (rc == STORE_NOT_FOUND)
         reply_error(res, 200, E_NOT_FOUND, "Revision %ld of %s not found", version, k.id);

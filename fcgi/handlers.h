@@ -21,4 +21,20 @@ void h_knowledge_batch_update(struct request *req, struct response *res);
 void h_knowledge_revisions(struct request *req, struct response *res);
 void h_knowledge_revert(struct request *req, struct response *res);
 
+/* h_export.c */
+void h_knowledge_export(struct request *req, struct response *res);
+
+/* h_files.c: the file view (seed 004) */
+void h_files_limits(struct request *req, struct response *res);
+void h_files_list(struct request *req, struct response *res);
+void h_files_read(struct request *req, struct response *res);
+void h_files_write(struct request *req, struct response *res);
+void h_files_rename(struct request *req, struct response *res);
+void h_files_delete(struct request *req, struct response *res);
+void h_files_trash(struct request *req, struct response *res);
+
+/* h_context.c: what agents load before they work (seed 004 modes A and B) */
+void h_context_rules(struct request *req, struct response *res);
+void h_context_question(struct request *req, struct response *res);
+
 #endif

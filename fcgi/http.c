@@ -32,11 +32,60 @@ void request_release(struct request *req)
 
 void response_init(struct response *res, const char *request_id)
 {
+    memset(res, 0, sizeof *res);
     res->status = 200;
     buf_init(&res->headers, 8192);
     buf_init(&res->body, HTTP_MAX_RESPONSE);
     res->request_id = request_id;
-    res->done = 0;
+}
+
+static const char *status_text(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 413: return "Payload Too Large";
+    case 429: return "Too Many Requests";
+    case 503: return "Service Unavailable";
+    default: return "Internal Server Error";
+    }
+}
+
+void response_head(const struct response *res, const char *content_type, long content_length,
+                   struct buf *out)
+{
+    buf_addf(out, "Status: %d %s\r\nContent-Type: %s\r\n", res->status,
+             status_text(res->status), content_type);
+    if (content_length >= 0)
+        buf_addf(out, "Content-Length: %ld\r\n", content_length);
+    buf_addf(out, "X-Request-Id: %s\r\nCache-Control: no-store\r\n%s\r\n",
+             res->request_id ? res->request_id : "", res->headers.data);
+}
+
+void reply_stream_begin(struct response *res, const char *content_type)
+{
+    res->status = 200;
+    res->done = 1;
+    buf_reset(&res->body);
+    if (res->sink) {
+        struct buf head;
+        buf_init(&head, 16384);
+        response_head(res, content_type, -1, &head);
+        res->sink(res->sink_ctx, head.data, head.len);
+        buf_release(&head);
+        res->streamed = 1;
+    }
+}
+
+void reply_stream_write(struct response *res, const char *data, size_t n)
+{
+    if (res->streamed)
+        res->sink(res->sink_ctx, data, n);
+    else
+        buf_add(&res->body, data, n);
 }
 
 void response_release(struct response *res)
@@ -149,7 +198,8 @@ struct json_object *http_body_json_or_400(const struct request *req, struct resp
     enum json_tokener_error jerr;
     size_t i = 0;
 
-    while (i < req->body_len && strchr(" \t\r\n", req->body[i]))
+    /* strchr() also finds the terminator, so a NUL byte must not count as blank. */
+    while (i < req->body_len && req->body[i] && strchr(" \t\r\n", req->body[i]))
         i++;
     if (i == req->body_len)
         return json_object_new_object();

@@ -65,7 +65,12 @@ struct response {
     struct buf headers; /* extra header lines, each ending in \r\n */
     struct buf body;
     const char *request_id;
-    int done; /* a reply was written */
+    int done;     /* a reply was written */
+    int streamed; /* head and body already went to the sink */
+    /* Where a streamed body goes (main.c: the FastCGI stream); without a
+     * sink, streamed output collects in body (tests). */
+    void (*sink)(void *ctx, const char *data, size_t n);
+    void *sink_ctx;
 };
 
 /* Zero a request; the caller then points its fields at the incoming data. */
@@ -98,6 +103,17 @@ void reply_error(struct response *res, int http_status, const char *code, const 
     __attribute__((format(printf, 4, 5)));
 /* The error envelope for a store status (NOT_FOUND, CONFLICT, 503, 500). */
 void reply_store_error(struct response *res, int store_status, const char *what);
+
+/* The CGI response head (Status, Content-Type, Content-Length when >= 0,
+ * X-Request-Id, Cache-Control, the extra headers, blank line) into out. */
+void response_head(const struct response *res, const char *content_type, long content_length,
+                   struct buf *out);
+
+/* Start a streamed 200 response of the given type: the head goes out now and
+ * every reply_stream_write after it goes straight to the client. */
+void reply_stream_begin(struct response *res, const char *content_type);
+/* Send n more bytes of a streamed response. */
+void reply_stream_write(struct response *res, const char *data, size_t n);
 
 /* Percent-decode s[0..n) into out ('+' is a space when plus_space);
  * -1 on a bad escape, invalid UTF-8 or a NUL byte. */

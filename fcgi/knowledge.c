@@ -1,6 +1,7 @@
 /* knowledge: the entry value, its seed-003 JSON form, and creation with a
  * fresh id (the constraint in the store decides; a collision is retried). */
 #include "knowledge.h"
+#include "document.h"
 #include "store.h"
 #include "buf.h"
 #include "util.h"
@@ -37,7 +38,7 @@ void knowledge_release(struct knowledge *k)
                        &k->title,      &k->description, &k->tags,     &k->scenario,
                        &k->content,    &k->source,    &k->urls,       &k->agent_id,
                        &k->message_id, &k->source_ts, &k->status,     &k->merged_into,
-                       &k->created_at, &k->updated_at};
+                       &k->created_at, &k->updated_at, &k->meta,     &k->document};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         free(*fields[i]);
     knowledge_init(k);
@@ -158,7 +159,7 @@ static void agent_folder(const char *agent_id, struct buf *out)
 int knowledge_create(struct store *st, struct knowledge *k, const char *actor)
 {
     char id[36];
-    int rc = STORE_ERROR, derive_path = k->path == NULL;
+    int rc = STORE_ERROR, derive_path = k->path == NULL, derive_document = 0;
     /* 32 random bits a day: collisions are rare but real at scale, so retry. */
     for (int attempt = 0; attempt < 8; attempt++) {
         int id_taken = 0;
@@ -172,6 +173,14 @@ int knowledge_create(struct store *st, struct knowledge *k, const char *actor)
             buf_addf(&path, "/%s.md", id);
             free(k->path);
             k->path = buf_detach(&path, NULL);
+        }
+        if (!k->document || derive_document) {
+            struct buf doc;
+            buf_init(&doc, 1 << 20);
+            derive_document = 1;
+            document_for_entry(k, &doc);
+            document_fill(k, k->category, k->path, doc.data, doc.len);
+            buf_release(&doc);
         }
         rc = store_knowledge_insert(st, k, actor, &id_taken);
         if (!(rc == STORE_CONFLICT && id_taken))

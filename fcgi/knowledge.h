@@ -49,6 +49,8 @@ struct knowledge {
     long version;
     char *created_at;
     char *updated_at;
+    char *meta;     /* the front matter as JSON object text */
+    char *document; /* the full Markdown document; NULL when not loaded */
 };
 
 /* One helpful or harmful case (an element of eval.*_history). Borrowed strings. */
@@ -77,7 +79,9 @@ void knowledge_new_id(char out[static 36]);
 struct json_object *knowledge_to_json(const struct knowledge *k, struct store *st);
 
 /* Insert k (id assigned here, retried on the rare collision), with its first
- * revision and an audit row. Returns a store status (store.h). */
+ * revision and an audit row. Without a document (an entry-view save) one is
+ * built from the fields (document.h) and the fields re-read from it; without
+ * a path it is "<agent>/<id>.md". Returns a store status (store.h). */
 int knowledge_create(struct store *st, struct knowledge *k, const char *actor);
 
 #endif

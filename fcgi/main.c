@@ -39,21 +39,6 @@ static void on_signal(int sig)
         shutdown(listen_fd, SHUT_RDWR);
 }
 
-static const char *status_text(int status)
-{
-    switch (status) {
-    case 200: return "OK";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 413: return "Payload Too Large";
-    case 429: return "Too Many Requests";
-    case 503: return "Service Unavailable";
-    default: return "Internal Server Error";
-    }
-}
-
 /* The request id: the caller's (nginx passes it, or its own $request_id)
  * when it is plain, else a fresh random one. */
 static void request_id_of(const char *given, char out[static 65])
@@ -84,15 +69,19 @@ static int read_body(FCGX_Stream *in, long length, struct buf *b)
     return 0;
 }
 
-static void write_response(FCGX_Request *fr, const struct response *res, const char *request_id)
+/* The sink of a streamed response: straight to the FastCGI stream. */
+static void fcgx_sink(void *ctx, const char *data, size_t n)
+{
+    FCGX_PutStr(data, (int)n, ctx);
+}
+
+static void write_response(FCGX_Request *fr, const struct response *res)
 {
     struct buf head;
+    if (res->streamed)
+        return; /* already written through the sink */
     buf_init(&head, 16384);
-    buf_addf(&head,
-             "Status: %d %s\r\nContent-Type: application/json; charset=utf-8\r\n"
-             "Content-Length: %zu\r\nX-Request-Id: %s\r\nCache-Control: no-store\r\n%s\r\n",
-             res->status, status_text(res->status), res->body.len, request_id,
-             res->headers.data);
+    response_head(res, "application/json; charset=utf-8", (long)res->body.len, &head);
     FCGX_PutStr(head.data, (int)head.len, fr->out);
     FCGX_PutStr(res->body.data, (int)res->body.len, fr->out);
     buf_release(&head);
@@ -112,6 +101,8 @@ static void handle(FCGX_Request *fr, struct worker *w)
     request_id_of(FCGX_GetParam("KNOWHUB_REQUEST_ID", fr->envp), request_id);
     request_init(&req);
     response_init(&res, request_id);
+    res.sink = fcgx_sink;
+    res.sink_ctx = fr->out;
     buf_init(&body, HTTP_MAX_BODY);
     req.method = FCGX_GetParam("REQUEST_METHOD", fr->envp);
     req.query = FCGX_GetParam("QUERY_STRING", fr->envp);
@@ -144,7 +135,7 @@ static void handle(FCGX_Request *fr, struct worker *w)
             fprintf(stderr, "knowhub: %s %s %s: internal error: %s\n", request_id, req.method,
                     req.path, store_errmsg(w->store));
     }
-    write_response(fr, &res, request_id);
+    write_response(fr, &res);
     request_release(&req);
     response_release(&res);
     buf_release(&body);
@@ -236,10 +227,12 @@ out:
 
 static int usage(void)
 {
-    fputs("usage: knowhub serve | init | token ... | version\n"
+    fputs("usage: knowhub serve | init | token ... | import ... | export ... | version\n"
           "  serve    run the FastCGI server on $KNOWHUB_DATA/run/knowhub.sock\n"
           "  init     create $KNOWHUB_DATA, the database and the first admin token\n"
-          "  token    create, list and revoke API tokens (knowhub token for help)\n",
+          "  token    create, list and revoke API tokens (knowhub token for help)\n"
+          "  import   DIR [--space S] [--on-conflict skip|overwrite|rename]: load Markdown files\n"
+          "  export   DIR [--space S]: write every document as rules/ and experiences/ files\n",
           stderr);
     return 2;
 }
@@ -261,6 +254,10 @@ int main(int argc, char **argv)
         return cli_init(&cfg, argc - 2, argv + 2);
     if (strcmp(argv[1], "token") == 0)
         return cli_token(&cfg, argc - 2, argv + 2);
+    if (strcmp(argv[1], "import") == 0)
+        return cli_import(&cfg, argc - 2, argv + 2);
+    if (strcmp(argv[1], "export") == 0)
+        return cli_export(&cfg, argc - 2, argv + 2);
     if (strcmp(argv[1], "version") == 0) {
         puts("knowhub 0.1.0");
         return 0;

@@ -13,11 +13,21 @@ static const struct route routes[] = {
     {"GET", "/api/knowledge", ROLE_READER, h_knowledge_list},
     {"POST", "/api/knowledge", ROLE_AGENT, h_knowledge_create},
     {"POST", "/api/knowledge/batch_update", ROLE_AGENT, h_knowledge_batch_update},
+    {"POST", "/api/knowledge/limits", ROLE_READER, h_files_limits},
+    {"POST", "/api/knowledge/list", ROLE_READER, h_files_list},
+    {"POST", "/api/knowledge/read", ROLE_READER, h_files_read},
+    {"POST", "/api/knowledge/write", ROLE_AGENT, h_files_write},
+    {"POST", "/api/knowledge/rename", ROLE_AGENT, h_files_rename},
+    {"POST", "/api/knowledge/delete", ROLE_AGENT, h_files_delete},
+    {"POST", "/api/knowledge/trash", ROLE_READER, h_files_trash},
+    {"GET", "/api/knowledge/rules", ROLE_READER, h_context_rules},
+    {"GET", "/api/knowledge/export", ROLE_READER, h_knowledge_export},
+    {"POST", "/api/knowledge/context", ROLE_READER, h_context_question},
     {"GET", "/api/knowledge/{id}", ROLE_READER, h_knowledge_get},
     {"PUT", "/api/knowledge/{id}", ROLE_AGENT, h_knowledge_update},
-    {"DELETE", "/api/knowledge/{id}", ROLE_EDITOR, h_knowledge_delete},
+    {"DELETE", "/api/knowledge/{id}", ROLE_AGENT, h_knowledge_delete},
     {"GET", "/api/knowledge/{id}/revisions", ROLE_READER, h_knowledge_revisions},
-    {"POST", "/api/knowledge/{id}/revert", ROLE_EDITOR, h_knowledge_revert},
+    {"POST", "/api/knowledge/{id}/revert", ROLE_AGENT, h_knowledge_revert},
 };
 #define ROUTE_COUNT (sizeof routes / sizeof routes[0])
 
@@ -99,7 +109,9 @@ void router_dispatch(struct request *req, struct response *res)
         return;
     }
     buf_release(&allow);
-    match(chosen->pattern, req->path, req);
+    /* -1 when a {name} segment is a bad %-escape or not UTF-8: then the
+     * handler must not run with its params missing (answered below). */
+    int params_bad = match(chosen->pattern, req->path, req) < 0;
 
     if (chosen->role != ROLE_NONE) {
         int rc = auth_check(req->store, req->authorization, &req->who);
@@ -116,6 +128,11 @@ void router_dispatch(struct request *req, struct response *res)
                         role_name(req->who.role));
             return;
         }
+    }
+    if (params_bad) {
+        reply_error(res, 200, E_INVALID_REQUEST,
+                    "Malformed path (bad %%-escape, invalid UTF-8 or NUL)");
+        return;
     }
     if (http_parse_query(req)) {
         reply_error(res, 200, E_INVALID_REQUEST,

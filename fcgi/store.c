@@ -31,7 +31,8 @@ static const char *const migrations[] = {
     "  helpful INTEGER NOT NULL DEFAULT 0, harmful INTEGER NOT NULL DEFAULT 0,"
     "  status TEXT NOT NULL DEFAULT 'active' CHECK(status IN ('active','deleted','merged')),"
     "  merged_into TEXT, version INTEGER NOT NULL DEFAULT 1,"
-    "  created_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
+    "  created_at TEXT NOT NULL, updated_at TEXT NOT NULL,"
+    "  meta TEXT NOT NULL DEFAULT '{}', document TEXT NOT NULL DEFAULT '');"
     "CREATE UNIQUE INDEX knowledge_active_path ON knowledge(space, category, path)"
     "  WHERE status = 'active';"
     "CREATE INDEX knowledge_space_status ON knowledge(space, status, seq);"
@@ -63,12 +64,13 @@ static const char *const migrations[] = {
     "'description',description,'tags',json(tags),'types',types,'scenario',scenario,"      \
     "'content',content,'always_apply',always_apply,'source',source,'urls',json(urls),"    \
     "'agent_id',agent_id,'message_id',message_id,'source_ts',source_ts,'score',score,"    \
-    "'status',status,'merged_into',merged_into,'updated_at',updated_at)"
+    "'status',status,'merged_into',merged_into,'updated_at',updated_at,'meta',json(meta),"     \
+    "'document',document)"
 
 #define KNOWLEDGE_COLUMNS                                                                  \
     "id, space, category, path, title, description, tags, types, scenario, content,"      \
     " always_apply, source, urls, agent_id, message_id, source_ts, score, helpful,"       \
-    " harmful, status, merged_into, version, created_at, updated_at"
+    " harmful, status, merged_into, version, created_at, updated_at, meta, document"
 
 enum stmt_id {
     S_SPACE_ENSURE,
@@ -97,6 +99,12 @@ enum stmt_id {
     S_REVISION_DOC,
     S_K_RESTORE,
     S_AUDIT,
+    S_K_BY_PATH,
+    S_K_UPDATE,
+    S_SCAN_CATEGORY,
+    S_SCAN_ALWAYS_RULES,
+    S_SCAN_ACTIVE,
+    S_SCAN_DELETED,
     S_COUNT
 };
 
@@ -115,7 +123,7 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_K_ID_EXISTS] = "SELECT 1 FROM knowledge WHERE id = ?1",
     [S_K_INSERT] = "INSERT INTO knowledge(" KNOWLEDGE_COLUMNS ") VALUES(?1, ?2, ?3, ?4, ?5,"
                    " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 0, 0, 'active',"
-                   " NULL, 1, ?18, ?18)",
+                   " NULL, 1, ?18, ?18, ?19, ?20)",
     [S_K_GET] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                 " WHERE id = ?1 AND space = ?2 AND (?3 OR status = 'active')",
     [S_K_ACTIVE] = "SELECT 1 FROM knowledge WHERE id = ?1 AND space = ?2 AND status = 'active'",
@@ -159,9 +167,29 @@ static const char *const stmt_sql[S_COUNT] = {
         " agent_id = json_extract(?3, '$.agent_id'),"
         " message_id = json_extract(?3, '$.message_id'),"
         " source_ts = json_extract(?3, '$.source_ts'), score = json_extract(?3, '$.score'),"
+        " meta = coalesce(json_extract(?3, '$.meta'), '{}'),"
+        " document = coalesce(json_extract(?3, '$.document'), ''),"
         " status = 'active', merged_into = NULL, version = version + 1, updated_at = ?4"
         " WHERE id = ?1 AND space = ?2",
     [S_AUDIT] = "INSERT INTO audit(ts, space, actor, action, target) VALUES(?1, ?2, ?3, ?4, ?5)",
+    [S_K_BY_PATH] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
+                    " WHERE space = ?1 AND category = ?2 AND path = ?3 AND status = 'active'",
+    [S_K_UPDATE] = "UPDATE knowledge SET category = ?4, path = ?5, title = ?6, description = ?7,"
+                   " tags = ?8, types = ?9, scenario = ?10, content = ?11, always_apply = ?12,"
+                   " source = ?13, urls = ?14, agent_id = ?15, message_id = ?16, meta = ?17,"
+                   " document = ?18, version = version + 1, updated_at = ?19"
+                   " WHERE id = ?1 AND space = ?2 AND status = 'active'"
+                   " AND (?3 <= 0 OR version = ?3)",
+    [S_SCAN_CATEGORY] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
+                        " WHERE space = ?1 AND category = ?2 AND status = 'active' ORDER BY path",
+    [S_SCAN_ALWAYS_RULES] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
+                            " WHERE space = ?1 AND category = 'rules' AND status = 'active'"
+                            " AND always_apply = 1 ORDER BY path",
+    [S_SCAN_ACTIVE] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
+                      " WHERE space = ?1 AND status = 'active' ORDER BY category, path",
+    [S_SCAN_DELETED] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
+                       " WHERE space = ?1 AND status = 'deleted' AND (?2 IS NULL OR category = ?2)"
+                       " ORDER BY updated_at DESC, seq DESC LIMIT 200",
 };
 
 struct store {
@@ -524,7 +552,9 @@ int store_token_each(struct store *st, int (*each)(const struct token_record *, 
 
 /* ---- knowledge ---- */
 
-static void knowledge_from_row(sqlite3_stmt *s, struct knowledge *k)
+/* Fill k from a row of KNOWLEDGE_COLUMNS; the document (last, and so never
+ * read from its overflow pages unless asked) only with with_document. */
+static void knowledge_from_row(sqlite3_stmt *s, struct knowledge *k, int with_document)
 {
     k->id = col_dup(s, 0);
     k->space = col_dup(s, 1);
@@ -550,6 +580,9 @@ static void knowledge_from_row(sqlite3_stmt *s, struct knowledge *k)
     k->version = (long)sqlite3_column_int64(s, 21);
     k->created_at = col_dup(s, 22);
     k->updated_at = col_dup(s, 23);
+    k->meta = col_dup(s, 24);
+    if (with_document)
+        k->document = col_dup(s, 25);
 }
 
 /* Record the current row of entry id as a revision. */
@@ -641,6 +674,8 @@ int store_knowledge_insert(struct store *st, const struct knowledge *k, const ch
     bind_text(s, 16, k->source_ts ? k->source_ts : "");
     sqlite3_bind_int(s, 17, k->score);
     bind_text(s, 18, now);
+    bind_text(s, 19, k->meta ? k->meta : "{}");
+    bind_text(s, 20, k->document ? k->document : "");
     rc = step_done(s);
     if (rc == STORE_OK)
         rc = revision_add(st, k->id, actor, "create", now);
@@ -662,7 +697,7 @@ int store_knowledge_get(struct store *st, const char *space, const char *id, int
     sqlite3_bind_int(s, 3, any_status != 0);
     rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
-        knowledge_from_row(s, out);
+        knowledge_from_row(s, out, 1);
         rc = STORE_OK;
     } else {
         rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
@@ -685,15 +720,18 @@ int store_knowledge_list(struct store *st, const char *space, const struct knowl
     int rc;
     if (!count || !s)
         return STORE_ERROR;
-    /* One read transaction so the count and the page agree. */
-    if ((rc = exec(st, "BEGIN")))
+    /* One read transaction so the count and the page agree; inside the
+     * caller's transaction (BEGIN would fail there), that one serves. */
+    int own_tx = st->tx_depth == 0;
+    if (own_tx && (rc = exec(st, "BEGIN")))
         return rc;
     bind_filter(count, space, f);
     rc = sqlite3_step(count);
     *total = rc == SQLITE_ROW ? (long)sqlite3_column_int64(count, 0) : 0;
     finish(count);
     if (rc != SQLITE_ROW) {
-        exec(st, "ROLLBACK");
+        if (own_tx)
+            exec(st, "ROLLBACK");
         return status_of(rc);
     }
     bind_filter(s, space, f);
@@ -703,7 +741,7 @@ int store_knowledge_list(struct store *st, const char *space, const struct knowl
         struct knowledge k;
         int stop;
         knowledge_init(&k);
-        knowledge_from_row(s, &k);
+        knowledge_from_row(s, &k, 0);
         stop = each(&k, ctx);
         knowledge_release(&k);
         if (stop)
@@ -711,7 +749,8 @@ int store_knowledge_list(struct store *st, const char *space, const struct knowl
     }
     rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
     finish(s);
-    exec(st, "COMMIT");
+    if (own_tx)
+        exec(st, "COMMIT");
     return rc;
 }
 
@@ -934,4 +973,100 @@ int store_knowledge_revert(struct store *st, const char *space, const char *id, 
     if (rc == STORE_OK)
         rc = audit_at(st, now, space, actor, "knowledge.revert", id);
     return tx_end(st, rc);
+}
+
+int store_knowledge_get_by_path(struct store *st, const char *space, const char *category,
+                                const char *path, struct knowledge *out)
+{
+    sqlite3_stmt *s = stmt_get(st, S_K_BY_PATH);
+    int rc;
+    knowledge_init(out);
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, space);
+    bind_text(s, 2, category);
+    bind_text(s, 3, path);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        knowledge_from_row(s, out, 1);
+        rc = STORE_OK;
+    } else {
+        rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+    }
+    finish(s);
+    return rc;
+}
+
+int store_knowledge_update(struct store *st, const char *space, const char *id,
+                           const struct knowledge *k, long expected_version, const char *actor,
+                           const char *reason)
+{
+    char now[20], action[64];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_K_UPDATE);
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    if ((rc = entry_active(st, space, id)))
+        return tx_end(st, rc);
+    time_utc_text(now);
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    sqlite3_bind_int64(s, 3, expected_version);
+    bind_text(s, 4, k->category);
+    bind_text(s, 5, k->path);
+    bind_text(s, 6, k->title);
+    bind_text(s, 7, k->description ? k->description : "");
+    bind_text(s, 8, k->tags ? k->tags : "[]");
+    sqlite3_bind_int(s, 9, (int)k->types);
+    bind_text(s, 10, k->scenario ? k->scenario : "");
+    bind_text(s, 11, k->content ? k->content : "");
+    sqlite3_bind_int(s, 12, k->always_apply);
+    bind_text(s, 13, k->source ? k->source : "manual");
+    bind_text(s, 14, k->urls ? k->urls : "[]");
+    bind_text(s, 15, k->agent_id ? k->agent_id : "");
+    bind_text(s, 16, k->message_id ? k->message_id : "");
+    bind_text(s, 17, k->meta ? k->meta : "{}");
+    bind_text(s, 18, k->document ? k->document : "");
+    bind_text(s, 19, now);
+    rc = step_done(s);
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = STORE_CONFLICT; /* it exists (checked above), so the version moved on */
+    if (rc == STORE_OK)
+        rc = revision_add(st, id, actor, reason, now);
+    snprintf(action, sizeof action, "knowledge.%s", reason);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, space, actor, action, id);
+    return tx_end(st, rc);
+}
+
+int store_knowledge_scan(struct store *st, const char *space, enum knowledge_scan what,
+                         const char *category, int with_document,
+                         int (*each)(const struct knowledge *, void *), void *ctx)
+{
+    static const enum stmt_id ids[] = {[SCAN_CATEGORY] = S_SCAN_CATEGORY,
+                                       [SCAN_ALWAYS_RULES] = S_SCAN_ALWAYS_RULES,
+                                       [SCAN_ACTIVE] = S_SCAN_ACTIVE,
+                                       [SCAN_DELETED] = S_SCAN_DELETED};
+    sqlite3_stmt *s = stmt_get(st, ids[what]);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, space);
+    if (what == SCAN_CATEGORY || what == SCAN_DELETED)
+        bind_text(s, 2, category);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct knowledge k;
+        int stop;
+        knowledge_init(&k);
+        knowledge_from_row(s, &k, with_document);
+        stop = each(&k, ctx);
+        knowledge_release(&k);
+        if (stop)
+            break;
+    }
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
 }

@@ -109,6 +109,32 @@ int store_knowledge_add_feedback(struct store *st, const char *space, const char
 int store_knowledge_delete(struct store *st, const char *space, const char *id,
                            const char *actor);
 
+/* The active entry at (category, path) of the space, document included. */
+int store_knowledge_get_by_path(struct store *st, const char *space, const char *category,
+                                const char *path, struct knowledge *out);
+
+/* Replace the document of an active entry: category, path, title, description,
+ * tags, types, scenario, content, always_apply, source, urls, agent_id,
+ * message_id, meta and document from k; a new version and revision with
+ * reason ("write", "rename", "evolve" ...). With expected_version > 0 the
+ * entry must still be at that version, else STORE_CONFLICT and nothing
+ * changes; a taken (category, path) is STORE_CONFLICT too. */
+int store_knowledge_update(struct store *st, const char *space, const char *id,
+                           const struct knowledge *k, long expected_version, const char *actor,
+                           const char *reason);
+
+enum knowledge_scan {
+    SCAN_CATEGORY,     /* active entries of one category, by path */
+    SCAN_ALWAYS_RULES, /* active rules with alwaysApply, by path */
+    SCAN_ACTIVE,       /* every active entry, by category then path */
+    SCAN_DELETED,      /* deleted entries (of one category, or all), newest first */
+};
+/* Call each(k, ctx) for the entries of a scan (document loaded only with
+ * with_document); stops early when each returns non-zero. */
+int store_knowledge_scan(struct store *st, const char *space, enum knowledge_scan what,
+                         const char *category, int with_document,
+                         int (*each)(const struct knowledge *, void *), void *ctx);
+
 struct knowledge_revision {
     long version;
     const char *document; /* JSON snapshot of the entry at that version */

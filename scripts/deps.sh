@@ -6,7 +6,7 @@
 set -u
 
 DEPS_BUILD="build-essential cmake pkg-config libfcgi-dev libjson-c-dev libsqlite3-dev \
-libcurl4-openssl-dev libyaml-dev libsodium-dev nginx curl"
+libcurl4-openssl-dev libyaml-dev libsodium-dev libcmark-dev nginx curl"
 
 deps_missing() { # PACKAGES...
     local p missing=()

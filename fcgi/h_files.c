@@ -1,0 +1,469 @@
+/* h_files: the file view of seed 004 — rules and experiences as Markdown
+ * documents addressed by (category, path): limits, list, read, write,
+ * rename, delete and the trash of deleted documents. Requests, checks,
+ * messages and response shapes follow REFERENCE.md section 1. */
+#include "document.h"
+#include "handlers.h"
+#include "jfield.h"
+#include "limits.h"
+#include "markdown.h"
+#include "paths.h"
+#include "store.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define E_FILE_NOT_FOUND "TABLE_NOT_FOUND" /* the reference's code for a missing file */
+
+/* A copy of a string field with surrounding whitespace removed; NULL when
+ * absent or not a string. */
+static char *stripped_field(struct json_object *body, const char *key)
+{
+    struct json_object *v;
+    const char *s;
+    size_t start, end;
+    if (!json_object_object_get_ex(body, key, &v) || !(s = jf_str(v)))
+        return NULL;
+    start = strspn(s, " \t\r\n\f\v");
+    end = strlen(s);
+    while (end > start && strchr(" \t\r\n\f\v", s[end - 1]))
+        end--;
+    return xstrndup(s + start, end - start);
+}
+
+struct target {
+    char *category;
+    char *path; /* normalised */
+};
+
+static void target_release(struct target *t)
+{
+    free(t->category);
+    free(t->path);
+}
+
+/* {category, path} of the body, checked like the reference's read/write/delete. */
+static int target_or_400(struct response *res, struct json_object *body, const char *path_key,
+                         struct target *t)
+{
+    char *path = stripped_field(body, path_key);
+    struct buf norm, err;
+    int rc = -1;
+    t->category = stripped_field(body, "category");
+    t->path = NULL;
+    if (!t->category)
+        t->category = xstrdup("");
+    if (!path || !*path) {
+        reply_error(res, 200, E_INVALID_REQUEST, "'%s' is required", path_key);
+        free(path);
+        return -1;
+    }
+    buf_init(&norm, 4096);
+    buf_init(&err, 4096);
+    if (path_check(t->category, path, &norm, &err)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "%s", err.data);
+    } else {
+        t->path = xstrndup(norm.data, norm.len);
+        rc = 0;
+    }
+    buf_release(&norm);
+    buf_release(&err);
+    free(path);
+    return rc;
+}
+
+static int rules_need_admin(struct request *req, struct response *res, const char *category)
+{
+    if (strcmp(category, "rules") == 0 && req->who.role < ROLE_ADMIN) {
+        reply_error(res, 403, E_FORBIDDEN, "Only admins may change rules");
+        return -1;
+    }
+    return 0;
+}
+
+/* The parsed front matter of an entry (its meta column). */
+static struct json_object *meta_of(const struct knowledge *k)
+{
+    struct json_object *m = json_tokener_parse(k->meta ? k->meta : "{}");
+    if (!m || !json_object_is_type(m, json_type_object)) {
+        json_object_put(m);
+        m = json_object_new_object();
+    }
+    return m;
+}
+
+static const char *meta_text(struct json_object *meta, const char *key)
+{
+    struct json_object *v;
+    if (!json_object_object_get_ex(meta, key, &v) || !v)
+        return "";
+    return json_object_get_string(v);
+}
+
+/* The reference's list item, plus id, version and updated_at. */
+static struct json_object *list_item(const struct knowledge *k)
+{
+    struct json_object *o = json_object_new_object(), *meta = meta_of(k);
+    struct json_object *tags = json_tokener_parse(k->tags ? k->tags : "[]");
+    json_object_object_add(o, "title", json_object_new_string(k->title));
+    json_object_object_add(o, "tags", tags ? tags : json_object_new_array());
+    json_object_object_add(o, "path", json_object_new_string(k->path));
+    json_object_object_add(o, "source", json_object_new_string(k->source));
+    json_object_object_add(o, "created", json_object_new_string(meta_text(meta, "created")));
+    if (strcmp(k->category, "rules") == 0) {
+        json_object_object_add(o, "description", json_object_new_string(k->description));
+        json_object_object_add(o, "alwaysApply", json_object_new_boolean(k->always_apply));
+    }
+    json_object_object_add(o, "id", json_object_new_string(k->id));
+    json_object_object_add(o, "version", json_object_new_int64(k->version));
+    json_object_object_add(o, "updated_at", json_object_new_string(k->updated_at));
+    json_object_put(meta);
+    return o;
+}
+
+/* ---- /limits ---- */
+
+void h_files_limits(struct request *req, struct response *res)
+{
+    struct json_object *limits = json_object_new_object(), *data = json_object_new_object();
+    (void)req;
+    json_object_object_add(limits, "rule_description_max",
+                           json_object_new_int(LIMIT_RULE_DESCRIPTION));
+    json_object_object_add(limits, "rules", json_object_new_int(LIMIT_RULES_BODY));
+    json_object_object_add(limits, "experiences", json_object_new_int(LIMIT_EXPERIENCES_BODY));
+    json_object_object_add(data, "limits", limits);
+    reply_data(res, data);
+}
+
+/* ---- /list ---- */
+
+static int list_add(const struct knowledge *k, void *ctx)
+{
+    json_object_array_add(ctx, list_item(k));
+    return 0;
+}
+
+void h_files_list(struct request *req, struct response *res)
+{
+    struct json_object *body = http_body_json_or_400(req, res), *items;
+    char *category;
+    int rc;
+    if (!body)
+        return;
+    category = stripped_field(body, "category");
+    if (!category || !*category) {
+        reply_error(res, 200, E_INVALID_REQUEST, "'category' is required");
+    } else if (!category_valid(category)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "Invalid category: %s", category);
+    } else {
+        items = json_object_new_array();
+        rc = store_knowledge_scan(req->store, req->who.space, SCAN_CATEGORY, category, 0,
+                                  list_add, items);
+        if (rc) {
+            json_object_put(items);
+            reply_store_error(res, rc, "Knowledge file");
+        } else {
+            struct json_object *data = json_object_new_object();
+            json_object_object_add(data, "items", items);
+            reply_data(res, data);
+        }
+    }
+    free(category);
+    json_object_put(body);
+}
+
+/* ---- /read ---- */
+
+void h_files_read(struct request *req, struct response *res)
+{
+    struct json_object *body = http_body_json_or_400(req, res);
+    struct target t = {0};
+    struct knowledge k;
+    int rc;
+    if (!body)
+        return;
+    knowledge_init(&k);
+    if (target_or_400(res, body, "path", &t))
+        goto out;
+    rc = store_knowledge_get_by_path(req->store, req->who.space, t.category, t.path, &k);
+    if (rc == STORE_NOT_FOUND) {
+        reply_error(res, 200, E_FILE_NOT_FOUND, "Knowledge file not found");
+    } else if (rc) {
+        reply_store_error(res, rc, "Knowledge file");
+    } else {
+        struct json_object *data = json_object_new_object(), *fields = list_item(&k);
+        struct buf html;
+        const char *doc_body = document_body(k.document);
+        buf_init(&html, 4 * 1024 * 1024);
+        markdown_to_html(doc_body, strlen(doc_body), &html);
+        struct json_object *meta = meta_of(&k);
+        json_object_object_add(fields, "updated",
+                               json_object_new_string(meta_text(meta, "updated")));
+        json_object_put(meta);
+        json_object_object_add(data, "content", json_object_new_string(k.document));
+        json_object_object_add(data, "category", json_object_new_string(k.category));
+        json_object_object_add(data, "path", json_object_new_string(k.path));
+        json_object_object_add(data, "id", json_object_new_string(k.id));
+        json_object_object_add(data, "version", json_object_new_int64(k.version));
+        json_object_object_add(data, "updated_at", json_object_new_string(k.updated_at));
+        json_object_object_add(data, "fields", fields);
+        json_object_object_add(data, "html", json_object_new_string_len(html.data, (int)html.len));
+        buf_release(&html);
+        reply_data(res, data);
+    }
+out:
+    knowledge_release(&k);
+    target_release(&t);
+    json_object_put(body);
+}
+
+/* ---- /write ---- */
+
+void h_files_write(struct request *req, struct response *res)
+{
+    struct json_object *body = http_body_json_or_400(req, res), *v;
+    struct target t = {0};
+    struct knowledge k, old;
+    struct buf doc, err;
+    const char *content = "", *expected_updated;
+    long expected_version;
+    int rc = STORE_ERROR, created = 0;
+
+    if (!body)
+        return;
+    knowledge_init(&k);
+    knowledge_init(&old);
+    buf_init(&doc, 4 * 1024 * 1024);
+    buf_init(&err, 4096);
+    if (target_or_400(res, body, "path", &t))
+        goto out;
+    if (json_object_object_get_ex(body, "content", &v) && v) {
+        if (!(content = jf_str(v)) || strlen(content) != (size_t)json_object_get_string_len(v)) {
+            reply_error(res, 200, E_INVALID_REQUEST, "'content' must be a string");
+            goto out;
+        }
+    }
+    if (jf_long_or_400(res, body, "expected_version", 1, 1L << 40, 0, &expected_version) ||
+        jf_string_or_400(res, body, "expected_updated", 0, 64, &expected_updated) ||
+        rules_need_admin(req, res, t.category))
+        goto out;
+    if (document_prepare(t.category, t.path, content, strlen(content), &doc, &err)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "%s", err.data);
+        goto out;
+    }
+    k.space = xstrdup(req->who.space);
+    k.category = xstrdup(t.category);
+    k.path = xstrdup(t.path);
+    k.score = 3;
+    document_fill(&k, t.category, t.path, doc.data, doc.len);
+    /* Update the document at this path, or create it; a create that loses a
+     * race to another writer becomes an update (its version stays a revision). */
+    for (int attempt = 0; attempt < 3; attempt++) {
+        knowledge_release(&old);
+        rc = store_knowledge_get_by_path(req->store, req->who.space, t.category, t.path, &old);
+        if (rc == STORE_OK) {
+            if ((expected_version && expected_version != old.version) ||
+                (expected_updated && strcmp(expected_updated, old.updated_at) != 0)) {
+                reply_error(res, 200, E_CONFLICT,
+                            "The document was changed by someone else (now version %ld, "
+                            "updated %s); reload it and try again",
+                            old.version, old.updated_at);
+                goto out;
+            }
+            rc = store_knowledge_update(req->store, req->who.space, old.id, &k, expected_version,
+                                        req->who.actor, "write");
+            if (rc == STORE_OK) {
+                free(k.id);
+                k.id = xstrdup(old.id);
+            }
+        } else if (rc == STORE_NOT_FOUND) {
+            if (expected_version || expected_updated) {
+                reply_error(res, 200, E_CONFLICT,
+                            "The document was deleted or moved since you read it");
+                goto out;
+            }
+            rc = knowledge_create(req->store, &k, req->who.actor);
+            created = rc == STORE_OK;
+        }
+        if (rc != STORE_CONFLICT || expected_version || expected_updated)
+            break;
+    }
+    if (rc == STORE_CONFLICT) {
+        reply_error(res, 200, E_CONFLICT,
+                    "The document was changed by someone else; reload it and try again");
+    } else if (rc) {
+        reply_store_error(res, rc, "Knowledge file");
+    } else {
+        struct knowledge now;
+        struct json_object *data = json_object_new_object();
+        json_object_object_add(data, "category", json_object_new_string(t.category));
+        json_object_object_add(data, "path", json_object_new_string(t.path));
+        json_object_object_add(data, "id", json_object_new_string(k.id));
+        if (store_knowledge_get(req->store, req->who.space, k.id, 0, &now) == STORE_OK) {
+            json_object_object_add(data, "version", json_object_new_int64(now.version));
+            json_object_object_add(data, "updated_at", json_object_new_string(now.updated_at));
+            knowledge_release(&now);
+        }
+        json_object_object_add(data, "created", json_object_new_boolean(created));
+        reply_data(res, data);
+    }
+out:
+    knowledge_release(&k);
+    knowledge_release(&old);
+    buf_release(&doc);
+    buf_release(&err);
+    target_release(&t);
+    json_object_put(body);
+}
+
+/* ---- /rename ---- */
+
+void h_files_rename(struct request *req, struct response *res)
+{
+    struct json_object *body = http_body_json_or_400(req, res), *nb = NULL;
+    struct target from = {0}, to = {0};
+    struct knowledge old, k;
+    long expected_version;
+    char *new_category;
+    int rc;
+
+    if (!body)
+        return;
+    knowledge_init(&old);
+    knowledge_init(&k);
+    if (target_or_400(res, body, "path", &from) ||
+        jf_long_or_400(res, body, "expected_version", 1, 1L << 40, 0, &expected_version))
+        goto out;
+    /* The destination: new_path in new_category (default: the same category). */
+    new_category = stripped_field(body, "new_category");
+    nb = json_object_new_object();
+    json_object_object_add(nb, "category",
+                           json_object_new_string(new_category && *new_category ? new_category
+                                                                                 : from.category));
+    free(new_category);
+    if (json_object_object_get_ex(body, "new_path", NULL))
+        json_object_object_add(nb, "new_path",
+                               json_object_get(json_object_object_get(body, "new_path")));
+    if (target_or_400(res, nb, "new_path", &to) || rules_need_admin(req, res, from.category) ||
+        rules_need_admin(req, res, to.category))
+        goto out;
+    rc = store_knowledge_get_by_path(req->store, req->who.space, from.category, from.path, &old);
+    if (rc == STORE_NOT_FOUND) {
+        reply_error(res, 200, E_FILE_NOT_FOUND, "Knowledge file not found");
+        goto out;
+    }
+    if (rc) {
+        reply_store_error(res, rc, "Knowledge file");
+        goto out;
+    }
+    if (strcmp(from.category, to.category) || strcmp(from.path, to.path)) {
+        struct knowledge taken;
+        if (store_knowledge_get_by_path(req->store, req->who.space, to.category, to.path,
+                                        &taken) == STORE_OK) {
+            knowledge_release(&taken);
+            reply_error(res, 200, E_CONFLICT, "A document already exists at %s/%s", to.category,
+                        to.path);
+            goto out;
+        }
+        k.category = xstrdup(to.category);
+        k.path = xstrdup(to.path);
+        document_fill(&k, to.category, to.path, old.document, strlen(old.document));
+        rc = store_knowledge_update(req->store, req->who.space, old.id, &k, expected_version,
+                                    req->who.actor, "rename");
+        if (rc == STORE_CONFLICT) {
+            reply_error(res, 200, E_CONFLICT,
+                        "The document changed, or %s/%s was taken, meanwhile; reload and retry",
+                        to.category, to.path);
+            goto out;
+        }
+        if (rc) {
+            reply_store_error(res, rc, "Knowledge file");
+            goto out;
+        }
+    }
+    {
+        struct json_object *data = json_object_new_object();
+        json_object_object_add(data, "category", json_object_new_string(to.category));
+        json_object_object_add(data, "path", json_object_new_string(to.path));
+        json_object_object_add(data, "id", json_object_new_string(old.id));
+        reply_data(res, data);
+    }
+out:
+    knowledge_release(&old);
+    knowledge_release(&k);
+    target_release(&from);
+    target_release(&to);
+    json_object_put(nb);
+    json_object_put(body);
+}
+
+/* ---- /delete ---- */
+
+void h_files_delete(struct request *req, struct response *res)
+{
+    struct json_object *body = http_body_json_or_400(req, res);
+    struct target t = {0};
+    struct knowledge k;
+    int rc;
+    if (!body)
+        return;
+    knowledge_init(&k);
+    if (target_or_400(res, body, "path", &t) || rules_need_admin(req, res, t.category))
+        goto out;
+    rc = store_knowledge_get_by_path(req->store, req->who.space, t.category, t.path, &k);
+    if (rc == STORE_OK)
+        rc = store_knowledge_delete(req->store, req->who.space, k.id, req->who.actor);
+    if (rc == STORE_NOT_FOUND)
+        reply_error(res, 200, E_FILE_NOT_FOUND, "Knowledge file not found");
+    else if (rc)
+        reply_store_error(res, rc, "Knowledge file");
+    else
+        reply_data(res, NULL);
+out:
+    knowledge_release(&k);
+    target_release(&t);
+    json_object_put(body);
+}
+
+/* ---- /trash ---- */
+
+static int trash_add(const struct knowledge *k, void *ctx)
+{
+    struct json_object *o = json_object_new_object();
+    json_object_object_add(o, "id", json_object_new_string(k->id));
+    json_object_object_add(o, "category", json_object_new_string(k->category));
+    json_object_object_add(o, "path", json_object_new_string(k->path));
+    json_object_object_add(o, "title", json_object_new_string(k->title));
+    json_object_object_add(o, "version", json_object_new_int64(k->version));
+    json_object_object_add(o, "deleted_at", json_object_new_string(k->updated_at));
+    json_object_array_add(ctx, o);
+    return 0;
+}
+
+void h_files_trash(struct request *req, struct response *res)
+{
+    struct json_object *body = http_body_json_or_400(req, res), *items;
+    char *category;
+    int rc;
+    if (!body)
+        return;
+    category = stripped_field(body, "category");
+    if (category && *category && !category_valid(category)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "Invalid category: %s", category);
+    } else {
+        items = json_object_new_array();
+        rc = store_knowledge_scan(req->store, req->who.space, SCAN_DELETED,
+                                  category && *category ? category : NULL, 0, trash_add, items);
+        if (rc) {
+            json_object_put(items);
+            reply_store_error(res, rc, "Knowledge file");
+        } else {
+            struct json_object *data = json_object_new_object();
+            json_object_object_add(data, "items", items);
+            reply_data(res, data);
+        }
+    }
+    free(category);
+    json_object_put(body);
+}
