@@ -1,7 +1,7 @@
 /* document: Markdown + YAML front matter documents of the file view. */
 #include "document.h"
 #include "frontmatter.h"
-#include "limits.h"
+#include "knowledge_limits.h"
 #include "paths.h"
 #include "util.h"
 

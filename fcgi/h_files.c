@@ -5,7 +5,7 @@
 #include "document.h"
 #include "handlers.h"
 #include "jfield.h"
-#include "limits.h"
+#include "knowledge_limits.h"
 #include "markdown.h"
 #include "paths.h"
 #include "store.h"

@@ -4,7 +4,7 @@
 #include "auth.h"
 #include "handlers.h"
 #include "jfield.h"
-#include "limits.h"
+#include "knowledge_limits.h"
 #include "paths.h"
 #include "store.h"
 #include "util.h"

@@ -70,7 +70,7 @@ void knowledge_init(struct knowledge *k);
 /* Free every owned string and zero the struct. */
 void knowledge_release(struct knowledge *k);
 
-/* A fresh id "knowledge-YYYYMMDD-<16 hex>" (27 bytes + NUL). */
+/* A fresh id "knowledge-YYYYMMDD-<8 hex>" (27 bytes + NUL). */
 void knowledge_new_id(char out[static 36]);
 
 /* The seed-003 JSON of k (plus category, path, title, description, source,

@@ -208,7 +208,10 @@ static int status_of(int rc)
     case SQLITE_ROW:
         return STORE_OK;
     case SQLITE_CONSTRAINT:
-        return STORE_CONFLICT;
+        /* Only uniqueness is a conflict; a CHECK or NOT NULL failure is a bug. */
+        return rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY
+                   ? STORE_CONFLICT
+                   : STORE_ERROR;
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
         return STORE_BUSY;

@@ -1,7 +1,7 @@
-/* limits: the size limits of knowledge documents (REFERENCE.md section 2),
+/* knowledge_limits: the size limits of knowledge documents (REFERENCE.md section 2),
  * in Unicode characters, shared by the entry view and the file view. */
-#ifndef KNOWHUB_LIMITS_H
-#define KNOWHUB_LIMITS_H
+#ifndef KNOWHUB_KNOWLEDGE_LIMITS_H
+#define KNOWHUB_KNOWLEDGE_LIMITS_H
 
 #define LIMIT_RULE_DESCRIPTION 100
 #define LIMIT_RULES_BODY 350

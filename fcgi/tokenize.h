@@ -1,0 +1,30 @@
+/* tokenize: the one tokenizer of KnowHub, for indexing (the FTS5 tokenizer
+ * "knowhub" in store.c) and for queries, so both always agree.
+ *   - ASCII is lower-cased and full-width ASCII folded to half-width;
+ *     Latin-1, Latin Extended-A, Greek and Cyrillic capitals are lower-cased;
+ *   - words are runs of [a-z0-9_] and of other letters (é, ü, Cyrillic, kana,
+ *     Hangul...): "café" stays "café"; Han characters always stand apart,
+ *     so "帮我分析ROI" gives the Han piece and "roi";
+ *   - Han runs are cut at Chinese stop words (的 了 和 是 在 帮我 请 ...) and
+ *     each piece becomes overlapping bigrams (a lone character a unigram);
+ *   - English stop words (the reference's list) and ASCII words of two
+ *     characters or fewer are dropped. */
+#ifndef KNOWHUB_TOKENIZE_H
+#define KNOWHUB_TOKENIZE_H
+
+#include <stddef.h>
+
+/* Called for each token: the folded token text (n bytes, not NUL-terminated)
+ * and the byte range [start, end) of the input it came from. A non-zero
+ * return stops tokenizing and is returned by tokenize(). */
+typedef int (*token_fn)(void *ctx, const char *token, size_t n, size_t start, size_t end);
+
+/* Tokenize text[0..len) (UTF-8; invalid bytes are separators). */
+int tokenize(const char *text, size_t len, token_fn emit, void *ctx);
+
+/* Lower-case and fold text like the tokenizer does (for substring matching
+ * of fields against tokens); the result goes to out. */
+struct buf;
+void tokenize_fold(const char *text, size_t len, struct buf *out);
+
+#endif

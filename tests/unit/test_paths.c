@@ -1,0 +1,195 @@
+/* test_paths: file-view path checks in the reference's order and with its
+ * messages (REFERENCE.md section 2), the characters KnowHub refuses on top,
+ * normalisation and path_stem. */
+#include "harness.h"
+#include "paths.h"
+
+static struct buf out, err;
+
+/* Expect path_check to refuse (category, path) with exactly message. */
+static void refused(const char *category, const char *path, const char *message, int line)
+{
+    int rc = path_check(category, path, &out, &err);
+    if (!harness_check_int(rc, -1, "path_check(...)", "-1", __FILE__, line))
+        fprintf(stderr, "    (%s, \"%s\")\n", category ? category : "NULL", path);
+    harness_check_str(err.data, message, "err", "message", __FILE__, line);
+}
+
+/* Expect path_check to accept (category, path), normalised to norm. */
+static void accepted(const char *category, const char *path, const char *norm, int line)
+{
+    int rc = path_check(category, path, &out, &err);
+    if (!harness_check_int(rc, 0, "path_check(...)", "0", __FILE__, line))
+        fprintf(stderr, "    (%s, \"%s\"): %s\n", category, path, err.data);
+    harness_check_str(out.data, norm, "out", "norm", __FILE__, line);
+}
+
+#define REFUSED(c, p, m) refused((c), (p), (m), __LINE__)
+#define ACCEPTED(c, p, n) accepted((c), (p), (n), __LINE__)
+
+static void test_categories(void)
+{
+    CHECK(category_valid("rules"));
+    CHECK(category_valid("experiences"));
+    CHECK(!category_valid("x"));
+    CHECK(!category_valid("Rules"));
+    CHECK(!category_valid(""));
+    CHECK(!category_valid("rules "));
+    CHECK(!category_valid(NULL));
+}
+
+static void test_reference_messages(void)
+{
+    /* 1. category first, even before an empty path */
+    REFUSED("x", "a.md", "Invalid category: 'x'");
+    REFUSED("x", "", "Invalid category: 'x'");
+    REFUSED("", "a.md", "Invalid category: ''");
+    /* 2. empty path */
+    REFUSED("rules", "", "Empty path");
+    REFUSED("experiences", "", "Empty path");
+    /* 3. the .md suffix, case-sensitive */
+    REFUSED("rules", "a.MD", "Knowledge files must be .md format");
+    REFUSED("rules", ".MD", "Knowledge files must be .md format");
+    REFUSED("experiences", "notes.txt", "Knowledge files must be .md format");
+    REFUSED("experiences", ".txt", "Knowledge files must be .md format");
+    REFUSED("rules", "x", "Knowledge files must be .md format");
+    REFUSED("rules", "a.md.txt", "Knowledge files must be .md format");
+    REFUSED("experiences", "a.md/b", "Knowledge files must be .md format");
+    REFUSED("rules", ".", "Knowledge files must be .md format");
+    REFUSED("rules", "/", "Knowledge files must be .md format");
+    /* the suffix check comes before the depth check */
+    REFUSED("rules", "a/b/c.txt", "Knowledge files must be .md format");
+    /* 4. depth: rules are flat */
+    REFUSED("rules", "a/b.md", "rules does not allow sub-directories");
+    REFUSED("rules", "../../../etc/passwd.md", "rules does not allow sub-directories");
+    REFUSED("rules", "../x.md", "rules does not allow sub-directories");
+    REFUSED("rules", "/x.md", "rules does not allow sub-directories");
+    /* experiences: at most one level */
+    REFUSED("experiences", "a/b/c.md", "experiences allows at most one level of sub-directories");
+    REFUSED("experiences", "/etc/passwd.md",
+            "experiences allows at most one level of sub-directories");
+    REFUSED("experiences", "../../x.md", "experiences allows at most one level of sub-directories");
+    /* then the confinement checks */
+    REFUSED("experiences", "/x.md", "Absolute path not allowed: '/x.md'");
+    REFUSED("experiences", "../x.md", "Path traversal segment '..' in: '../x.md'");
+    REFUSED("experiences", "a/../b.md", "experiences allows at most one level of sub-directories");
+    REFUSED("experiences", "../a.md", "Path traversal segment '..' in: '../a.md'");
+    /* ".md" alone has no stem, so no suffix (pathlib's rule) */
+    REFUSED("rules", ".md", "Knowledge files must be .md format");
+    REFUSED("experiences", "a/.md", "Knowledge files must be .md format");
+}
+
+static void test_refused_characters(void)
+{
+    const char *msg = "Path contains a backslash or a control character";
+    REFUSED("rules", "a\\b.md", msg);
+    REFUSED("rules", "..\\..\\x.md", msg);
+    REFUSED("experiences", "a\\..\\b.md", msg);
+    REFUSED("rules", "a\tb.md", msg);
+    REFUSED("rules", "a\nb.md", msg);
+    REFUSED("rules", "a\rb.md", msg);
+    REFUSED("rules", "\x01.md", msg);
+    REFUSED("rules", "a\x1f.md", msg);
+    REFUSED("rules", "a\x7f.md", msg);
+    REFUSED("experiences", "dir\x1b/x.md", msg);
+    /* invalid UTF-8 */
+    REFUSED("rules", "a\xff.md", "Path must be valid UTF-8 of at most 255 characters");
+    REFUSED("rules", "\xed\xa0\x80.md", "Path must be valid UTF-8 of at most 255 characters");
+    REFUSED("rules", "\xc0\xaf.md", "Path must be valid UTF-8 of at most 255 characters");
+}
+
+static void test_length_limit(void)
+{
+    struct buf p;
+    buf_init(&p, 4096);
+    /* 252 + ".md" = 255 characters: accepted */
+    for (int i = 0; i < 252; i++)
+        buf_addch(&p, 'a');
+    buf_adds(&p, ".md");
+    CHECK_INT(path_check("rules", p.data, &out, &err), 0);
+    buf_reset(&p);
+    for (int i = 0; i < 253; i++)
+        buf_addch(&p, 'a');
+    buf_adds(&p, ".md");
+    REFUSED("rules", p.data, "Path must be valid UTF-8 of at most 255 characters");
+    /* counted in characters, not bytes: 252 CJK characters + ".md" pass */
+    buf_reset(&p);
+    for (int i = 0; i < 252; i++)
+        buf_adds(&p, "\xe4\xb8\xad");
+    buf_adds(&p, ".md");
+    CHECK_INT(path_check("rules", p.data, &out, &err), 0);
+    buf_release(&p);
+}
+
+static void test_accepted_and_normalised(void)
+{
+    ACCEPTED("rules", "a.md", "a.md");
+    ACCEPTED("experiences", "a.md", "a.md");
+    ACCEPTED("experiences", "folder/a.md", "folder/a.md");
+    /* Unicode names and spaces are allowed */
+    ACCEPTED("rules", "\xe8\xa7\x84\xe5\x88\x99.md", "\xe8\xa7\x84\xe5\x88\x99.md"); /* 规则.md */
+    ACCEPTED("experiences",
+             "\xe7\xbb\x8f\xe9\xaa\x8c/\xe6\x95\xb0\xe6\x8d\xae "
+             "\xe5\x88\x86\xe6\x9e\x90.md",
+             "\xe7\xbb\x8f\xe9\xaa\x8c/\xe6\x95\xb0\xe6\x8d\xae \xe5\x88\x86\xe6\x9e\x90.md");
+    ACCEPTED("rules", "my rule with spaces.md", "my rule with spaces.md");
+    ACCEPTED("experiences", "sub dir/emoji \xf0\x9f\x98\x80.md",
+             "sub dir/emoji \xf0\x9f\x98\x80.md");
+    ACCEPTED("rules", "caf\xc3\xa9.md", "caf\xc3\xa9.md");
+    /* normalisation: empty and "." segments vanish */
+    ACCEPTED("experiences", "a//b.md", "a/b.md");
+    ACCEPTED("experiences", "./a.md", "a.md");
+    ACCEPTED("rules", "./a.md", "a.md");
+    ACCEPTED("experiences", "a/./b.md", "a/b.md");
+    ACCEPTED("experiences", "./a//./b.md", "a/b.md");
+    ACCEPTED("rules", "a.md/", "a.md");
+    /* dots inside names are not traversal */
+    ACCEPTED("rules", "..a.md", "..a.md");
+    ACCEPTED("rules", "a..b.md", "a..b.md");
+    ACCEPTED("experiences", "...x/a.md", "...x/a.md");
+    /* out is reset on every call; err is emptied on success */
+    path_check("rules", "x.txt", &out, &err);
+    ACCEPTED("rules", "b.md", "b.md");
+    CHECK_STR(err.data, "");
+    /* and out is emptied on failure */
+    CHECK_INT(path_check("rules", "a/b.md", &out, &err), -1);
+    CHECK_STR(out.data, "");
+}
+
+static void test_path_stem(void)
+{
+    struct buf s;
+    buf_init(&s, 1024);
+    path_stem("folder/name.md", &s);
+    CHECK_STR(s.data, "name");
+    path_stem("name.md", &s);
+    CHECK_STR(s.data, "name");
+    path_stem("a/b/c.md", &s);
+    CHECK_STR(s.data, "c");
+    path_stem("noext", &s);
+    CHECK_STR(s.data, "noext");
+    path_stem("dir/x.txt", &s);
+    CHECK_STR(s.data, "x.txt");
+    path_stem("a.md.md", &s);
+    CHECK_STR(s.data, "a.md");
+    path_stem("\xe7\xbb\x8f\xe9\xaa\x8c/\xe6\x95\xb0\xe6\x8d\xae.md", &s);
+    CHECK_STR(s.data, "\xe6\x95\xb0\xe6\x8d\xae");
+    path_stem("dir/", &s);
+    CHECK_STR(s.data, "");
+    buf_release(&s);
+}
+
+int main(void)
+{
+    buf_init(&out, 4096);
+    buf_init(&err, 4096);
+    test_categories();
+    test_reference_messages();
+    test_refused_characters();
+    test_length_limit();
+    test_accepted_and_normalised();
+    test_path_stem();
+    buf_release(&out);
+    buf_release(&err);
+    return test_summary();
+}

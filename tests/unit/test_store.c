@@ -1,0 +1,778 @@
+/* test_store: the SQLite store on ":memory:" (and one temporary file):
+ * migrations, tokens, knowledge entries (insert, get, list, cases, score,
+ * soft delete, revisions, revert), nested transactions and space scoping. */
+#include "harness.h"
+#include "knowledge.h"
+#include "store.h"
+#include "util.h"
+
+#include <sodium.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ACTOR "token:test:unit"
+
+/* ---- helpers ---- */
+
+/* Insert an entry with the given keys (other fields filled in); a store status. */
+static int insert_entry(struct store *st, const char *space, const char *id, const char *category,
+                        const char *path, unsigned types, int *id_taken)
+{
+    struct knowledge k;
+    int rc, taken = -1;
+    knowledge_init(&k);
+    k.id = xstrdup(id);
+    k.space = xstrdup(space);
+    k.category = xstrdup(category);
+    k.path = xstrdup(path);
+    k.title = xstrdup(id);
+    k.content = xstrdup("body");
+    k.scenario = xstrdup("when testing");
+    k.tags = xstrdup("[\"t1\",\"t2\"]");
+    k.types = types;
+    k.score = 3;
+    k.always_apply = 1;
+    rc = store_knowledge_insert(st, &k, ACTOR, &taken);
+    if (id_taken)
+        *id_taken = taken;
+    knowledge_release(&k);
+    return rc;
+}
+
+/* 1 when the entry id is active in space. */
+static int active(struct store *st, const char *space, const char *id)
+{
+    struct knowledge k;
+    int rc = store_knowledge_get(st, space, id, 0, &k);
+    knowledge_release(&k);
+    return rc == STORE_OK;
+}
+
+/* The version of an entry in any status, -1 when absent. */
+static long version_of(struct store *st, const char *space, const char *id)
+{
+    struct knowledge k;
+    long v = -1;
+    if (store_knowledge_get(st, space, id, 1, &k) == STORE_OK)
+        v = k.version;
+    knowledge_release(&k);
+    return v;
+}
+
+#define MAX_IDS 32
+struct ids {
+    char *id[MAX_IDS];
+    size_t n;
+    size_t stop_after; /* 0: never */
+};
+
+static void ids_release(struct ids *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->id[i]);
+    memset(l, 0, sizeof *l);
+}
+
+static int collect_entry(const struct knowledge *k, void *ctx)
+{
+    struct ids *l = ctx;
+    if (l->n < MAX_IDS)
+        l->id[l->n++] = xstrdup(k->id);
+    return l->stop_after && l->n >= l->stop_after;
+}
+
+static int collect_token(const struct token_record *t, void *ctx)
+{
+    struct ids *l = ctx;
+    if (l->n < MAX_IDS)
+        l->id[l->n++] = xstrdup(t->id);
+    return l->stop_after && l->n >= l->stop_after;
+}
+
+static int collect_case(const struct knowledge_case *c, void *ctx)
+{
+    struct ids *l = ctx;
+    if (l->n < MAX_IDS)
+        l->id[l->n++] = xstrdup(c->case_id);
+    return 0;
+}
+
+/* List an entry space with a filter; the ids in l, the total in *total. */
+static int list(struct store *st, const char *space, unsigned types, const char *category,
+                long limit, long offset, struct ids *l, long *total)
+{
+    struct knowledge_filter f = {types, category, limit, offset};
+    ids_release(l);
+    *total = -1;
+    return store_knowledge_list(st, space, &f, collect_entry, l, total);
+}
+
+/* Revisions, newest first. */
+struct revs {
+    long version[MAX_IDS];
+    char *reason[MAX_IDS];
+    struct json_object *doc[MAX_IDS];
+    size_t n;
+};
+
+static int collect_revision(const struct knowledge_revision *r, void *ctx)
+{
+    struct revs *v = ctx;
+    if (v->n < MAX_IDS) {
+        v->version[v->n] = r->version;
+        v->reason[v->n] = xstrdup(r->reason);
+        v->doc[v->n] = json_tokener_parse(r->document);
+        v->n++;
+    }
+    return 0;
+}
+
+static void revs_release(struct revs *v)
+{
+    for (size_t i = 0; i < v->n; i++) {
+        free(v->reason[i]);
+        json_object_put(v->doc[i]);
+    }
+    memset(v, 0, sizeof *v);
+}
+
+static int revisions(struct store *st, const char *space, const char *id, struct revs *v)
+{
+    revs_release(v);
+    return store_knowledge_revisions_each(st, space, id, collect_revision, v);
+}
+
+/* A member of a revision document as text ("null" for JSON null, NULL when absent). */
+static const char *doc_field(struct json_object *doc, const char *key)
+{
+    struct json_object *v;
+    if (!doc || !json_object_object_get_ex(doc, key, &v))
+        return NULL;
+    return json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+                                                    : json_object_to_json_string(v);
+}
+
+/* ---- migrations ---- */
+
+static void test_open_and_migrations(void)
+{
+    struct store *st = NULL;
+    char dir[] = "/tmp/knowhub-test-store-XXXXXX", path[128];
+    int version;
+    sqlite3 *db;
+
+    CHECK_INT(store_open(":memory:", &st), STORE_OK);
+    CHECK(st != NULL);
+    version = store_schema_version(st);
+    CHECK(version >= 1);
+    CHECK_INT(store_token_count(st), 0);
+    store_close(st);
+    store_close(NULL); /* allowed */
+
+    /* A file database: migrations run once, data survives a reopen. */
+    if (!CHECK(mkdtemp(dir) != NULL))
+        return;
+    snprintf(path, sizeof path, "%s/k.db", dir);
+    CHECK_INT(store_open(path, &st), STORE_OK);
+    CHECK_INT(store_schema_version(st), version);
+    CHECK_INT(insert_entry(st, "s", "persist-1", "rules", "p.md", 0, NULL), STORE_OK);
+    store_close(st);
+    st = NULL;
+    CHECK_INT(store_open(path, &st), STORE_OK);
+    CHECK_INT(store_schema_version(st), version);
+    CHECK(st && active(st, "s", "persist-1"));
+    store_close(st);
+
+    /* A database from a newer knowhub is refused, not downgraded. */
+    if (CHECK(sqlite3_open(path, &db) == SQLITE_OK)) {
+        CHECK(sqlite3_exec(db, "PRAGMA user_version = 9999", NULL, NULL, NULL) == SQLITE_OK);
+        sqlite3_close(db);
+    }
+    st = (struct store *)1;
+    CHECK(store_open(path, &st) != STORE_OK);
+    CHECK(st == NULL);
+    store_close(st);
+
+    /* A path that cannot be opened fails cleanly. */
+    st = (struct store *)1;
+    CHECK(store_open("/nonexistent-dir-knowhub/x/y.db", &st) != STORE_OK);
+    CHECK(st == NULL);
+
+    {
+        char f[160];
+        snprintf(f, sizeof f, "%s/k.db-wal", dir);
+        unlink(f);
+        snprintf(f, sizeof f, "%s/k.db-shm", dir);
+        unlink(f);
+        unlink(path);
+        rmdir(dir);
+    }
+}
+
+/* ---- tokens ---- */
+
+static void test_tokens(struct store *st)
+{
+    unsigned char h1[32], h2[32];
+    struct token_record t;
+    struct ids l = {0};
+
+    memset(h1, 0x11, sizeof h1);
+    memset(h2, 0x22, sizeof h2);
+    CHECK_INT(store_token_count(st), 0);
+    CHECK_INT(store_token_insert(st, "aaaaaaaaaaaaaaaa", h1, "tok-space", "admin", "ops"),
+              STORE_OK);
+    CHECK_INT(store_token_insert(st, "bbbbbbbbbbbbbbbb", h2, "tok-space", "reader", NULL),
+              STORE_OK);
+    CHECK_INT(store_token_count(st), 2);
+    /* duplicate id */
+    CHECK_INT(store_token_insert(st, "aaaaaaaaaaaaaaaa", h2, "other", "reader", ""),
+              STORE_CONFLICT);
+    CHECK_INT(store_token_count(st), 2);
+
+    CHECK_INT(store_token_get(st, "aaaaaaaaaaaaaaaa", &t), STORE_OK);
+    CHECK_STR(t.id, "aaaaaaaaaaaaaaaa");
+    CHECK_STR(t.space, "tok-space");
+    CHECK_STR(t.role, "admin");
+    CHECK_STR(t.label, "ops");
+    CHECK(t.created_at != NULL && strlen(t.created_at) == 19);
+    CHECK(t.last_used_at == NULL);
+    CHECK(t.revoked_at == NULL);
+    CHECK(memcmp(t.hash, h1, 32) == 0);
+    token_record_release(&t);
+    CHECK(t.id == NULL);
+
+    CHECK_INT(store_token_get(st, "bbbbbbbbbbbbbbbb", &t), STORE_OK);
+    CHECK_STR(t.label, ""); /* NULL label stored as empty */
+    CHECK(memcmp(t.hash, h2, 32) == 0);
+    token_record_release(&t);
+
+    CHECK_INT(store_token_get(st, "cccccccccccccccc", &t), STORE_NOT_FOUND);
+    CHECK(t.id == NULL);
+    token_record_release(&t);
+
+    /* touch records use */
+    CHECK_INT(store_token_touch(st, "aaaaaaaaaaaaaaaa"), STORE_OK);
+    CHECK_INT(store_token_get(st, "aaaaaaaaaaaaaaaa", &t), STORE_OK);
+    CHECK(t.last_used_at != NULL && strlen(t.last_used_at) == 19);
+    token_record_release(&t);
+
+    /* each: oldest first, with early stop */
+    CHECK_INT(store_token_each(st, collect_token, &l), STORE_OK);
+    CHECK_INT(l.n, 2);
+    if (l.n == 2) {
+        CHECK_STR(l.id[0], "aaaaaaaaaaaaaaaa");
+        CHECK_STR(l.id[1], "bbbbbbbbbbbbbbbb");
+    }
+    ids_release(&l);
+    l.stop_after = 1;
+    CHECK_INT(store_token_each(st, collect_token, &l), STORE_OK);
+    CHECK_INT(l.n, 1);
+    ids_release(&l);
+
+    /* revoke: once, then NOT_FOUND; unknown is NOT_FOUND */
+    CHECK_INT(store_token_revoke(st, "bbbbbbbbbbbbbbbb"), STORE_OK);
+    CHECK_INT(store_token_revoke(st, "bbbbbbbbbbbbbbbb"), STORE_NOT_FOUND);
+    CHECK_INT(store_token_revoke(st, "cccccccccccccccc"), STORE_NOT_FOUND);
+    CHECK_INT(store_token_get(st, "bbbbbbbbbbbbbbbb", &t), STORE_OK);
+    CHECK(t.revoked_at != NULL);
+    token_record_release(&t);
+    CHECK_INT(store_token_get(st, "aaaaaaaaaaaaaaaa", &t), STORE_OK);
+    CHECK(t.revoked_at == NULL); /* the other token is untouched */
+    token_record_release(&t);
+    /* revoked tokens are still counted and listed */
+    CHECK_INT(store_token_count(st), 2);
+    CHECK_INT(store_token_each(st, collect_token, &l), STORE_OK);
+    CHECK_INT(l.n, 2);
+    ids_release(&l);
+
+    CHECK_INT(store_space_ensure(st, "tok-space"), STORE_OK); /* idempotent */
+    CHECK_INT(store_space_ensure(st, "new-space"), STORE_OK);
+}
+
+/* ---- knowledge: insert, get, conflicts ---- */
+
+static void test_insert_get(struct store *st)
+{
+    struct knowledge k;
+    int taken = -1;
+
+    CHECK_INT(insert_entry(st, "A", "k-1", "experiences", "dir/one.md", KTYPE_TOOL, &taken),
+              STORE_OK);
+    CHECK_INT(taken, 0);
+    CHECK_INT(store_knowledge_get(st, "A", "k-1", 0, &k), STORE_OK);
+    CHECK_STR(k.id, "k-1");
+    CHECK_STR(k.space, "A");
+    CHECK_STR(k.category, "experiences");
+    CHECK_STR(k.path, "dir/one.md");
+    CHECK_STR(k.title, "k-1");
+    CHECK_STR(k.content, "body");
+    CHECK_STR(k.scenario, "when testing");
+    CHECK_STR(k.tags, "[\"t1\",\"t2\"]");
+    CHECK_STR(k.urls, "[]"); /* defaults for what was not given */
+    CHECK_STR(k.description, "");
+    CHECK_STR(k.source, "manual");
+    CHECK_INT(k.types, KTYPE_TOOL);
+    CHECK_INT(k.score, 3);
+    CHECK_INT(k.always_apply, 1);
+    CHECK_INT(k.helpful, 0);
+    CHECK_INT(k.harmful, 0);
+    CHECK_STR(k.status, "active");
+    CHECK(k.merged_into == NULL);
+    CHECK_INT(k.version, 1);
+    CHECK(k.created_at && strlen(k.created_at) == 19);
+    CHECK_STR(k.updated_at, k.created_at);
+    knowledge_release(&k);
+    CHECK(k.id == NULL);
+
+    CHECK_INT(store_knowledge_get(st, "A", "nope", 0, &k), STORE_NOT_FOUND);
+    CHECK(k.id == NULL);
+    knowledge_release(&k);
+    CHECK_INT(store_knowledge_get(st, "A", "nope", 1, &k), STORE_NOT_FOUND);
+    knowledge_release(&k);
+
+    /* duplicate id: CONFLICT, id_taken = 1, whatever the space and path */
+    taken = -1;
+    CHECK_INT(insert_entry(st, "A", "k-1", "experiences", "other.md", 0, &taken), STORE_CONFLICT);
+    CHECK_INT(taken, 1);
+    taken = -1;
+    CHECK_INT(insert_entry(st, "B", "k-1", "rules", "x.md", 0, &taken), STORE_CONFLICT);
+    CHECK_INT(taken, 1);
+    /* duplicate active path: CONFLICT, id_taken = 0 */
+    taken = -1;
+    CHECK_INT(insert_entry(st, "A", "k-2", "experiences", "dir/one.md", 0, &taken), STORE_CONFLICT);
+    CHECK_INT(taken, 0);
+    CHECK(!active(st, "A", "k-2"));
+    CHECK_INT(version_of(st, "A", "k-2"), -1); /* nothing half-written */
+    /* the same path in another category or another space is free */
+    CHECK_INT(insert_entry(st, "A", "k-3", "rules", "dir/one.md", 0, &taken), STORE_OK);
+    CHECK_INT(insert_entry(st, "B", "k-4", "experiences", "dir/one.md", 0, &taken), STORE_OK);
+    /* after a delete the path is free again */
+    CHECK_INT(store_knowledge_delete(st, "A", "k-1", ACTOR), STORE_OK);
+    taken = -1;
+    CHECK_INT(insert_entry(st, "A", "k-2", "experiences", "dir/one.md", 0, &taken), STORE_OK);
+    CHECK_INT(taken, 0);
+    CHECK(active(st, "A", "k-2"));
+}
+
+/* ---- list ---- */
+
+static void test_list(struct store *st)
+{
+    struct ids l = {0};
+    long total;
+
+    /* In insertion order: L1 .. L6 (L6 newest). */
+    CHECK_INT(insert_entry(st, "L", "L1", "experiences", "1.md", KTYPE_TOOL, NULL), STORE_OK);
+    CHECK_INT(insert_entry(st, "L", "L2", "rules", "2.md", KTYPE_PLAN, NULL), STORE_OK);
+    CHECK_INT(insert_entry(st, "L", "L3", "experiences", "3.md", KTYPE_TOOL | KTYPE_PLAN, NULL),
+              STORE_OK);
+    CHECK_INT(insert_entry(st, "L", "L4", "experiences", "4.md", 0, NULL), STORE_OK);
+    CHECK_INT(insert_entry(st, "L", "L5", "rules", "5.md", KTYPE_STRATEGY, NULL), STORE_OK);
+    CHECK_INT(insert_entry(st, "L", "L6", "experiences", "6.md", KTYPE_DEFINITION, NULL), STORE_OK);
+    CHECK_INT(insert_entry(st, "other", "O1", "experiences", "1.md", KTYPE_TOOL, NULL), STORE_OK);
+
+    /* all, newest first */
+    CHECK_INT(list(st, "L", 0, NULL, 10, 0, &l, &total), STORE_OK);
+    CHECK_INT(total, 6);
+    CHECK_INT(l.n, 6);
+    if (l.n == 6) {
+        CHECK_STR(l.id[0], "L6");
+        CHECK_STR(l.id[1], "L5");
+        CHECK_STR(l.id[5], "L1");
+    }
+    /* limit and offset page; total counts every match */
+    CHECK_INT(list(st, "L", 0, NULL, 2, 1, &l, &total), STORE_OK);
+    CHECK_INT(total, 6);
+    CHECK_INT(l.n, 2);
+    if (l.n == 2) {
+        CHECK_STR(l.id[0], "L5");
+        CHECK_STR(l.id[1], "L4");
+    }
+    CHECK_INT(list(st, "L", 0, NULL, 10, 6, &l, &total), STORE_OK);
+    CHECK_INT(total, 6);
+    CHECK_INT(l.n, 0);
+    CHECK_INT(list(st, "L", 0, NULL, 10, 5, &l, &total), STORE_OK);
+    CHECK_INT(l.n, 1);
+    /* type bitmask: any of the given types */
+    CHECK_INT(list(st, "L", KTYPE_TOOL, NULL, 10, 0, &l, &total), STORE_OK);
+    CHECK_INT(total, 2);
+    CHECK_INT(l.n, 2);
+    if (l.n == 2) {
+        CHECK_STR(l.id[0], "L3");
+        CHECK_STR(l.id[1], "L1");
+    }
+    CHECK_INT(list(st, "L", KTYPE_PLAN | KTYPE_STRATEGY, NULL, 10, 0, &l, &total), STORE_OK);
+    CHECK_INT(total, 3); /* L2, L3, L5 */
+    CHECK_INT(list(st, "L", KTYPE_USECASE, NULL, 10, 0, &l, &total), STORE_OK);
+    CHECK_INT(total, 0);
+    CHECK_INT(l.n, 0);
+    /* category filter, alone and with types */
+    CHECK_INT(list(st, "L", 0, "rules", 10, 0, &l, &total), STORE_OK);
+    CHECK_INT(total, 2);
+    if (l.n == 2) {
+        CHECK_STR(l.id[0], "L5");
+        CHECK_STR(l.id[1], "L2");
+    }
+    CHECK_INT(list(st, "L", KTYPE_PLAN, "experiences", 10, 0, &l, &total), STORE_OK);
+    CHECK_INT(total, 1);
+    if (l.n == 1)
+        CHECK_STR(l.id[0], "L3");
+    /* deleted entries are not listed */
+    CHECK_INT(store_knowledge_delete(st, "L", "L6", ACTOR), STORE_OK);
+    CHECK_INT(list(st, "L", 0, NULL, 10, 0, &l, &total), STORE_OK);
+    CHECK_INT(total, 5);
+    if (l.n == 5)
+        CHECK_STR(l.id[0], "L5");
+    /* early stop keeps the total */
+    ids_release(&l);
+    l.stop_after = 2;
+    {
+        struct knowledge_filter f = {0, NULL, 10, 0};
+        CHECK_INT(store_knowledge_list(st, "L", &f, collect_entry, &l, &total), STORE_OK);
+    }
+    CHECK_INT(l.n, 2);
+    CHECK_INT(total, 5);
+    ids_release(&l);
+    /* an empty or unknown space */
+    CHECK_INT(list(st, "nobody", 0, NULL, 10, 0, &l, &total), STORE_OK);
+    CHECK_INT(total, 0);
+    CHECK_INT(l.n, 0);
+    /* a list inside a transaction sees the transaction's own writes */
+    CHECK_INT(store_begin(st), STORE_OK);
+    CHECK_INT(insert_entry(st, "L", "L7", "experiences", "7.md", 0, NULL), STORE_OK);
+    CHECK_INT(list(st, "L", 0, NULL, 10, 0, &l, &total), STORE_OK);
+    CHECK_INT(total, 6);
+    if (l.n >= 1)
+        CHECK_STR(l.id[0], "L7");
+    store_rollback(st);
+    CHECK_INT(list(st, "L", 0, NULL, 10, 0, &l, &total), STORE_OK);
+    CHECK_INT(total, 5);
+    ids_release(&l);
+}
+
+/* ---- cases, score, feedback ---- */
+
+static void test_cases_and_score(struct store *st)
+{
+    struct knowledge k;
+    struct knowledge_case c = {.kind = "helpful",
+                               .case_id = "c1",
+                               .scenario = "sc",
+                               .result = "ok",
+                               .agent_id = "agent-7"};
+    struct ids l = {0};
+    struct revs v = {0};
+    int added = -1;
+    long fid1 = 0, fid2 = 0;
+
+    CHECK_INT(insert_entry(st, "C", "case-e", "experiences", "c.md", 0, NULL), STORE_OK);
+
+    CHECK_INT(store_knowledge_add_case(st, "C", "case-e", &c, ACTOR, &added), STORE_OK);
+    CHECK_INT(added, 1);
+    added = -1;
+    CHECK_INT(store_knowledge_add_case(st, "C", "case-e", &c, ACTOR, &added), STORE_OK);
+    CHECK_INT(added, 0); /* the same (kind, case_id) counts once */
+    c.kind = "harmful";
+    CHECK_INT(store_knowledge_add_case(st, "C", "case-e", &c, ACTOR, &added), STORE_OK);
+    CHECK_INT(added, 1); /* same case id, other kind: counted */
+    c.kind = "helpful";
+    c.case_id = "c2";
+    CHECK_INT(store_knowledge_add_case(st, "C", "case-e", &c, ACTOR, &added), STORE_OK);
+    CHECK_INT(added, 1);
+    CHECK_INT(store_knowledge_get(st, "C", "case-e", 0, &k), STORE_OK);
+    CHECK_INT(k.helpful, 2);
+    CHECK_INT(k.harmful, 1);
+    CHECK_INT(k.version, 1); /* cases are not revisions */
+    knowledge_release(&k);
+
+    CHECK_INT(store_knowledge_cases_each(st, "case-e", "helpful", collect_case, &l), STORE_OK);
+    CHECK_INT(l.n, 2);
+    if (l.n == 2) {
+        CHECK_STR(l.id[0], "c1"); /* oldest first */
+        CHECK_STR(l.id[1], "c2");
+    }
+    ids_release(&l);
+    CHECK_INT(store_knowledge_cases_each(st, "case-e", "harmful", collect_case, &l), STORE_OK);
+    CHECK_INT(l.n, 1);
+    ids_release(&l);
+
+    /* unknown entry */
+    added = -1;
+    CHECK_INT(store_knowledge_add_case(st, "C", "missing", &c, ACTOR, &added), STORE_NOT_FOUND);
+    CHECK_INT(added, 0);
+
+    /* score: a revision only when it changes */
+    CHECK_INT(store_knowledge_set_score(st, "C", "case-e", 3, ACTOR), STORE_OK);
+    CHECK_INT(version_of(st, "C", "case-e"), 1);
+    CHECK_INT(revisions(st, "C", "case-e", &v), STORE_OK);
+    CHECK_INT(v.n, 1);
+    CHECK_INT(store_knowledge_set_score(st, "C", "case-e", 5, ACTOR), STORE_OK);
+    CHECK_INT(version_of(st, "C", "case-e"), 2);
+    CHECK_INT(store_knowledge_set_score(st, "C", "case-e", 5, ACTOR), STORE_OK);
+    CHECK_INT(version_of(st, "C", "case-e"), 2);
+    CHECK_INT(revisions(st, "C", "case-e", &v), STORE_OK);
+    CHECK_INT(v.n, 2);
+    if (v.n == 2) {
+        CHECK_INT(v.version[0], 2); /* newest first */
+        CHECK_STR(v.reason[0], "score");
+        CHECK_STR(doc_field(v.doc[0], "score"), "5");
+        CHECK_INT(v.version[1], 1);
+        CHECK_STR(v.reason[1], "create");
+        CHECK_STR(doc_field(v.doc[1], "score"), "3");
+        CHECK_STR(doc_field(v.doc[1], "path"), "c.md");
+        CHECK_STR(doc_field(v.doc[1], "status"), "active");
+        CHECK_STR(doc_field(v.doc[1], "category"), "experiences");
+        CHECK_STR(doc_field(v.doc[1], "tags"), "[ \"t1\", \"t2\" ]");
+    }
+    revs_release(&v);
+    CHECK_INT(store_knowledge_get(st, "C", "case-e", 0, &k), STORE_OK);
+    CHECK_INT(k.score, 5);
+    CHECK_INT(k.helpful, 2); /* counters survive a score change */
+    knowledge_release(&k);
+    CHECK_INT(store_knowledge_set_score(st, "C", "missing", 4, ACTOR), STORE_NOT_FOUND);
+
+    /* feedback rows get increasing ids */
+    CHECK_INT(store_knowledge_add_feedback(st, "C", "case-e", "make it shorter", ACTOR, &fid1),
+              STORE_OK);
+    CHECK_INT(store_knowledge_add_feedback(st, "C", "case-e", "and clearer", ACTOR, &fid2),
+              STORE_OK);
+    CHECK(fid1 > 0 && fid2 > fid1);
+    CHECK_INT(store_knowledge_add_feedback(st, "C", "missing", "x", ACTOR, &fid1), STORE_NOT_FOUND);
+    CHECK_INT(store_audit(st, "C", ACTOR, "test.action", "case-e"), STORE_OK);
+}
+
+/* ---- delete, revisions, revert ---- */
+
+static void test_delete_revert(struct store *st)
+{
+    struct knowledge k;
+    struct revs v = {0};
+
+    CHECK_INT(insert_entry(st, "D", "del-1", "experiences", "d/x.md", 0, NULL), STORE_OK);
+    CHECK_INT(store_knowledge_set_score(st, "D", "del-1", 1, ACTOR), STORE_OK); /* v2 */
+    CHECK_INT(store_knowledge_delete(st, "D", "del-1", ACTOR), STORE_OK);       /* v3 */
+
+    /* soft: gone for active reads, still there in any status */
+    CHECK(!active(st, "D", "del-1"));
+    CHECK_INT(store_knowledge_get(st, "D", "del-1", 1, &k), STORE_OK);
+    CHECK_STR(k.status, "deleted");
+    CHECK_INT(k.version, 3);
+    CHECK_STR(k.path, "d/x.md");
+    knowledge_release(&k);
+    CHECK_INT(store_knowledge_delete(st, "D", "del-1", ACTOR), STORE_NOT_FOUND);
+    CHECK_INT(store_knowledge_delete(st, "D", "never", ACTOR), STORE_NOT_FOUND);
+    /* writes to a deleted entry are refused */
+    CHECK_INT(store_knowledge_set_score(st, "D", "del-1", 4, ACTOR), STORE_NOT_FOUND);
+
+    CHECK_INT(revisions(st, "D", "del-1", &v), STORE_OK);
+    CHECK_INT(v.n, 3);
+    if (v.n == 3) {
+        CHECK_INT(v.version[0], 3);
+        CHECK_STR(v.reason[0], "delete");
+        CHECK_STR(doc_field(v.doc[0], "status"), "deleted");
+        CHECK_INT(v.version[2], 1);
+        CHECK(v.doc[0] && v.doc[1] && v.doc[2]); /* every document is JSON */
+    }
+    CHECK_INT(revisions(st, "D", "never", &v), STORE_NOT_FOUND);
+
+    /* revert a deleted entry to version 1: it comes back, as a new revision */
+    CHECK_INT(store_knowledge_revert(st, "D", "del-1", 1, ACTOR), STORE_OK);
+    CHECK_INT(store_knowledge_get(st, "D", "del-1", 0, &k), STORE_OK);
+    CHECK_STR(k.status, "active");
+    CHECK_INT(k.version, 4);
+    CHECK_INT(k.score, 3); /* version 1's score */
+    CHECK_STR(k.path, "d/x.md");
+    CHECK_STR(k.tags, "[\"t1\",\"t2\"]");
+    knowledge_release(&k);
+    CHECK_INT(revisions(st, "D", "del-1", &v), STORE_OK);
+    CHECK_INT(v.n, 4);
+    if (v.n == 4) {
+        CHECK_INT(v.version[0], 4);
+        CHECK_STR(v.reason[0], "revert");
+        CHECK_STR(doc_field(v.doc[0], "status"), "active");
+    }
+    /* revert to a revision that does not exist */
+    CHECK_INT(store_knowledge_revert(st, "D", "del-1", 99, ACTOR), STORE_NOT_FOUND);
+    CHECK_INT(store_knowledge_revert(st, "D", "never", 1, ACTOR), STORE_NOT_FOUND);
+    CHECK_INT(version_of(st, "D", "del-1"), 4);
+
+    /* the path is taken meanwhile: CONFLICT, and nothing changes */
+    CHECK_INT(store_knowledge_delete(st, "D", "del-1", ACTOR), STORE_OK); /* v5 */
+    CHECK_INT(insert_entry(st, "D", "del-2", "experiences", "d/x.md", 0, NULL), STORE_OK);
+    CHECK_INT(store_knowledge_revert(st, "D", "del-1", 1, ACTOR), STORE_CONFLICT);
+    CHECK_INT(store_knowledge_get(st, "D", "del-1", 1, &k), STORE_OK);
+    CHECK_STR(k.status, "deleted");
+    CHECK_INT(k.version, 5);
+    knowledge_release(&k);
+    CHECK_INT(revisions(st, "D", "del-1", &v), STORE_OK);
+    CHECK_INT(v.n, 5);
+    CHECK(active(st, "D", "del-2"));
+    /* once the path is free again, the revert works */
+    CHECK_INT(store_knowledge_delete(st, "D", "del-2", ACTOR), STORE_OK);
+    CHECK_INT(store_knowledge_revert(st, "D", "del-1", 1, ACTOR), STORE_OK);
+    CHECK(active(st, "D", "del-1"));
+    revs_release(&v);
+}
+
+/* ---- transactions ---- */
+
+static void test_transactions(struct store *st)
+{
+    int taken;
+
+    CHECK_INT(store_commit(st), STORE_ERROR); /* nothing to commit */
+    store_rollback(st);                       /* harmless */
+
+    /* rollback of the inner keeps the outer's work */
+    CHECK_INT(store_begin(st), STORE_OK);
+    CHECK_INT(insert_entry(st, "T", "t-outer", "experiences", "o.md", 0, NULL), STORE_OK);
+    CHECK_INT(store_begin(st), STORE_OK);
+    CHECK_INT(insert_entry(st, "T", "t-inner", "experiences", "i.md", 0, NULL), STORE_OK);
+    CHECK(active(st, "T", "t-inner"));
+    store_rollback(st);
+    CHECK(!active(st, "T", "t-inner"));
+    CHECK(active(st, "T", "t-outer"));
+    CHECK_INT(store_commit(st), STORE_OK);
+    CHECK(active(st, "T", "t-outer"));
+    CHECK(!active(st, "T", "t-inner"));
+
+    /* rollback of the outer discards an inner that was committed */
+    CHECK_INT(store_begin(st), STORE_OK);
+    CHECK_INT(store_begin(st), STORE_OK);
+    CHECK_INT(insert_entry(st, "T", "t-gone", "experiences", "g.md", 0, NULL), STORE_OK);
+    CHECK_INT(store_commit(st), STORE_OK);
+    CHECK(active(st, "T", "t-gone"));
+    store_rollback(st);
+    CHECK(!active(st, "T", "t-gone"));
+
+    /* three levels */
+    CHECK_INT(store_begin(st), STORE_OK);
+    CHECK_INT(insert_entry(st, "T", "t-l1", "experiences", "l1.md", 0, NULL), STORE_OK);
+    CHECK_INT(store_begin(st), STORE_OK);
+    CHECK_INT(insert_entry(st, "T", "t-l2", "experiences", "l2.md", 0, NULL), STORE_OK);
+    CHECK_INT(store_begin(st), STORE_OK);
+    CHECK_INT(insert_entry(st, "T", "t-l3", "experiences", "l3.md", 0, NULL), STORE_OK);
+    store_rollback(st);
+    CHECK_INT(store_commit(st), STORE_OK);
+    CHECK_INT(store_commit(st), STORE_OK);
+    CHECK(active(st, "T", "t-l1"));
+    CHECK(active(st, "T", "t-l2"));
+    CHECK(!active(st, "T", "t-l3"));
+    CHECK_INT(store_commit(st), STORE_ERROR); /* depth is back to 0 */
+
+    /* a failed write inside a transaction undoes only itself */
+    CHECK_INT(store_begin(st), STORE_OK);
+    CHECK_INT(insert_entry(st, "T", "t-a", "experiences", "a.md", 0, NULL), STORE_OK);
+    CHECK_INT(insert_entry(st, "T", "t-a", "experiences", "a2.md", 0, &taken), STORE_CONFLICT);
+    CHECK_INT(taken, 1);
+    CHECK_INT(insert_entry(st, "T", "t-b", "experiences", "a.md", 0, &taken), STORE_CONFLICT);
+    CHECK_INT(taken, 0);
+    CHECK_INT(insert_entry(st, "T", "t-c", "experiences", "c.md", 0, NULL), STORE_OK);
+    CHECK_INT(store_commit(st), STORE_OK);
+    CHECK(active(st, "T", "t-a"));
+    CHECK(!active(st, "T", "t-b"));
+    CHECK(active(st, "T", "t-c"));
+}
+
+/* ---- space scoping ---- */
+
+static void test_space_scoping(struct store *st)
+{
+    struct knowledge k;
+    struct knowledge_case c = {.kind = "helpful", .case_id = "x"};
+    struct revs v = {0};
+    struct ids l = {0};
+    long total, fid = 0;
+    int added = -1;
+
+    CHECK_INT(insert_entry(st, "mine", "own-1", "rules", "own.md", KTYPE_TOOL, NULL), STORE_OK);
+
+    CHECK_INT(store_knowledge_get(st, "theirs", "own-1", 0, &k), STORE_NOT_FOUND);
+    knowledge_release(&k);
+    CHECK_INT(store_knowledge_get(st, "theirs", "own-1", 1, &k), STORE_NOT_FOUND);
+    knowledge_release(&k);
+    CHECK_INT(store_knowledge_add_case(st, "theirs", "own-1", &c, ACTOR, &added), STORE_NOT_FOUND);
+    CHECK_INT(added, 0);
+    CHECK_INT(store_knowledge_set_score(st, "theirs", "own-1", 5, ACTOR), STORE_NOT_FOUND);
+    CHECK_INT(store_knowledge_add_feedback(st, "theirs", "own-1", "f", ACTOR, &fid),
+              STORE_NOT_FOUND);
+    CHECK_INT(store_knowledge_delete(st, "theirs", "own-1", ACTOR), STORE_NOT_FOUND);
+    CHECK_INT(revisions(st, "theirs", "own-1", &v), STORE_NOT_FOUND);
+    CHECK_INT(v.n, 0);
+    CHECK_INT(store_knowledge_revert(st, "theirs", "own-1", 1, ACTOR), STORE_NOT_FOUND);
+    CHECK_INT(list(st, "theirs", 0, NULL, 100, 0, &l, &total), STORE_OK);
+    CHECK_INT(total, 0);
+    CHECK_INT(l.n, 0);
+
+    /* and the owner's entry is untouched */
+    CHECK_INT(store_knowledge_get(st, "mine", "own-1", 0, &k), STORE_OK);
+    CHECK_INT(k.version, 1);
+    CHECK_INT(k.score, 3);
+    CHECK_INT(k.helpful, 0);
+    CHECK_STR(k.status, "active");
+    knowledge_release(&k);
+    CHECK_INT(revisions(st, "mine", "own-1", &v), STORE_OK);
+    CHECK_INT(v.n, 1);
+    CHECK_INT(list(st, "mine", 0, NULL, 100, 0, &l, &total), STORE_OK);
+    CHECK_INT(total, 1);
+    ids_release(&l);
+    revs_release(&v);
+
+    /* a deleted entry of another space cannot be reverted from here either */
+    CHECK_INT(store_knowledge_delete(st, "mine", "own-1", ACTOR), STORE_OK);
+    CHECK_INT(store_knowledge_revert(st, "theirs", "own-1", 1, ACTOR), STORE_NOT_FOUND);
+    CHECK(!active(st, "mine", "own-1"));
+}
+
+/* ---- knowledge_create (ids and derived paths) ---- */
+
+static void test_knowledge_create(struct store *st)
+{
+    struct knowledge k, got;
+    CHECK_INT(sodium_init() >= 0, 1);
+    knowledge_init(&k);
+    k.space = xstrdup("K");
+    k.category = xstrdup("experiences");
+    k.title = xstrdup("t");
+    k.agent_id = xstrdup("Agent 7/x");
+    k.score = 4;
+    CHECK_INT(knowledge_create(st, &k, ACTOR), STORE_OK);
+    CHECK(k.id && strncmp(k.id, "knowledge-", 10) == 0 && strlen(k.id) == 27);
+    /* the path is derived from the agent id, unsafe characters replaced */
+    if (k.id && k.path) {
+        char expect[64];
+        snprintf(expect, sizeof expect, "Agent-7-x/%s.md", k.id);
+        CHECK_STR(k.path, expect);
+    }
+    CHECK_INT(store_knowledge_get(st, "K", k.id, 0, &got), STORE_OK);
+    CHECK_STR(got.path, k.path);
+    CHECK_INT(got.score, 4);
+    knowledge_release(&got);
+    knowledge_release(&k);
+}
+
+int main(void)
+{
+    struct store *st = NULL;
+    store_global_init();
+    if (sodium_init() < 0) {
+        CHECK(0);
+        return test_summary();
+    }
+    test_open_and_migrations();
+    if (!CHECK_INT(store_open(":memory:", &st), STORE_OK))
+        return test_summary();
+    test_tokens(st);
+    test_insert_get(st);
+    test_list(st);
+    test_cases_and_score(st);
+    test_delete_revert(st);
+    test_transactions(st);
+    test_space_scoping(st);
+    test_knowledge_create(st);
+    store_close(st);
+    return test_summary();
+}
