@@ -49,10 +49,11 @@ enum scalar_kind { SC_STRING, SC_NULL, SC_TRUE, SC_FALSE, SC_INT };
 static enum scalar_kind resolve_plain(const char *s, size_t n)
 {
     static const char *const nulls[] = {"", "~", "null", "Null", "NULL"};
-    static const char *const trues[] = {"true", "True", "TRUE", "yes", "Yes", "YES",
-                                        "on",   "On",   "ON",   "y",   "Y"};
-    static const char *const falses[] = {"false", "False", "FALSE", "no", "No", "NO",
-                                         "off",   "Off",   "OFF",   "n",  "N"};
+    /* PyYAML's bool resolver: unlike YAML 1.1 it leaves y/Y/n/N as strings. */
+    static const char *const trues[] = {"true", "True", "TRUE", "yes", "Yes",
+                                        "YES",  "on",   "On",   "ON"};
+    static const char *const falses[] = {"false", "False", "FALSE", "no", "No",
+                                         "NO",    "off",   "Off",   "OFF"};
     size_t i;
     for (i = 0; i < sizeof nulls / sizeof *nulls; i++)
         if (strlen(nulls[i]) == n && memcmp(s, nulls[i], n) == 0)

@@ -86,19 +86,20 @@ static void knowledge_add(const struct search_hit *h, void *arg)
     struct knowledge_ctx *c = arg;
     struct json_object *o = json_object_new_object();
     struct buf snippet;
-    char *prefix = xstrndup(h->content, utf8_prefix(h->content, strlen(h->content), 500));
+    const struct knowledge *k = h->k;
+    char *prefix = xstrndup(k->content, utf8_prefix(k->content, strlen(k->content), 500));
     buf_init(&snippet, 1 << 20);
     stripped(prefix, &snippet);
     free(prefix);
-    json_object_object_add(o, "category", json_object_new_string(h->category));
-    json_object_object_add(o, "title", json_object_new_string(h->title));
-    json_object_object_add(o, "path", json_object_new_string(h->path));
+    json_object_object_add(o, "category", json_object_new_string(k->category));
+    json_object_object_add(o, "title", json_object_new_string(k->title));
+    json_object_object_add(o, "path", json_object_new_string(k->path));
     json_object_object_add(o, "snippet", json_object_new_string(snippet.data));
     json_object_array_add(c->items, o);
     if (c->block.len == 0)
         buf_adds(&c->block, "[RELEVANT KNOWLEDGE]\n");
     buf_addf(&c->block, "\n### [%s] %s\n%s\n",
-             strcmp(h->category, "rules") == 0 ? "rule" : "knowledge", h->title, snippet.data);
+             strcmp(k->category, "rules") == 0 ? "rule" : "knowledge", k->title, snippet.data);
     buf_release(&snippet);
 }
 

@@ -366,6 +366,21 @@ void h_files_rename(struct request *req, struct response *res)
                         to.path);
             goto out;
         }
+        if (strcmp(from.category, to.category) != 0) {
+            /* Into another category: its limits apply, as to a write there. */
+            struct buf doc, err;
+            int bad;
+            buf_init(&doc, 4 * 1024 * 1024);
+            buf_init(&err, 4096);
+            bad = document_prepare(to.category, to.path, old.document, strlen(old.document),
+                                   &doc, &err);
+            if (bad)
+                reply_error(res, 200, E_INVALID_REQUEST, "%s", err.data);
+            buf_release(&doc);
+            buf_release(&err);
+            if (bad)
+                goto out;
+        }
         k.category = xstrdup(to.category);
         k.path = xstrdup(to.path);
         document_fill(&k, to.category, to.path, old.document, strlen(old.document));

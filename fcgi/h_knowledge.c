@@ -54,36 +54,6 @@ static int types_or_400(struct response *res, struct json_object *list, unsigned
     return 0;
 }
 
-/* tags_type from the query: comma-separated and/or repeated. */
-static int query_types_or_400(const struct request *req, struct response *res, unsigned *out)
-{
-    *out = 0;
-    for (size_t i = 0; i < req->n_qp; i++) {
-        const char *v = req->qp[i].value;
-        if (strcmp(req->qp[i].name, "tags_type") != 0)
-            continue;
-        while (*v) {
-            size_t n = strcspn(v, ",");
-            if (n) {
-                char *name = xstrndup(v, n);
-                unsigned bit = knowledge_type_bit(name);
-                if (!bit) {
-                    reply_error(res, 200, E_INVALID_REQUEST,
-                                "Unknown tags_type '%s' (expected tool, usecase, definition, "
-                                "plan, strategy)",
-                                name);
-                    free(name);
-                    return -1;
-                }
-                free(name);
-                *out |= bit;
-            }
-            v += n + (v[n] == ',');
-        }
-    }
-    return 0;
-}
-
 /* Reply with the entry id of the caller's space, histories included. */
 static void reply_entry(struct request *req, struct response *res, const char *id,
                         struct json_object *extra_key_value_pairs)
@@ -150,7 +120,7 @@ void h_knowledge_list(struct request *req, struct response *res)
 
     if (http_query_long_or_400(req, res, "limit", 10, 1, 100, &f.limit) ||
         http_query_long_or_400(req, res, "offset", 0, 0, 1000000000L, &f.offset) ||
-        query_types_or_400(req, res, &f.types))
+        knowledge_types_from_query_or_400(req, res, &f.types))
         return;
     f.category = http_query(req, "category");
     if (f.category && !*f.category)

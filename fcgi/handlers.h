@@ -33,6 +33,10 @@ void h_files_rename(struct request *req, struct response *res);
 void h_files_delete(struct request *req, struct response *res);
 void h_files_trash(struct request *req, struct response *res);
 
+/* h_search.c: the file view's weighted search and the entry view's two-stage search */
+void h_search_files(struct request *req, struct response *res);
+void h_search_entries(struct request *req, struct response *res);
+
 /* h_context.c: what agents load before they work (seed 004 modes A and B) */
 void h_context_rules(struct request *req, struct response *res);
 void h_context_question(struct request *req, struct response *res);

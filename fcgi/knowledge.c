@@ -2,6 +2,7 @@
  * fresh id (the constraint in the store decides; a collision is retried). */
 #include "knowledge.h"
 #include "document.h"
+#include "http.h"
 #include "store.h"
 #include "buf.h"
 #include "util.h"
@@ -188,3 +189,35 @@ int knowledge_create(struct store *st, struct knowledge *k, const char *actor)
     }
     return rc;
 }
+
+/* tags_type from the query: comma-separated and/or repeated. */
+int knowledge_types_from_query_or_400(const struct request *req, struct response *res,
+                                      unsigned *out)
+{
+    *out = 0;
+    for (size_t i = 0; i < req->n_qp; i++) {
+        const char *v = req->qp[i].value;
+        if (strcmp(req->qp[i].name, "tags_type") != 0)
+            continue;
+        while (*v) {
+            size_t n = strcspn(v, ",");
+            if (n) {
+                char *name = xstrndup(v, n);
+                unsigned bit = knowledge_type_bit(name);
+                if (!bit) {
+                    reply_error(res, 200, E_INVALID_REQUEST,
+                                "Unknown tags_type '%s' (expected tool, usecase, definition, "
+                                "plan, strategy)",
+                                name);
+                    free(name);
+                    return -1;
+                }
+                free(name);
+                *out |= bit;
+            }
+            v += n + (v[n] == ',');
+        }
+    }
+    return 0;
+}
+

@@ -65,6 +65,13 @@ struct knowledge_case {
     const char *created_at;
 };
 
+struct request;
+struct response;
+/* The tags_type query parameters (comma-separated and/or repeated) as a
+ * bitmask, or INVALID_REQUEST written to res and -1 for an unknown type. */
+int knowledge_types_from_query_or_400(const struct request *req, struct response *res,
+                                      unsigned *out);
+
 /* Zero every field. */
 void knowledge_init(struct knowledge *k);
 /* Free every owned string and zero the struct. */

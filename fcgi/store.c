@@ -1,12 +1,19 @@
 /* store: the only module that speaks SQL (SQLite, WAL). Statements live in one
  * table below, are prepared lazily once per connection and reset after use. */
 #include "store.h"
+#include "tokenize.h"
 #include "util.h"
 
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The file stem of a path with at most one folder: "a/b.md" -> "b". */
+#define STEM_SQL(p)                                                                        \
+    "substr(substr(" p ", instr(" p ", '/') + 1), 1,"                                     \
+    " length(substr(" p ", instr(" p ", '/') + 1)) - 3)"
 
 /* ---- schema: numbered migrations, applied in order, tracked by user_version ---- */
 
@@ -55,6 +62,30 @@ static const char *const migrations[] = {
     "CREATE TABLE audit("
     "  seq INTEGER PRIMARY KEY, ts TEXT NOT NULL, space TEXT NOT NULL,"
     "  actor TEXT NOT NULL, action TEXT NOT NULL, target TEXT NOT NULL DEFAULT '');",
+
+    /* 2: the full-text index of active entries, kept in step by triggers. It
+     * is contentless (the text lives in knowledge) and uses the "knowhub"
+     * tokenizer registered at open, the same one queries use. Counter and
+     * score updates do not touch it (UPDATE OF lists the indexed columns). */
+    "CREATE VIRTUAL TABLE knowledge_fts USING fts5("
+    "  title, tags, stem, scenario, body, content='', tokenize='knowhub');"
+    "CREATE TRIGGER knowledge_fts_insert AFTER INSERT ON knowledge"
+    "  WHEN new.status = 'active' BEGIN"
+    "  INSERT INTO knowledge_fts(rowid, title, tags, stem, scenario, body)"
+    "    VALUES(new.seq, new.title, new.tags, " STEM_SQL("new.path") ", new.scenario, new.content);"
+    "END;"
+    "CREATE TRIGGER knowledge_fts_update"
+    "  AFTER UPDATE OF title, tags, path, scenario, content, status ON knowledge BEGIN"
+    "  INSERT INTO knowledge_fts(knowledge_fts, rowid, title, tags, stem, scenario, body)"
+    "    SELECT 'delete', old.seq, old.title, old.tags, " STEM_SQL("old.path") ","
+    "      old.scenario, old.content WHERE old.status = 'active';"
+    "  INSERT INTO knowledge_fts(rowid, title, tags, stem, scenario, body)"
+    "    SELECT new.seq, new.title, new.tags, " STEM_SQL("new.path") ", new.scenario,"
+    "      new.content WHERE new.status = 'active';"
+    "END;"
+    "INSERT INTO knowledge_fts(rowid, title, tags, stem, scenario, body)"
+    "  SELECT seq, title, tags, " STEM_SQL("path") ", scenario, content FROM knowledge"
+    "  WHERE status = 'active';",
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -71,6 +102,12 @@ static const char *const migrations[] = {
     "id, space, category, path, title, description, tags, types, scenario, content,"      \
     " always_apply, source, urls, agent_id, message_id, source_ts, score, helpful,"       \
     " harmful, status, merged_into, version, created_at, updated_at, meta, document"
+
+#define KNOWLEDGE_COLUMNS_K                                                                \
+    "k.id, k.space, k.category, k.path, k.title, k.description, k.tags, k.types,"         \
+    " k.scenario, k.content, k.always_apply, k.source, k.urls, k.agent_id, k.message_id,"  \
+    " k.source_ts, k.score, k.helpful, k.harmful, k.status, k.merged_into, k.version,"     \
+    " k.created_at, k.updated_at, k.meta, k.document"
 
 enum stmt_id {
     S_SPACE_ENSURE,
@@ -105,6 +142,7 @@ enum stmt_id {
     S_SCAN_ALWAYS_RULES,
     S_SCAN_ACTIVE,
     S_SCAN_DELETED,
+    S_MATCH,
     S_COUNT
 };
 
@@ -187,6 +225,10 @@ static const char *const stmt_sql[S_COUNT] = {
                             " AND always_apply = 1 ORDER BY path",
     [S_SCAN_ACTIVE] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                       " WHERE space = ?1 AND status = 'active' ORDER BY category, path",
+    [S_MATCH] = "SELECT " KNOWLEDGE_COLUMNS_K " FROM knowledge_fts f JOIN knowledge k"
+                " ON k.seq = f.rowid WHERE knowledge_fts MATCH ?1 AND k.space = ?2"
+                " AND k.status = 'active' AND (?3 = 0 OR k.types & ?3 != 0)"
+                " AND (?4 IS NULL OR k.category = ?4) ORDER BY f.rowid DESC LIMIT ?5",
     [S_SCAN_DELETED] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                        " WHERE space = ?1 AND status = 'deleted' AND (?2 IS NULL OR category = ?2)"
                        " ORDER BY updated_at DESC, seq DESC LIMIT 200",
@@ -328,6 +370,60 @@ out:
     return store_commit(st);
 }
 
+/* ---- the FTS5 tokenizer "knowhub": tokenize.c behind FTS5's interface ---- */
+
+struct fts_emit_ctx {
+    void *fts_ctx;
+    int (*token)(void *, int, const char *, int, int, int);
+};
+
+static int fts_emit(void *arg, const char *token, size_t n, size_t start, size_t end)
+{
+    struct fts_emit_ctx *c = arg;
+    return c->token(c->fts_ctx, 0, token, (int)n, (int)start, (int)end);
+}
+
+static const char fts_instance; /* the tokenizer keeps no state */
+
+static int fts_create(void *unused, const char **args, int nargs, Fts5Tokenizer **out)
+{
+    (void)unused;
+    (void)args;
+    (void)nargs;
+    *out = (Fts5Tokenizer *)(uintptr_t)&fts_instance;
+    return SQLITE_OK;
+}
+
+static void fts_delete(Fts5Tokenizer *t)
+{
+    (void)t;
+}
+
+static int fts_tokenize(Fts5Tokenizer *t, void *fts_ctx, int flags, const char *text, int n,
+                        int (*token)(void *, int, const char *, int, int, int))
+{
+    struct fts_emit_ctx c = {fts_ctx, token};
+    (void)t;
+    (void)flags;
+    return tokenize(text, n > 0 ? (size_t)n : 0, fts_emit, &c);
+}
+
+/* Register the tokenizer on this connection (before any FTS5 table is used). */
+static int register_tokenizer(sqlite3 *db)
+{
+    fts5_api *api = NULL;
+    sqlite3_stmt *s;
+    fts5_tokenizer tok = {fts_create, fts_delete, fts_tokenize};
+    if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &s, NULL) != SQLITE_OK)
+        return STORE_ERROR;
+    sqlite3_bind_pointer(s, 1, (void *)&api, "fts5_api_ptr", NULL);
+    sqlite3_step(s);
+    sqlite3_finalize(s);
+    if (!api || api->xCreateTokenizer(api, "knowhub", NULL, &tok, NULL) != SQLITE_OK)
+        return STORE_ERROR;
+    return STORE_OK;
+}
+
 int store_open(const char *path, struct store **out)
 {
     struct store *st = xcalloc(1, sizeof *st);
@@ -344,7 +440,7 @@ int store_open(const char *path, struct store **out)
     if ((rc = exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
                        "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;")))
         goto fail;
-    if ((rc = migrate(st)))
+    if ((rc = register_tokenizer(st->db)) || (rc = migrate(st)))
         goto fail;
     *out = st;
     return STORE_OK;
@@ -1064,6 +1160,34 @@ int store_knowledge_scan(struct store *st, const char *space, enum knowledge_sca
         int stop;
         knowledge_init(&k);
         knowledge_from_row(s, &k, with_document);
+        stop = each(&k, ctx);
+        knowledge_release(&k);
+        if (stop)
+            break;
+    }
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
+}
+
+int store_knowledge_match(struct store *st, const char *space, const char *match,
+                          const struct knowledge_filter *f, long limit,
+                          int (*each)(const struct knowledge *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_MATCH);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, match);
+    bind_text(s, 2, space);
+    sqlite3_bind_int(s, 3, f ? (int)f->types : 0);
+    bind_text(s, 4, f ? f->category : NULL);
+    sqlite3_bind_int64(s, 5, limit);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct knowledge k;
+        int stop;
+        knowledge_init(&k);
+        knowledge_from_row(s, &k, 0);
         stop = each(&k, ctx);
         knowledge_release(&k);
         if (stop)

@@ -135,6 +135,14 @@ int store_knowledge_scan(struct store *st, const char *space, enum knowledge_sca
                          const char *category, int with_document,
                          int (*each)(const struct knowledge *, void *), void *ctx);
 
+/* Full-text candidates: active entries of the space matching the FTS5
+ * expression match (built by search.c from tokenizer output, never from raw
+ * client text) and the filter's types and category, newest first, at most
+ * limit. Calls each(k, ctx) without the document. */
+int store_knowledge_match(struct store *st, const char *space, const char *match,
+                          const struct knowledge_filter *f, long limit,
+                          int (*each)(const struct knowledge *, void *), void *ctx);
+
 struct knowledge_revision {
     long version;
     const char *document; /* JSON snapshot of the entry at that version */

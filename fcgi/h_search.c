@@ -1,0 +1,207 @@
+/* h_search: the two searches. POST /api/knowledge/search is the file view's
+ * weighted search (seed 004); GET /api/knowledge/search is the entry view's
+ * two-stage search (seed 003): stage 1 picks 2*top_k relevant candidates
+ * (lexically), stage 2 drops score < min_score and quality_score < 0, where
+ * quality_score = score + helpful - 2*harmful, and keeps the best top_k. */
+#include "handlers.h"
+#include "jfield.h"
+#include "knowledge.h"
+#include "paths.h"
+#include "search.h"
+#include "store.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- POST /api/knowledge/search ---- */
+
+static struct json_object *snippet_of(const char *body, size_t max_chars)
+{
+    size_t n = utf8_prefix(body, strlen(body), max_chars), start = 0;
+    while (start < n && strchr(" \t\r\n\f\v", body[start]))
+        start++;
+    while (n > start && strchr(" \t\r\n\f\v", body[n - 1]))
+        n--;
+    return json_object_new_string_len(body + start, (int)(n - start));
+}
+
+static void file_hit(const struct search_hit *h, void *ctx)
+{
+    struct json_object *o = json_object_new_object();
+    struct json_object *tags = json_tokener_parse(h->k->tags ? h->k->tags : "[]");
+    json_object_object_add(o, "category", json_object_new_string(h->k->category));
+    json_object_object_add(o, "title", json_object_new_string(h->k->title));
+    json_object_object_add(o, "tags", tags ? tags : json_object_new_array());
+    json_object_object_add(o, "path", json_object_new_string(h->k->path));
+    json_object_object_add(o, "snippet", snippet_of(h->k->content, 500));
+    json_object_object_add(o, "source", json_object_new_string(h->k->source));
+    json_object_object_add(o, "score", json_object_new_double(h->score));
+    json_object_object_add(o, "id", json_object_new_string(h->k->id));
+    json_object_array_add(ctx, o);
+}
+
+/* categories: null or [] = both; else a list of known names. */
+static int categories_or_400(struct response *res, struct json_object *body, unsigned *out)
+{
+    struct json_object *v;
+    struct buf bad;
+    *out = 0;
+    if (!json_object_object_get_ex(body, "categories", &v) || !v)
+        return 0;
+    if (!json_object_is_type(v, json_type_array)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "'categories' must be a list");
+        return -1;
+    }
+    buf_init(&bad, 4096);
+    for (size_t i = 0; i < json_object_array_length(v); i++) {
+        const char *c = jf_str(json_object_array_get_idx(v, i));
+        if (c && strcmp(c, "rules") == 0)
+            *out |= SEARCH_RULES;
+        else if (c && strcmp(c, "experiences") == 0)
+            *out |= SEARCH_EXPERIENCES;
+        else
+            buf_addf(&bad, "%s'%s'", bad.len ? ", " : "",
+                     c ? c : json_object_to_json_string(json_object_array_get_idx(v, i)));
+    }
+    if (bad.len) {
+        reply_error(res, 200, E_INVALID_REQUEST, "Invalid categories: {%s}", bad.data);
+        buf_release(&bad);
+        return -1;
+    }
+    buf_release(&bad);
+    return 0;
+}
+
+void h_search_files(struct request *req, struct response *res)
+{
+    struct json_object *body = http_body_json_or_400(req, res), *tables, *results;
+    const char *query;
+    unsigned categories;
+    long max_results;
+    int rc;
+    if (!body)
+        return;
+    if (jf_string_or_400(res, body, "query", 0, 2000, &query) ||
+        categories_or_400(res, body, &categories) ||
+        jf_long_or_400(res, body, "max_results", 1, 50, 10, &max_results) ||
+        jf_string_list_or_400(res, body, "table_names", 100, 256, 0, &tables))
+        goto out;
+    results = json_object_new_array();
+    rc = search_files(req->store, req->who.space, query, categories, (size_t)max_results, tables,
+                      file_hit, results);
+    if (rc) {
+        json_object_put(results);
+        reply_store_error(res, rc, "Knowledge");
+    } else {
+        struct json_object *data = json_object_new_object();
+        json_object_object_add(data, "results", results);
+        reply_data(res, data);
+    }
+out:
+    json_object_put(body);
+}
+
+/* ---- GET /api/knowledge/search ---- */
+
+struct ranked {
+    struct json_object *item; /* the result object */
+    double quality, relevance;
+    const char *updated_at, *id; /* inside item's strings' lifetime: copies */
+};
+
+struct stage1 {
+    struct ranked *r;
+    size_t n;
+    long min_score;
+};
+
+static void entry_hit(const struct search_hit *h, void *ctx)
+{
+    struct stage1 *s1 = ctx;
+    const struct knowledge *k = h->k;
+    double quality = k->score + (double)k->helpful - 2.0 * (double)k->harmful;
+    struct json_object *full, *o, *v;
+    /* Stage 2 filters: too low a score, or more harm than good. */
+    if (k->score < s1->min_score || quality < 0)
+        return;
+    full = knowledge_to_json(k, NULL);
+    o = json_object_new_object();
+    const char *keys[] = {"id", "title", "scenario", "content", "tags", "category", "path"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (json_object_object_get_ex(full, keys[i], &v))
+            json_object_object_add(o, keys[i], json_object_get(v));
+    json_object_object_add(o, "score", json_object_new_int(k->score));
+    json_object_object_add(o, "quality_score", json_object_new_double(quality));
+    if (json_object_object_get_ex(full, "metrics", &v))
+        json_object_object_add(o, "metrics", json_object_get(v));
+    json_object_object_add(o, "relevance", json_object_new_double(h->score));
+    json_object_put(full);
+    s1->r = xrealloc(s1->r, (s1->n + 1) * sizeof *s1->r);
+    s1->r[s1->n].item = o;
+    s1->r[s1->n].quality = quality;
+    s1->r[s1->n].relevance = h->score;
+    s1->r[s1->n].updated_at = xstrdup(k->updated_at);
+    s1->r[s1->n].id = xstrdup(k->id);
+    s1->n++;
+}
+
+static int quality_order(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+    int c;
+    if (x->quality != y->quality)
+        return x->quality < y->quality ? 1 : -1;
+    if (x->relevance != y->relevance)
+        return x->relevance < y->relevance ? 1 : -1;
+    if ((c = strcmp(y->updated_at, x->updated_at)))
+        return c;
+    return strcmp(x->id, y->id);
+}
+
+void h_search_entries(struct request *req, struct response *res)
+{
+    struct knowledge_filter f = {0};
+    struct stage1 s1 = {0};
+    const char *q = http_query(req, "q");
+    long top_k;
+    int rc;
+
+    if (http_query_long_or_400(req, res, "top_k", 5, 1, 50, &top_k) ||
+        http_query_long_or_400(req, res, "min_score", 3, 1, 5, &s1.min_score))
+        return;
+    if (q && utf8_length(q, strlen(q)) > 2000) {
+        reply_error(res, 200, E_LIMIT_EXCEEDED, "'q' exceeds 2000 characters");
+        return;
+    }
+    if (knowledge_types_from_query_or_400(req, res, &f.types))
+        return;
+    f.category = http_query(req, "category");
+    if (f.category && !*f.category)
+        f.category = NULL;
+    if (f.category && !category_valid(f.category)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "Invalid category: %s", f.category);
+        return;
+    }
+    /* Stage 1: 2*top_k relevant candidates; stage 2 (in entry_hit and below). */
+    rc = search_entries(req->store, req->who.space, q, &f, (size_t)(2 * top_k), entry_hit, &s1);
+    if (rc == STORE_OK) {
+        struct json_object *results = json_object_new_array(), *data = json_object_new_object();
+        qsort(s1.r, s1.n, sizeof *s1.r, quality_order);
+        for (size_t i = 0; i < s1.n && i < (size_t)top_k; i++)
+            json_object_array_add(results, json_object_get(s1.r[i].item));
+        json_object_object_add(data, "count",
+                               json_object_new_int64((int64_t)json_object_array_length(results)));
+        json_object_object_add(data, "results", results);
+        json_object_object_add(data, "routing", json_object_new_string("lexical"));
+        reply_data(res, data);
+    } else {
+        reply_store_error(res, rc, "Knowledge");
+    }
+    for (size_t i = 0; i < s1.n; i++) {
+        json_object_put(s1.r[i].item);
+        free((char *)s1.r[i].updated_at);
+        free((char *)s1.r[i].id);
+    }
+    free(s1.r);
+}
