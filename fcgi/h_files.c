@@ -271,11 +271,25 @@ void h_files_write(struct request *req, struct response *res)
                             old.version, old.updated_at);
                 goto out;
             }
-            rc = store_knowledge_update(req->store, req->who.space, old.id, &k, expected_version,
+            /* With expected_updated alone, the version just read guards the
+             * update, so a change in between is a CONFLICT, not overwritten. */
+            rc = store_knowledge_update(req->store, req->who.space, old.id, &k,
+                                        expected_version ? expected_version
+                                        : expected_updated ? old.version
+                                                           : 0,
                                         req->who.actor, "write");
             if (rc == STORE_OK) {
                 free(k.id);
                 k.id = xstrdup(old.id);
+            } else if (rc == STORE_NOT_FOUND) {
+                /* Deleted since the lookup: create it anew (next attempt),
+                 * unless the writer expected that version. */
+                if (expected_version || expected_updated) {
+                    reply_error(res, 200, E_CONFLICT,
+                                "The document was deleted or moved since you read it");
+                    goto out;
+                }
+                continue;
             }
         } else if (rc == STORE_NOT_FOUND) {
             if (expected_version || expected_updated) {

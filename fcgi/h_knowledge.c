@@ -566,6 +566,25 @@ static int last_active(const struct knowledge_revision *r, void *ctx)
     return active; /* newest first: stop at the first */
 }
 
+/* The category of revision want->version's snapshot (NULL when not found). */
+struct revision_category {
+    long version;
+    char *category;
+};
+
+static int revision_category(const struct knowledge_revision *r, void *ctx)
+{
+    struct revision_category *want = ctx;
+    struct json_object *doc, *cat;
+    if (r->version != want->version)
+        return 0;
+    doc = json_tokener_parse(r->document);
+    if (doc && json_object_object_get_ex(doc, "category", &cat) && json_object_get_string(cat))
+        want->category = xstrdup(json_object_get_string(cat));
+    json_object_put(doc);
+    return 1;
+}
+
 void h_knowledge_revert(struct request *req, struct response *res)
 {
     struct json_object *body = http_body_json_or_400(req, res);
@@ -585,6 +604,16 @@ void h_knowledge_revert(struct request *req, struct response *res)
         reply_error(res, 200, E_INVALID_REQUEST,
                     "'version' is required (only a deleted entry can be restored without one)");
         goto out;
+    }
+    {
+        /* Reverting to a revision that was a rule changes a rule: admins only. */
+        struct revision_category want = {version, NULL};
+        int denied;
+        store_knowledge_revisions_each(req->store, req->who.space, k.id, revision_category, &want);
+        denied = category_role_or_403(req, res, want.category);
+        free(want.category);
+        if (denied)
+            goto out;
     }
     rc = store_knowledge_revert(req->store, req->who.space, k.id, version, req->who.actor);
     if (rc == STORE_NOT_FOUND)

@@ -159,17 +159,50 @@ static int quality_order(const void *a, const void *b)
     return strcmp(x->id, y->id);
 }
 
+/* Log the returned entries as injections into a trace (goal focus, seed 000). */
+static int log_injections(struct request *req, const char *trace_id, const char *goal_id,
+                          long sequence, struct json_object *results)
+{
+    int rc = store_begin(req->store);
+    for (size_t i = 0; rc == STORE_OK && i < json_object_array_length(results); i++) {
+        struct json_object *id;
+        long log_id;
+        if (json_object_object_get_ex(json_object_array_get_idx(results, i), "id", &id))
+            rc = store_log_add(req->store, req->who.space, trace_id, json_object_get_string(id),
+                               goal_id, sequence, &log_id);
+    }
+    if (rc == STORE_OK)
+        return store_commit(req->store);
+    store_rollback(req->store);
+    return rc;
+}
+
 void h_search_entries(struct request *req, struct response *res)
 {
     struct knowledge_filter f = {0};
     struct stage1 s1 = {0};
-    const char *q = http_query(req, "q");
-    long top_k;
+    const char *q = http_query(req, "q"), *trace_id = http_query(req, "trace_id");
+    const char *goal_id = http_query(req, "goal_id");
+    long top_k, sequence;
     int rc;
 
     if (http_query_long_or_400(req, res, "top_k", 5, 1, 50, &top_k) ||
-        http_query_long_or_400(req, res, "min_score", 3, 1, 5, &s1.min_score))
+        http_query_long_or_400(req, res, "min_score", 3, 1, 5, &s1.min_score) ||
+        http_query_long_or_400(req, res, "sequence", 0, 0, 1L << 50, &sequence))
         return;
+    if (trace_id && *trace_id && !id_text_valid(trace_id, 128)) {
+        reply_error(res, 200, E_INVALID_REQUEST,
+                    "Invalid trace_id: 1 to 128 of A-Z a-z 0-9 . _ : -");
+        return;
+    }
+    if (goal_id && utf8_length(goal_id, strlen(goal_id)) > 256) {
+        reply_error(res, 200, E_LIMIT_EXCEEDED, "'goal_id' exceeds 256 characters");
+        return;
+    }
+    if (trace_id && *trace_id && req->who.role < ROLE_AGENT) {
+        reply_error(res, 403, E_FORBIDDEN, "Logging an injection (trace_id) needs the agent role");
+        return;
+    }
     if (q && utf8_length(q, strlen(q)) > 2000) {
         reply_error(res, 200, E_LIMIT_EXCEEDED, "'q' exceeds 2000 characters");
         return;
@@ -194,7 +227,18 @@ void h_search_entries(struct request *req, struct response *res)
                                json_object_new_int64((int64_t)json_object_array_length(results)));
         json_object_object_add(data, "results", results);
         json_object_object_add(data, "routing", json_object_new_string("lexical"));
-        reply_data(res, data);
+        if (trace_id && *trace_id) {
+            /* Goal focus: every returned entry is logged as injected. */
+            rc = log_injections(req, trace_id, goal_id, sequence, results);
+            json_object_object_add(data, "trace_id", json_object_new_string(trace_id));
+            json_object_object_add(data, "logged", json_object_new_boolean(rc == STORE_OK));
+        }
+        if (rc) {
+            json_object_put(data);
+            reply_store_error(res, rc, "Trace");
+        } else {
+            reply_data(res, data);
+        }
     } else {
         reply_store_error(res, rc, "Knowledge");
     }

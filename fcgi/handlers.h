@@ -37,6 +37,16 @@ void h_files_trash(struct request *req, struct response *res);
 void h_search_files(struct request *req, struct response *res);
 void h_search_entries(struct request *req, struct response *res);
 
+/* h_traces.c: the feedback loop (seed 000) */
+void h_traces_create(struct request *req, struct response *res);
+void h_traces_list(struct request *req, struct response *res);
+void h_traces_get(struct request *req, struct response *res);
+void h_traces_log(struct request *req, struct response *res);
+void h_traces_inject(struct request *req, struct response *res);
+void h_traces_pending(struct request *req, struct response *res);
+void h_traces_eval_prompt(struct request *req, struct response *res);
+void h_traces_evaluate(struct request *req, struct response *res);
+
 /* h_context.c: what agents load before they work (seed 004 modes A and B) */
 void h_context_rules(struct request *req, struct response *res);
 void h_context_question(struct request *req, struct response *res);

@@ -236,6 +236,19 @@ struct json_object *http_body_json_or_400(const struct request *req, struct resp
     return obj;
 }
 
+const char *http_language(const struct request *req)
+{
+    const char *al = req->accept_language;
+    if (!al)
+        return "en";
+    al += strspn(al, " \t");
+    return (al[0] == 'z' || al[0] == 'Z') && (al[1] == 'h' || al[1] == 'H') &&
+                   (al[2] == '\0' || al[2] == '-' || al[2] == '_' || al[2] == ',' ||
+                    al[2] == ';' || al[2] == ' ')
+               ? "zh"
+               : "en";
+}
+
 const char *json_text(struct json_object *o)
 {
     return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |

@@ -96,6 +96,10 @@ int http_query_long_or_400(const struct request *req, struct response *res, cons
  * body gives an empty object. */
 struct json_object *http_body_json_or_400(const struct request *req, struct response *res);
 
+/* The UI language of the request: "zh" when the first Accept-Language tag
+ * is Chinese, else "en". */
+const char *http_language(const struct request *req);
+
 /* Success envelope around data (takes ownership; NULL gives "data":null). */
 void reply_data(struct response *res, struct json_object *data);
 /* Error envelope; http_status is 200 for application errors. */

@@ -87,6 +87,21 @@ static int add_case(const struct knowledge_case *c, void *ctx)
     return 0;
 }
 
+static void add_injection(const struct log_entry *e, void *ctx)
+{
+    struct json_object *o = json_object_new_object();
+    json_object_object_add(o, "trace_id", str(e->trace_id));
+    json_object_object_add(o, "goal_id", str(e->goal_id));
+    json_object_object_add(o, "injected_at_sequence", json_object_new_int64(e->injected_at_sequence));
+    json_object_object_add(o, "injected_at", str(e->injected_at));
+    json_object_object_add(o, "eval_status", e->eval_status ? str(e->eval_status) : NULL);
+    json_object_object_add(o, "eval_reason", e->eval_reason ? str(e->eval_reason) : NULL);
+    json_object_object_add(o, "evaluated_at", e->evaluated_at ? str(e->evaluated_at) : NULL);
+    json_object_object_add(o, "evaluated_at_trigger",
+                           e->evaluated_at_trigger ? str(e->evaluated_at_trigger) : NULL);
+    json_object_array_add(ctx, o);
+}
+
 static struct json_object *history(struct store *st, const char *id, const char *kind)
 {
     struct json_object *arr = json_object_new_array();
@@ -121,6 +136,9 @@ struct json_object *knowledge_to_json(const struct knowledge *k, struct store *s
     }
     json_object_object_add(metrics, "helpful", json_object_new_int64(k->helpful));
     json_object_object_add(metrics, "harmful", json_object_new_int64(k->harmful));
+    json_object_object_add(metrics, "irrelevant", json_object_new_int64(k->irrelevant));
+    json_object_object_add(metrics, "unused", json_object_new_int64(k->unused));
+    json_object_object_add(metrics, "neutral", json_object_new_int64(k->neutral));
 
     json_object_object_add(o, "id", str(k->id));
     json_object_object_add(o, "message_id", str(k->message_id));
@@ -141,6 +159,12 @@ struct json_object *knowledge_to_json(const struct knowledge *k, struct store *s
     json_object_object_add(o, "version", json_object_new_int64(k->version));
     json_object_object_add(o, "created_at", str(k->created_at));
     json_object_object_add(o, "updated_at", str(k->updated_at));
+    if (st) {
+        /* Where it was injected and how it was judged (seed 000), newest first. */
+        struct json_object *injections = json_object_new_array();
+        store_log_of_entry(st, k->id, 50, add_injection, injections);
+        json_object_object_add(o, "injections", injections);
+    }
     return o;
 }
 

@@ -44,6 +44,9 @@ struct knowledge {
     int score;
     long helpful;
     long harmful;
+    long irrelevant; /* evaluations that judged it so (seed 000), once per trace */
+    long unused;
+    long neutral;
     char *status; /* active, deleted, merged */
     char *merged_into;
     long version;

@@ -44,8 +44,7 @@ static void on_signal(int sig)
 static void request_id_of(const char *given, char out[static 65])
 {
     size_t n = given ? strlen(given) : 0;
-    if (n >= 8 && n <= 64 && strspn(given, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                           "0123456789-_.") == n) {
+    if (n >= 8 && id_text_valid(given, 64) && !strchr(given, ':')) {
         memcpy(out, given, n + 1);
         return;
     }
@@ -188,6 +187,14 @@ static int serve(const struct config *cfg)
         fputs("knowhub: FCGX_Init failed\n", stderr);
         goto out;
     }
+    /* Handlers first: the socket tells scripts we are ready, and a SIGTERM
+     * right after that must stop us cleanly, not by the default action. */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: accept() must return */
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
     unlink(sock.data);
     listen_fd = FCGX_OpenSocket(sock.data, 1024);
     if (listen_fd < 0) {
@@ -195,12 +202,6 @@ static int serve(const struct config *cfg)
         goto out;
     }
     chmod(sock.data, 0660);
-
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal; /* no SA_RESTART: accept() must return */
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
 
     for (; started < cfg->threads; started++)
         if (pthread_create(&workers[started].thread, NULL, worker_main, &workers[started])) {

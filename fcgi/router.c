@@ -30,6 +30,14 @@ static const struct route routes[] = {
     {"DELETE", "/api/knowledge/{id}", ROLE_AGENT, h_knowledge_delete},
     {"GET", "/api/knowledge/{id}/revisions", ROLE_READER, h_knowledge_revisions},
     {"POST", "/api/knowledge/{id}/revert", ROLE_AGENT, h_knowledge_revert},
+    {"POST", "/api/traces", ROLE_AGENT, h_traces_create},
+    {"GET", "/api/traces", ROLE_READER, h_traces_list},
+    {"GET", "/api/traces/{trace_id}", ROLE_READER, h_traces_get},
+    {"GET", "/api/traces/{trace_id}/knowledge_log", ROLE_READER, h_traces_log},
+    {"POST", "/api/traces/{trace_id}/knowledge_log", ROLE_AGENT, h_traces_inject},
+    {"GET", "/api/traces/{trace_id}/knowledge_log/pending", ROLE_READER, h_traces_pending},
+    {"GET", "/api/traces/{trace_id}/eval_prompt", ROLE_READER, h_traces_eval_prompt},
+    {"POST", "/api/traces/{trace_id}/evaluations", ROLE_AGENT, h_traces_evaluate},
 };
 #define ROUTE_COUNT (sizeof routes / sizeof routes[0])
 

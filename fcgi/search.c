@@ -195,6 +195,9 @@ static int take(const struct knowledge *k, void *arg)
     d->score = k->score;
     d->helpful = k->helpful;
     d->harmful = k->harmful;
+    d->irrelevant = k->irrelevant;
+    d->unused = k->unused;
+    d->neutral = k->neutral;
     d->status = dup_or_empty(k->status);
     d->version = k->version;
     d->created_at = dup_or_empty(k->created_at);

@@ -1,6 +1,7 @@
 /* store: the only module that speaks SQL (SQLite, WAL). Statements live in one
  * table below, are prepared lazily once per connection and reset after use. */
 #include "store.h"
+#include "buf.h"
 #include "tokenize.h"
 #include "util.h"
 
@@ -36,6 +37,8 @@ static const char *const migrations[] = {
     "  message_id TEXT NOT NULL DEFAULT '', source_ts TEXT NOT NULL DEFAULT '',"
     "  score INTEGER NOT NULL DEFAULT 3 CHECK(score BETWEEN 1 AND 5),"
     "  helpful INTEGER NOT NULL DEFAULT 0, harmful INTEGER NOT NULL DEFAULT 0,"
+    "  irrelevant INTEGER NOT NULL DEFAULT 0, unused INTEGER NOT NULL DEFAULT 0,"
+    "  neutral INTEGER NOT NULL DEFAULT 0,"
     "  status TEXT NOT NULL DEFAULT 'active' CHECK(status IN ('active','deleted','merged')),"
     "  merged_into TEXT, version INTEGER NOT NULL DEFAULT 1,"
     "  created_at TEXT NOT NULL, updated_at TEXT NOT NULL,"
@@ -86,6 +89,26 @@ static const char *const migrations[] = {
     "INSERT INTO knowledge_fts(rowid, title, tags, stem, scenario, body)"
     "  SELECT seq, title, tags, " STEM_SQL("path") ", scenario, content FROM knowledge"
     "  WHERE status = 'active';",
+
+    /* 3: traces and their knowledge log (seed 000). */
+    "CREATE TABLE traces("
+    "  space TEXT NOT NULL, trace_id TEXT NOT NULL, task TEXT NOT NULL DEFAULT '',"
+    "  created_at TEXT NOT NULL, PRIMARY KEY(space, trace_id)) WITHOUT ROWID;"
+    "CREATE INDEX traces_created ON traces(space, created_at);"
+    "CREATE TABLE knowledge_log("
+    "  id INTEGER PRIMARY KEY, space TEXT NOT NULL, trace_id TEXT NOT NULL,"
+    "  knowledge_id TEXT NOT NULL, goal_id TEXT NOT NULL DEFAULT '',"
+    "  injected_at_sequence INTEGER NOT NULL DEFAULT 0, injected_at TEXT NOT NULL,"
+    "  task TEXT NOT NULL DEFAULT '', content TEXT NOT NULL DEFAULT '',"
+    "  eval_status TEXT CHECK(eval_status IN"
+    "    ('irrelevant','unused','helpful','harmful','neutral')),"
+    "  eval_reason TEXT, evaluated_at TEXT, evaluated_at_trigger TEXT);"
+    "CREATE INDEX knowledge_log_trace ON knowledge_log(space, trace_id, id);"
+    "CREATE INDEX knowledge_log_entry ON knowledge_log(knowledge_id, id);"
+    "CREATE TABLE trace_rollups("
+    "  space TEXT NOT NULL, trace_id TEXT NOT NULL, knowledge_id TEXT NOT NULL,"
+    "  status TEXT NOT NULL, created_at TEXT NOT NULL,"
+    "  PRIMARY KEY(space, trace_id, knowledge_id, status)) WITHOUT ROWID;",
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -101,13 +124,33 @@ static const char *const migrations[] = {
 #define KNOWLEDGE_COLUMNS                                                                  \
     "id, space, category, path, title, description, tags, types, scenario, content,"      \
     " always_apply, source, urls, agent_id, message_id, source_ts, score, helpful,"       \
-    " harmful, status, merged_into, version, created_at, updated_at, meta, document"
+    " harmful, irrelevant, unused, neutral, status, merged_into, version, created_at,"     \
+    " updated_at, meta, document"
 
 #define KNOWLEDGE_COLUMNS_K                                                                \
     "k.id, k.space, k.category, k.path, k.title, k.description, k.tags, k.types,"         \
     " k.scenario, k.content, k.always_apply, k.source, k.urls, k.agent_id, k.message_id,"  \
-    " k.source_ts, k.score, k.helpful, k.harmful, k.status, k.merged_into, k.version,"     \
-    " k.created_at, k.updated_at, k.meta, k.document"
+    " k.source_ts, k.score, k.helpful, k.harmful, k.irrelevant, k.unused, k.neutral,"      \
+    " k.status, k.merged_into, k.version, k.created_at, k.updated_at, k.meta, k.document"
+
+#define TRACE_COUNTS                                                                       \
+    "(SELECT count(*) FROM knowledge_log l WHERE l.space = t.space AND l.trace_id = t.trace_id)," \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                       \
+    "  AND l.trace_id = t.trace_id AND l.eval_status IS NULL),"                             \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                       \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'irrelevant'),"                      \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                       \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'unused'),"                          \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                       \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'helpful'),"                         \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                       \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'harmful'),"                         \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                       \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'neutral')"
+
+#define LOG_COLUMNS                                                                        \
+    "id, trace_id, knowledge_id, goal_id, injected_at_sequence, injected_at, task, content," \
+    " eval_status, eval_reason, evaluated_at, evaluated_at_trigger"
 
 enum stmt_id {
     S_SPACE_ENSURE,
@@ -143,6 +186,22 @@ enum stmt_id {
     S_SCAN_ACTIVE,
     S_SCAN_DELETED,
     S_MATCH,
+    S_TRACE_UPSERT,
+    S_TRACE_INSERT,
+    S_TRACE_GET,
+    S_TRACE_LIST,
+    S_TRACE_COUNT,
+    S_LOG_ADD,
+    S_LOG_ALL,
+    S_LOG_PENDING,
+    S_LOG_ENTRY,
+    S_LOG_FIND_PENDING,
+    S_LOG_SET_EVAL,
+    S_ROLLUP_INSERT,
+    S_BUMP_IRRELEVANT,
+    S_BUMP_UNUSED,
+    S_BUMP_NEUTRAL,
+    S_TRACE_TASK,
     S_COUNT
 };
 
@@ -160,8 +219,8 @@ static const char *const stmt_sql[S_COUNT] = {
                     " FROM tokens ORDER BY created_at, id",
     [S_K_ID_EXISTS] = "SELECT 1 FROM knowledge WHERE id = ?1",
     [S_K_INSERT] = "INSERT INTO knowledge(" KNOWLEDGE_COLUMNS ") VALUES(?1, ?2, ?3, ?4, ?5,"
-                   " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 0, 0, 'active',"
-                   " NULL, 1, ?18, ?18, ?19, ?20)",
+                   " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 0, 0, 0, 0, 0,"
+                   " 'active', NULL, 1, ?18, ?18, ?19, ?20)",
     [S_K_GET] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                 " WHERE id = ?1 AND space = ?2 AND (?3 OR status = 'active')",
     [S_K_ACTIVE] = "SELECT 1 FROM knowledge WHERE id = ?1 AND space = ?2 AND status = 'active'",
@@ -229,6 +288,38 @@ static const char *const stmt_sql[S_COUNT] = {
                 " ON k.seq = f.rowid WHERE knowledge_fts MATCH ?1 AND k.space = ?2"
                 " AND k.status = 'active' AND (?3 = 0 OR k.types & ?3 != 0)"
                 " AND (?4 IS NULL OR k.category = ?4) ORDER BY f.rowid DESC LIMIT ?5",
+    [S_TRACE_UPSERT] = "INSERT INTO traces(space, trace_id, task, created_at) VALUES(?1, ?2, ?3, ?4)"
+                       " ON CONFLICT(space, trace_id) DO UPDATE SET task = excluded.task",
+    [S_TRACE_INSERT] = "INSERT OR IGNORE INTO traces(space, trace_id, task, created_at)"
+                       " VALUES(?1, ?2, '', ?3)",
+    [S_TRACE_GET] = "SELECT t.trace_id, t.task, t.created_at, " TRACE_COUNTS
+                    " FROM traces t WHERE t.space = ?1 AND t.trace_id = ?2",
+    [S_TRACE_LIST] = "SELECT t.trace_id, t.task, t.created_at, " TRACE_COUNTS
+                     " FROM traces t WHERE t.space = ?1"
+                     " ORDER BY t.created_at DESC, t.trace_id LIMIT ?2 OFFSET ?3",
+    [S_TRACE_COUNT] = "SELECT count(*) FROM traces WHERE space = ?1",
+    [S_LOG_ADD] = "INSERT INTO knowledge_log(space, trace_id, knowledge_id, goal_id,"
+                  " injected_at_sequence, injected_at, task, content)"
+                  " SELECT ?1, ?2, id, ?4, ?5, ?6, scenario, substr(content, 1, 500)"
+                  " FROM knowledge WHERE id = ?3 AND space = ?1 AND status = 'active'",
+    [S_LOG_ALL] = "SELECT " LOG_COLUMNS " FROM knowledge_log WHERE space = ?1 AND trace_id = ?2"
+                  " ORDER BY id",
+    [S_LOG_PENDING] = "SELECT " LOG_COLUMNS " FROM knowledge_log WHERE space = ?1"
+                      " AND trace_id = ?2 AND eval_status IS NULL ORDER BY id",
+    [S_LOG_ENTRY] = "SELECT " LOG_COLUMNS " FROM knowledge_log WHERE knowledge_id = ?1"
+                    " ORDER BY id DESC LIMIT ?2",
+    [S_LOG_FIND_PENDING] = "SELECT id, goal_id FROM knowledge_log WHERE space = ?1"
+                           " AND trace_id = ?2 AND knowledge_id = ?3 AND eval_status IS NULL"
+                           " ORDER BY injected_at_sequence DESC, id DESC LIMIT 1",
+    [S_LOG_SET_EVAL] = "UPDATE knowledge_log SET eval_status = ?2, eval_reason = ?3,"
+                       " evaluated_at = ?4, evaluated_at_trigger = ?5"
+                       " WHERE id = ?1 AND eval_status IS NULL",
+    [S_ROLLUP_INSERT] = "INSERT OR IGNORE INTO trace_rollups(space, trace_id, knowledge_id,"
+                        " status, created_at) VALUES(?1, ?2, ?3, ?4, ?5)",
+    [S_BUMP_IRRELEVANT] = "UPDATE knowledge SET irrelevant = irrelevant + 1 WHERE id = ?1",
+    [S_BUMP_UNUSED] = "UPDATE knowledge SET unused = unused + 1 WHERE id = ?1",
+    [S_BUMP_NEUTRAL] = "UPDATE knowledge SET neutral = neutral + 1 WHERE id = ?1",
+    [S_TRACE_TASK] = "SELECT task FROM traces WHERE space = ?1 AND trace_id = ?2",
     [S_SCAN_DELETED] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                        " WHERE space = ?1 AND status = 'deleted' AND (?2 IS NULL OR category = ?2)"
                        " ORDER BY updated_at DESC, seq DESC LIMIT 200",
@@ -674,14 +765,17 @@ static void knowledge_from_row(sqlite3_stmt *s, struct knowledge *k, int with_do
     k->score = sqlite3_column_int(s, 16);
     k->helpful = (long)sqlite3_column_int64(s, 17);
     k->harmful = (long)sqlite3_column_int64(s, 18);
-    k->status = col_dup(s, 19);
-    k->merged_into = col_dup(s, 20);
-    k->version = (long)sqlite3_column_int64(s, 21);
-    k->created_at = col_dup(s, 22);
-    k->updated_at = col_dup(s, 23);
-    k->meta = col_dup(s, 24);
+    k->irrelevant = (long)sqlite3_column_int64(s, 19);
+    k->unused = (long)sqlite3_column_int64(s, 20);
+    k->neutral = (long)sqlite3_column_int64(s, 21);
+    k->status = col_dup(s, 22);
+    k->merged_into = col_dup(s, 23);
+    k->version = (long)sqlite3_column_int64(s, 24);
+    k->created_at = col_dup(s, 25);
+    k->updated_at = col_dup(s, 26);
+    k->meta = col_dup(s, 27);
     if (with_document)
-        k->document = col_dup(s, 25);
+        k->document = col_dup(s, 28);
 }
 
 /* Record the current row of entry id as a revision. */
@@ -1196,4 +1290,284 @@ int store_knowledge_match(struct store *st, const char *space, const char *match
     rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
     finish(s);
     return rc;
+}
+
+/* ---- traces and the knowledge log ---- */
+
+const char *const store_eval_statuses[5] = {"irrelevant", "unused", "helpful", "harmful",
+                                            "neutral"};
+
+int store_trace_put(struct store *st, const char *space, const char *trace_id, const char *task,
+                    int *created)
+{
+    char now[27];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, task ? S_TRACE_UPSERT : S_TRACE_INSERT);
+    sqlite3_stmt *exists = stmt_get(st, S_TRACE_TASK);
+    if (!s || !exists)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    bind_text(exists, 1, space);
+    bind_text(exists, 2, trace_id);
+    rc = sqlite3_step(exists);
+    finish(exists);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return tx_end(st, status_of(rc));
+    if (created)
+        *created = rc == SQLITE_DONE;
+    if (rc == SQLITE_ROW && !task)
+        return tx_end(st, STORE_OK);
+    time_utc_iso_micro(now);
+    bind_text(s, 1, space);
+    bind_text(s, 2, trace_id);
+    if (task) {
+        bind_text(s, 3, task);
+        bind_text(s, 4, now);
+    } else {
+        bind_text(s, 3, now);
+    }
+    return tx_end(st, step_done(s));
+}
+
+static void trace_from_row(sqlite3_stmt *s, struct trace_info *t)
+{
+    t->trace_id = col_text(s, 0);
+    t->task = col_text(s, 1);
+    t->created_at = col_text(s, 2);
+    t->injections = (long)sqlite3_column_int64(s, 3);
+    t->pending = (long)sqlite3_column_int64(s, 4);
+    for (int i = 0; i < 5; i++)
+        t->counts[i] = (long)sqlite3_column_int64(s, 5 + i);
+}
+
+int store_trace_get(struct store *st, const char *space, const char *trace_id,
+                    void (*each)(const struct trace_info *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_TRACE_GET);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, space);
+    bind_text(s, 2, trace_id);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        struct trace_info t;
+        trace_from_row(s, &t);
+        each(&t, ctx);
+        rc = STORE_OK;
+    } else {
+        rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+    }
+    finish(s);
+    return rc;
+}
+
+int store_traces_list(struct store *st, const char *space, long limit, long offset,
+                      void (*each)(const struct trace_info *, void *), void *ctx, long *total)
+{
+    sqlite3_stmt *count = stmt_get(st, S_TRACE_COUNT), *s = stmt_get(st, S_TRACE_LIST);
+    int rc;
+    if (!count || !s)
+        return STORE_ERROR;
+    bind_text(count, 1, space);
+    rc = sqlite3_step(count);
+    *total = rc == SQLITE_ROW ? (long)sqlite3_column_int64(count, 0) : 0;
+    finish(count);
+    if (rc != SQLITE_ROW)
+        return status_of(rc);
+    bind_text(s, 1, space);
+    sqlite3_bind_int64(s, 2, limit);
+    sqlite3_bind_int64(s, 3, offset);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct trace_info t;
+        trace_from_row(s, &t);
+        each(&t, ctx);
+    }
+    rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
+}
+
+int store_log_add(struct store *st, const char *space, const char *trace_id,
+                  const char *knowledge_id, const char *goal_id, long sequence, long *log_id)
+{
+    char now[27];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_LOG_ADD);
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    if ((rc = store_trace_put(st, space, trace_id, NULL, NULL)))
+        return tx_end(st, rc);
+    time_utc_iso_micro(now);
+    bind_text(s, 1, space);
+    bind_text(s, 2, trace_id);
+    bind_text(s, 3, knowledge_id);
+    bind_text(s, 4, goal_id ? goal_id : "");
+    sqlite3_bind_int64(s, 5, sequence);
+    bind_text(s, 6, now);
+    rc = step_done(s);
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = STORE_NOT_FOUND;
+    if (rc == STORE_OK)
+        *log_id = (long)sqlite3_last_insert_rowid(st->db);
+    return tx_end(st, rc);
+}
+
+static void log_from_row(sqlite3_stmt *s, struct log_entry *e)
+{
+    e->id = (long)sqlite3_column_int64(s, 0);
+    e->trace_id = col_text(s, 1);
+    e->knowledge_id = col_text(s, 2);
+    e->goal_id = col_text(s, 3);
+    e->injected_at_sequence = (long)sqlite3_column_int64(s, 4);
+    e->injected_at = col_text(s, 5);
+    e->task = col_text(s, 6);
+    e->content = col_text(s, 7);
+    e->eval_status = (const char *)sqlite3_column_text(s, 8);
+    e->eval_reason = (const char *)sqlite3_column_text(s, 9);
+    e->evaluated_at = (const char *)sqlite3_column_text(s, 10);
+    e->evaluated_at_trigger = (const char *)sqlite3_column_text(s, 11);
+}
+
+static int log_rows(sqlite3_stmt *s, void (*each)(const struct log_entry *, void *), void *ctx)
+{
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct log_entry e;
+        log_from_row(s, &e);
+        each(&e, ctx);
+    }
+    rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
+}
+
+int store_log_each(struct store *st, const char *space, const char *trace_id, int pending_only,
+                   void (*each)(const struct log_entry *, void *), void *ctx)
+{
+    sqlite3_stmt *exists = stmt_get(st, S_TRACE_TASK);
+    sqlite3_stmt *s = stmt_get(st, pending_only ? S_LOG_PENDING : S_LOG_ALL);
+    int rc;
+    if (!s || !exists)
+        return STORE_ERROR;
+    /* One read transaction: the trace and its log agree. */
+    int own_tx = st->tx_depth == 0;
+    if (own_tx && (rc = exec(st, "BEGIN")))
+        return rc;
+    bind_text(exists, 1, space);
+    bind_text(exists, 2, trace_id);
+    rc = sqlite3_step(exists);
+    finish(exists);
+    if (rc == SQLITE_ROW) {
+        bind_text(s, 1, space);
+        bind_text(s, 2, trace_id);
+        rc = log_rows(s, each, ctx);
+    } else {
+        rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+    }
+    if (own_tx)
+        exec(st, "COMMIT");
+    return rc;
+}
+
+int store_log_of_entry(struct store *st, const char *knowledge_id, long limit,
+                       void (*each)(const struct log_entry *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_LOG_ENTRY);
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, knowledge_id);
+    sqlite3_bind_int64(s, 2, limit);
+    return log_rows(s, each, ctx);
+}
+
+/* Count an irrelevant/unused/neutral judgement once per trace. */
+static int rollup_metric(struct store *st, const char *space, const char *trace_id,
+                         const char *knowledge_id, const char *status, const char *now,
+                         int *rolled_up)
+{
+    enum stmt_id bump = strcmp(status, "irrelevant") == 0 ? S_BUMP_IRRELEVANT
+                        : strcmp(status, "unused") == 0   ? S_BUMP_UNUSED
+                                                          : S_BUMP_NEUTRAL;
+    sqlite3_stmt *ins = stmt_get(st, S_ROLLUP_INSERT), *b = stmt_get(st, bump);
+    int rc;
+    if (!ins || !b)
+        return STORE_ERROR;
+    bind_text(ins, 1, space);
+    bind_text(ins, 2, trace_id);
+    bind_text(ins, 3, knowledge_id);
+    bind_text(ins, 4, status);
+    bind_text(ins, 5, now);
+    if ((rc = step_done(ins)) || sqlite3_changes(st->db) == 0)
+        return rc;
+    bind_text(b, 1, knowledge_id);
+    rc = step_done(b);
+    if (rc == STORE_OK)
+        *rolled_up = 1;
+    return rc;
+}
+
+int store_log_evaluate(struct store *st, const char *space, const char *trace_id,
+                       const char *knowledge_id, const char *status, const char *reason,
+                       const char *trigger, long *log_id, int *rolled_up)
+{
+    sqlite3_stmt *find = stmt_get(st, S_LOG_FIND_PENDING), *set = stmt_get(st, S_LOG_SET_EVAL);
+    sqlite3_stmt *task_q = stmt_get(st, S_TRACE_TASK);
+    char now[27], *goal_id = NULL, *task = NULL;
+    int rc;
+    *rolled_up = 0;
+    if (!find || !set || !task_q)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    bind_text(find, 1, space);
+    bind_text(find, 2, trace_id);
+    bind_text(find, 3, knowledge_id);
+    rc = sqlite3_step(find);
+    if (rc == SQLITE_ROW) {
+        *log_id = (long)sqlite3_column_int64(find, 0);
+        goal_id = col_dup(find, 1);
+    }
+    finish(find);
+    if (rc != SQLITE_ROW)
+        return tx_end(st, rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc));
+    time_utc_iso_micro(now);
+    sqlite3_bind_int64(set, 1, *log_id);
+    bind_text(set, 2, status);
+    bind_text(set, 3, reason ? reason : "");
+    bind_text(set, 4, now);
+    bind_text(set, 5, trigger);
+    rc = step_done(set);
+    if (rc == STORE_OK && (strcmp(status, "helpful") == 0 || strcmp(status, "harmful") == 0)) {
+        /* A case named after the trace: a second verdict of the same kind from
+         * the same trace counts nothing. A deleted entry keeps its log only. */
+        struct buf case_id;
+        int added = 0;
+        bind_text(task_q, 1, space);
+        bind_text(task_q, 2, trace_id);
+        if (sqlite3_step(task_q) == SQLITE_ROW)
+            task = col_dup(task_q, 0);
+        finish(task_q);
+        buf_init(&case_id, 1024);
+        buf_addf(&case_id, "trace:%s", trace_id);
+        struct knowledge_case c = {.kind = status,
+                                   .case_id = case_id.data,
+                                   .scenario = task ? task : "",
+                                   .result = reason ? reason : "",
+                                   .trace_id = trace_id,
+                                   .goal_id = goal_id};
+        rc = store_knowledge_add_case(st, space, knowledge_id, &c, "evaluation", &added);
+        if (rc == STORE_NOT_FOUND)
+            rc = STORE_OK;
+        *rolled_up = added;
+        buf_release(&case_id);
+    } else if (rc == STORE_OK) {
+        rc = rollup_metric(st, space, trace_id, knowledge_id, status, now, rolled_up);
+    }
+    free(goal_id);
+    free(task);
+    return tx_end(st, rc);
 }

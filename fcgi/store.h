@@ -159,6 +159,66 @@ int store_knowledge_revisions_each(struct store *st, const char *space, const ch
 int store_knowledge_revert(struct store *st, const char *space, const char *id, long version,
                            const char *actor);
 
+/* ---- traces and the knowledge log (seed 000) ---- */
+
+struct trace_info {
+    const char *trace_id;
+    const char *task;
+    const char *created_at;
+    long injections, pending;
+    long counts[5]; /* by eval status: irrelevant, unused, helpful, harmful, neutral */
+};
+
+/* The five eval statuses, in the order of trace_info.counts. */
+extern const char *const store_eval_statuses[5];
+
+/* Create the trace if missing; a non-NULL task replaces the stored one.
+ * *created says whether it is new. */
+int store_trace_put(struct store *st, const char *space, const char *trace_id, const char *task,
+                    int *created);
+/* One trace with its counts, passed to each; STORE_NOT_FOUND when unknown. */
+int store_trace_get(struct store *st, const char *space, const char *trace_id,
+                    void (*each)(const struct trace_info *, void *), void *ctx);
+/* Traces of the space, newest first, with counts; *total counts them all. */
+int store_traces_list(struct store *st, const char *space, long limit, long offset,
+                      void (*each)(const struct trace_info *, void *), void *ctx, long *total);
+
+struct log_entry {
+    long id;
+    const char *trace_id;
+    const char *knowledge_id;
+    const char *goal_id;
+    long injected_at_sequence;
+    const char *injected_at;
+    const char *task;
+    const char *content;
+    const char *eval_status; /* NULL while pending */
+    const char *eval_reason;
+    const char *evaluated_at;
+    const char *evaluated_at_trigger;
+};
+
+/* Log an injection of an active entry into a trace (created if missing):
+ * task is the entry's scenario, content its first 500 characters.
+ * STORE_NOT_FOUND when the entry is not an active one of the space. */
+int store_log_add(struct store *st, const char *space, const char *trace_id,
+                  const char *knowledge_id, const char *goal_id, long sequence, long *log_id);
+/* The log of a trace in injection order (only pending entries with
+ * pending_only); STORE_NOT_FOUND when the trace is unknown. */
+int store_log_each(struct store *st, const char *space, const char *trace_id, int pending_only,
+                   void (*each)(const struct log_entry *, void *), void *ctx);
+/* The latest injections of one entry (newest first, at most limit). */
+int store_log_of_entry(struct store *st, const char *knowledge_id, long limit,
+                       void (*each)(const struct log_entry *, void *), void *ctx);
+/* Record an evaluation on the most recent pending injection of knowledge_id
+ * in the trace (largest sequence, then latest), and roll it up into the entry
+ * at most once per trace and status: helpful/harmful add a case (and count),
+ * irrelevant/unused/neutral count in metrics. *log_id receives the entry
+ * updated; STORE_NOT_FOUND when no pending injection matches. */
+int store_log_evaluate(struct store *st, const char *space, const char *trace_id,
+                       const char *knowledge_id, const char *status, const char *reason,
+                       const char *trigger, long *log_id, int *rolled_up);
+
 /* Append to the audit trail (inside the caller's transaction if any). */
 int store_audit(struct store *st, const char *space, const char *actor, const char *action,
                 const char *target);

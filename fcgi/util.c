@@ -130,6 +130,16 @@ void time_utc_text(char out[static 20])
     strftime(out, 20, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
+void time_utc_iso_micro(char out[static 27])
+{
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    strftime(out, 20, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + 19, 8, ".%06u", (unsigned)(ts.tv_nsec / 1000) % 1000000u);
+}
+
 void time_utc_text_offset(char out[static 20], long offset)
 {
     struct tm tm;
@@ -157,4 +167,11 @@ int parse_long(const char *s, long min, long max, long *out)
         return -1;
     *out = v;
     return 0;
+}
+
+int id_text_valid(const char *s, size_t max)
+{
+    size_t n = s ? strlen(s) : 0;
+    return n >= 1 && n <= max &&
+           strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") == n;
 }

@@ -27,11 +27,18 @@ size_t utf8_prefix(const char *s, size_t n, size_t max_chars);
 /* Current UTC time: "YYYY-MM-DD HH:MM:SS" into out (at least 20 bytes). */
 void time_utc_text(char out[static 20]);
 
+/* Current UTC time with microseconds: "YYYY-MM-DDTHH:MM:SS.ffffff" (27 bytes). */
+void time_utc_iso_micro(char out[static 27]);
+
 /* UTC time `offset` seconds from now, in the same form. */
 void time_utc_text_offset(char out[static 20], long offset);
 
 /* Current UTC date: "YYYYMMDD" into out (at least 9 bytes). */
 void time_utc_compact_date(char out[static 9]);
+
+/* Return 1 when s is 1..max characters of [A-Za-z0-9._:-] (ids chosen by
+ * clients: trace ids, request ids). */
+int id_text_valid(const char *s, size_t max);
 
 /* Parse a whole decimal integer in [min, max]; 0 on success, -1 otherwise. */
 int parse_long(const char *s, long min, long max, long *out);

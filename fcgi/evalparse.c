@@ -1,0 +1,133 @@
+/* evalparse: tolerant parsing of an evaluator's raw reply. */
+#include "evalparse.h"
+
+#include <string.h>
+#include <strings.h>
+
+const char *eval_strategy_name(enum eval_strategy s)
+{
+    switch (s) {
+    case EVAL_WHOLE: return "whole";
+    case EVAL_FENCED: return "fenced";
+    case EVAL_BARE: return "bare";
+    default: return "none";
+    }
+}
+
+/* The first "```" in text[0..len), or NULL. */
+static const char *find_fence(const char *text, size_t len)
+{
+    for (size_t i = 0; i + 3 <= len; i++)
+        if (text[i] == '`' && text[i + 1] == '`' && text[i + 2] == '`')
+            return text + i;
+    return NULL;
+}
+
+/* Parse exactly text[0..len) (surrounding whitespace allowed) as JSON. */
+static struct json_object *parse_exact(const char *text, size_t len)
+{
+    struct json_tokener *tok;
+    struct json_object *v;
+    size_t end;
+    while (len && strchr(" \t\r\n", *text)) {
+        text++;
+        len--;
+    }
+    while (len && strchr(" \t\r\n", text[len - 1]))
+        len--;
+    if (!len || len > (size_t)1 << 30)
+        return NULL;
+    tok = json_tokener_new_ex(64);
+    if (!tok)
+        return NULL;
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    v = json_tokener_parse_ex(tok, text, (int)len);
+    end = json_tokener_get_parse_end(tok);
+    if (json_tokener_get_error(tok) != json_tokener_success || end != len) {
+        json_object_put(v);
+        v = NULL;
+    }
+    json_tokener_free(tok);
+    return v;
+}
+
+/* The evaluations list of a parsed value (a new reference), or NULL. */
+static struct json_object *evaluations_of(struct json_object *v)
+{
+    struct json_object *list;
+    if (json_object_is_type(v, json_type_array))
+        return json_object_get(v);
+    if (json_object_is_type(v, json_type_object) &&
+        json_object_object_get_ex(v, "evaluations", &list) &&
+        json_object_is_type(list, json_type_array))
+        return json_object_get(list);
+    return NULL;
+}
+
+/* Take the evaluations out of text[0..len) parsed whole. */
+static struct json_object *try_text(const char *text, size_t len)
+{
+    struct json_object *v = parse_exact(text, len), *list = v ? evaluations_of(v) : NULL;
+    json_object_put(v);
+    return list;
+}
+
+/* The end (one past the closing brace) of the balanced object starting at
+ * text[start] == '{', or 0 when it never closes. */
+static size_t object_end(const char *text, size_t len, size_t start)
+{
+    int depth = 0, in_string = 0;
+    for (size_t i = start; i < len; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = 0;
+        } else if (c == '"') {
+            in_string = 1;
+        } else if (c == '{') {
+            depth++;
+        } else if (c == '}' && --depth == 0) {
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+enum eval_strategy eval_parse(const char *text, size_t len, struct json_object **out)
+{
+    const char *fence;
+    *out = NULL;
+    if (!text)
+        return EVAL_NONE;
+    if ((*out = try_text(text, len)))
+        return EVAL_WHOLE;
+    /* ```json ... ``` (the language tag in any case). */
+    for (const char *p = text; (fence = find_fence(p, len - (size_t)(p - text))); p = fence + 3) {
+        const char *body = fence + 3, *close;
+        size_t rest = len - (size_t)(body - text);
+        if (rest < 4 || strncasecmp(body, "json", 4) != 0)
+            continue;
+        body += 4;
+        rest -= 4;
+        close = find_fence(body, rest);
+        if (!close)
+            break;
+        if ((*out = try_text(body, (size_t)(close - body))))
+            return EVAL_FENCED;
+        fence = close; /* continue after this block */
+    }
+    /* Bounded: a reply of nothing but braces must not cost n^2. */
+    for (size_t i = 0, tries = 0; i < len && tries < 64; i++) {
+        size_t end;
+        if (text[i] != '{')
+            continue;
+        tries++;
+        if (!(end = object_end(text, len, i)))
+            continue;
+        if ((*out = try_text(text + i, end - i)))
+            return EVAL_BARE;
+    }
+    return EVAL_NONE;
+}

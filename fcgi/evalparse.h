@@ -1,0 +1,22 @@
+/* evalparse: tolerant parsing of a knowledge evaluator's raw reply (seed
+ * 000): the whole text as JSON, else the first ```json fenced block, else the
+ * first balanced bare {...} object (braces inside strings handled) that holds
+ * an "evaluations" list. Pure: no I/O, no allocation kept on failure. */
+#ifndef KNOWHUB_EVALPARSE_H
+#define KNOWHUB_EVALPARSE_H
+
+#include <stddef.h>
+#include <json-c/json.h>
+
+enum eval_strategy { EVAL_NONE = 0, EVAL_WHOLE, EVAL_FENCED, EVAL_BARE };
+
+/* The name of a strategy: "whole", "fenced", "bare" or "none". */
+const char *eval_strategy_name(enum eval_strategy s);
+
+/* Find the evaluations in text[0..len): on success *out is the JSON array of
+ * evaluation objects (caller puts it) and the strategy that found it is
+ * returned; EVAL_NONE (and *out NULL) when nothing parses. A top-level list
+ * counts as the evaluations themselves. */
+enum eval_strategy eval_parse(const char *text, size_t len, struct json_object **out);
+
+#endif
