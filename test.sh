@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # test.sh: install what is missing, build, and run every test layer:
-# unit tests (ctest) and HTTP black-box tests through real nginx + knowhub.
-# Ends with "N passed, N failed" and exits non-zero on any failure.
-#   SANITIZE=1 ./test.sh   builds with ASan + UBSan into build-sanitize/
+# unit tests (ctest), HTTP black-box tests through real nginx + knowhub, and
+# a bounded run of every libFuzzer target. Ends with "N passed, N failed" and
+# exits non-zero on any failure.
+#   SANITIZE=1 ./test.sh     unit and HTTP tests on an ASan + UBSan build (build-sanitize/)
+#   FUZZ_SECONDS=60 ./test.sh  longer fuzzing (0 skips it)
 set -u
 cd "$(dirname "$0")"
 ROOT=$(pwd)
@@ -60,6 +62,36 @@ fi
 echo "http: $h_pass passed, $h_fail failed"
 passed=$((passed + h_pass))
 failed=$((failed + h_fail))
+
+if [ "${FUZZ_SECONDS:-10}" != 0 ]; then
+    echo "== fuzz (libFuzzer, ${FUZZ_SECONDS:-10} s per target)"
+    if deps_ensure clang libclang-rt-14-dev &&
+        CC=clang cmake -S . -B build-fuzz -DFUZZ=ON -DWERROR=ON -DBUILD_TESTING=OFF >/dev/null &&
+        cmake --build build-fuzz -j"$(nproc)" >"$OUT/fuzz-build.log" 2>&1; then
+        for target in build-fuzz/fuzz_*; do
+            name=$(basename "$target")
+            work=$(mktemp -d)
+            # New inputs go to a scratch corpus; the seeds in tests/fuzz/corpus stay as they are.
+            "$target" -max_total_time="${FUZZ_SECONDS:-10}" -timeout=10 -rss_limit_mb=2048 \
+                -artifact_prefix="$OUT/$name-" "$work" "tests/fuzz/corpus/${name#fuzz_}" \
+                > "$OUT/$name.log" 2>&1
+            rc=$?
+            runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 runs in \2 s/p' "$OUT/$name.log")
+            rm -rf "$work"
+            if [ "$rc" = 0 ]; then
+                echo "  $name: ok ($runs)"
+                passed=$((passed + 1))
+            else
+                echo "  $name: FAILED (see $OUT/$name.log and $OUT/$name-crash-*)"
+                grep -E 'ERROR|SUMMARY|runtime error' "$OUT/$name.log" | head -5
+                failed=$((failed + 1))
+            fi
+        done
+    else
+        echo "  fuzz targets did not build (see $OUT/fuzz-build.log)"
+        failed=$((failed + 1))
+    fi
+fi
 
 echo
 echo "$passed passed, $failed failed"

@@ -17,19 +17,29 @@
 #define E_FILE_NOT_FOUND "TABLE_NOT_FOUND" /* the reference's code for a missing file */
 
 /* A copy of a string field with surrounding whitespace removed; NULL when
- * absent or not a string. */
+ * absent or not a string. A "\u0000" inside becomes \x01, so the checks
+ * refuse it (a control character, an invalid category) instead of the text
+ * being cut short at the NUL ("x.md\u0000.txt" is not "x.md"). */
 static char *stripped_field(struct json_object *body, const char *key)
 {
     struct json_object *v;
     const char *s;
-    size_t start, end;
+    char *copy;
+    size_t start, end, len;
     if (!json_object_object_get_ex(body, key, &v) || !(s = jf_str(v)))
         return NULL;
-    start = strspn(s, " \t\r\n\f\v");
-    end = strlen(s);
-    while (end > start && strchr(" \t\r\n\f\v", s[end - 1]))
+    len = (size_t)json_object_get_string_len(v);
+    copy = xstrndup(s, len);
+    for (size_t i = 0; i < len; i++)
+        if (copy[i] == '\0')
+            copy[i] = '\x01';
+    start = strspn(copy, " \t\r\n\f\v");
+    end = len;
+    while (end > start && strchr(" \t\r\n\f\v", copy[end - 1]))
         end--;
-    return xstrndup(s + start, end - start);
+    memmove(copy, copy + start, end - start);
+    copy[end - start] = '\0';
+    return copy;
 }
 
 struct target {

@@ -220,7 +220,8 @@ void h_search_entries(struct request *req, struct response *res)
     rc = search_entries(req->store, req->who.space, q, &f, (size_t)(2 * top_k), entry_hit, &s1);
     if (rc == STORE_OK) {
         struct json_object *results = json_object_new_array(), *data = json_object_new_object();
-        qsort(s1.r, s1.n, sizeof *s1.r, quality_order);
+        if (s1.n > 1)
+            qsort(s1.r, s1.n, sizeof *s1.r, quality_order);
         for (size_t i = 0; i < s1.n && i < (size_t)top_k; i++)
             json_object_array_add(results, json_object_get(s1.r[i].item));
         json_object_object_add(data, "count",

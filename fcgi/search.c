@@ -294,7 +294,7 @@ static int collect(struct store *st, const char *space, struct collector *col,
         }
     }
     buf_release(&expr);
-    if (rc == STORE_OK)
+    if (rc == STORE_OK && col->n > 1)
         qsort(col->c, col->n, sizeof *col->c, cand_order);
     return rc;
 }

@@ -41,7 +41,7 @@ static size_t decode(const unsigned char *s, size_t n, unsigned *cp)
     if (s[0] >= 0xE0 && s[0] <= 0xEF && n >= 3 && (s[1] & 0xC0) == 0x80 &&
         (s[2] & 0xC0) == 0x80) {
         *cp = ((s[0] & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
-        return *cp >= 0x800 ? 3 : (*cp = 0xFFFD, 1);
+        return *cp >= 0x800 && (*cp < 0xD800 || *cp > 0xDFFF) ? 3 : (*cp = 0xFFFD, 1);
     }
     if (s[0] >= 0xF0 && s[0] <= 0xF4 && n >= 4 && (s[1] & 0xC0) == 0x80 &&
         (s[2] & 0xC0) == 0x80 && (s[3] & 0xC0) == 0x80) {
