@@ -69,6 +69,29 @@ int auth_token_create(struct store *st, const char *space, enum role role, const
     return rc;
 }
 
+/* Fill who from a valid, unrevoked token record (taking its strings); -1 otherwise. */
+static int identity_from(struct store *st, struct token_record *rec, struct identity *who)
+{
+    struct buf actor;
+    char minute_ago[20];
+    if (rec->revoked_at || role_from_name(rec->role) == ROLE_NONE)
+        return -1;
+    buf_init(&actor, 512);
+    buf_addf(&actor, "token:%s", rec->id);
+    if (rec->label && *rec->label)
+        buf_addf(&actor, ":%s", rec->label);
+    who->space = rec->space;
+    who->token_id = rec->id;
+    who->actor = buf_detach(&actor, NULL);
+    who->role = role_from_name(rec->role);
+    rec->space = rec->id = NULL;
+    time_utc_text_offset(minute_ago, -60);
+    /* Record use at most once a minute, so reads do not take the write lock. */
+    if (!rec->last_used_at || strcmp(rec->last_used_at, minute_ago) < 0)
+        store_token_touch(st, who->token_id); /* best effort */
+    return 0;
+}
+
 int auth_check(struct store *st, const char *authorization, struct identity *who)
 {
     const char *tok, *sep, *secret;
@@ -101,25 +124,90 @@ int auth_check(struct store *st, const char *authorization, struct identity *who
     if (rc != STORE_OK)
         return -2;
     secret_hash(secret, strlen(secret), hash);
-    ok = sodium_memcmp(hash, rec.hash, 32) == 0 && !rec.revoked_at &&
-         role_from_name(rec.role) != ROLE_NONE;
-    if (ok) {
-        struct buf actor;
-        buf_init(&actor, 512);
-        buf_addf(&actor, "token:%s", rec.id);
-        if (rec.label && *rec.label)
-            buf_addf(&actor, ":%s", rec.label);
-        who->space = rec.space;
-        who->token_id = rec.id;
-        who->actor = buf_detach(&actor, NULL);
-        who->role = role_from_name(rec.role);
-        rec.space = rec.id = NULL;
-        char minute_ago[20];
-        time_utc_text_offset(minute_ago, -60);
-        /* Record use at most once a minute, so reads do not take the write lock. */
-        if (!rec.last_used_at || strcmp(rec.last_used_at, minute_ago) < 0)
-            store_token_touch(st, who->token_id); /* best effort */
-    }
+    ok = sodium_memcmp(hash, rec.hash, 32) == 0 && identity_from(st, &rec, who) == 0;
     token_record_release(&rec);
     return ok ? 0 : -1;
+}
+
+/* ---- browser logins ---- */
+
+/* The kh_session value of a Cookie header into out; -1 when absent. */
+static int cookie_value(const char *header, struct buf *out)
+{
+    size_t name_len = strlen(LOGIN_COOKIE);
+    for (const char *p = header; p && *p;) {
+        p += strspn(p, " \t;");
+        size_t n = strcspn(p, ";");
+        if (n > name_len && strncmp(p, LOGIN_COOKIE, name_len) == 0 && p[name_len] == '=') {
+            buf_reset(out);
+            return buf_add(out, p + name_len + 1, n - name_len - 1) || out->len == 0 ? -1 : 0;
+        }
+        p += n;
+    }
+    return -1;
+}
+
+static void random_text(size_t bytes, struct buf *out)
+{
+    unsigned char raw[32];
+    char text[sodium_base64_ENCODED_LEN(32, sodium_base64_VARIANT_URLSAFE_NO_PADDING)];
+    randombytes_buf(raw, bytes);
+    sodium_bin2base64(text, sizeof text, raw, bytes, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+    buf_reset(out);
+    buf_adds(out, text);
+    sodium_memzero(raw, sizeof raw);
+}
+
+int auth_login_start(struct store *st, const struct identity *who, struct buf *cookie,
+                     struct buf *csrf)
+{
+    unsigned char hash[32];
+    random_text(32, cookie);
+    random_text(24, csrf);
+    secret_hash(cookie->data, cookie->len, hash);
+    return store_login_insert(st, hash, who->token_id, csrf->data, LOGIN_LIFETIME_SECONDS);
+}
+
+int auth_check_cookie(struct store *st, const char *cookie_header, struct identity *who,
+                      char **csrf)
+{
+    struct buf value;
+    struct token_record rec;
+    unsigned char hash[32];
+    int rc;
+    *csrf = NULL;
+    buf_init(&value, 256);
+    if (cookie_value(cookie_header, &value)) {
+        buf_release(&value);
+        return -1;
+    }
+    secret_hash(value.data, value.len, hash);
+    buf_release(&value);
+    rc = store_login_get(st, hash, &rec, csrf);
+    if (rc == STORE_OK && identity_from(st, &rec, who) == 0) {
+        token_record_release(&rec);
+        return 0;
+    }
+    token_record_release(&rec);
+    free(*csrf);
+    *csrf = NULL;
+    return rc == STORE_OK || rc == STORE_NOT_FOUND ? -1 : -2;
+}
+
+void auth_login_end(struct store *st, const char *cookie_header)
+{
+    struct buf value;
+    unsigned char hash[32];
+    buf_init(&value, 256);
+    if (cookie_value(cookie_header, &value) == 0) {
+        secret_hash(value.data, value.len, hash);
+        store_login_delete(st, hash);
+    }
+    buf_release(&value);
+}
+
+int auth_csrf_ok(const char *expected, const char *given)
+{
+    size_t n = expected ? strlen(expected) : 0;
+    return n > 0 && given && strlen(given) == n && sodium_memcmp(expected, given, n) == 0;
 }

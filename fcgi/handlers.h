@@ -10,6 +10,8 @@ void h_health(struct request *req, struct response *res);
 
 /* h_auth.c */
 void h_auth_me(struct request *req, struct response *res);
+void h_auth_login(struct request *req, struct response *res);
+void h_auth_logout(struct request *req, struct response *res);
 
 /* h_knowledge.c: the entry view (seed 003) */
 void h_knowledge_list(struct request *req, struct response *res);
@@ -46,6 +48,13 @@ void h_traces_inject(struct request *req, struct response *res);
 void h_traces_pending(struct request *req, struct response *res);
 void h_traces_eval_prompt(struct request *req, struct response *res);
 void h_traces_evaluate(struct request *req, struct response *res);
+
+/* h_sessions.c: analysis sessions (the save-experience flow) */
+void h_sessions_list(struct request *req, struct response *res);
+void h_sessions_get(struct request *req, struct response *res);
+void h_sessions_put(struct request *req, struct response *res);
+void h_sessions_delete(struct request *req, struct response *res);
+void h_sessions_delete_table(struct request *req, struct response *res);
 
 /* h_context.c: what agents load before they work (seed 004 modes A and B) */
 void h_context_rules(struct request *req, struct response *res);

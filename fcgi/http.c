@@ -27,6 +27,7 @@ void request_release(struct request *req)
     free(req->who.space);
     free(req->who.token_id);
     free(req->who.actor);
+    free(req->who.csrf);
     request_init(req);
 }
 

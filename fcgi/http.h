@@ -35,6 +35,7 @@ struct identity {
     char *token_id; /* owned */
     char *actor;    /* owned: "token:<id>" or "token:<id>:<label>" for the audit trail */
     enum role role;
+    char *csrf;     /* owned: the CSRF token when the caller came with a login cookie */
 };
 
 struct query_param {
@@ -50,6 +51,9 @@ struct request {
     size_t body_len;
     const char *request_id;
     const char *authorization;
+    const char *cookie;       /* Cookie header (browser logins) */
+    const char *csrf;         /* X-CSRF-Token header */
+    int https;                /* the client reached nginx over TLS */
     const char *accept_language;
     char *params[HTTP_MAX_PARAMS]; /* decoded {name} segments of the route, owned */
     size_t n_params;

@@ -10,6 +10,8 @@
 static const struct route routes[] = {
     {"GET", "/api/health", ROLE_NONE, h_health},
     {"GET", "/api/auth/me", ROLE_READER, h_auth_me},
+    {"POST", "/api/auth/login", ROLE_NONE, h_auth_login},
+    {"POST", "/api/auth/logout", ROLE_READER, h_auth_logout},
     {"GET", "/api/knowledge", ROLE_READER, h_knowledge_list},
     {"POST", "/api/knowledge", ROLE_AGENT, h_knowledge_create},
     {"POST", "/api/knowledge/batch_update", ROLE_AGENT, h_knowledge_batch_update},
@@ -38,6 +40,11 @@ static const struct route routes[] = {
     {"GET", "/api/traces/{trace_id}/knowledge_log/pending", ROLE_READER, h_traces_pending},
     {"GET", "/api/traces/{trace_id}/eval_prompt", ROLE_READER, h_traces_eval_prompt},
     {"POST", "/api/traces/{trace_id}/evaluations", ROLE_AGENT, h_traces_evaluate},
+    {"GET", "/api/sessions", ROLE_READER, h_sessions_list},
+    {"POST", "/api/sessions", ROLE_AGENT, h_sessions_put},
+    {"GET", "/api/sessions/{id}", ROLE_READER, h_sessions_get},
+    {"DELETE", "/api/sessions/{id}", ROLE_AGENT, h_sessions_delete},
+    {"DELETE", "/api/sessions/{id}/tables/{table_id}", ROLE_AGENT, h_sessions_delete_table},
 };
 #define ROUTE_COUNT (sizeof routes / sizeof routes[0])
 
@@ -124,13 +131,22 @@ void router_dispatch(struct request *req, struct response *res)
     int params_bad = match(chosen->pattern, req->path, req) < 0;
 
     if (chosen->role != ROLE_NONE) {
-        int rc = auth_check(req->store, req->authorization, &req->who);
+        /* A Bearer token, or else the browser's login cookie; a cookie alone
+         * never changes anything without the matching CSRF header. */
+        int cookie = !req->authorization && req->cookie;
+        int rc = cookie ? auth_check_cookie(req->store, req->cookie, &req->who, &req->who.csrf)
+                        : auth_check(req->store, req->authorization, &req->who);
         if (rc == -2) {
             reply_error(res, 503, E_SERVICE_UNAVAILABLE, "The database is busy; try again");
             return;
         }
         if (rc != 0) {
             reply_unauthorized(res);
+            return;
+        }
+        if (cookie && strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0 &&
+            !auth_csrf_ok(req->who.csrf, req->csrf)) {
+            reply_error(res, 403, E_FORBIDDEN, "Missing or wrong X-CSRF-Token header");
             return;
         }
         if (req->who.role < chosen->role) {

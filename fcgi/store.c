@@ -109,6 +109,15 @@ static const char *const migrations[] = {
     "  space TEXT NOT NULL, trace_id TEXT NOT NULL, knowledge_id TEXT NOT NULL,"
     "  status TEXT NOT NULL, created_at TEXT NOT NULL,"
     "  PRIMARY KEY(space, trace_id, knowledge_id, status)) WITHOUT ROWID;",
+
+    /* 4: browser logins (cookie sessions) and analysis sessions (seed 004). */
+    "CREATE TABLE logins("
+    "  hash BLOB PRIMARY KEY, token_id TEXT NOT NULL REFERENCES tokens(id),"
+    "  csrf TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE sessions("
+    "  space TEXT NOT NULL, id TEXT NOT NULL, title TEXT NOT NULL DEFAULT '',"
+    "  document TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,"
+    "  PRIMARY KEY(space, id)) WITHOUT ROWID;",
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -202,6 +211,14 @@ enum stmt_id {
     S_BUMP_UNUSED,
     S_BUMP_NEUTRAL,
     S_TRACE_TASK,
+    S_LOGIN_INSERT,
+    S_LOGIN_GET,
+    S_LOGIN_DELETE,
+    S_LOGIN_EXPIRE,
+    S_SESSION_PUT,
+    S_SESSION_GET,
+    S_SESSION_LIST,
+    S_SESSION_DELETE,
     S_COUNT
 };
 
@@ -320,6 +337,22 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_BUMP_UNUSED] = "UPDATE knowledge SET unused = unused + 1 WHERE id = ?1",
     [S_BUMP_NEUTRAL] = "UPDATE knowledge SET neutral = neutral + 1 WHERE id = ?1",
     [S_TRACE_TASK] = "SELECT task FROM traces WHERE space = ?1 AND trace_id = ?2",
+    [S_LOGIN_INSERT] = "INSERT INTO logins(hash, token_id, csrf, created_at, expires_at)"
+                       " VALUES(?1, ?2, ?3, ?4, ?5)",
+    [S_LOGIN_GET] = "SELECT t.id, t.space, t.role, t.label, t.created_at, t.last_used_at,"
+                    " t.revoked_at, t.hash, l.csrf FROM logins l JOIN tokens t ON t.id = l.token_id"
+                    " WHERE l.hash = ?1 AND l.expires_at > ?2",
+    [S_LOGIN_DELETE] = "DELETE FROM logins WHERE hash = ?1",
+    [S_LOGIN_EXPIRE] = "DELETE FROM logins WHERE expires_at <= ?1",
+    [S_SESSION_PUT] = "INSERT INTO sessions(space, id, title, document, created_at, updated_at)"
+                      " VALUES(?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT(space, id) DO UPDATE SET"
+                      " title = excluded.title, document = excluded.document,"
+                      " updated_at = excluded.updated_at",
+    [S_SESSION_GET] = "SELECT id, title, document, created_at, updated_at FROM sessions"
+                      " WHERE space = ?1 AND id = ?2",
+    [S_SESSION_LIST] = "SELECT id, title, NULL, created_at, updated_at FROM sessions"
+                       " WHERE space = ?1 ORDER BY updated_at DESC, id",
+    [S_SESSION_DELETE] = "DELETE FROM sessions WHERE space = ?1 AND id = ?2",
     [S_SCAN_DELETED] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                        " WHERE space = ?1 AND status = 'deleted' AND (?2 IS NULL OR category = ?2)"
                        " ORDER BY updated_at DESC, seq DESC LIMIT 200",
@@ -1570,4 +1603,134 @@ int store_log_evaluate(struct store *st, const char *space, const char *trace_id
     free(goal_id);
     free(task);
     return tx_end(st, rc);
+}
+
+/* ---- browser logins ---- */
+
+int store_login_insert(struct store *st, const unsigned char hash[32], const char *token_id,
+                       const char *csrf, long lifetime_seconds)
+{
+    char now[20], expires[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_LOGIN_INSERT), *gc = stmt_get(st, S_LOGIN_EXPIRE);
+    if (!s || !gc)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    time_utc_text(now);
+    time_utc_text_offset(expires, lifetime_seconds);
+    bind_text(gc, 1, now); /* expired logins go as new ones come */
+    if ((rc = step_done(gc)))
+        return tx_end(st, rc);
+    sqlite3_bind_blob(s, 1, hash, 32, SQLITE_STATIC);
+    bind_text(s, 2, token_id);
+    bind_text(s, 3, csrf);
+    bind_text(s, 4, now);
+    bind_text(s, 5, expires);
+    return tx_end(st, step_done(s));
+}
+
+int store_login_get(struct store *st, const unsigned char hash[32], struct token_record *token,
+                    char **csrf)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_LOGIN_GET);
+    memset(token, 0, sizeof *token);
+    *csrf = NULL;
+    if (!s)
+        return STORE_ERROR;
+    time_utc_text(now);
+    sqlite3_bind_blob(s, 1, hash, 32, SQLITE_STATIC);
+    bind_text(s, 2, now);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        token_from_row(s, token);
+        *csrf = col_dup(s, 8);
+        rc = STORE_OK;
+    } else {
+        rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+    }
+    finish(s);
+    return rc;
+}
+
+int store_login_delete(struct store *st, const unsigned char hash[32])
+{
+    sqlite3_stmt *s = stmt_get(st, S_LOGIN_DELETE);
+    if (!s)
+        return STORE_ERROR;
+    sqlite3_bind_blob(s, 1, hash, 32, SQLITE_STATIC);
+    return step_done(s);
+}
+
+/* ---- analysis sessions ---- */
+
+int store_session_put(struct store *st, const char *space, const char *id, const char *title,
+                      const char *document)
+{
+    char now[27];
+    sqlite3_stmt *s = stmt_get(st, S_SESSION_PUT);
+    if (!s)
+        return STORE_ERROR;
+    time_utc_iso_micro(now);
+    bind_text(s, 1, space);
+    bind_text(s, 2, id);
+    bind_text(s, 3, title ? title : "");
+    bind_text(s, 4, document);
+    bind_text(s, 5, now);
+    return step_done(s);
+}
+
+static int session_rows(sqlite3_stmt *s, void (*each)(const struct session_info *, void *),
+                        void *ctx, int *found)
+{
+    int rc;
+    *found = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct session_info si = {col_text(s, 0), col_text(s, 1),
+                                  (const char *)sqlite3_column_text(s, 2), col_text(s, 3),
+                                  col_text(s, 4)};
+        *found = 1;
+        each(&si, ctx);
+    }
+    rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
+}
+
+int store_session_get(struct store *st, const char *space, const char *id,
+                      void (*each)(const struct session_info *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_SESSION_GET);
+    int rc, found;
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, space);
+    bind_text(s, 2, id);
+    rc = session_rows(s, each, ctx, &found);
+    return rc == STORE_OK && !found ? STORE_NOT_FOUND : rc;
+}
+
+int store_session_list(struct store *st, const char *space,
+                       void (*each)(const struct session_info *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_SESSION_LIST);
+    int found;
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, space);
+    return session_rows(s, each, ctx, &found);
+}
+
+int store_session_delete(struct store *st, const char *space, const char *id)
+{
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_SESSION_DELETE);
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, space);
+    bind_text(s, 2, id);
+    rc = step_done(s);
+    return rc == STORE_OK && sqlite3_changes(st->db) == 0 ? STORE_NOT_FOUND : rc;
 }

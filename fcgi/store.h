@@ -219,6 +219,36 @@ int store_log_evaluate(struct store *st, const char *space, const char *trace_id
                        const char *knowledge_id, const char *status, const char *reason,
                        const char *trigger, long *log_id, int *rolled_up);
 
+/* ---- browser logins (cookie sessions) ---- */
+
+/* Remember a login: the hash of its cookie value, the token it came from,
+ * its CSRF token; it expires after lifetime_seconds. */
+int store_login_insert(struct store *st, const unsigned char hash[32], const char *token_id,
+                       const char *csrf, long lifetime_seconds);
+/* The token (revoked ones included) and CSRF token of an unexpired login. */
+int store_login_get(struct store *st, const unsigned char hash[32], struct token_record *token,
+                    char **csrf);
+int store_login_delete(struct store *st, const unsigned char hash[32]);
+
+/* ---- analysis sessions (the save-experience flow) ---- */
+
+struct session_info {
+    const char *id;
+    const char *title;
+    const char *document; /* JSON text; NULL in lists */
+    const char *created_at;
+    const char *updated_at;
+};
+/* Create or replace a session of the space. */
+int store_session_put(struct store *st, const char *space, const char *id, const char *title,
+                      const char *document);
+int store_session_get(struct store *st, const char *space, const char *id,
+                      void (*each)(const struct session_info *, void *), void *ctx);
+/* Sessions of the space, most recently updated first (without documents). */
+int store_session_list(struct store *st, const char *space,
+                       void (*each)(const struct session_info *, void *), void *ctx);
+int store_session_delete(struct store *st, const char *space, const char *id);
+
 /* Append to the audit trail (inside the caller's transaction if any). */
 int store_audit(struct store *st, const char *space, const char *actor, const char *action,
                 const char *target);

@@ -68,12 +68,22 @@ stack_start() { # DATA HOST PORT
     fi
 }
 
+# True once PID has exited: gone, or a zombie not yet reaped by its parent (the
+# servers are orphans, and an init that reaps late must not delay the stop).
+stack_gone() { # PID
+    local stat
+    [ -d /proc/self ] || { ! kill -0 "$1" 2>/dev/null; return; }
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+    stat=${stat##*) }
+    [ "${stat%% *}" = Z ]
+}
+
 stack_stop() { # DATA
     local data=$1 pid
     for f in nginx-main knowhub; do
         pid=$(cat "$data/run/$f.pid" 2>/dev/null) || continue
         kill -TERM "$pid" 2>/dev/null
-        stack_wait 10 bash -c "! kill -0 $pid 2>/dev/null" || kill -KILL "$pid" 2>/dev/null
+        stack_wait 10 stack_gone "$pid" || kill -KILL "$pid" 2>/dev/null
         rm -f "$data/run/$f.pid"
     done
 }

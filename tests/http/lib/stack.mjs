@@ -1,0 +1,224 @@
+// stack.mjs: start a real nginx + knowhub for one test file, in a fresh
+// temporary data directory on a free loopback port, and talk HTTP to it.
+//   const s = await startStack();
+//   const r = await s.api('GET', '/api/knowledge', { token: s.admin });
+//   await s.stop();
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const BIN = process.env.KNOWHUB_BIN || path.join(ROOT, 'build/knowhub');
+const STACK_SH = path.join(ROOT, 'scripts/stack.sh');
+
+const running = new Set();
+const BUG_RE = /AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:|internal error/;
+
+// A stack left running by a crashed test file is stopped on the way out.
+function stopAll() {
+    for (const s of running) {
+        const bugs = s.stopSync();
+        if (bugs.length) console.error(bugs.join('\n'));
+    }
+}
+process.on('exit', stopAll);
+// A test file killed by the runner (timeout, Ctrl-C, a closed pipe) still stops its servers.
+for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
+    process.once(sig, () => {
+        stopAll();
+        process.exit(code);
+    });
+}
+
+/** A loopback port nobody listens on right now. */
+export function freePort() {
+    return new Promise((resolve, reject) => {
+        const srv = net.createServer();
+        srv.unref();
+        srv.on('error', reject);
+        srv.listen(0, '127.0.0.1', () => {
+            const { port } = srv.address();
+            srv.close(() => resolve(port));
+        });
+    });
+}
+
+/** The id part of a token "kh_<16 hex>_<secret>". */
+export function tokenId(token) {
+    const m = /^kh_([0-9a-f]{16})_/.exec(token);
+    if (!m) throw new Error(`not a knowhub token: ${token}`);
+    return m[1];
+}
+
+// stdout 'ignore' for stack.sh start: the servers it leaves running inherit
+// its stdout, and a pipe would keep spawnSync waiting until they exit.
+function run(cmd, args, env, stdout = 'pipe') {
+    const r = spawnSync(cmd, args, {
+        env: { ...process.env, KNOWHUB_BIN: BIN, ...env },
+        stdio: ['ignore', stdout, 'pipe'],
+        encoding: 'utf8',
+        timeout: 30000,
+    });
+    if (r.error) throw r.error;
+    return r;
+}
+
+/**
+ * One HTTP request. path is sent as given (it may hold raw bytes written as
+ * latin1 characters \u0080-\u00ff). body is JSON-encoded; rawBody (string or
+ * Buffer) is sent as is; chunked sends it without Content-Length.
+ * Returns {status, headers, text, json, raw}.
+ */
+export function request(agent, port, method, reqPath, opts = {}) {
+    const { token, body, rawBody, headers = {}, timeout = 30000, chunked = false } = opts;
+    let payload = null;
+    if (rawBody !== undefined) payload = Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody);
+    else if (body !== undefined) payload = Buffer.from(JSON.stringify(body));
+    const h = { ...headers };
+    if (token !== undefined && token !== null) h.Authorization = `Bearer ${token}`;
+    if (payload) {
+        if (!Object.keys(h).some((k) => k.toLowerCase() === 'content-type'))
+            h['Content-Type'] = 'application/json';
+        if (!chunked) h['Content-Length'] = String(payload.length);
+    }
+    return new Promise((resolve, reject) => {
+        const req = http.request(
+            { host: '127.0.0.1', port, method, path: reqPath, headers: h, agent, timeout },
+            (res) => {
+                const chunks = [];
+                res.on('data', (c) => chunks.push(c));
+                res.on('end', () => {
+                    const raw = Buffer.concat(chunks);
+                    const text = raw.toString('utf8');
+                    let json = null;
+                    try {
+                        json = JSON.parse(text);
+                    } catch {
+                        json = null;
+                    }
+                    resolve({ status: res.statusCode, headers: res.headers, text, json, raw });
+                });
+                res.on('error', reject);
+            },
+        );
+        req.on('timeout', () => req.destroy(new Error(`${method} ${reqPath}: timed out`)));
+        req.on('error', reject);
+        if (payload && chunked) {
+            // Transfer-Encoding: chunked, in 64 KiB pieces.
+            for (let i = 0; i < payload.length; i += 65536) req.write(payload.subarray(i, i + 65536));
+        } else if (payload) {
+            req.write(payload);
+        }
+        req.end();
+    });
+}
+
+class Stack {
+    constructor(dir, port) {
+        this.dir = dir;
+        this.port = port;
+        this.base = `http://127.0.0.1:${port}`;
+        this.agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+        this.admin = fs.readFileSync(path.join(dir, 'admin.token'), 'utf8').trim();
+        this.stopped = false;
+    }
+
+    /** A new token for space with role; returns the token text. */
+    token(space, role, label = '') {
+        const r = run(BIN, ['token', 'create', '--space', space, '--role', role, '--label', label], {
+            KNOWHUB_DATA: this.dir,
+        });
+        const tok = r.stdout.trim();
+        if (r.status !== 0 || !/^kh_[0-9a-f]{16}_\S+$/.test(tok))
+            throw new Error(`token create failed (${r.status}): ${r.stderr}`);
+        return tok;
+    }
+
+    /** Revoke a token by its id (or by the token itself). */
+    revoke(idOrToken) {
+        const id = idOrToken.startsWith('kh_') ? tokenId(idOrToken) : idOrToken;
+        const r = run(BIN, ['token', 'revoke', id], { KNOWHUB_DATA: this.dir });
+        if (r.status !== 0) throw new Error(`token revoke failed (${r.status}): ${r.stderr}`);
+    }
+
+    api(method, reqPath, opts = {}) {
+        return request(this.agent, this.port, method, reqPath, opts);
+    }
+
+    /** The PID of the knowhub process. */
+    knowhubPid() {
+        return Number(fs.readFileSync(path.join(this.dir, 'run/knowhub.pid'), 'utf8').trim());
+    }
+
+    log() {
+        try {
+            return fs.readFileSync(path.join(this.dir, 'logs/knowhub.log'), 'utf8');
+        } catch {
+            return '';
+        }
+    }
+
+    /** Stop both servers and remove the directory; returns the lines of
+     * knowhub's log that show a bug (sanitizer reports, internal errors). */
+    stopSync() {
+        if (this.stopped) return [];
+        this.stopped = true;
+        running.delete(this);
+        this.agent.destroy();
+        if (this.watchdog) {
+            try {
+                process.kill(this.watchdog);
+            } catch {
+                /* already gone */
+            }
+        }
+        run('bash', [STACK_SH, 'stop', this.dir]);
+        const log = this.log();
+        if (!process.env.KNOWHUB_KEEP_TEST_DATA) fs.rmSync(this.dir, { recursive: true, force: true });
+        return log.split('\n').filter((l) => BUG_RE.test(l));
+    }
+
+    /** Stop; fails when knowhub logged a sanitizer report or an internal error. */
+    async stop() {
+        const bugs = this.stopSync();
+        if (bugs.length) throw new Error(`knowhub logged ${bugs.length} problem line(s):\n${bugs.slice(0, 20).join('\n')}`);
+    }
+}
+
+// A test process killed outright (SIGKILL, or by the runner after a broken
+// pipe) runs no handler: a detached watchdog stops its stack once it is gone.
+function watchdog(dir) {
+    const keep = process.env.KNOWHUB_KEEP_TEST_DATA ? 1 : 0;
+    const script = 'while kill -0 "$2" 2>/dev/null; do sleep 1; done; bash "$0" stop "$1"; [ "$3" = 1 ] || rm -rf "$1"';
+    const w = spawn('bash', ['-c', script, STACK_SH, dir, String(process.pid), String(keep)], {
+        detached: true,
+        stdio: 'ignore',
+    });
+    w.unref();
+    return w.pid;
+}
+
+/** Start nginx + knowhub in a fresh temporary directory on a free port. */
+export async function startStack(env = {}) {
+    if (!fs.existsSync(BIN)) throw new Error(`knowhub binary not found: ${BIN} (set KNOWHUB_BIN)`);
+    let lastError = '';
+    for (let attempt = 0; attempt < 5; attempt++) {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'knowhub-http-'));
+        const port = await freePort();
+        const r = run('bash', [STACK_SH, 'start', dir, '127.0.0.1', String(port)], env, 'ignore');
+        if (r.status === 0) {
+            const s = new Stack(dir, port);
+            running.add(s);
+            s.watchdog = watchdog(dir);
+            return s;
+        }
+        lastError = r.stderr;
+        run('bash', [STACK_SH, 'stop', dir]);
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
+    throw new Error(`stack did not start: ${lastError}`);
+}
