@@ -522,6 +522,37 @@ out:
     json_object_put(body);
 }
 
+/* ---- GET /api/knowledge/{id}/cases ---- */
+
+void h_knowledge_cases(struct request *req, struct response *res)
+{
+    const char *kind = http_query(req, "kind");
+    struct json_object *items;
+    long limit, offset, total = 0;
+    int rc;
+    if (!kind || (strcmp(kind, "helpful") != 0 && strcmp(kind, "harmful") != 0)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "'kind' must be helpful or harmful");
+        return;
+    }
+    if (http_query_long_or_400(req, res, "limit", 100, 1, 1000, &limit) ||
+        http_query_long_or_400(req, res, "offset", 0, 0, 1000000000L, &offset))
+        return;
+    items = json_object_new_array();
+    rc = store_knowledge_cases_page(req->store, req->who.space, req->params[0], kind, limit,
+                                    offset, knowledge_case_to_json, items, &total);
+    if (rc) {
+        json_object_put(items);
+        reply_store_error(res, rc, WHAT);
+        return;
+    }
+    struct json_object *data = json_object_new_object();
+    json_object_object_add(data, "items", items);
+    json_object_object_add(data, "total", json_object_new_int64(total));
+    json_object_object_add(data, "limit", json_object_new_int64(limit));
+    json_object_object_add(data, "offset", json_object_new_int64(offset));
+    reply_data(res, data);
+}
+
 /* ---- GET /api/knowledge/{id}/revisions, POST .../revert ---- */
 
 static int revision_add(const struct knowledge_revision *r, void *ctx)

@@ -21,6 +21,7 @@ void h_knowledge_update(struct request *req, struct response *res);
 void h_knowledge_delete(struct request *req, struct response *res);
 void h_knowledge_batch_update(struct request *req, struct response *res);
 void h_knowledge_revisions(struct request *req, struct response *res);
+void h_knowledge_cases(struct request *req, struct response *res);
 void h_knowledge_revert(struct request *req, struct response *res);
 
 /* h_export.c */

@@ -70,7 +70,7 @@ static struct json_object *json_array_text(const char *text)
     return v;
 }
 
-static int add_case(const struct knowledge_case *c, void *ctx)
+int knowledge_case_to_json(const struct knowledge_case *c, void *ctx)
 {
     struct json_object *arr = ctx, *o = json_object_new_object();
     json_object_object_add(o, "case_id", str(c->case_id));
@@ -105,7 +105,7 @@ static void add_injection(const struct log_entry *e, void *ctx)
 static struct json_object *history(struct store *st, const char *id, const char *kind)
 {
     struct json_object *arr = json_object_new_array();
-    store_knowledge_cases_each(st, id, kind, add_case, arr);
+    store_knowledge_cases_each(st, id, kind, KNOWLEDGE_HISTORY_SHOWN, knowledge_case_to_json, arr);
     return arr;
 }
 

@@ -83,10 +83,17 @@ void knowledge_release(struct knowledge *k);
 /* A fresh id "knowledge-YYYYMMDD-<8 hex>" (27 bytes + NUL). */
 void knowledge_new_id(char out[static 36]);
 
+/* How many of the latest helpful (and harmful) cases an entry's JSON shows;
+ * eval.helpful and eval.harmful count them all. */
+#define KNOWLEDGE_HISTORY_SHOWN 50
+
 /* The seed-003 JSON of k (plus category, path, title, description, source,
  * status, version). With a store, eval.helpful_history and harmful_history
  * are filled from it; without, they are omitted. Caller owns the result. */
 struct json_object *knowledge_to_json(const struct knowledge *k, struct store *st);
+
+/* Append the JSON of a case to the JSON array ctx (a store iteration callback). */
+int knowledge_case_to_json(const struct knowledge_case *c, void *ctx);
 
 /* Insert k (id assigned here, retried on the rare collision), with its first
  * revision and an audit row. Without a document (an entry-view save) one is

@@ -31,6 +31,7 @@ static const struct route routes[] = {
     {"PUT", "/api/knowledge/{id}", ROLE_AGENT, h_knowledge_update},
     {"DELETE", "/api/knowledge/{id}", ROLE_AGENT, h_knowledge_delete},
     {"GET", "/api/knowledge/{id}/revisions", ROLE_READER, h_knowledge_revisions},
+    {"GET", "/api/knowledge/{id}/cases", ROLE_READER, h_knowledge_cases},
     {"POST", "/api/knowledge/{id}/revert", ROLE_AGENT, h_knowledge_revert},
     {"POST", "/api/traces", ROLE_AGENT, h_traces_create},
     {"GET", "/api/traces", ROLE_READER, h_traces_list},

@@ -219,6 +219,8 @@ enum stmt_id {
     S_SESSION_GET,
     S_SESSION_LIST,
     S_SESSION_DELETE,
+    S_CASES_PAGE,
+    S_CASES_COUNT,
     S_COUNT
 };
 
@@ -254,8 +256,8 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_CASE_BUMP_HELPFUL] = "UPDATE knowledge SET helpful = helpful + 1 WHERE id = ?1",
     [S_CASE_BUMP_HARMFUL] = "UPDATE knowledge SET harmful = harmful + 1 WHERE id = ?1",
     [S_CASES] = "SELECT kind, case_id, scenario, result, agent_id, trace_id, goal_id,"
-                " created_at FROM knowledge_cases WHERE knowledge_id = ?1 AND kind = ?2"
-                " ORDER BY seq",
+                " created_at FROM (SELECT * FROM knowledge_cases WHERE knowledge_id = ?1"
+                " AND kind = ?2 ORDER BY seq DESC LIMIT ?3) ORDER BY seq",
     [S_K_SET_SCORE] = "UPDATE knowledge SET score = ?3, version = version + 1, updated_at = ?4"
                       " WHERE id = ?1 AND space = ?2 AND status = 'active' AND score != ?3",
     [S_FEEDBACK_INSERT] = "INSERT INTO knowledge_feedback(space, knowledge_id, feedback, actor,"
@@ -353,6 +355,10 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_SESSION_LIST] = "SELECT id, title, NULL, created_at, updated_at FROM sessions"
                        " WHERE space = ?1 ORDER BY updated_at DESC, id",
     [S_SESSION_DELETE] = "DELETE FROM sessions WHERE space = ?1 AND id = ?2",
+    [S_CASES_PAGE] = "SELECT kind, case_id, scenario, result, agent_id, trace_id, goal_id,"
+                     " created_at FROM knowledge_cases WHERE knowledge_id = ?1 AND kind = ?2"
+                     " ORDER BY seq LIMIT ?3 OFFSET ?4",
+    [S_CASES_COUNT] = "SELECT count(*) FROM knowledge_cases WHERE knowledge_id = ?1 AND kind = ?2",
     [S_SCAN_DELETED] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                        " WHERE space = ?1 AND status = 'deleted' AND (?2 IS NULL OR category = ?2)"
                        " ORDER BY updated_at DESC, seq DESC LIMIT 200",
@@ -847,6 +853,8 @@ int store_audit(struct store *st, const char *space, const char *actor, const ch
     return audit_at(st, now, space, actor, action, target);
 }
 
+static int entry_in_space(struct store *st, const char *space, const char *id);
+
 /* STORE_OK when id is an active entry of space, STORE_NOT_FOUND when not. */
 static int entry_active(struct store *st, const char *space, const char *id)
 {
@@ -1019,7 +1027,7 @@ int store_knowledge_add_case(struct store *st, const char *space, const char *id
     return tx_end(st, rc);
 }
 
-int store_knowledge_cases_each(struct store *st, const char *id, const char *kind,
+int store_knowledge_cases_each(struct store *st, const char *id, const char *kind, long limit,
                                int (*each)(const struct knowledge_case *, void *), void *ctx)
 {
     sqlite3_stmt *s = stmt_get(st, S_CASES);
@@ -1028,6 +1036,48 @@ int store_knowledge_cases_each(struct store *st, const char *id, const char *kin
         return STORE_ERROR;
     bind_text(s, 1, id);
     bind_text(s, 2, kind);
+    sqlite3_bind_int64(s, 3, limit);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct knowledge_case c = {
+            .kind = col_text(s, 0),
+            .case_id = col_text(s, 1),
+            .scenario = col_text(s, 2),
+            .result = col_text(s, 3),
+            .agent_id = col_text(s, 4),
+            .trace_id = col_text(s, 5),
+            .goal_id = col_text(s, 6),
+            .created_at = col_text(s, 7),
+        };
+        if (each(&c, ctx))
+            break;
+    }
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
+}
+
+int store_knowledge_cases_page(struct store *st, const char *space, const char *id,
+                               const char *kind, long limit, long offset,
+                               int (*each)(const struct knowledge_case *, void *), void *ctx,
+                               long *total)
+{
+    sqlite3_stmt *count = stmt_get(st, S_CASES_COUNT), *s = stmt_get(st, S_CASES_PAGE);
+    int rc;
+    if (!count || !s)
+        return STORE_ERROR;
+    if ((rc = entry_in_space(st, space, id)))
+        return rc;
+    bind_text(count, 1, id);
+    bind_text(count, 2, kind);
+    rc = sqlite3_step(count);
+    *total = rc == SQLITE_ROW ? (long)sqlite3_column_int64(count, 0) : 0;
+    finish(count);
+    if (rc != SQLITE_ROW)
+        return status_of(rc);
+    bind_text(s, 1, id);
+    bind_text(s, 2, kind);
+    sqlite3_bind_int64(s, 3, limit);
+    sqlite3_bind_int64(s, 4, offset);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct knowledge_case c = {
             .kind = col_text(s, 0),

@@ -96,9 +96,15 @@ int store_knowledge_list(struct store *st, const char *space, const struct knowl
  * by one and *added = 1, else nothing changes and *added = 0. */
 int store_knowledge_add_case(struct store *st, const char *space, const char *id,
                              const struct knowledge_case *c, const char *actor, int *added);
-/* Cases of one kind for an entry, oldest first. */
-int store_knowledge_cases_each(struct store *st, const char *id, const char *kind,
+/* The latest `limit` cases of one kind for an entry, oldest first. */
+int store_knowledge_cases_each(struct store *st, const char *id, const char *kind, long limit,
                                int (*each)(const struct knowledge_case *, void *), void *ctx);
+/* One page of an entry's cases of a kind (any status of the entry), oldest
+ * first; *total counts them all. */
+int store_knowledge_cases_page(struct store *st, const char *space, const char *id,
+                               const char *kind, long limit, long offset,
+                               int (*each)(const struct knowledge_case *, void *), void *ctx,
+                               long *total);
 /* Set the score (1..5); a new revision when it changes. */
 int store_knowledge_set_score(struct store *st, const char *space, const char *id, int score,
                               const char *actor);

@@ -488,14 +488,14 @@ static void test_cases_and_score(struct store *st)
     CHECK_INT(k.version, 1); /* cases are not revisions */
     knowledge_release(&k);
 
-    CHECK_INT(store_knowledge_cases_each(st, "case-e", "helpful", collect_case, &l), STORE_OK);
+    CHECK_INT(store_knowledge_cases_each(st, "case-e", "helpful", 50, collect_case, &l), STORE_OK);
     CHECK_INT(l.n, 2);
     if (l.n == 2) {
         CHECK_STR(l.id[0], "c1"); /* oldest first */
         CHECK_STR(l.id[1], "c2");
     }
     ids_release(&l);
-    CHECK_INT(store_knowledge_cases_each(st, "case-e", "harmful", collect_case, &l), STORE_OK);
+    CHECK_INT(store_knowledge_cases_each(st, "case-e", "harmful", 50, collect_case, &l), STORE_OK);
     CHECK_INT(l.n, 1);
     ids_release(&l);
 
@@ -542,6 +542,23 @@ static void test_cases_and_score(struct store *st)
     CHECK(fid1 > 0 && fid2 > fid1);
     CHECK_INT(store_knowledge_add_feedback(st, "C", "missing", "x", ACTOR, &fid1), STORE_NOT_FOUND);
     CHECK_INT(store_audit(st, "C", ACTOR, "test.action", "case-e"), STORE_OK);
+
+    /* the history shown is the latest `limit` cases, oldest of them first */
+    for (int i = 0; i < 40; i++) {
+        char cid[16];
+        snprintf(cid, sizeof cid, "many-%02d", i);
+        c.kind = "harmful";
+        c.case_id = cid;
+        CHECK_INT(store_knowledge_add_case(st, "C", "case-e", &c, ACTOR, &added), STORE_OK);
+    }
+    l.n = 0;
+    CHECK_INT(store_knowledge_cases_each(st, "case-e", "harmful", 3, collect_case, &l), STORE_OK);
+    CHECK_INT(l.n, 3);
+    if (l.n == 3) {
+        CHECK_STR(l.id[0], "many-37");
+        CHECK_STR(l.id[2], "many-39");
+    }
+    ids_release(&l);
 }
 
 /* ---- delete, revisions, revert ---- */
