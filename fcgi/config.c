@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static const char *env_or(const char *name, const char *dflt)
@@ -22,5 +23,38 @@ void config_from_env(struct config *cfg)
     cfg->llm_api_key = env_or("KNOWHUB_LLM_API_KEY", NULL);
     cfg->llm_model = env_or("KNOWHUB_LLM_MODEL", "anthropic/claude-sonnet-4.5");
     cfg->llm_router_model = env_or("KNOWHUB_LLM_ROUTER_MODEL", "google/gemini-2.0-flash-001");
+    cfg->llm_models = env_or("KNOWHUB_LLM_MODELS", "");
+    {
+        long seconds;
+        if (parse_long(env_or("KNOWHUB_LLM_TIMEOUT", ""), 1, 3600, &seconds))
+            seconds = 60;
+        cfg->llm_timeout_ms = seconds * 1000;
+    }
     cfg->agent_log = env_or("KNOWHUB_AGENT_LOG", "off");
+}
+
+int config_llm_configured(const struct config *cfg)
+{
+    return cfg && cfg->llm_base_url && *cfg->llm_base_url;
+}
+
+int config_model_allowed(const struct config *cfg, const char *model)
+{
+    size_t n = strlen(model);
+    if (!n)
+        return 0;
+    if (strcmp(model, cfg->llm_model) == 0 || strcmp(model, cfg->llm_router_model) == 0)
+        return 1;
+    for (const char *p = cfg->llm_models; *p;) {
+        size_t len = strcspn(p, ",");
+        const char *a = p, *b = p + len;
+        while (a < b && *a == ' ')
+            a++;
+        while (b > a && b[-1] == ' ')
+            b--;
+        if ((size_t)(b - a) == n && strncmp(a, model, n) == 0)
+            return 1;
+        p += len + (p[len] == ',');
+    }
+    return 0;
 }

@@ -10,8 +10,16 @@ struct config {
     const char *llm_api_key;
     const char *llm_model;
     const char *llm_router_model;
-    const char *agent_log; /* off, on, verbose */
+    const char *llm_models;   /* KNOWHUB_LLM_MODELS: the allow-list a request may pick from */
+    long llm_timeout_ms;      /* KNOWHUB_LLM_TIMEOUT (seconds), default 60 */
+    const char *agent_log;    /* off, on, verbose (anything else counts as on) */
 };
+
+/* Return 1 when an LLM is configured (KNOWHUB_LLM_BASE_URL is set). */
+int config_llm_configured(const struct config *cfg);
+/* Return 1 when model may be used: one of the configured models or of the
+ * comma-separated KNOWHUB_LLM_MODELS allow-list. */
+int config_model_allowed(const struct config *cfg, const char *model);
 
 /* Fill cfg from the environment (strings point into the environment). */
 void config_from_env(struct config *cfg);

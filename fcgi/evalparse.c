@@ -51,23 +51,23 @@ static struct json_object *parse_exact(const char *text, size_t len)
     return v;
 }
 
-/* The evaluations list of a parsed value (a new reference), or NULL. */
-static struct json_object *evaluations_of(struct json_object *v)
+/* The list under key of a parsed value (a new reference), or NULL; a bare
+ * list counts as that list. */
+static struct json_object *list_of(struct json_object *v, const char *key)
 {
     struct json_object *list;
     if (json_object_is_type(v, json_type_array))
         return json_object_get(v);
-    if (json_object_is_type(v, json_type_object) &&
-        json_object_object_get_ex(v, "evaluations", &list) &&
+    if (json_object_is_type(v, json_type_object) && json_object_object_get_ex(v, key, &list) &&
         json_object_is_type(list, json_type_array))
         return json_object_get(list);
     return NULL;
 }
 
-/* Take the evaluations out of text[0..len) parsed whole. */
-static struct json_object *try_text(const char *text, size_t len)
+/* Take the list out of text[0..len) parsed whole. */
+static struct json_object *try_text(const char *text, size_t len, const char *key)
 {
-    struct json_object *v = parse_exact(text, len), *list = v ? evaluations_of(v) : NULL;
+    struct json_object *v = parse_exact(text, len), *list = v ? list_of(v, key) : NULL;
     json_object_put(v);
     return list;
 }
@@ -97,11 +97,17 @@ static size_t object_end(const char *text, size_t len, size_t start)
 
 enum eval_strategy eval_parse(const char *text, size_t len, struct json_object **out)
 {
+    return reply_find_list(text, len, "evaluations", out);
+}
+
+enum eval_strategy reply_find_list(const char *text, size_t len, const char *key,
+                                   struct json_object **out)
+{
     const char *fence;
     *out = NULL;
     if (!text)
         return EVAL_NONE;
-    if ((*out = try_text(text, len)))
+    if ((*out = try_text(text, len, key)))
         return EVAL_WHOLE;
     /* ```json ... ``` (the language tag in any case). */
     for (const char *p = text; (fence = find_fence(p, len - (size_t)(p - text))); p = fence + 3) {
@@ -114,7 +120,7 @@ enum eval_strategy eval_parse(const char *text, size_t len, struct json_object *
         close = find_fence(body, rest);
         if (!close)
             break;
-        if ((*out = try_text(body, (size_t)(close - body))))
+        if ((*out = try_text(body, (size_t)(close - body), key)))
             return EVAL_FENCED;
         fence = close; /* continue after this block */
     }
@@ -126,7 +132,7 @@ enum eval_strategy eval_parse(const char *text, size_t len, struct json_object *
         tries++;
         if (!(end = object_end(text, len, i)))
             continue;
-        if ((*out = try_text(text + i, end - i)))
+        if ((*out = try_text(text + i, end - i, key)))
             return EVAL_BARE;
     }
     return EVAL_NONE;

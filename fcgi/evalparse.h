@@ -1,5 +1,5 @@
-/* evalparse: tolerant parsing of a knowledge evaluator's raw reply (seed
- * 000): the whole text as JSON, else the first ```json fenced block, else the
+/* evalparse: tolerant parsing of an LLM's raw reply, first of all the
+ * knowledge evaluator's (seed 000): the whole text as JSON, else the first ```json fenced block, else the
  * first balanced bare {...} object (braces inside strings handled) that holds
  * an "evaluations" list. Pure: no I/O, no allocation kept on failure. */
 #ifndef KNOWHUB_EVALPARSE_H
@@ -18,5 +18,10 @@ const char *eval_strategy_name(enum eval_strategy s);
  * returned; EVAL_NONE (and *out NULL) when nothing parses. A top-level list
  * counts as the evaluations themselves. */
 enum eval_strategy eval_parse(const char *text, size_t len, struct json_object **out);
+
+/* The same three strategies for any LLM reply that should hold an object
+ * with a list under key (e.g. the router's {"handles": [...]}). */
+enum eval_strategy reply_find_list(const char *text, size_t len, const char *key,
+                                   struct json_object **out);
 
 #endif

@@ -2,6 +2,9 @@
  * (helpful/harmful cases, score, evolve feedback), delete, batch feedback,
  * revisions and revert. */
 #include "auth.h"
+#include "config.h"
+#include "evolve.h"
+#include "llm.h"
 #include "handlers.h"
 #include "jfield.h"
 #include "knowledge_limits.h"
@@ -297,9 +300,12 @@ void h_knowledge_update(struct request *req, struct response *res)
 {
     struct json_object *body = http_body_json_or_400(req, res), *applied;
     struct knowledge_case helpful, harmful;
-    int has_helpful, has_harmful, rc, added;
+    struct knowledge current;
+    struct llm_reply reply;
+    struct buf evolved;
+    int has_helpful, has_harmful, rc, added, have_evolve = 0;
     const char *feedback;
-    long score;
+    long score, evolve_feedback_id = 0;
     char case_id[24];
 
     if (!body)
@@ -316,23 +322,51 @@ void h_knowledge_update(struct request *req, struct response *res)
         goto out;
     }
     if (feedback) {
-        /* Without an LLM the feedback is kept for a later evolve and the
-         * request changes nothing else, so the caller can simply retry. */
+        /* The feedback is kept whatever happens. Without an LLM, or when the
+         * LLM fails, the request changes nothing else, so the caller can
+         * simply send the rest again. The LLM is asked outside any
+         * transaction; its rewrite is applied with the rest, atomically. */
         long feedback_id;
         rc = store_knowledge_add_feedback(req->store, req->who.space, req->params[0], feedback,
                                           req->who.actor, &feedback_id);
-        if (rc)
+        if (rc) {
             reply_store_error(res, rc, WHAT);
-        else
+            goto out;
+        }
+        if (!config_llm_configured(req->cfg)) {
             reply_error(res, 200, E_LLM_NOT_CONFIGURED,
                         "evolve_feedback needs an LLM (KNOWHUB_LLM_BASE_URL is not set); the "
                         "feedback was stored (#%ld) and nothing else was changed",
                         feedback_id);
-        goto out;
+            goto out;
+        }
+        knowledge_init(&current);
+        llm_reply_init(&reply);
+        buf_init(&evolved, 1 << 20);
+        have_evolve = 1;
+        rc = store_knowledge_get(req->store, req->who.space, req->params[0], 0, &current);
+        if (rc) {
+            reply_store_error(res, rc, WHAT);
+            goto out;
+        }
+        if (evolve_rewrite(req, &current, feedback, &evolved, &reply)) {
+            store_knowledge_feedback_mark(req->store, feedback_id, "failed");
+            reply_error(res, 200, reply.error_code, "%s; the feedback was stored (#%ld) and "
+                                                    "nothing else was changed",
+                        reply.error_message.data, feedback_id);
+            goto out;
+        }
+        evolve_feedback_id = feedback_id;
     }
     applied = json_object_new_object();
     if ((rc = store_begin(req->store)))
         goto fail;
+    if (evolve_feedback_id) {
+        if ((rc = evolve_apply(req, &current, evolved.data)) ||
+            (rc = store_knowledge_feedback_mark(req->store, evolve_feedback_id, "applied")))
+            goto fail;
+        json_object_object_add(applied, "evolve_feedback", json_object_new_string("evolved"));
+    }
     if (has_helpful) {
         if (!helpful.case_id) {
             new_case_id(case_id);
@@ -373,8 +407,18 @@ fail:
     store_rollback(req->store);
 fail_committed:
     json_object_put(applied);
-    reply_store_error(res, rc, WHAT);
+    if (rc == STORE_CONFLICT && evolve_feedback_id)
+        reply_error(res, 200, E_CONFLICT,
+                    "The entry changed while the LLM was rewriting it; nothing was changed, "
+                    "send the request again");
+    else
+        reply_store_error(res, rc, WHAT);
 out:
+    if (have_evolve) {
+        knowledge_release(&current);
+        llm_reply_release(&reply);
+        buf_release(&evolved);
+    }
     json_object_put(body);
 }
 
@@ -416,6 +460,52 @@ static struct json_object *item_error(struct json_object *item, const char *code
     return item;
 }
 
+/* Evolve one batch item's entry with its feedback; the outcome goes to out
+ * ("evolved": true, or "evolve_error"). The counted case stays either way. */
+static void batch_evolve(struct request *req, const char *id, const char *feedback, long fid,
+                         struct json_object *out)
+{
+    struct knowledge k;
+    struct llm_reply r;
+    struct buf content;
+    int rc;
+    knowledge_init(&k);
+    llm_reply_init(&r);
+    buf_init(&content, 1 << 20);
+    rc = store_knowledge_get(req->store, req->who.space, id, 0, &k);
+    if (rc == STORE_OK && evolve_rewrite(req, &k, feedback, &content, &r) == 0) {
+        rc = store_begin(req->store);
+        if (rc == STORE_OK && (rc = evolve_apply(req, &k, content.data)) == STORE_OK)
+            rc = store_knowledge_feedback_mark(req->store, fid, "applied");
+        if (rc == STORE_OK)
+            rc = store_commit(req->store);
+        else
+            store_rollback(req->store);
+        if (rc == STORE_OK) {
+            json_object_object_add(out, "evolved", json_object_new_boolean(1));
+            goto done;
+        }
+        r.error_code = rc == STORE_CONFLICT ? E_CONFLICT : E_SERVICE_UNAVAILABLE;
+        buf_reset(&r.error_message);
+        buf_adds(&r.error_message, "The entry changed meanwhile, or could not be written");
+    } else if (rc) {
+        r.error_code = E_NOT_FOUND;
+        buf_adds(&r.error_message, WHAT " not found");
+    }
+    store_knowledge_feedback_mark(req->store, fid, "failed");
+    json_object_object_add(out, "evolved", json_object_new_boolean(0));
+    {
+        struct json_object *err = json_object_new_object();
+        json_object_object_add(err, "code", json_object_new_string(r.error_code));
+        json_object_object_add(err, "message", json_object_new_string(r.error_message.data));
+        json_object_object_add(out, "evolve_error", err);
+    }
+done:
+    knowledge_release(&k);
+    llm_reply_release(&r);
+    buf_release(&content);
+}
+
 /* Apply one feedback item in its own transaction; returns its result object. */
 static struct json_object *batch_item(struct request *req, struct json_object *in, size_t index)
 {
@@ -424,6 +514,7 @@ static struct json_object *batch_item(struct request *req, struct json_object *i
     struct knowledge_case c;
     char generated[24];
     int added, rc;
+    long fid = 0;
 
     json_object_object_add(out, "index", json_object_new_int64((int64_t)index));
     if (!json_object_is_type(in, json_type_object))
@@ -463,11 +554,9 @@ static struct json_object *batch_item(struct request *req, struct json_object *i
     if ((rc = store_begin(req->store)))
         goto store_fail;
     rc = store_knowledge_add_case(req->store, req->who.space, id, &c, req->who.actor, &added);
-    if (rc == STORE_OK && feedback && *feedback) {
-        long fid;
+    if (rc == STORE_OK && feedback && *feedback)
         rc = store_knowledge_add_feedback(req->store, req->who.space, id, feedback,
                                           req->who.actor, &fid);
-    }
     if (rc) {
         store_rollback(req->store);
         goto store_fail;
@@ -477,8 +566,11 @@ static struct json_object *batch_item(struct request *req, struct json_object *i
     json_object_object_add(out, "status", json_object_new_string("success"));
     json_object_object_add(out, "counted", json_object_new_string(c.kind));
     json_object_object_add(out, "added", json_object_new_boolean(added));
-    if (feedback && *feedback)
+    if (feedback && *feedback) {
         json_object_object_add(out, "feedback", json_object_new_string("stored"));
+        if (config_llm_configured(req->cfg))
+            batch_evolve(req, id, feedback, fid, out);
+    }
     return out;
 store_fail:
     if (rc == STORE_NOT_FOUND)

@@ -6,7 +6,9 @@
 #include "handlers.h"
 #include "jfield.h"
 #include "knowledge.h"
+#include "config.h"
 #include "paths.h"
+#include "route.h"
 #include "search.h"
 #include "store.h"
 #include "util.h"
@@ -107,24 +109,33 @@ out:
 struct ranked {
     struct json_object *item; /* the result object */
     double quality, relevance;
-    const char *updated_at, *id; /* inside item's strings' lifetime: copies */
+    int score;
+    char *updated_at, *id;
+    struct route_candidate route; /* what the LLM router sees (owned strings) */
 };
 
 struct stage1 {
     struct ranked *r;
     size_t n;
-    long min_score;
 };
+
+/* "a, b" from a JSON array text. */
+static char *joined(struct json_object *arr)
+{
+    struct buf b;
+    buf_init(&b, 1 << 16);
+    for (size_t i = 0; arr && i < json_object_array_length(arr); i++)
+        buf_addf(&b, "%s%s", i ? ", " : "", json_object_get_string(json_object_array_get_idx(arr, i)));
+    return buf_detach(&b, NULL);
+}
 
 static void entry_hit(const struct search_hit *h, void *ctx)
 {
     struct stage1 *s1 = ctx;
     const struct knowledge *k = h->k;
     double quality = k->score + (double)k->helpful - 2.0 * (double)k->harmful;
-    struct json_object *full, *o, *v;
-    /* Stage 2 filters: too low a score, or more harm than good. */
-    if (k->score < s1->min_score || quality < 0)
-        return;
+    struct json_object *full, *o, *v, *tags;
+    struct ranked *r;
     full = knowledge_to_json(k, NULL);
     o = json_object_new_object();
     const char *keys[] = {"id", "title", "scenario", "content", "tags", "category", "path"};
@@ -136,14 +147,52 @@ static void entry_hit(const struct search_hit *h, void *ctx)
     if (json_object_object_get_ex(full, "metrics", &v))
         json_object_object_add(o, "metrics", json_object_get(v));
     json_object_object_add(o, "relevance", json_object_new_double(h->score));
-    json_object_put(full);
     s1->r = xrealloc(s1->r, (s1->n + 1) * sizeof *s1->r);
-    s1->r[s1->n].item = o;
-    s1->r[s1->n].quality = quality;
-    s1->r[s1->n].relevance = h->score;
-    s1->r[s1->n].updated_at = xstrdup(k->updated_at);
-    s1->r[s1->n].id = xstrdup(k->id);
-    s1->n++;
+    r = &s1->r[s1->n++];
+    r->item = o;
+    r->quality = quality;
+    r->relevance = h->score;
+    r->score = k->score;
+    r->updated_at = xstrdup(k->updated_at);
+    r->id = xstrdup(k->id);
+    json_object_object_get_ex(full, "tags", &tags);
+    r->route.types = joined(json_object_object_get(tags, "type"));
+    r->route.tags = joined(json_object_object_get(tags, "labels"));
+    r->route.scenario = xstrdup(k->scenario);
+    json_object_put(full);
+}
+
+static void ranked_release(struct ranked *r)
+{
+    json_object_put(r->item);
+    free(r->updated_at);
+    free(r->id);
+    free((char *)r->route.types);
+    free((char *)r->route.tags);
+    free((char *)r->route.scenario);
+}
+
+/* Stage 1's candidates for stage 2: the router's choice, or the lexical top. */
+static size_t route_stage(struct request *req, const char *q, struct stage1 *s1, size_t want,
+                          size_t *chosen, const char **routing)
+{
+    size_t n = 0;
+    *routing = "lexical";
+    if (config_llm_configured(req->cfg) && s1->n > 0) {
+        struct route_candidate *c = xcalloc(s1->n, sizeof *c);
+        for (size_t i = 0; i < s1->n; i++)
+            c[i] = s1->r[i].route;
+        if (route_candidates(req, q, c, s1->n, want, chosen, &n) == 0) {
+            *routing = "llm";
+            free(c);
+            return n;
+        }
+        free(c);
+        *routing = "lexical_fallback";
+    }
+    for (n = 0; n < s1->n && n < want; n++)
+        chosen[n] = n;
+    return n;
 }
 
 static int quality_order(const void *a, const void *b)
@@ -183,11 +232,11 @@ void h_search_entries(struct request *req, struct response *res)
     struct stage1 s1 = {0};
     const char *q = http_query(req, "q"), *trace_id = http_query(req, "trace_id");
     const char *goal_id = http_query(req, "goal_id");
-    long top_k, sequence;
+    long top_k, sequence, s1_min_score;
     int rc;
 
     if (http_query_long_or_400(req, res, "top_k", 5, 1, 50, &top_k) ||
-        http_query_long_or_400(req, res, "min_score", 3, 1, 5, &s1.min_score) ||
+        http_query_long_or_400(req, res, "min_score", 3, 1, 5, &s1_min_score) ||
         http_query_long_or_400(req, res, "sequence", 0, 0, 1L << 50, &sequence))
         return;
     if (trace_id && *trace_id && !id_text_valid(trace_id, 128)) {
@@ -216,18 +265,34 @@ void h_search_entries(struct request *req, struct response *res)
         reply_error(res, 200, E_INVALID_REQUEST, "Invalid category: %s", f.category);
         return;
     }
-    /* Stage 1: 2*top_k relevant candidates; stage 2 (in entry_hit and below). */
-    rc = search_entries(req->store, req->who.space, q, &f, (size_t)(2 * top_k), entry_hit, &s1);
+    /* Stage 1: 2*top_k relevant candidates, from the lexical top 50 when the
+     * LLM router is configured, else the lexical top 2*top_k. */
+    size_t want = (size_t)(2 * top_k);
+    size_t pool = config_llm_configured(req->cfg) ? (want > 50 ? want : 50) : want;
+    rc = search_entries(req->store, req->who.space, q, &f, pool, entry_hit, &s1);
     if (rc == STORE_OK) {
         struct json_object *results = json_object_new_array(), *data = json_object_new_object();
-        if (s1.n > 1)
-            qsort(s1.r, s1.n, sizeof *s1.r, quality_order);
-        for (size_t i = 0; i < s1.n && i < (size_t)top_k; i++)
-            json_object_array_add(results, json_object_get(s1.r[i].item));
+        size_t *chosen = xcalloc(want + 1, sizeof *chosen), n_chosen;
+        struct ranked *stage2 = xcalloc(want + 1, sizeof *stage2);
+        const char *routing;
+        size_t n2 = 0;
+        n_chosen = route_stage(req, q, &s1, want, chosen, &routing);
+        /* Stage 2: drop too low a score and more harm than good, rank by quality. */
+        for (size_t i = 0; i < n_chosen; i++) {
+            struct ranked *r = &s1.r[chosen[i]];
+            if (r->score >= s1_min_score && r->quality >= 0)
+                stage2[n2++] = *r;
+        }
+        if (n2 > 1)
+            qsort(stage2, n2, sizeof *stage2, quality_order);
+        for (size_t i = 0; i < n2 && i < (size_t)top_k; i++)
+            json_object_array_add(results, json_object_get(stage2[i].item));
+        free(stage2);
+        free(chosen);
         json_object_object_add(data, "count",
                                json_object_new_int64((int64_t)json_object_array_length(results)));
         json_object_object_add(data, "results", results);
-        json_object_object_add(data, "routing", json_object_new_string("lexical"));
+        json_object_object_add(data, "routing", json_object_new_string(routing));
         if (trace_id && *trace_id) {
             /* Goal focus: every returned entry is logged as injected. */
             rc = log_injections(req, trace_id, goal_id, sequence, results);
@@ -243,10 +308,7 @@ void h_search_entries(struct request *req, struct response *res)
     } else {
         reply_store_error(res, rc, "Knowledge");
     }
-    for (size_t i = 0; i < s1.n; i++) {
-        json_object_put(s1.r[i].item);
-        free((char *)s1.r[i].updated_at);
-        free((char *)s1.r[i].id);
-    }
+    for (size_t i = 0; i < s1.n; i++)
+        ranked_release(&s1.r[i]);
     free(s1.r);
 }

@@ -61,6 +61,7 @@ struct request {
     size_t n_qp;
     struct identity who;
     struct store *store;      /* this thread's connection */
+    struct llm *llm;          /* this thread's LLM client (may be NULL) */
     const struct config *cfg; /* read-only, shared by every thread */
 };
 

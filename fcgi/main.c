@@ -5,7 +5,9 @@
 #include "buf.h"
 #include "cli.h"
 #include "config.h"
+#include "agentlog.h"
 #include "http.h"
+#include "llm.h"
 #include "router.h"
 #include "server.h"
 #include "store.h"
@@ -28,6 +30,7 @@ static int listen_fd = -1;
 struct worker {
     pthread_t thread;
     struct store *store;
+    struct llm *llm;
     const struct config *cfg;
 };
 
@@ -112,6 +115,7 @@ static void handle(FCGX_Request *fr, struct worker *w)
     req.https = FCGX_GetParam("HTTPS", fr->envp) && *FCGX_GetParam("HTTPS", fr->envp);
     req.request_id = request_id;
     req.store = w->store;
+    req.llm = w->llm;
     req.cfg = w->cfg;
     if (!req.method)
         req.method = "GET";
@@ -183,9 +187,12 @@ static int serve(const struct config *cfg)
             fprintf(stderr, "knowhub: cannot open the database %s\n", db.data);
             goto out;
         }
+        workers[i].llm = llm_new();
     }
     if (server_first_start(cfg, workers[0].store))
         goto out;
+    if (agentlog_mode(cfg) != AGENTLOG_OFF)
+        agentlog_cleanup(cfg, 30);
     if (FCGX_Init()) {
         fputs("knowhub: FCGX_Init failed\n", stderr);
         goto out;
@@ -221,8 +228,10 @@ static int serve(const struct config *cfg)
 out:
     if (listen_fd >= 0)
         close(listen_fd);
-    for (int i = 0; workers && i < cfg->threads; i++)
+    for (int i = 0; workers && i < cfg->threads; i++) {
         store_close(workers[i].store);
+        llm_free(workers[i].llm);
+    }
     free(workers);
     buf_release(&db);
     buf_release(&sock);
@@ -245,6 +254,7 @@ int main(int argc, char **argv)
 {
     struct config cfg;
     store_global_init();
+    llm_global_init();
     if (sodium_init() < 0) {
         fputs("knowhub: libsodium failed to initialise\n", stderr);
         return 1;

@@ -118,6 +118,21 @@ static const char *const migrations[] = {
     "  space TEXT NOT NULL, id TEXT NOT NULL, title TEXT NOT NULL DEFAULT '',"
     "  document TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,"
     "  PRIMARY KEY(space, id)) WITHOUT ROWID;",
+
+    /* 5: the LLM usage ledger and background jobs. */
+    "CREATE TABLE llm_calls("
+    "  id INTEGER PRIMARY KEY, space TEXT NOT NULL, purpose TEXT NOT NULL, model TEXT NOT NULL,"
+    "  prompt_tokens INTEGER NOT NULL DEFAULT 0, completion_tokens INTEGER NOT NULL DEFAULT 0,"
+    "  latency_ms INTEGER NOT NULL DEFAULT 0, outcome TEXT NOT NULL, created_at TEXT NOT NULL);"
+    "CREATE INDEX llm_calls_space ON llm_calls(space, created_at);"
+    "CREATE TABLE jobs("
+    "  id TEXT PRIMARY KEY, space TEXT NOT NULL, kind TEXT NOT NULL,"
+    "  status TEXT NOT NULL CHECK(status IN ('queued','running','done','failed')),"
+    "  progress INTEGER NOT NULL DEFAULT 0, total INTEGER NOT NULL DEFAULT 0,"
+    "  params TEXT NOT NULL DEFAULT '{}', result TEXT, error TEXT, actor TEXT NOT NULL,"
+    "  created_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
+    "CREATE INDEX jobs_status ON jobs(status, created_at);"
+    "CREATE INDEX jobs_space ON jobs(space, created_at);",
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -160,6 +175,10 @@ static const char *const migrations[] = {
 #define LOG_COLUMNS                                                                        \
     "id, trace_id, knowledge_id, goal_id, injected_at_sequence, injected_at, task, content," \
     " eval_status, eval_reason, evaluated_at, evaluated_at_trigger"
+
+#define JOB_COLUMNS                                                                        \
+    "id, space, kind, status, progress, total, params, result, error, actor, created_at,"   \
+    " updated_at"
 
 enum stmt_id {
     S_SPACE_ENSURE,
@@ -219,6 +238,16 @@ enum stmt_id {
     S_SESSION_GET,
     S_SESSION_LIST,
     S_SESSION_DELETE,
+    S_LLM_CALL_ADD,
+    S_LLM_USAGE,
+    S_JOB_CREATE,
+    S_JOB_GET,
+    S_JOB_LIST,
+    S_JOB_CLAIM,
+    S_JOB_PROGRESS,
+    S_JOB_FINISH,
+    S_JOB_REQUEUE,
+    S_FEEDBACK_MARK,
     S_CASES_PAGE,
     S_CASES_COUNT,
     S_COUNT
@@ -355,6 +384,26 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_SESSION_LIST] = "SELECT id, title, NULL, created_at, updated_at FROM sessions"
                        " WHERE space = ?1 ORDER BY updated_at DESC, id",
     [S_SESSION_DELETE] = "DELETE FROM sessions WHERE space = ?1 AND id = ?2",
+    [S_LLM_CALL_ADD] = "INSERT INTO llm_calls(space, purpose, model, prompt_tokens,"
+                       " completion_tokens, latency_ms, outcome, created_at)"
+                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [S_LLM_USAGE] = "SELECT purpose, model, count(*), sum(outcome != 'ok'), sum(prompt_tokens),"
+                    " sum(completion_tokens), sum(latency_ms) FROM llm_calls"
+                    " WHERE space = ?1 AND created_at >= ?2 GROUP BY purpose, model"
+                    " ORDER BY purpose, model",
+    [S_JOB_CREATE] = "INSERT INTO jobs(id, space, kind, status, params, actor, created_at,"
+                     " updated_at) VALUES(?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?6)",
+    [S_JOB_GET] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = ?1 AND id = ?2",
+    [S_JOB_LIST] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = ?1"
+                   " ORDER BY created_at DESC, id LIMIT ?2",
+    [S_JOB_CLAIM] = "UPDATE jobs SET status = 'running', updated_at = ?1 WHERE id ="
+                    " (SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_at, id LIMIT 1)"
+                    " RETURNING " JOB_COLUMNS,
+    [S_JOB_PROGRESS] = "UPDATE jobs SET progress = ?2, total = ?3, updated_at = ?4 WHERE id = ?1",
+    [S_JOB_FINISH] = "UPDATE jobs SET status = ?2, result = ?3, error = ?4, updated_at = ?5"
+                     " WHERE id = ?1",
+    [S_JOB_REQUEUE] = "UPDATE jobs SET status = 'queued', updated_at = ?1 WHERE status = 'running'",
+    [S_FEEDBACK_MARK] = "UPDATE knowledge_feedback SET status = ?2 WHERE seq = ?1",
     [S_CASES_PAGE] = "SELECT kind, case_id, scenario, result, agent_id, trace_id, goal_id,"
                      " created_at FROM knowledge_cases WHERE knowledge_id = ?1 AND kind = ?2"
                      " ORDER BY seq LIMIT ?3 OFFSET ?4",
@@ -1783,4 +1832,190 @@ int store_session_delete(struct store *st, const char *space, const char *id)
     bind_text(s, 2, id);
     rc = step_done(s);
     return rc == STORE_OK && sqlite3_changes(st->db) == 0 ? STORE_NOT_FOUND : rc;
+}
+
+/* ---- the LLM usage ledger ---- */
+
+int store_llm_call_add(struct store *st, const char *space, const char *purpose,
+                       const char *model, long prompt_tokens, long completion_tokens,
+                       long latency_ms, const char *outcome)
+{
+    char now[27];
+    sqlite3_stmt *s = stmt_get(st, S_LLM_CALL_ADD);
+    if (!s)
+        return STORE_ERROR;
+    time_utc_iso_micro(now);
+    bind_text(s, 1, space ? space : "");
+    bind_text(s, 2, purpose);
+    bind_text(s, 3, model);
+    sqlite3_bind_int64(s, 4, prompt_tokens);
+    sqlite3_bind_int64(s, 5, completion_tokens);
+    sqlite3_bind_int64(s, 6, latency_ms);
+    bind_text(s, 7, outcome);
+    bind_text(s, 8, now);
+    return step_done(s);
+}
+
+int store_llm_usage(struct store *st, const char *space, const char *since,
+                    void (*each)(const struct llm_usage *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_LLM_USAGE);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, space);
+    bind_text(s, 2, since ? since : "");
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct llm_usage u = {col_text(s, 0),
+                              col_text(s, 1),
+                              (long)sqlite3_column_int64(s, 2),
+                              (long)sqlite3_column_int64(s, 3),
+                              (long)sqlite3_column_int64(s, 4),
+                              (long)sqlite3_column_int64(s, 5),
+                              (long)sqlite3_column_int64(s, 6)};
+        each(&u, ctx);
+    }
+    rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
+}
+
+/* ---- jobs ---- */
+
+static void job_from_row(sqlite3_stmt *s, struct job_info *j)
+{
+    j->id = col_text(s, 0);
+    j->space = col_text(s, 1);
+    j->kind = col_text(s, 2);
+    j->status = col_text(s, 3);
+    j->progress = (long)sqlite3_column_int64(s, 4);
+    j->total = (long)sqlite3_column_int64(s, 5);
+    j->params = col_text(s, 6);
+    j->result = (const char *)sqlite3_column_text(s, 7);
+    j->error = (const char *)sqlite3_column_text(s, 8);
+    j->actor = col_text(s, 9);
+    j->created_at = col_text(s, 10);
+    j->updated_at = col_text(s, 11);
+}
+
+static int job_rows(sqlite3_stmt *s, void (*each)(const struct job_info *, void *), void *ctx,
+                    int *found)
+{
+    int rc;
+    *found = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct job_info j;
+        job_from_row(s, &j);
+        *found = 1;
+        each(&j, ctx);
+    }
+    rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
+}
+
+int store_job_create(struct store *st, const char *id, const char *space, const char *kind,
+                     const char *params, const char *actor)
+{
+    char now[27];
+    sqlite3_stmt *s = stmt_get(st, S_JOB_CREATE);
+    if (!s)
+        return STORE_ERROR;
+    time_utc_iso_micro(now);
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    bind_text(s, 3, kind);
+    bind_text(s, 4, params ? params : "{}");
+    bind_text(s, 5, actor);
+    bind_text(s, 6, now);
+    return step_done(s);
+}
+
+int store_job_get(struct store *st, const char *space, const char *id,
+                  void (*each)(const struct job_info *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_JOB_GET);
+    int rc, found;
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, space);
+    bind_text(s, 2, id);
+    rc = job_rows(s, each, ctx, &found);
+    return rc == STORE_OK && !found ? STORE_NOT_FOUND : rc;
+}
+
+int store_job_list(struct store *st, const char *space, long limit,
+                   void (*each)(const struct job_info *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_JOB_LIST);
+    int found;
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, space);
+    sqlite3_bind_int64(s, 2, limit);
+    return job_rows(s, each, ctx, &found);
+}
+
+int store_job_claim(struct store *st, void (*each)(const struct job_info *, void *), void *ctx)
+{
+    char now[27];
+    sqlite3_stmt *s = stmt_get(st, S_JOB_CLAIM);
+    int rc, found;
+    if (!s)
+        return STORE_ERROR;
+    time_utc_iso_micro(now);
+    bind_text(s, 1, now);
+    rc = job_rows(s, each, ctx, &found);
+    return rc == STORE_OK && !found ? STORE_NOT_FOUND : rc;
+}
+
+int store_job_progress(struct store *st, const char *id, long progress, long total)
+{
+    char now[27];
+    sqlite3_stmt *s = stmt_get(st, S_JOB_PROGRESS);
+    if (!s)
+        return STORE_ERROR;
+    time_utc_iso_micro(now);
+    bind_text(s, 1, id);
+    sqlite3_bind_int64(s, 2, progress);
+    sqlite3_bind_int64(s, 3, total);
+    bind_text(s, 4, now);
+    return step_done(s);
+}
+
+int store_job_finish(struct store *st, const char *id, const char *status, const char *result,
+                     const char *error)
+{
+    char now[27];
+    sqlite3_stmt *s = stmt_get(st, S_JOB_FINISH);
+    if (!s)
+        return STORE_ERROR;
+    time_utc_iso_micro(now);
+    bind_text(s, 1, id);
+    bind_text(s, 2, status);
+    bind_text(s, 3, result);
+    bind_text(s, 4, error);
+    bind_text(s, 5, now);
+    return step_done(s);
+}
+
+int store_job_requeue_running(struct store *st)
+{
+    char now[27];
+    sqlite3_stmt *s = stmt_get(st, S_JOB_REQUEUE);
+    if (!s)
+        return STORE_ERROR;
+    time_utc_iso_micro(now);
+    bind_text(s, 1, now);
+    return step_done(s);
+}
+
+int store_knowledge_feedback_mark(struct store *st, long feedback_id, const char *status)
+{
+    sqlite3_stmt *s = stmt_get(st, S_FEEDBACK_MARK);
+    if (!s)
+        return STORE_ERROR;
+    sqlite3_bind_int64(s, 1, feedback_id);
+    bind_text(s, 2, status);
+    return step_done(s);
 }

@@ -111,6 +111,8 @@ int store_knowledge_set_score(struct store *st, const char *space, const char *i
 /* Keep a free-text feedback for a later evolve; *feedback_id receives its row id. */
 int store_knowledge_add_feedback(struct store *st, const char *space, const char *id,
                                  const char *text, const char *actor, long *feedback_id);
+/* Mark a stored feedback "applied" (an evolve used it) or "failed". */
+int store_knowledge_feedback_mark(struct store *st, long feedback_id, const char *status);
 /* Soft delete: status "deleted", a new revision. */
 int store_knowledge_delete(struct store *st, const char *space, const char *id,
                            const char *actor);
@@ -254,6 +256,47 @@ int store_session_get(struct store *st, const char *space, const char *id,
 int store_session_list(struct store *st, const char *space,
                        void (*each)(const struct session_info *, void *), void *ctx);
 int store_session_delete(struct store *st, const char *space, const char *id);
+
+/* ---- the LLM usage ledger ---- */
+
+/* Record one LLM call: outcome is "ok" or its LLM_* error code. */
+int store_llm_call_add(struct store *st, const char *space, const char *purpose,
+                       const char *model, long prompt_tokens, long completion_tokens,
+                       long latency_ms, const char *outcome);
+
+struct llm_usage {
+    const char *purpose, *model;
+    long calls, errors, prompt_tokens, completion_tokens, latency_ms;
+};
+/* Sums per purpose and model of the space's calls since a time ("" = all). */
+int store_llm_usage(struct store *st, const char *space, const char *since,
+                    void (*each)(const struct llm_usage *, void *), void *ctx);
+
+/* ---- background jobs ---- */
+
+struct job_info {
+    const char *id, *space, *kind, *status; /* queued, running, done, failed */
+    long progress, total;
+    const char *params, *result, *error; /* JSON texts; result/error NULL until done */
+    const char *actor, *created_at, *updated_at;
+};
+int store_job_create(struct store *st, const char *id, const char *space, const char *kind,
+                     const char *params, const char *actor);
+int store_job_get(struct store *st, const char *space, const char *id,
+                  void (*each)(const struct job_info *, void *), void *ctx);
+/* The space's latest jobs, newest first. */
+int store_job_list(struct store *st, const char *space, long limit,
+                   void (*each)(const struct job_info *, void *), void *ctx);
+/* Take the oldest queued job (any space) and mark it running; STORE_NOT_FOUND
+ * when none waits. */
+int store_job_claim(struct store *st, void (*each)(const struct job_info *, void *), void *ctx);
+int store_job_progress(struct store *st, const char *id, long progress, long total);
+/* End a job: status "done" with a result, or "failed" with an error. */
+int store_job_finish(struct store *st, const char *id, const char *status, const char *result,
+                     const char *error);
+/* At start: jobs a crash left running are queued again (their finished
+ * steps are committed, so re-running them is safe). */
+int store_job_requeue_running(struct store *st);
 
 /* Append to the audit trail (inside the caller's transaction if any). */
 int store_audit(struct store *st, const char *space, const char *actor, const char *action,
