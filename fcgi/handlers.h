@@ -57,6 +57,9 @@ void h_sessions_put(struct request *req, struct response *res);
 void h_sessions_delete(struct request *req, struct response *res);
 void h_sessions_delete_table(struct request *req, struct response *res);
 
+/* h_distill.c: the save-experience flow's end */
+void h_distill_experience(struct request *req, struct response *res);
+
 /* h_context.c: what agents load before they work (seed 004 modes A and B) */
 void h_context_rules(struct request *req, struct response *res);
 void h_context_question(struct request *req, struct response *res);

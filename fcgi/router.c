@@ -26,6 +26,7 @@ static const struct route routes[] = {
     {"GET", "/api/knowledge/export", ROLE_READER, h_knowledge_export},
     {"POST", "/api/knowledge/context", ROLE_READER, h_context_question},
     {"POST", "/api/knowledge/search", ROLE_READER, h_search_files},
+    {"POST", "/api/knowledge/distill-experience", ROLE_AGENT, h_distill_experience},
     {"GET", "/api/knowledge/search", ROLE_READER, h_search_entries},
     {"GET", "/api/knowledge/{id}", ROLE_READER, h_knowledge_get},
     {"PUT", "/api/knowledge/{id}", ROLE_AGENT, h_knowledge_update},
