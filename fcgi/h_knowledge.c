@@ -62,13 +62,18 @@ static void reply_entry(struct request *req, struct response *res, const char *i
                         struct json_object *extra_key_value_pairs)
 {
     struct knowledge k;
-    int rc = store_knowledge_get(req->store, req->who.space, id, 0, &k);
+    int rc;
+    /* One snapshot (one read transaction) for the entry and its histories. */
+    store_read_begin(req->store);
+    rc = store_knowledge_get(req->store, req->who.space, id, 0, &k);
     if (rc) {
+        store_read_end(req->store);
         json_object_put(extra_key_value_pairs);
         reply_store_error(res, rc, WHAT);
         return;
     }
     struct json_object *o = knowledge_to_json(&k, req->store);
+    store_read_end(req->store);
     if (extra_key_value_pairs) {
         json_object_object_foreach(extra_key_value_pairs, key, val)
             json_object_object_add(o, key, json_object_get(val));

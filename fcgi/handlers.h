@@ -60,6 +60,12 @@ void h_sessions_delete_table(struct request *req, struct response *res);
 /* h_distill.c: the save-experience flow's end */
 void h_distill_experience(struct request *req, struct response *res);
 
+/* h_jobs.c: slim, jobs and the LLM usage ledger */
+void h_knowledge_slim(struct request *req, struct response *res);
+void h_jobs_get(struct request *req, struct response *res);
+void h_jobs_list(struct request *req, struct response *res);
+void h_llm_usage(struct request *req, struct response *res);
+
 /* h_context.c: what agents load before they work (seed 004 modes A and B) */
 void h_context_rules(struct request *req, struct response *res);
 void h_context_question(struct request *req, struct response *res);

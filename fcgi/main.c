@@ -7,6 +7,7 @@
 #include "config.h"
 #include "agentlog.h"
 #include "http.h"
+#include "jobs.h"
 #include "llm.h"
 #include "router.h"
 #include "server.h"
@@ -26,6 +27,8 @@
 
 /* Set by main before the workers start; the signal handler reads it. */
 static int listen_fd = -1;
+/* Set by the signal handler: the job thread stops between jobs. */
+static volatile sig_atomic_t stopping;
 
 struct worker {
     pthread_t thread;
@@ -37,6 +40,7 @@ struct worker {
 static void on_signal(int sig)
 {
     (void)sig;
+    stopping = 1;
     FCGX_ShutdownPending();
     if (listen_fd >= 0)
         shutdown(listen_fd, SHUT_RDWR);
@@ -167,10 +171,30 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* The job thread: runs queued jobs (slim) one after another, outside any
+ * request, with its own connection and LLM handle. */
+static void *job_main(void *arg)
+{
+    struct worker *w = arg;
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &block, NULL);
+    store_job_requeue_running(w->store); /* a crash's unfinished jobs run again */
+    while (!stopping) {
+        int ran = jobs_run_next(w->store, w->llm, w->cfg);
+        for (int i = 0; ran <= 0 && i < 4 && !stopping; i++)
+            usleep(50 * 1000);
+    }
+    return NULL;
+}
+
 static int serve(const struct config *cfg)
 {
     struct buf db, sock;
-    struct worker *workers = NULL;
+    struct worker *workers = NULL, jobber = {0};
+    int jobber_started = 0;
     struct sigaction sa;
     int rc = 1, started = 0;
 
@@ -219,9 +243,19 @@ static int serve(const struct config *cfg)
             on_signal(0);
             break;
         }
+    jobber.cfg = cfg;
+    jobber.llm = llm_new();
+    if (store_open(db.data, &jobber.store) == STORE_OK &&
+        pthread_create(&jobber.thread, NULL, job_main, &jobber) == 0)
+        jobber_started = 1;
+    else
+        fputs("knowhub: the job thread did not start; jobs will wait\n", stderr);
     fprintf(stderr, "knowhub: serving on %s with %d threads\n", sock.data, started);
     for (int i = 0; i < started; i++)
         pthread_join(workers[i].thread, NULL);
+    stopping = 1;
+    if (jobber_started)
+        pthread_join(jobber.thread, NULL);
     rc = started == cfg->threads ? 0 : 1;
     unlink(sock.data);
     fputs("knowhub: stopped\n", stderr);
@@ -232,6 +266,8 @@ out:
         store_close(workers[i].store);
         llm_free(workers[i].llm);
     }
+    store_close(jobber.store);
+    llm_free(jobber.llm);
     free(workers);
     buf_release(&db);
     buf_release(&sock);

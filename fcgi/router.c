@@ -27,6 +27,7 @@ static const struct route routes[] = {
     {"POST", "/api/knowledge/context", ROLE_READER, h_context_question},
     {"POST", "/api/knowledge/search", ROLE_READER, h_search_files},
     {"POST", "/api/knowledge/distill-experience", ROLE_AGENT, h_distill_experience},
+    {"POST", "/api/knowledge/slim", ROLE_AGENT, h_knowledge_slim},
     {"GET", "/api/knowledge/search", ROLE_READER, h_search_entries},
     {"GET", "/api/knowledge/{id}", ROLE_READER, h_knowledge_get},
     {"PUT", "/api/knowledge/{id}", ROLE_AGENT, h_knowledge_update},
@@ -47,6 +48,9 @@ static const struct route routes[] = {
     {"GET", "/api/sessions/{id}", ROLE_READER, h_sessions_get},
     {"DELETE", "/api/sessions/{id}", ROLE_AGENT, h_sessions_delete},
     {"DELETE", "/api/sessions/{id}/tables/{table_id}", ROLE_AGENT, h_sessions_delete_table},
+    {"GET", "/api/jobs", ROLE_READER, h_jobs_list},
+    {"GET", "/api/jobs/{id}", ROLE_READER, h_jobs_get},
+    {"GET", "/api/llm/usage", ROLE_READER, h_llm_usage},
 };
 #define ROUTE_COUNT (sizeof routes / sizeof routes[0])
 

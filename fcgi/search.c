@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PASS_LIMIT 300 /* candidates taken per pass; the passes stop at this many */
+#define PASS_LIMIT 100 /* rows taken per candidate pass */
 
 /* ---- queries ---- */
 
@@ -54,127 +54,301 @@ void search_query_release(struct search_query *q)
 
 /* ---- scoring ---- */
 
-/* Fold s (at most max_chars characters of it) into out. */
-static void fold_prefix(const char *s, size_t max_chars, struct buf *out)
+#define FIELD_MAX (1 << 24) /* bound of one folded field */
+
+/* Folded strings kept one after another (each NUL-terminated) in one buffer. */
+struct strlist {
+    struct buf text;
+    size_t *off;
+    size_t n, cap;
+};
+
+static void strlist_init(struct strlist *l)
 {
-    size_t n = strlen(s);
-    tokenize_fold(s, utf8_prefix(s, n, max_chars), out);
+    memset(l, 0, sizeof *l);
+    buf_init(&l->text, FIELD_MAX);
 }
 
-static int in_any_tag(struct json_object *tags, const char *needle, struct buf *tmp)
+static void strlist_reset(struct strlist *l)
 {
-    for (size_t i = 0; tags && i < json_object_array_length(tags); i++) {
-        const char *t = json_object_get_string(json_object_array_get_idx(tags, i));
-        if (!t)
-            continue;
-        tokenize_fold(t, strlen(t), tmp);
-        if (strstr(tmp->data, needle))
-            return 1;
+    buf_reset(&l->text);
+    l->n = 0;
+}
+
+static void strlist_release(struct strlist *l)
+{
+    buf_release(&l->text);
+    free(l->off);
+    memset(l, 0, sizeof *l);
+}
+
+/* Append the folded form of s[0..len) to out (tokenize_fold's folding): ASCII
+ * is lower-cased in place, runs of other bytes go through tokenize_fold. */
+static void fold_append(struct buf *out, const char *s, size_t len, struct buf *tmp)
+{
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i;
+        while (j < len && (unsigned char)s[j] < 0x80)
+            j++;
+        if (j > i) {
+            size_t from = out->len;
+            if (buf_add(out, s + i, j - i))
+                return;
+            for (char *p = out->data + from; *p; p++)
+                if (*p >= 'A' && *p <= 'Z')
+                    *p = (char)(*p + 32);
+            i = j;
+        }
+        while (j < len && (unsigned char)s[j] >= 0x80)
+            j++;
+        if (j > i) {
+            tokenize_fold(s + i, j - i, tmp);
+            if (buf_add(out, tmp->data, tmp->len))
+                return;
+            i = j;
+        }
     }
+}
+
+/* out = the folded first max_chars characters of s. */
+static void fold_field(struct buf *out, const char *s, size_t max_chars, struct buf *tmp)
+{
+    size_t n = s ? strlen(s) : 0;
+    buf_reset(out);
+    fold_append(out, s ? s : "", utf8_prefix(s ? s : "", n, max_chars), tmp);
+}
+
+static void strlist_add(struct strlist *l, const char *s, size_t len, struct buf *tmp)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 16;
+        l->off = xrealloc(l->off, l->cap * sizeof *l->off);
+    }
+    l->off[l->n++] = l->text.len;
+    fold_append(&l->text, s, len, tmp);
+    buf_addch(&l->text, '\0');
+}
+
+/* Add the strings of a JSON array (json_object_get_string of each non-null). */
+static void strlist_add_json(struct strlist *l, struct json_object *arr, int skip_empty,
+                             struct buf *tmp)
+{
+    for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+        const char *t = json_object_get_string(json_object_array_get_idx(arr, i));
+        if (t && (!skip_empty || *t))
+            strlist_add(l, t, strlen(t), tmp);
+    }
+}
+
+/* The tags of a stored entry, JSON array text. Written by KnowHub itself, it is
+ * nearly always ["a","b"] without escapes: read that directly, and anything
+ * else through json-c. */
+static void strlist_set_tags(struct strlist *l, const char *json, struct buf *tmp)
+{
+    const char *p = json;
+    strlist_reset(l);
+    if (!json)
+        return;
+    if (!strchr(json, '\\')) {
+        p += strspn(p, " \t\r\n");
+        if (*p == '[') {
+            for (p++;;) {
+                const char *end;
+                p += strspn(p, " \t\r\n,");
+                if (*p == ']')
+                    return;
+                if (*p != '"' || !(end = strchr(p + 1, '"')))
+                    break;
+                strlist_add(l, p + 1, (size_t)(end - (p + 1)), tmp);
+                p = end + 1;
+            }
+        }
+    }
+    strlist_reset(l);
+    {
+        struct json_object *arr = json_tokener_parse(json);
+        if (json_object_is_type(arr, json_type_array))
+            strlist_add_json(l, arr, 0, tmp);
+        json_object_put(arr);
+    }
+}
+
+static int in_any(const struct strlist *l, const char *needle)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strstr(l->text.data + l->off[i], needle))
+            return 1;
     return 0;
+}
+
+/* One candidate's folded fields, reused from candidate to candidate. */
+struct fields {
+    struct buf title, stem, body, tmp;
+    struct strlist tags;
+};
+
+static void fields_init(struct fields *f)
+{
+    buf_init(&f->title, FIELD_MAX);
+    buf_init(&f->stem, FIELD_MAX);
+    buf_init(&f->body, FIELD_MAX);
+    buf_init(&f->tmp, FIELD_MAX);
+    strlist_init(&f->tags);
+}
+
+static void fields_release(struct fields *f)
+{
+    buf_release(&f->title);
+    buf_release(&f->stem);
+    buf_release(&f->body);
+    buf_release(&f->tmp);
+    strlist_release(&f->tags);
+}
+
+/* The reference's _match_score over folded fields; tables: folded table names. */
+static double score_folded(const struct search_query *q, const struct fields *f, int manual,
+                           const struct strlist *tables)
+{
+    double score = 0, n = (double)q->n;
+    for (size_t i = 0; i < q->n; i++) {
+        const char *tok = q->tokens[i];
+        if (strstr(f->title.data, tok))
+            score += 100 / n;
+        if (in_any(&f->tags, tok))
+            score += 50 / n;
+        if (strstr(f->stem.data, tok))
+            score += 30 / n;
+        if (strstr(f->body.data, tok))
+            score += 10 / n;
+    }
+    if (*q->whole && strstr(f->title.data, q->whole))
+        score += 50;
+    if (*q->whole && in_any(&f->tags, q->whole))
+        score += 50;
+    for (size_t i = 0; tables && i < tables->n; i++)
+        if (in_any(&f->tags, tables->text.data + tables->off[i]))
+            score += 30;
+    if (score > 0 && !manual)
+        score *= 0.9;
+    return score;
+}
+
+static int is_manual(const char *source)
+{
+    return !source || strcmp(source, "manual") == 0;
 }
 
 double search_match_score(const struct search_query *q, const char *title, struct json_object *tags,
                           const char *stem, const char *body, const char *source,
                           struct json_object *table_names)
 {
-    struct buf t, s, b, tmp;
-    double score = 0, n = (double)q->n;
-    buf_init(&t, 1 << 20);
-    buf_init(&s, 1 << 20);
-    buf_init(&b, 1 << 20);
-    buf_init(&tmp, 1 << 20);
-    fold_prefix(title, 100000, &t);
-    fold_prefix(stem, 100000, &s);
-    fold_prefix(body, 200, &b);
-    for (size_t i = 0; i < q->n; i++) {
-        const char *tok = q->tokens[i];
-        if (strstr(t.data, tok))
-            score += 100 / n;
-        if (in_any_tag(tags, tok, &tmp))
-            score += 50 / n;
-        if (strstr(s.data, tok))
-            score += 30 / n;
-        if (strstr(b.data, tok))
-            score += 10 / n;
-    }
-    if (*q->whole && strstr(t.data, q->whole))
-        score += 50;
-    if (*q->whole && in_any_tag(tags, q->whole, &tmp))
-        score += 50;
-    for (size_t i = 0; table_names && i < json_object_array_length(table_names); i++) {
-        const char *tn = json_object_get_string(json_object_array_get_idx(table_names, i));
-        struct buf ftn;
-        if (!tn || !*tn)
-            continue;
-        buf_init(&ftn, 4096);
-        tokenize_fold(tn, strlen(tn), &ftn);
-        if (in_any_tag(tags, ftn.data, &tmp))
-            score += 30;
-        buf_release(&ftn);
-    }
-    if (score > 0 && strcmp(source ? source : "manual", "manual") != 0)
-        score *= 0.9;
-    buf_release(&t);
-    buf_release(&s);
-    buf_release(&b);
-    buf_release(&tmp);
+    struct fields f;
+    struct strlist tables;
+    double score;
+    fields_init(&f);
+    strlist_init(&tables);
+    fold_field(&f.title, title, 100000, &f.tmp);
+    fold_field(&f.stem, stem, 100000, &f.tmp);
+    fold_field(&f.body, body, 200, &f.tmp);
+    strlist_add_json(&f.tags, tags, 0, &f.tmp);
+    strlist_add_json(&tables, table_names, 1, &f.tmp);
+    score = score_folded(q, &f, is_manual(source), &tables);
+    strlist_release(&tables);
+    fields_release(&f);
     return score;
 }
 
 /* ---- candidates ---- */
 
+/* A candidate kept for the answer: a copy of the row (it is released after
+ * the callback) and its score. */
 struct cand {
     struct knowledge k;
     double score;
 };
 
-struct collector {
-    const struct search_query *q;
-    struct json_object *table_names;
-    unsigned categories; /* SEARCH_* */
-    int skip_always_rules;
-    struct cand *c;
-    size_t n, cap;
-    struct buf stem;
+/* The ids already scored, so a row met again in a later pass is skipped. */
+struct seen {
+    char **slot;
+    size_t cap, n;
 };
 
-static int seen(const struct collector *col, const char *id)
+static size_t id_hash(const char *s)
 {
-    for (size_t i = 0; i < col->n; i++)
-        if (strcmp(col->c[i].k.id, id) == 0)
-            return 1;
-    return 0;
+    size_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
 }
+
+/* 1 when id is new (and now remembered), 0 when it was seen before. */
+static int seen_add(struct seen *s, const char *id)
+{
+    size_t i;
+    if (2 * (s->n + 1) > s->cap) {
+        struct seen g = {xcalloc(s->cap ? 2 * s->cap : 1024, sizeof(char *)),
+                         s->cap ? 2 * s->cap : 1024, s->n};
+        for (size_t j = 0; j < s->cap; j++)
+            if (s->slot[j]) {
+                for (i = id_hash(s->slot[j]) & (g.cap - 1); g.slot[i]; i = (i + 1) & (g.cap - 1))
+                    ;
+                g.slot[i] = s->slot[j];
+            }
+        free(s->slot);
+        *s = g;
+    }
+    for (i = id_hash(id) & (s->cap - 1); s->slot[i]; i = (i + 1) & (s->cap - 1))
+        if (strcmp(s->slot[i], id) == 0)
+            return 0;
+    s->slot[i] = xstrdup(id);
+    s->n++;
+    return 1;
+}
+
+static void seen_release(struct seen *s)
+{
+    for (size_t i = 0; i < s->cap; i++)
+        free(s->slot[i]);
+    free(s->slot);
+    memset(s, 0, sizeof *s);
+}
+
+struct collector {
+    const struct search_query *q;
+    struct strlist tables; /* folded, non-empty table names */
+    unsigned categories;   /* SEARCH_* */
+    int skip_always_rules;
+    size_t want;           /* how many hits the caller wants */
+    struct cand *best;     /* the best `want` so far, best first */
+    size_t nbest;
+    size_t positive;       /* distinct rows scoring > 0 */
+    size_t rows;           /* rows the current pass returned */
+    struct seen seen;
+    struct fields f;
+    struct buf stem;
+};
 
 static char *dup_or_empty(const char *s)
 {
     return xstrdup(s ? s : "");
 }
 
-static int take(const struct knowledge *k, void *arg)
+/* Deterministic order: score, then updated_at (newest first), category, path. */
+static int order(double sa, const struct knowledge *a, double sb, const struct knowledge *b)
 {
-    struct collector *col = arg;
-    unsigned bit = strcmp(k->category, "rules") == 0 ? SEARCH_RULES : SEARCH_EXPERIENCES;
-    struct json_object *tags;
-    double score;
-    if (!(col->categories & bit) || (col->skip_always_rules && bit == SEARCH_RULES && k->always_apply) ||
-        seen(col, k->id))
-        return 0;
-    path_stem(k->path, &col->stem);
-    tags = json_tokener_parse(k->tags ? k->tags : "[]");
-    score = search_match_score(col->q, k->title, tags, col->stem.data, k->content, k->source,
-                               col->table_names);
-    json_object_put(tags);
-    if (score <= 0)
-        return 0;
-    if (col->n == col->cap) {
-        col->cap = col->cap ? col->cap * 2 : 64;
-        col->c = xrealloc(col->c, col->cap * sizeof *col->c);
-    }
-    /* The row is released after this call: keep a copy of what results show. */
-    struct cand *c = &col->c[col->n++];
-    struct knowledge *d = &c->k;
+    int c;
+    if (sa != sb)
+        return sa < sb ? 1 : -1;
+    if ((c = strcmp(b->updated_at ? b->updated_at : "", a->updated_at ? a->updated_at : "")))
+        return c;
+    if ((c = strcmp(a->category ? a->category : "", b->category ? b->category : "")))
+        return c;
+    return strcmp(a->path ? a->path : "", b->path ? b->path : "");
+}
+
+static void copy_entry(struct knowledge *d, const struct knowledge *k)
+{
     knowledge_init(d);
     d->id = dup_or_empty(k->id);
     d->space = dup_or_empty(k->space);
@@ -202,19 +376,56 @@ static int take(const struct knowledge *k, void *arg)
     d->version = k->version;
     d->created_at = dup_or_empty(k->created_at);
     d->updated_at = dup_or_empty(k->updated_at);
-    c->score = score;
+}
+
+/* Keep the row when it is among the best `want` so far (best stays sorted). */
+static void keep(struct collector *col, double score, const struct knowledge *k)
+{
+    size_t at = col->nbest;
+    if (col->want == 0)
+        return;
+    if (col->nbest == col->want) {
+        struct cand *worst = &col->best[col->want - 1];
+        if (order(score, k, worst->score, &worst->k) >= 0)
+            return;
+        knowledge_release(&worst->k);
+        at = --col->nbest;
+    }
+    while (at > 0 && order(score, k, col->best[at - 1].score, &col->best[at - 1].k) < 0)
+        at--;
+    memmove(&col->best[at + 1], &col->best[at], (col->nbest - at) * sizeof *col->best);
+    copy_entry(&col->best[at].k, k);
+    col->best[at].score = score;
+    col->nbest++;
+}
+
+static int take(const struct knowledge *k, void *arg)
+{
+    struct collector *col = arg;
+    unsigned bit = strcmp(k->category, "rules") == 0 ? SEARCH_RULES : SEARCH_EXPERIENCES;
+    struct fields *f = &col->f;
+    double score;
+    col->rows++;
+    if (!(col->categories & bit) || (col->skip_always_rules && bit == SEARCH_RULES && k->always_apply) ||
+        !seen_add(&col->seen, k->id))
+        return 0;
+    path_stem(k->path, &col->stem);
+    fold_field(&f->title, k->title, 100000, &f->tmp);
+    fold_field(&f->stem, col->stem.data, 100000, &f->tmp);
+    fold_field(&f->body, k->content, 200, &f->tmp);
+    strlist_set_tags(&f->tags, k->tags, &f->tmp);
+    score = score_folded(col->q, f, is_manual(k->source), &col->tables);
+    if (score <= 0)
+        return 0;
+    col->positive++;
+    keep(col, score, k);
     return 0;
 }
 
-/* An FTS5 expression of quoted prefix terms joined by op, optionally limited
- * to columns. Quotes inside a token are doubled, so client text never
- * becomes FTS5 syntax. */
-static void match_expr(char *const *tokens, size_t n, const char *op, const char *columns,
-                       struct buf *out)
+/* tokens[0..n) as FTS5 terms joined by op: each quoted (inner quotes doubled,
+ * so client text never becomes FTS5 syntax), with * for a prefix term. */
+static void add_terms(struct buf *out, char *const *tokens, size_t n, const char *op, int prefix)
 {
-    buf_reset(out);
-    if (columns)
-        buf_addf(out, "{%s} : (", columns);
     for (size_t i = 0; i < n; i++) {
         if (i)
             buf_addf(out, " %s ", op);
@@ -224,10 +435,29 @@ static void match_expr(char *const *tokens, size_t n, const char *op, const char
                 buf_addch(out, '"');
             buf_addch(out, *p);
         }
-        buf_adds(out, "\"*");
+        buf_adds(out, prefix ? "\"*" : "\"");
     }
-    if (columns)
+}
+
+/* An FTS5 expression: the terms anywhere (columns NULL), or in each of the
+ * space-separated columns ("title tags": in the title and in the tags). */
+static void match_expr(struct buf *out, char *const *tokens, size_t n, const char *op, int prefix,
+                       const char *columns)
+{
+    buf_reset(out);
+    if (!columns) {
+        add_terms(out, tokens, n, op, prefix);
+        return;
+    }
+    for (const char *c = columns; *c;) {
+        size_t len = strcspn(c, " ");
+        if (out->len)
+            buf_adds(out, " AND ");
+        buf_addf(out, "{%.*s} : (", (int)len, c);
+        add_terms(out, tokens, n, op, prefix);
         buf_addch(out, ')');
+        c += len + (c[len] == ' ');
+    }
 }
 
 static int table_token(void *ctx, const char *token, size_t n, size_t start, size_t end)
@@ -242,68 +472,116 @@ static int table_token(void *ctx, const char *token, size_t n, size_t start, siz
     return 0;
 }
 
-static int cand_order(const void *a, const void *b)
+enum { IN_HEAD, IN_ALL };
+
+/* One pass: at most PASS_LIMIT rows of one index, newest first. *full is set
+ * when the pass returned every match (fewer rows than the limit). */
+static int pass(struct store *st, const char *space, struct collector *col,
+                const struct knowledge_filter *filter, int index, const char *expr, int *full)
 {
-    const struct cand *x = a, *y = b;
-    int c;
-    if (x->score != y->score)
-        return x->score < y->score ? 1 : -1;
-    if ((c = strcmp(y->k.updated_at, x->k.updated_at)))
-        return c;
-    if ((c = strcmp(x->k.category, y->k.category)))
-        return c;
-    return strcmp(x->k.path, y->k.path);
+    int rc;
+    col->rows = 0;
+    rc = (index == IN_HEAD ? store_knowledge_match_head : store_knowledge_match)(
+        st, space, expr, filter, PASS_LIMIT, take, col);
+    if (full)
+        *full = col->rows < PASS_LIMIT;
+    return rc;
 }
 
-/* Gather and score candidates in passes from the most to the least
- * selective, stopping once enough are in hand; then sort. */
+/* 1 when the wanted hits are in hand and the last of them scores above ub,
+ * the most any entry not visited yet can score. */
+static int settled(const struct collector *col, double ub)
+{
+    return col->want > 0 && col->nbest == col->want && col->best[col->want - 1].score > ub;
+}
+
+/* Gather and score candidates in passes, the cheap and likely ones first:
+ *   1. entries whose tags hold a table name (file view);
+ *   2. all query words in the head (title, tags, stem) of the small head
+ *      index; when there are more than a pass takes, the title-and-tags
+ *      tier (and the title tier) next, so the best are never left out;
+ *   3. any query word in the head, unless no such entry can rank;
+ *   4. word prefixes in the head ("qua" -> quarterly), while fewer than the
+ *      wanted hits are in hand;
+ *   5. the same over every column (scenario and body too), while fewer.
+ * Every candidate is scored exactly; the best `want` are kept in order. */
 static int collect(struct store *st, const char *space, struct collector *col,
                    const struct knowledge_filter *filter)
 {
     const struct search_query *q = col->q;
+    char *const *tok = q->tokens;
+    double n = (double)q->n, tables = 30.0 * (double)col->tables.n;
     struct buf expr;
-    int rc = STORE_OK;
+    int rc = STORE_OK, full = 1;
     buf_init(&expr, 1 << 16);
-    /* Entries tagged with a table name score without any query match. */
-    if (col->table_names && json_object_array_length(col->table_names) > 0) {
+    if (col->tables.n) {
         struct search_query tq = {0};
-        for (size_t i = 0; i < json_object_array_length(col->table_names); i++) {
-            const char *tn = json_object_get_string(json_object_array_get_idx(col->table_names, i));
-            if (tn)
-                tokenize(tn, strlen(tn), table_token, &tq);
+        for (size_t i = 0; i < col->tables.n; i++) {
+            const char *tn = col->tables.text.data + col->tables.off[i];
+            tokenize(tn, strlen(tn), table_token, &tq);
         }
         if (tq.n) {
-            match_expr(tq.tokens, tq.n, "OR", "tags", &expr);
-            rc = store_knowledge_match(st, space, expr.data, filter, PASS_LIMIT, take, col);
+            match_expr(&expr, tq.tokens, tq.n, "OR", 1, "tags");
+            rc = pass(st, space, col, filter, IN_HEAD, expr.data, NULL);
         }
         search_query_release(&tq);
     }
-    if (q->n) {
-        const struct {
-            const char *op, *columns;
-        } passes[] = {
-            {"AND", "title tags stem"},
-            {"AND", NULL},
-            {"OR", "title tags stem"},
-            {"OR", NULL},
+    if (rc || !q->n)
+        goto out;
+    match_expr(&expr, tok, q->n, "AND", 0, NULL);
+    if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, &full)))
+        goto out;
+    if (!full) {
+        match_expr(&expr, tok, q->n, "AND", 0, "title tags");
+        if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, &full)))
+            goto out;
+        /* Outside the title-and-tags tier an entry lacks a word in its title
+         * (100/N and the whole-title 50) or in its tags (50/N and 50). */
+        if (!full)
+            match_expr(&expr, tok, q->n, "AND", 0, "title tags stem");
+        else if (!settled(col, 240 - 50 / n + tables))
+            match_expr(&expr, tok, q->n, "AND", 0, "title");
+        else
+            buf_reset(&expr);
+        if (expr.len && (rc = pass(st, space, col, filter, IN_HEAD, expr.data, NULL)))
+            goto out;
+    }
+    /* An entry without some word in its head scores at most 190/N for each
+     * other word, 10/N for that one, no whole-query bonus. */
+    if (q->n > 1 && !settled(col, ((n - 1) * 190 + 10) / n + tables)) {
+        match_expr(&expr, tok, q->n, "OR", 0, NULL);
+        if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, NULL)))
+            goto out;
+    }
+    {
+        static const struct {
+            int index, prefix;
+            const char *op;
+        } more[] = {
+            {IN_HEAD, 1, "AND"}, {IN_HEAD, 1, "OR"}, {IN_ALL, 0, "AND"},
+            {IN_ALL, 0, "OR"},   {IN_ALL, 1, "AND"}, {IN_ALL, 1, "OR"},
         };
-        size_t npasses = q->n > 1 ? 4 : 2;
-        for (size_t p = 0; p < npasses && rc == STORE_OK && col->n < PASS_LIMIT; p++) {
-            match_expr(q->tokens, q->n, passes[p].op, passes[p].columns, &expr);
-            rc = store_knowledge_match(st, space, expr.data, filter, PASS_LIMIT, take, col);
+        for (size_t p = 0; p < sizeof more / sizeof *more && col->positive < col->want; p++) {
+            if (q->n == 1 && strcmp(more[p].op, "OR") == 0)
+                continue;
+            match_expr(&expr, tok, q->n, more[p].op, more[p].prefix, NULL);
+            if ((rc = pass(st, space, col, filter, more[p].index, expr.data, NULL)))
+                goto out;
         }
     }
+out:
     buf_release(&expr);
-    if (rc == STORE_OK && col->n > 1)
-        qsort(col->c, col->n, sizeof *col->c, cand_order);
     return rc;
 }
 
 static void collector_release(struct collector *col)
 {
-    for (size_t i = 0; i < col->n; i++)
-        knowledge_release(&col->c[i].k);
-    free(col->c);
+    for (size_t i = 0; i < col->nbest; i++)
+        knowledge_release(&col->best[i].k);
+    free(col->best);
+    seen_release(&col->seen);
+    strlist_release(&col->tables);
+    fields_release(&col->f);
     buf_release(&col->stem);
 }
 
@@ -315,17 +593,21 @@ static int run(struct store *st, const char *space, const char *query, unsigned 
     struct search_query q;
     struct collector col = {0};
     int rc;
-    if (!query || !query[strspn(query, " \t\r\n\f\v")])
+    if (!query || !query[strspn(query, " \t\r\n\f\v")] || max == 0)
         return STORE_OK; /* a blank query finds nothing, as in the reference */
     search_query_init(&q, query);
     col.q = &q;
-    col.table_names = table_names;
     col.categories = categories ? categories : SEARCH_RULES | SEARCH_EXPERIENCES;
     col.skip_always_rules = skip_always_rules;
+    col.want = max;
+    col.best = xcalloc(max + 1, sizeof *col.best);
+    fields_init(&col.f);
+    strlist_init(&col.tables);
+    strlist_add_json(&col.tables, table_names, 1, &col.f.tmp);
     buf_init(&col.stem, 4096);
     rc = collect(st, space, &col, filter);
-    for (size_t i = 0; rc == STORE_OK && i < col.n && i < max; i++) {
-        struct search_hit h = {&col.c[i].k, col.c[i].score};
+    for (size_t i = 0; rc == STORE_OK && i < col.nbest; i++) {
+        struct search_hit h = {&col.best[i].k, col.best[i].score};
         each(&h, ctx);
     }
     collector_release(&col);

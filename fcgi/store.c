@@ -5,11 +5,17 @@
 #include "tokenize.h"
 #include "util.h"
 
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* How long a writer waits for the database (SQLite's busy timeout) or for
+ * another thread's write transaction (writer_lock) before STORE_BUSY. */
+#define BUSY_TIMEOUT_MS 10000
 
 /* The file stem of a path with at most one folder: "a/b.md" -> "b". */
 #define STEM_SQL(p)                                                                        \
@@ -133,6 +139,30 @@ static const char *const migrations[] = {
     "  created_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
     "CREATE INDEX jobs_status ON jobs(status, created_at);"
     "CREATE INDEX jobs_space ON jobs(space, created_at);",
+
+    /* 6: a second, small full-text index over the head fields (title, tags,
+     * stem) that searches visit first: its doclists hold only entries with
+     * the word in their head, so the common queries read a fraction of
+     * knowledge_fts; prefix indexes serve 1-character (a lone Han character)
+     * and 3-character ("qua") prefixes without merging doclists. */
+    "CREATE VIRTUAL TABLE knowledge_head USING fts5("
+    "  title, tags, stem, content='', tokenize='knowhub', prefix='1 3');"
+    "CREATE TRIGGER knowledge_head_insert AFTER INSERT ON knowledge"
+    "  WHEN new.status = 'active' BEGIN"
+    "  INSERT INTO knowledge_head(rowid, title, tags, stem)"
+    "    VALUES(new.seq, new.title, new.tags, " STEM_SQL("new.path") ");"
+    "END;"
+    "CREATE TRIGGER knowledge_head_update AFTER UPDATE OF title, tags, path, status ON knowledge"
+    "  BEGIN"
+    "  INSERT INTO knowledge_head(knowledge_head, rowid, title, tags, stem)"
+    "    SELECT 'delete', old.seq, old.title, old.tags, " STEM_SQL("old.path")
+    "    WHERE old.status = 'active';"
+    "  INSERT INTO knowledge_head(rowid, title, tags, stem)"
+    "    SELECT new.seq, new.title, new.tags, " STEM_SQL("new.path")
+    "    WHERE new.status = 'active';"
+    "END;"
+    "INSERT INTO knowledge_head(rowid, title, tags, stem)"
+    "  SELECT seq, title, tags, " STEM_SQL("path") " FROM knowledge WHERE status = 'active';",
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -151,11 +181,13 @@ static const char *const migrations[] = {
     " harmful, irrelevant, unused, neutral, status, merged_into, version, created_at,"     \
     " updated_at, meta, document"
 
+/* The columns of a search candidate (S_MATCH*): meta and document are never
+ * read there, and document, the last and largest, would cost overflow pages. */
 #define KNOWLEDGE_COLUMNS_K                                                                \
     "k.id, k.space, k.category, k.path, k.title, k.description, k.tags, k.types,"         \
     " k.scenario, k.content, k.always_apply, k.source, k.urls, k.agent_id, k.message_id,"  \
     " k.source_ts, k.score, k.helpful, k.harmful, k.irrelevant, k.unused, k.neutral,"      \
-    " k.status, k.merged_into, k.version, k.created_at, k.updated_at, k.meta, k.document"
+    " k.status, k.merged_into, k.version, k.created_at, k.updated_at, NULL, NULL"
 
 #define TRACE_COUNTS                                                                       \
     "(SELECT count(*) FROM knowledge_log l WHERE l.space = t.space AND l.trace_id = t.trace_id)," \
@@ -214,6 +246,7 @@ enum stmt_id {
     S_SCAN_ACTIVE,
     S_SCAN_DELETED,
     S_MATCH,
+    S_MATCH_HEAD,
     S_TRACE_UPSERT,
     S_TRACE_INSERT,
     S_TRACE_GET,
@@ -248,12 +281,19 @@ enum stmt_id {
     S_JOB_FINISH,
     S_JOB_REQUEUE,
     S_FEEDBACK_MARK,
+    S_MERGE_COUNTERS,
+    S_MERGE_CASES,
+    S_MERGE_TOMBSTONE,
     S_CASES_PAGE,
     S_CASES_COUNT,
+    S_READ_BEGIN,
+    S_READ_END,
     S_COUNT
 };
 
 static const char *const stmt_sql[S_COUNT] = {
+    [S_READ_BEGIN] = "BEGIN",
+    [S_READ_END] = "COMMIT",
     [S_SPACE_ENSURE] = "INSERT OR IGNORE INTO spaces(name, created_at) VALUES(?1, ?2)",
     [S_TOKEN_COUNT] = "SELECT count(*) FROM tokens",
     [S_TOKEN_INSERT] = "INSERT INTO tokens(id, hash, space, role, label, created_at)"
@@ -336,6 +376,10 @@ static const char *const stmt_sql[S_COUNT] = {
                 " ON k.seq = f.rowid WHERE knowledge_fts MATCH ?1 AND k.space = ?2"
                 " AND k.status = 'active' AND (?3 = 0 OR k.types & ?3 != 0)"
                 " AND (?4 IS NULL OR k.category = ?4) ORDER BY f.rowid DESC LIMIT ?5",
+    [S_MATCH_HEAD] = "SELECT " KNOWLEDGE_COLUMNS_K " FROM knowledge_head f JOIN knowledge k"
+                     " ON k.seq = f.rowid WHERE knowledge_head MATCH ?1 AND k.space = ?2"
+                     " AND k.status = 'active' AND (?3 = 0 OR k.types & ?3 != 0)"
+                     " AND (?4 IS NULL OR k.category = ?4) ORDER BY f.rowid DESC LIMIT ?5",
     [S_TRACE_UPSERT] = "INSERT INTO traces(space, trace_id, task, created_at) VALUES(?1, ?2, ?3, ?4)"
                        " ON CONFLICT(space, trace_id) DO UPDATE SET task = excluded.task",
     [S_TRACE_INSERT] = "INSERT OR IGNORE INTO traces(space, trace_id, task, created_at)"
@@ -403,6 +447,19 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_JOB_FINISH] = "UPDATE jobs SET status = ?2, result = ?3, error = ?4, updated_at = ?5"
                      " WHERE id = ?1",
     [S_JOB_REQUEUE] = "UPDATE jobs SET status = 'queued', updated_at = ?1 WHERE status = 'running'",
+    [S_MERGE_COUNTERS] = "UPDATE knowledge SET helpful = knowledge.helpful + m.helpful,"
+                         " harmful = knowledge.harmful + m.harmful,"
+                         " irrelevant = knowledge.irrelevant + m.irrelevant,"
+                         " unused = knowledge.unused + m.unused, neutral = knowledge.neutral + m.neutral"
+                         " FROM (SELECT helpful, harmful, irrelevant, unused, neutral"
+                         " FROM knowledge WHERE id = ?2) AS m WHERE knowledge.id = ?1",
+    [S_MERGE_CASES] = "INSERT OR IGNORE INTO knowledge_cases(space, knowledge_id, kind, case_id,"
+                      " scenario, result, agent_id, trace_id, goal_id, created_at)"
+                      " SELECT space, ?1, kind, case_id, scenario, result, agent_id, trace_id,"
+                      " goal_id, created_at FROM knowledge_cases WHERE knowledge_id = ?2 ORDER BY seq",
+    [S_MERGE_TOMBSTONE] = "UPDATE knowledge SET status = 'merged', merged_into = ?1,"
+                          " version = version + 1, updated_at = ?3"
+                          " WHERE id = ?2 AND space = ?4 AND status = 'active'",
     [S_FEEDBACK_MARK] = "UPDATE knowledge_feedback SET status = ?2 WHERE seq = ?1",
     [S_CASES_PAGE] = "SELECT kind, case_id, scenario, result, agent_id, trace_id, goal_id,"
                      " created_at FROM knowledge_cases WHERE knowledge_id = ?1 AND kind = ?2"
@@ -417,6 +474,8 @@ struct store {
     sqlite3 *db;
     sqlite3_stmt *stmt[S_COUNT];
     int tx_depth;
+    int read_depth; /* store_read_begin() calls not yet ended */
+    int read_open;  /* the outermost of them opened a read transaction */
 };
 
 /* ---- errors ---- */
@@ -615,7 +674,7 @@ int store_open(const char *path, struct store **out)
         goto fail;
     }
     sqlite3_extended_result_codes(st->db, 1);
-    sqlite3_busy_timeout(st->db, 10000);
+    sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
     if ((rc = exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
                        "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;")))
         goto fail;
@@ -632,6 +691,8 @@ void store_close(struct store *st)
 {
     if (!st)
         return;
+    while (st->tx_depth)
+        store_rollback(st); /* also releases writer_lock */
     for (int i = 0; i < S_COUNT; i++)
         sqlite3_finalize(st->stmt[i]);
     sqlite3_close(st->db);
@@ -640,11 +701,30 @@ void store_close(struct store *st)
 
 /* ---- transactions ---- */
 
+/* One write transaction at a time in this process: a waiting writer sleeps on
+ * this mutex and wakes as soon as it is free, where SQLite's busy handler would
+ * retry in 1-100 ms sleeps. Initialised before any thread starts; other
+ * processes (the CLI) still meet SQLite's busy timeout. */
+static pthread_mutex_t writer_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int writer_lock_take(void)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += BUSY_TIMEOUT_MS / 1000;
+    return pthread_mutex_timedlock(&writer_lock, &deadline) == 0 ? STORE_OK : STORE_BUSY;
+}
+
 int store_begin(struct store *st)
 {
-    int rc = exec(st, st->tx_depth ? "SAVEPOINT nested" : "BEGIN IMMEDIATE");
+    int rc;
+    if (st->tx_depth == 0 && (rc = writer_lock_take()))
+        return rc;
+    rc = exec(st, st->tx_depth ? "SAVEPOINT nested" : "BEGIN IMMEDIATE");
     if (rc == STORE_OK)
         st->tx_depth++;
+    else if (st->tx_depth == 0)
+        pthread_mutex_unlock(&writer_lock);
     return rc;
 }
 
@@ -655,7 +735,8 @@ int store_commit(struct store *st)
         return STORE_ERROR;
     rc = exec(st, st->tx_depth > 1 ? "RELEASE nested" : "COMMIT");
     if (rc == STORE_OK) {
-        st->tx_depth--;
+        if (--st->tx_depth == 0)
+            pthread_mutex_unlock(&writer_lock);
     } else {
         store_rollback(st);
     }
@@ -670,7 +751,28 @@ void store_rollback(struct store *st)
         exec(st, "ROLLBACK TO nested; RELEASE nested");
     else
         exec(st, "ROLLBACK");
-    st->tx_depth--;
+    if (--st->tx_depth == 0)
+        pthread_mutex_unlock(&writer_lock);
+}
+
+void store_read_begin(struct store *st)
+{
+    sqlite3_stmt *s;
+    if (st->read_depth++ || st->tx_depth)
+        return; /* already inside one snapshot */
+    s = stmt_get(st, S_READ_BEGIN);
+    st->read_open = s && step_done(s) == STORE_OK;
+}
+
+void store_read_end(struct store *st)
+{
+    sqlite3_stmt *s;
+    if (st->read_depth == 0 || --st->read_depth || !st->read_open)
+        return;
+    st->read_open = 0;
+    s = stmt_get(st, S_READ_END);
+    if (!s || step_done(s) != STORE_OK)
+        exec(st, "ROLLBACK");
 }
 
 /* End a write: commit when rc is STORE_OK, else roll back; returns the final status. */
@@ -1396,11 +1498,11 @@ int store_knowledge_scan(struct store *st, const char *space, enum knowledge_sca
     return rc;
 }
 
-int store_knowledge_match(struct store *st, const char *space, const char *match,
-                          const struct knowledge_filter *f, long limit,
-                          int (*each)(const struct knowledge *, void *), void *ctx)
+static int match_in(struct store *st, enum stmt_id id, const char *space, const char *match,
+                    const struct knowledge_filter *f, long limit,
+                    int (*each)(const struct knowledge *, void *), void *ctx)
 {
-    sqlite3_stmt *s = stmt_get(st, S_MATCH);
+    sqlite3_stmt *s = stmt_get(st, id);
     int rc;
     if (!s)
         return STORE_ERROR;
@@ -1422,6 +1524,20 @@ int store_knowledge_match(struct store *st, const char *space, const char *match
     rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
     finish(s);
     return rc;
+}
+
+int store_knowledge_match(struct store *st, const char *space, const char *match,
+                          const struct knowledge_filter *f, long limit,
+                          int (*each)(const struct knowledge *, void *), void *ctx)
+{
+    return match_in(st, S_MATCH, space, match, f, limit, each, ctx);
+}
+
+int store_knowledge_match_head(struct store *st, const char *space, const char *match,
+                               const struct knowledge_filter *f, long limit,
+                               int (*each)(const struct knowledge *, void *), void *ctx)
+{
+    return match_in(st, S_MATCH_HEAD, space, match, f, limit, each, ctx);
 }
 
 /* ---- traces and the knowledge log ---- */
@@ -2018,4 +2134,49 @@ int store_knowledge_feedback_mark(struct store *st, long feedback_id, const char
     sqlite3_bind_int64(s, 1, feedback_id);
     bind_text(s, 2, status);
     return step_done(s);
+}
+
+int store_knowledge_merge(struct store *st, const char *space, const char *survivor,
+                          const char *member, const char *actor)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *counters = stmt_get(st, S_MERGE_COUNTERS), *cases = stmt_get(st, S_MERGE_CASES);
+    sqlite3_stmt *tomb = stmt_get(st, S_MERGE_TOMBSTONE);
+    if (!counters || !cases || !tomb)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    if ((rc = entry_active(st, space, survivor)) || (rc = entry_active(st, space, member)))
+        return tx_end(st, rc);
+    time_utc_text(now);
+    bind_text(counters, 1, survivor);
+    bind_text(counters, 2, member);
+    if ((rc = step_done(counters)))
+        return tx_end(st, rc);
+    bind_text(cases, 1, survivor);
+    bind_text(cases, 2, member);
+    if ((rc = step_done(cases)))
+        return tx_end(st, rc);
+    bind_text(tomb, 1, survivor);
+    bind_text(tomb, 2, member);
+    bind_text(tomb, 3, now);
+    bind_text(tomb, 4, space);
+    if ((rc = step_done(tomb)))
+        return tx_end(st, rc);
+    rc = revision_add(st, member, actor, "merge", now);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, space, actor, "knowledge.merge", member);
+    return tx_end(st, rc);
+}
+
+int store_prepare_all(struct store *st, const char **failed_sql)
+{
+    *failed_sql = NULL;
+    for (int i = 0; i < S_COUNT; i++)
+        if (!stmt_get(st, (enum stmt_id)i)) {
+            *failed_sql = stmt_sql[i];
+            return STORE_ERROR;
+        }
+    return STORE_OK;
 }

@@ -34,11 +34,23 @@ const char *store_errmsg(struct store *st);
 /* Schema version (PRAGMA user_version) of the open database. */
 int store_schema_version(struct store *st);
 
+/* Prepare every statement now (they are otherwise prepared on first use):
+ * a self-check for tests and `knowhub check`. On failure *failed_sql names
+ * the statement and store_errmsg() says why. */
+int store_prepare_all(struct store *st, const char **failed_sql);
+
 /* Transactions nest: the outermost is BEGIN IMMEDIATE, inner ones savepoints.
  * Every write call below is atomic on its own and composes inside one. */
 int store_begin(struct store *st);
 int store_commit(struct store *st);
 void store_rollback(struct store *st);
+
+/* Run the reads up to store_read_end() in one snapshot: one read transaction
+ * instead of one per statement (each takes file locks and a WAL lookup). Pairs
+ * nest; inside a write transaction they do nothing. No writes in between.
+ * Should BEGIN fail, the reads run on their own as before. */
+void store_read_begin(struct store *st);
+void store_read_end(struct store *st);
 
 /* ---- spaces and tokens ---- */
 
@@ -111,6 +123,11 @@ int store_knowledge_set_score(struct store *st, const char *space, const char *i
 /* Keep a free-text feedback for a later evolve; *feedback_id receives its row id. */
 int store_knowledge_add_feedback(struct store *st, const char *space, const char *id,
                                  const char *text, const char *actor, long *feedback_id);
+/* Merge member into survivor (both active in space): counters summed, cases
+ * copied, the member a tombstone (status merged, merged_into) with revision
+ * "merge". Reverting the member brings it back (the counters stay summed). */
+int store_knowledge_merge(struct store *st, const char *space, const char *survivor,
+                          const char *member, const char *actor);
 /* Mark a stored feedback "applied" (an evolve used it) or "failed". */
 int store_knowledge_feedback_mark(struct store *st, long feedback_id, const char *status);
 /* Soft delete: status "deleted", a new revision. */
@@ -150,6 +167,10 @@ int store_knowledge_scan(struct store *st, const char *space, enum knowledge_sca
 int store_knowledge_match(struct store *st, const char *space, const char *match,
                           const struct knowledge_filter *f, long limit,
                           int (*each)(const struct knowledge *, void *), void *ctx);
+/* The same over the small index of the head fields only (title, tags, stem). */
+int store_knowledge_match_head(struct store *st, const char *space, const char *match,
+                               const struct knowledge_filter *f, long limit,
+                               int (*each)(const struct knowledge *, void *), void *ctx);
 
 struct knowledge_revision {
     long version;

@@ -158,6 +158,18 @@ static const char *doc_field(struct json_object *doc, const char *key)
 
 static void test_open_and_migrations(void)
 {
+    {
+        /* Every statement of the store prepares against the current schema. */
+        struct store *all = NULL;
+        const char *failed = NULL;
+        CHECK_INT(store_open(":memory:", &all), STORE_OK);
+        int rc = store_prepare_all(all, &failed);
+        if (rc)
+            fprintf(stderr, "statement failed: %s\n%s\n", failed, store_errmsg(all));
+        CHECK_INT(rc, STORE_OK);
+        store_close(all);
+    }
+
     struct store *st = NULL;
     char dir[] = "/tmp/knowhub-test-store-XXXXXX", path[128];
     int version;

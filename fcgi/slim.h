@@ -1,0 +1,39 @@
+/* slim: knowledge-base slimming (seed 003): near-duplicate active entries of
+ * a category are grouped by lexical similarity (Jaccard over their token
+ * sets, candidates from MinHash banding, never all pairs), and each group is
+ * merged into its best-quality entry: counters and histories summed, text
+ * merged by the LLM when configured (else the survivor's text kept), the
+ * others left as revertable tombstones (status merged, merged_into). */
+#ifndef KNOWHUB_SLIM_H
+#define KNOWHUB_SLIM_H
+
+#include <stddef.h>
+#include <json-c/json.h>
+
+struct store;
+struct llm;
+struct config;
+
+#define SLIM_DEFAULT_THRESHOLD 0.8
+
+/* The plan: {"threshold", "groups": [{"survivor": {id, title, path, quality},
+ * "members": [{id, title, path, quality, similarity}]}], "entries"}. Returns a
+ * store status; *plan is the caller's. */
+int slim_plan(struct store *st, const char *space, double threshold, struct json_object **plan);
+
+/* Who runs a merge, for the ledger, the audit trail and the reasoning log. */
+struct slim_ctx {
+    struct store *st;
+    struct llm *llm;
+    const struct config *cfg;
+    const char *space;
+    const char *actor;
+    const char *session_id;
+    const char *model; /* NULL: the configured model */
+};
+
+/* Merge one planned group (an element of plan.groups). 0 on success, else
+ * -1 with a message in error (the group is then left untouched). */
+int slim_merge_group(const struct slim_ctx *c, struct json_object *group, struct json_object **error);
+
+#endif
