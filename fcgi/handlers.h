@@ -66,6 +66,10 @@ void h_jobs_get(struct request *req, struct response *res);
 void h_jobs_list(struct request *req, struct response *res);
 void h_llm_usage(struct request *req, struct response *res);
 
+/* h_mcp.c: the Model Context Protocol and the tool schemas */
+void h_mcp(struct request *req, struct response *res);
+void h_tools(struct request *req, struct response *res);
+
 /* h_context.c: what agents load before they work (seed 004 modes A and B) */
 void h_context_rules(struct request *req, struct response *res);
 void h_context_question(struct request *req, struct response *res);

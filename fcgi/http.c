@@ -44,6 +44,8 @@ static const char *status_text(int status)
 {
     switch (status) {
     case 200: return "OK";
+    case 202: return "Accepted";
+    case 400: return "Bad Request";
     case 401: return "Unauthorized";
     case 403: return "Forbidden";
     case 404: return "Not Found";
@@ -267,6 +269,17 @@ static void reply_json(struct response *res, struct json_object *envelope)
     }
     json_object_put(envelope);
     res->done = 1;
+}
+
+void reply_raw(struct response *res, int http_status, struct json_object *body)
+{
+    res->status = http_status;
+    if (body) {
+        reply_json(res, body);
+    } else {
+        buf_reset(&res->body);
+        res->done = 1;
+    }
 }
 
 void reply_data(struct response *res, struct json_object *data)

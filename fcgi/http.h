@@ -105,6 +105,10 @@ struct json_object *http_body_json_or_400(const struct request *req, struct resp
  * is Chinese, else "en". */
 const char *http_language(const struct request *req);
 
+/* A JSON body without the envelope (JSON-RPC); takes ownership; NULL sends
+ * an empty body (e.g. 202 for a notification). */
+void reply_raw(struct response *res, int http_status, struct json_object *body);
+
 /* Success envelope around data (takes ownership; NULL gives "data":null). */
 void reply_data(struct response *res, struct json_object *data);
 /* Error envelope; http_status is 200 for application errors. */

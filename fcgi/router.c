@@ -51,6 +51,8 @@ static const struct route routes[] = {
     {"GET", "/api/jobs", ROLE_READER, h_jobs_list},
     {"GET", "/api/jobs/{id}", ROLE_READER, h_jobs_get},
     {"GET", "/api/llm/usage", ROLE_READER, h_llm_usage},
+    {"GET", "/api/tools", ROLE_READER, h_tools},
+    {"POST", "/mcp", ROLE_READER, h_mcp},
 };
 #define ROUTE_COUNT (sizeof routes / sizeof routes[0])
 

@@ -24,6 +24,7 @@ stack_render() { # DATA HOST PORT
         -e "s|@WORKERS@|${KNOWHUB_NGINX_WORKERS:-2}|" \
         -e "s|@DATA@|$data|g" -e "s|@HOST@|$host|g" -e "s|@PORT@|$port|g" \
         -e "s|@WEB@|$STACK_ROOT/web|g" -e "s|@I18N@|$STACK_ROOT/i18n|g" \
+        -e "s|@NGINX@|$STACK_ROOT/nginx|g" \
         "$STACK_ROOT/nginx/knowhub.conf.in" > "$data/nginx/nginx.conf"
 }
 
