@@ -205,3 +205,43 @@ int cli_export(const struct config *cfg, int argc, char **argv)
     store_close(st);
     return rc ? 1 : 0;
 }
+
+int cli_backup(const struct config *cfg, int argc, char **argv)
+{
+    struct store *st;
+    int rc;
+    if (argc != 1) {
+        fputs("usage: knowhub backup FILE\n", stderr);
+        return 2;
+    }
+    if (!(st = open_store(cfg)))
+        return 1;
+    rc = store_backup(st, argv[0]);
+    if (rc)
+        fprintf(stderr, "knowhub: backup to %s failed\n", argv[0]);
+    else
+        fprintf(stderr, "knowhub: backup written to %s\n", argv[0]);
+    store_close(st);
+    return rc ? 1 : 0;
+}
+
+int cli_check(const struct config *cfg, int argc, char **argv)
+{
+    struct store *st;
+    struct buf report;
+    int problems;
+    (void)argv;
+    if (argc != 0) {
+        fputs("usage: knowhub check\n", stderr);
+        return 2;
+    }
+    if (!(st = open_store(cfg)))
+        return 1;
+    buf_init(&report, 1 << 20);
+    problems = store_check(st, &report);
+    fputs(report.data, stdout);
+    printf("%s\n", problems ? "problems found" : "ok");
+    buf_release(&report);
+    store_close(st);
+    return problems ? 1 : 0;
+}

@@ -16,4 +16,9 @@ int cli_import(const struct config *cfg, int argc, char **argv);
 /* knowhub export DIR [--space S] */
 int cli_export(const struct config *cfg, int argc, char **argv);
 
+/* knowhub backup FILE: an online copy of the database. */
+int cli_backup(const struct config *cfg, int argc, char **argv);
+/* knowhub check: integrity, index against table, statements (exit 1 on a problem). */
+int cli_check(const struct config *cfg, int argc, char **argv);
+
 #endif

@@ -309,6 +309,41 @@ const char *distill_language(const char *accept_language)
     return "en";
 }
 
+/* The document in an answer: the answer itself, unless the model wrapped it
+ * in a ``` fence (all of it, or with prose around a fenced block that holds
+ * the front matter): then the fenced text. */
+static void unwrap_document(const char *text, struct buf *out)
+{
+    size_t start = strspn(text, " \t\r\n"), end = strlen(text);
+    const char *p = text + start, *open = NULL, *close = NULL;
+    while (end > start && strchr(" \t\r\n", text[end - 1]))
+        end--;
+    buf_reset(out);
+    if (strncmp(p, "```", 3) == 0 && end - start >= 6 && strncmp(text + end - 3, "```", 3) == 0) {
+        open = p; /* the whole answer is one fenced block */
+        close = text + end - 3;
+    } else if (strncmp(p, "---", 3) != 0) {
+        /* Prose around a block: the first fence whose text starts with front matter. */
+        for (const char *f = strstr(text, "```"); f && !open; f = strstr(f + 3, "```")) {
+            const char *body = strchr(f, '\n');
+            if ((f == text || f[-1] == '\n') && body &&
+                strncmp(body + 1 + strspn(body + 1, " \t\r\n"), "---", 3) == 0)
+                open = f;
+        }
+        /* ... up to the last fence that starts a line after it. */
+        for (const char *f = open ? strstr(open + 3, "\n```") : NULL; f; f = strstr(f + 4, "\n```"))
+            close = f + 1;
+    }
+    if (open && close) {
+        const char *body = strchr(open, '\n');
+        if (body && body + 1 <= close) {
+            buf_add(out, body + 1, (size_t)(close - (body + 1)));
+            return;
+        }
+    }
+    buf_adds(out, text);
+}
+
 static struct json_object *message(const char *role, const char *content)
 {
     struct json_object *m = json_object_new_object();
@@ -351,15 +386,15 @@ int distill_llm(struct request *req, struct json_object *ctx, const char *lang,
         struct json_object *meta;
         if (llm_chat(req->llm, req->cfg, req->store, &lr, r))
             goto out;
-        meta = frontmatter_parse(r->text.data, r->text.len, &body_off);
+        unwrap_document(r->text.data, out);
+        meta = frontmatter_parse(out->data, out->len, &body_off);
         json_object_put(meta);
-        chars = utf8_length(r->text.data + body_off, r->text.len - body_off);
+        chars = utf8_length(out->data + body_off, out->len - body_off);
         if (chars <= LIMIT_EXPERIENCES_BODY) {
-            buf_reset(out);
-            buf_add(out, r->text.data, r->text.len);
             rc = 0;
             goto out;
         }
+        buf_reset(out);
         json_object_array_add(messages, message("assistant", r->text.data));
         buf_reset(&user);
         buf_addf(&user, "The body is %zu characters; the limit is %d. Condense it, keeping the "

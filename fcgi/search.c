@@ -82,8 +82,19 @@ static void strlist_release(struct strlist *l)
     memset(l, 0, sizeof *l);
 }
 
-/* Append the folded form of s[0..len) to out (tokenize_fold's folding): ASCII
- * is lower-cased in place, runs of other bytes go through tokenize_fold. */
+/* 1 when s[k..) starts with a well-formed character of U+1000..U+CFFF (Han,
+ * kana, Hangul...), which folding never changes. */
+static int unfolded3(const char *s, size_t k, size_t end)
+{
+    const unsigned char *u = (const unsigned char *)s + k;
+    return k + 3 <= end && u[0] >= 0xE1 && u[0] <= 0xEC && (u[1] & 0xC0) == 0x80 &&
+           (u[2] & 0xC0) == 0x80;
+}
+
+/* Append the folded form of s[0..len) to out, exactly as tokenize_fold folds:
+ * ASCII is lower-cased in place, characters folding cannot change are copied,
+ * the rest goes through tokenize_fold (cut only before lead bytes, where its
+ * decoding starts a character too). */
 static void fold_append(struct buf *out, const char *s, size_t len, struct buf *tmp)
 {
     size_t i = 0;
@@ -102,11 +113,23 @@ static void fold_append(struct buf *out, const char *s, size_t len, struct buf *
         }
         while (j < len && (unsigned char)s[j] >= 0x80)
             j++;
-        if (j > i) {
-            tokenize_fold(s + i, j - i, tmp);
-            if (buf_add(out, tmp->data, tmp->len))
+        while (i < j) {
+            size_t m = i;
+            while (unfolded3(s, m, j))
+                m += 3;
+            if (m == i) {
+                do {
+                    m++;
+                    while (m < j && ((unsigned char)s[m] & 0xC0) == 0x80)
+                        m++;
+                } while (m < j && !unfolded3(s, m, j));
+                tokenize_fold(s + i, m - i, tmp);
+                if (buf_add(out, tmp->data, tmp->len))
+                    return;
+            } else if (buf_add(out, s + i, m - i)) {
                 return;
-            i = j;
+            }
+            i = m;
         }
     }
 }
@@ -497,9 +520,11 @@ static int settled(const struct collector *col, double ub)
 
 /* Gather and score candidates in passes, the cheap and likely ones first:
  *   1. entries whose tags hold a table name (file view);
- *   2. all query words in the head (title, tags, stem) of the small head
- *      index; when there are more than a pass takes, the title-and-tags
- *      tier (and the title tier) next, so the best are never left out;
+ *   2. all query words in the title and the tags (and in the stem too when
+ *      those are more than a pass takes), then all in the head (title, tags,
+ *      stem) of the small head index, and the title tier when that is too
+ *      many; a tier is skipped when nothing outside the earlier ones can
+ *      reach the wanted hits;
  *   3. any query word in the head, unless no such entry can rank;
  *   4. word prefixes in the head ("qua" -> quarterly), while fewer than the
  *      wanted hits are in hand;
@@ -528,23 +553,27 @@ static int collect(struct store *st, const char *space, struct collector *col,
     }
     if (rc || !q->n)
         goto out;
-    match_expr(&expr, tok, q->n, "AND", 0, NULL);
+    /* The title-and-tags tier first, the best of it too when it is large. */
+    match_expr(&expr, tok, q->n, "AND", 0, "title tags");
     if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, &full)))
         goto out;
     if (!full) {
-        match_expr(&expr, tok, q->n, "AND", 0, "title tags");
+        match_expr(&expr, tok, q->n, "AND", 0, "title tags stem");
+        if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, NULL)))
+            goto out;
+    }
+    /* Outside that tier an entry lacks a word in its title (100/N and the
+     * whole-title 50) or in its tags (50/N and 50): at most 240 - 50/N. */
+    if (!settled(col, 240 - 50 / n + tables)) {
+        match_expr(&expr, tok, q->n, "AND", 0, NULL);
         if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, &full)))
             goto out;
-        /* Outside the title-and-tags tier an entry lacks a word in its title
-         * (100/N and the whole-title 50) or in its tags (50/N and 50). */
-        if (!full)
-            match_expr(&expr, tok, q->n, "AND", 0, "title tags stem");
-        else if (!settled(col, 240 - 50 / n + tables))
+        /* Too many to take all: the title tier (outside it, 240 - 100/N). */
+        if (!full && !settled(col, 240 - 100 / n + tables)) {
             match_expr(&expr, tok, q->n, "AND", 0, "title");
-        else
-            buf_reset(&expr);
-        if (expr.len && (rc = pass(st, space, col, filter, IN_HEAD, expr.data, NULL)))
-            goto out;
+            if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, NULL)))
+                goto out;
+        }
     }
     /* An entry without some word in its head scores at most 190/N for each
      * other word, 10/N for that one, no whole-query bonus. */

@@ -2180,3 +2180,107 @@ int store_prepare_all(struct store *st, const char **failed_sql)
         }
     return STORE_OK;
 }
+
+/* ---- operator checks ---- */
+
+int store_backup(struct store *st, const char *path)
+{
+    sqlite3 *dest;
+    sqlite3_backup *b;
+    int rc;
+    if (sqlite3_open_v2(path, &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        sqlite3_close(dest);
+        return STORE_READONLY;
+    }
+    b = sqlite3_backup_init(dest, "main", st->db, "main");
+    if (!b) {
+        sqlite3_close(dest);
+        return STORE_ERROR;
+    }
+    /* In steps, so writers are never blocked for long while the copy runs. */
+    do {
+        rc = sqlite3_backup_step(b, 256);
+        if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+            sqlite3_sleep(20);
+    } while (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
+    sqlite3_backup_finish(b);
+    rc = rc == SQLITE_DONE ? sqlite3_errcode(dest) : rc;
+    sqlite3_close(dest);
+    return status_of(rc);
+}
+
+/* One text result of a query, into out. */
+static int query_text(struct store *st, const char *sql, struct buf *out)
+{
+    sqlite3_stmt *s;
+    int rc;
+    buf_reset(out);
+    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return STORE_ERROR;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (out->len)
+            buf_addch(out, '\n');
+        buf_adds(out, col_text(s, 0));
+    }
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+}
+
+int store_check(struct store *st, struct buf *report)
+{
+    struct buf r;
+    const char *failed;
+    int problems = 0;
+    buf_init(&r, 1 << 20);
+    if (query_text(st, "PRAGMA integrity_check", &r) || strcmp(r.data, "ok") != 0) {
+        buf_addf(report, "integrity_check: %s\n", r.data);
+        problems++;
+    } else {
+        buf_adds(report, "integrity_check: ok\n");
+    }
+    if (query_text(st, "PRAGMA foreign_key_check", &r) || r.len) {
+        buf_addf(report, "foreign_key_check: %s\n", r.len ? r.data : store_errmsg(st));
+        problems++;
+    } else {
+        buf_adds(report, "foreign_key_check: ok\n");
+    }
+    if (exec(st, "INSERT INTO knowledge_fts(knowledge_fts) VALUES('integrity-check')")) {
+        buf_addf(report, "full-text index: %s\n", store_errmsg(st));
+        problems++;
+    } else {
+        buf_adds(report, "full-text index: ok\n");
+    }
+    {
+        struct buf a, b;
+        buf_init(&a, 64);
+        buf_init(&b, 64);
+        query_text(st, "SELECT count(*) FROM knowledge WHERE status = 'active'", &a);
+        query_text(st, "SELECT count(*) FROM knowledge_fts", &b);
+        if (strcmp(a.data, b.data) != 0) {
+            buf_addf(report, "index vs table: %s active entries, %s indexed\n", a.data, b.data);
+            problems++;
+        } else {
+            buf_addf(report, "index vs table: %s active entries, all indexed\n", a.data);
+        }
+        query_text(st, "SELECT count(*) FROM knowledge k WHERE status = 'active' AND"
+                       " (SELECT count(*) FROM knowledge_revisions r WHERE r.knowledge_id = k.id) = 0",
+                   &a);
+        if (strcmp(a.data, "0") != 0) {
+            buf_addf(report, "revisions: %s active entries have no revision\n", a.data);
+            problems++;
+        } else {
+            buf_adds(report, "revisions: every entry has its history\n");
+        }
+        buf_release(&a);
+        buf_release(&b);
+    }
+    if (store_prepare_all(st, &failed)) {
+        buf_addf(report, "statements: %s fails: %s\n", failed, store_errmsg(st));
+        problems++;
+    } else {
+        buf_adds(report, "statements: all prepare\n");
+    }
+    buf_addf(report, "schema version: %d\n", store_schema_version(st));
+    buf_release(&r);
+    return problems;
+}

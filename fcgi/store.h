@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "buf.h"
 #include "knowledge.h"
 
 struct store;
@@ -38,6 +39,14 @@ int store_schema_version(struct store *st);
  * a self-check for tests and `knowhub check`. On failure *failed_sql names
  * the statement and store_errmsg() says why. */
 int store_prepare_all(struct store *st, const char **failed_sql);
+
+/* Copy the database to path with SQLite's online backup, while it serves. */
+int store_backup(struct store *st, const char *path);
+
+/* Check the database: integrity, foreign keys, the full-text index and its
+ * agreement with the table, every entry's history, every statement. A line
+ * per check goes to report; returns the number of problems found. */
+int store_check(struct store *st, struct buf *report);
 
 /* Transactions nest: the outermost is BEGIN IMMEDIATE, inner ones savepoints.
  * Every write call below is atomic on its own and composes inside one. */

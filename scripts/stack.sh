@@ -14,7 +14,12 @@ stack_port_taken() { # HOST PORT
 }
 
 stack_render() { # DATA HOST PORT
-    local data=$1 host=$2 port=$3 user_line=""
+    local data=$1 host=$2 port=$3 user_line="" rate=${KNOWHUB_RATE_LIMIT:-20r/s} exempt=1
+    if ! [[ $rate =~ ^[0-9]+r/[sm]$ ]]; then
+        echo "stack: KNOWHUB_RATE_LIMIT must look like 20r/s or 600r/m (got '$rate')" >&2
+        return 1
+    fi
+    [ "${KNOWHUB_RATE_LIMIT_LOOPBACK:-0}" = 1 ] && exempt=0
     mkdir -p "$data/nginx/tmp" "$data/logs" "$data/run"
     if [ "$(id -u)" = 0 ]; then
         # Workers run as the owner of the data directory, so they can reach the socket.
@@ -24,7 +29,8 @@ stack_render() { # DATA HOST PORT
         -e "s|@WORKERS@|${KNOWHUB_NGINX_WORKERS:-2}|" \
         -e "s|@DATA@|$data|g" -e "s|@HOST@|$host|g" -e "s|@PORT@|$port|g" \
         -e "s|@WEB@|$STACK_ROOT/web|g" -e "s|@I18N@|$STACK_ROOT/i18n|g" \
-        -e "s|@NGINX@|$STACK_ROOT/nginx|g" \
+        -e "s|@NGINX@|$STACK_ROOT/nginx|g" -e "s|@RATE@|$rate|g" \
+        -e "s|@BURST@|${KNOWHUB_RATE_BURST:-40}|g" -e "s|@LOOPBACK_EXEMPT@|$exempt|g" \
         "$STACK_ROOT/nginx/knowhub.conf.in" > "$data/nginx/nginx.conf"
 }
 
@@ -49,7 +55,7 @@ stack_start() { # DATA HOST PORT
     fi
     mkdir -p "$data"
     data=$(cd "$data" && pwd)
-    stack_render "$data" "$host" "$port"
+    stack_render "$data" "$host" "$port" || return 1
     KNOWHUB_DATA=$data "$KNOWHUB_BIN" serve 2>>"$data/logs/knowhub.log" &
     STACK_KNOWHUB_PID=$!
     echo "$STACK_KNOWHUB_PID" > "$data/run/knowhub.pid"
