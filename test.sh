@@ -47,21 +47,58 @@ fi
 passed=$((passed + u_total - u_failed))
 failed=$((failed + u_failed))
 
-echo "== HTTP tests (node --test, real nginx + knowhub)"
+# Run one node --test suite and add its "# pass N" / "# fail N" to the totals.
+node_stage() { # NAME DIR
+    local name=$1 dir=$2 rc p f
+    node --test --test-concurrency=1 "$dir" > "$OUT/$name.log" 2>&1
+    rc=$?
+    p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$OUT/$name.log" | tail -1)
+    f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$OUT/$name.log" | tail -1)
+    if [ -z "$p" ]; then
+        p=0; f=1
+        tail -40 "$OUT/$name.log"
+    elif [ "$rc" != 0 ]; then
+        grep -B2 -A20 '^not ok' "$OUT/$name.log" | head -80
+        [ "${f:-0}" = 0 ] && f=1
+    fi
+    echo "$name: $p passed, $f failed"
+    passed=$((passed + p))
+    failed=$((failed + f))
+}
+
+# Install a suite's npm dependencies (from its package-lock.json) when missing.
+npm_ready() { # DIR
+    [ -d "$1/node_modules" ] && return 0
+    { command -v npm >/dev/null || deps_ensure npm; } &&
+        (cd "$1" && npm ci --no-audit --no-fund --loglevel=error) > "$OUT/$(basename "$1")-npm.log" 2>&1
+}
+
 export KNOWHUB_BIN=$ROOT/$BUILD/knowhub
-node --test --test-concurrency=1 tests/http/ > "$OUT/http.log" 2>&1
-http_rc=$?
-h_pass=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$OUT/http.log" | tail -1)
-h_fail=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$OUT/http.log" | tail -1)
-if [ -z "$h_pass" ]; then
-    h_pass=0; h_fail=1
-    tail -40 "$OUT/http.log"
-elif [ "$http_rc" != 0 ]; then
-    grep -B2 -A20 '^not ok' "$OUT/http.log" | head -80
+
+echo "== HTTP tests (node --test, real nginx + knowhub)"
+node_stage http tests/http/
+
+echo "== MCP tests (the official MCP TypeScript SDK client)"
+if npm_ready tests/mcp; then
+    node_stage mcp tests/mcp/
+else
+    echo "mcp: the SDK could not be installed (see $OUT/mcp-npm.log)"
+    failed=$((failed + 1))
 fi
-echo "http: $h_pass passed, $h_fail failed"
-passed=$((passed + h_pass))
-failed=$((failed + h_fail))
+
+if [ -d tests/reliability ]; then
+    echo "== reliability tests (isolation, load, crash, disk full, hostile input)"
+    node_stage reliability tests/reliability/
+fi
+
+echo "== browser tests (Debian chromium + playwright-core)"
+if deps_ensure chromium fonts-wqy-zenhei && npm_ready tests/e2e; then
+    node_stage browser tests/e2e/
+    echo "  screenshots: tests/out/screenshots/"
+else
+    echo "browser: chromium or playwright-core could not be installed (see $OUT/e2e-npm.log)"
+    failed=$((failed + 1))
+fi
 
 if [ "${FUZZ_SECONDS:-10}" != 0 ]; then
     echo "== fuzz (libFuzzer, ${FUZZ_SECONDS:-10} s per target)"

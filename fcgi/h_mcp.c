@@ -117,29 +117,43 @@ void h_mcp(struct request *req, struct response *res)
 {
     struct json_tokener *tok = json_tokener_new_ex(64);
     struct json_object *msg, *answer;
+    size_t end;
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
     msg = json_tokener_parse_ex(tok, req->body, (int)req->body_len);
-    if (!msg || json_tokener_get_error(tok) != json_tokener_success ||
-        json_tokener_get_parse_end(tok) != req->body_len) {
-        size_t end = json_tokener_get_parse_end(tok);
-        while (msg && end < req->body_len && strchr(" \t\r\n", req->body[end]))
-            end++;
-        if (!msg || end != req->body_len) {
-            json_object_put(msg);
-            json_tokener_free(tok);
-            reply_raw(res, 200, rpc_error(NULL, RPC_PARSE_ERROR, "Parse error"));
-            return;
-        }
+    end = json_tokener_get_parse_end(tok);
+    if (!msg && json_tokener_get_error(tok) == json_tokener_continue) {
+        /* A bare 42, true or null waits for more input: the end of the body ends it. */
+        msg = json_tokener_parse_ex(tok, "", 1);
+        end = req->body_len;
+    }
+    while (end < req->body_len && req->body[end] && strchr(" \t\r\n", req->body[end]))
+        end++;
+    if (json_tokener_get_error(tok) != json_tokener_success || end != req->body_len) {
+        json_object_put(msg);
+        json_tokener_free(tok);
+        reply_raw(res, 200, rpc_error(NULL, RPC_PARSE_ERROR, "Parse error"));
+        return;
     }
     json_tokener_free(tok);
+    if (!msg) { /* valid JSON (null), but not a request: -32600 as for 42 or "x" */
+        reply_raw(res, 200, rpc_error(NULL, RPC_INVALID_REQUEST, "Invalid Request"));
+        return;
+    }
     if (json_object_is_type(msg, json_type_array)) {
         size_t n = json_object_array_length(msg);
         if (n == 0) {
             reply_raw(res, 200, rpc_error(NULL, RPC_INVALID_REQUEST, "Invalid Request"));
         } else {
             answer = json_object_new_array();
-            for (size_t i = 0; i < n && i < 100; i++) {
-                struct json_object *one = handle_one(req, json_object_array_get_idx(msg, i));
+            for (size_t i = 0; i < n; i++) {
+                struct json_object *item = json_object_array_get_idx(msg, i), *one = NULL, *bid;
+                if (i < 100)
+                    one = handle_one(req, item);
+                else if (json_object_object_get_ex(item, "method", NULL) &&
+                         json_object_object_get_ex(item, "id", &bid))
+                    /* Past the limit a request is not run, but still answered. */
+                    one = rpc_error(bid, RPC_INVALID_REQUEST,
+                                    "Batch too large (at most 100 messages)");
                 if (one)
                     json_object_array_add(answer, one);
             }

@@ -208,11 +208,14 @@ static int quality_order(const void *a, const void *b)
     return strcmp(x->id, y->id);
 }
 
-/* Log the returned entries as injections into a trace (goal focus, seed 000). */
+/* Log the returned entries as injections into a trace (goal focus, seed 000);
+ * a task, when given, becomes the trace's mission. */
 static int log_injections(struct request *req, const char *trace_id, const char *goal_id,
-                          long sequence, struct json_object *results)
+                          long sequence, const char *task, struct json_object *results)
 {
     int rc = store_begin(req->store);
+    if (rc == STORE_OK && task && *task)
+        rc = store_trace_put(req->store, req->who.space, trace_id, task, NULL);
     for (size_t i = 0; rc == STORE_OK && i < json_object_array_length(results); i++) {
         struct json_object *id;
         long log_id;
@@ -242,6 +245,11 @@ void h_search_entries(struct request *req, struct response *res)
     if (trace_id && *trace_id && !id_text_valid(trace_id, 128)) {
         reply_error(res, 200, E_INVALID_REQUEST,
                     "Invalid trace_id: 1 to 128 of A-Z a-z 0-9 . _ : -");
+        return;
+    }
+    if (http_query(req, "task") && utf8_length(http_query(req, "task"),
+                                               strlen(http_query(req, "task"))) > 4000) {
+        reply_error(res, 200, E_LIMIT_EXCEEDED, "'task' exceeds 4000 characters");
         return;
     }
     if (goal_id && utf8_length(goal_id, strlen(goal_id)) > 256) {
@@ -295,7 +303,7 @@ void h_search_entries(struct request *req, struct response *res)
         json_object_object_add(data, "routing", json_object_new_string(routing));
         if (trace_id && *trace_id) {
             /* Goal focus: every returned entry is logged as injected. */
-            rc = log_injections(req, trace_id, goal_id, sequence, results);
+            rc = log_injections(req, trace_id, goal_id, sequence, http_query(req, "task"), results);
             json_object_object_add(data, "trace_id", json_object_new_string(trace_id));
             json_object_object_add(data, "logged", json_object_new_boolean(rc == STORE_OK));
         }

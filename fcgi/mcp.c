@@ -35,7 +35,9 @@ static const struct tool tools[] = {
      "\"tags_type\":{\"type\":\"array\",\"items\":{\"enum\":" TYPES "}},"
      "\"category\":{\"enum\":[\"rules\",\"experiences\"]},"
      "\"trace_id\":{\"type\":\"string\"},\"goal_id\":{\"type\":\"string\"},"
-     "\"sequence\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"q\"]}",
+     "\"sequence\":{\"type\":\"integer\",\"minimum\":0},"
+     "\"task\":{\"type\":\"string\",\"description\":\"the trace's mission, kept for its "
+     "evaluation prompt\"}},\"required\":[\"q\"]}",
      "GET", "/api/knowledge/search", ARGS_QUERY},
     {"knowledge_save",
      "Save something you learned so later tasks can reuse it: the scenario (when it applies) "
@@ -180,6 +182,16 @@ static void query_value(struct json_object *v, struct buf *out)
     }
 }
 
+/* Is key a {name} of the tool's path (so not a query or body argument)? */
+static int in_path(const struct tool *t, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = strchr(t->path, '{'); p; p = strchr(p + 1, '{'))
+        if (strncmp(p + 1, key, n) == 0 && p[1 + n] == '}')
+            return 1;
+    return 0;
+}
+
 static struct json_object *text_content(const char *text)
 {
     struct json_object *list = json_object_new_array(), *c = json_object_new_object();
@@ -206,6 +218,29 @@ static struct json_object *tool_error(const char *code, const char *message)
     return r;
 }
 
+/* An error result naming the first argument the tool's schema requires that
+ * is absent or null; NULL when all are there. REST checks its own fields, but
+ * a query tool would otherwise run without one (a search without q finds
+ * nothing, where the schema promised an error). */
+static struct json_object *missing_required(const struct tool *t, struct json_object *arguments)
+{
+    struct json_object *schema = json_tokener_parse(t->schema), *list, *v, *error = NULL;
+    if (json_object_object_get_ex(schema, "required", &list)) {
+        for (size_t i = 0; !error && i < json_object_array_length(list); i++) {
+            const char *key = json_object_get_string(json_object_array_get_idx(list, i));
+            if (!arguments || !json_object_object_get_ex(arguments, key, &v) || !v) {
+                struct buf msg;
+                buf_init(&msg, 512);
+                buf_addf(&msg, "'%s' is required", key);
+                error = tool_error(E_INVALID_REQUEST, msg.data);
+                buf_release(&msg);
+            }
+        }
+    }
+    json_object_put(schema);
+    return error;
+}
+
 struct json_object *mcp_tools_call(struct request *req, const char *name,
                                    struct json_object *arguments)
 {
@@ -223,6 +258,8 @@ struct json_object *mcp_tools_call(struct request *req, const char *name,
         return NULL;
     if (arguments && !json_object_is_type(arguments, json_type_object))
         return tool_error(E_INVALID_REQUEST, "'arguments' must be an object");
+    if ((result = missing_required(t, arguments)))
+        return result;
 
     buf_init(&path, 8192);
     buf_init(&query, 1 << 20);
@@ -252,7 +289,7 @@ struct json_object *mcp_tools_call(struct request *req, const char *name,
     if (t->args == ARGS_QUERY && arguments) {
         json_object_object_foreach(arguments, key, val)
         {
-            if (!val || strstr(t->path, key))
+            if (!val || in_path(t, key))
                 continue;
             if (query.len)
                 buf_addch(&query, '&');
@@ -265,12 +302,8 @@ struct json_object *mcp_tools_call(struct request *req, const char *name,
         if (arguments) {
             json_object_object_foreach(arguments, key, val)
             {
-                struct buf braced;
-                buf_init(&braced, 256);
-                buf_addf(&braced, "{%s}", key);
-                if (!strstr(t->path, braced.data))
+                if (!in_path(t, key))
                     json_object_object_add(body, key, json_object_get(val));
-                buf_release(&braced);
             }
         }
         body_text = xstrdup(json_text(body));
