@@ -344,14 +344,6 @@ static void unwrap_document(const char *text, struct buf *out)
     buf_adds(out, text);
 }
 
-static struct json_object *message(const char *role, const char *content)
-{
-    struct json_object *m = json_object_new_object();
-    json_object_object_add(m, "role", json_object_new_string(role));
-    json_object_object_add(m, "content", json_object_new_string(content));
-    return m;
-}
-
 int distill_llm(struct request *req, struct json_object *ctx, const char *lang,
                 const char *model, long timeout_ms, struct buf *out, struct llm_reply *r)
 {
@@ -372,8 +364,8 @@ int distill_llm(struct request *req, struct json_object *ctx, const char *lang,
              "words, body at most %d characters. Write the body in %s.",
              LIMIT_EXPERIENCES_BODY, language_name(lang));
     distill_summary(ctx, &user);
-    json_object_array_add(messages, message("system", system.data));
-    json_object_array_add(messages, message("user", user.data));
+    json_object_array_add(messages, llm_message("system", system.data));
+    json_object_array_add(messages, llm_message("user", user.data));
     lr.purpose = "distill";
     lr.model = model;
     lr.messages = messages;
@@ -395,12 +387,12 @@ int distill_llm(struct request *req, struct json_object *ctx, const char *lang,
             goto out;
         }
         buf_reset(out);
-        json_object_array_add(messages, message("assistant", r->text.data));
+        json_object_array_add(messages, llm_message("assistant", r->text.data));
         buf_reset(&user);
         buf_addf(&user, "The body is %zu characters; the limit is %d. Condense it, keeping the "
                         "front matter, the method and the pitfalls.",
                  chars, LIMIT_EXPERIENCES_BODY);
-        json_object_array_add(messages, message("user", user.data));
+        json_object_array_add(messages, llm_message("user", user.data));
     }
     r->error_code = "LIMIT_EXCEEDED";
     buf_reset(&r->error_message);

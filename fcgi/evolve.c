@@ -10,14 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct json_object *message(const char *role, const char *content)
-{
-    struct json_object *m = json_object_new_object();
-    json_object_object_add(m, "role", json_object_new_string(role));
-    json_object_object_add(m, "content", json_object_new_string(content));
-    return m;
-}
-
 static int add_case_line(const struct knowledge_case *c, void *ctx)
 {
     buf_addf(ctx, "- %s: %s\n", c->scenario, c->result);
@@ -69,8 +61,8 @@ int evolve_rewrite(struct request *req, const struct knowledge *k, const char *f
     if (harmful.len)
         buf_addf(&user, "Cases where it was harmful:\n%s\n", harmful.data);
     buf_addf(&user, "Feedback:\n%s\n", feedback);
-    json_object_array_add(messages, message("system", system.data));
-    json_object_array_add(messages, message("user", user.data));
+    json_object_array_add(messages, llm_message("system", system.data));
+    json_object_array_add(messages, llm_message("user", user.data));
     lr.purpose = "evolve";
     lr.messages = messages;
     lr.space = req->who.space;
@@ -86,12 +78,12 @@ int evolve_rewrite(struct request *req, const struct knowledge *k, const char *f
             goto out;
         }
         /* Once more, asking it to condense, as the reference's distill does. */
-        json_object_array_add(messages, message("assistant", r->text.data));
+        json_object_array_add(messages, llm_message("assistant", r->text.data));
         buf_reset(&user);
         buf_addf(&user, "That is %zu characters; the limit is %zu. Condense it, keeping the "
                         "method and the pitfalls.",
                  chars, limit);
-        json_object_array_add(messages, message("user", user.data));
+        json_object_array_add(messages, llm_message("user", user.data));
     }
     r->error_code = "LIMIT_EXCEEDED";
     buf_reset(&r->error_message);

@@ -146,12 +146,7 @@ void h_traces_list(struct request *req, struct response *res)
         reply_store_error(res, rc, "Trace");
         return;
     }
-    struct json_object *data = json_object_new_object();
-    json_object_object_add(data, "items", items);
-    json_object_object_add(data, "total", json_object_new_int64(total));
-    json_object_object_add(data, "limit", json_object_new_int64(limit));
-    json_object_object_add(data, "offset", json_object_new_int64(offset));
-    reply_data(res, data);
+    reply_page(res, items, total, limit, offset);
 }
 
 void h_traces_get(struct request *req, struct response *res)

@@ -291,6 +291,17 @@ void reply_data(struct response *res, struct json_object *data)
     reply_json(res, env);
 }
 
+void reply_page(struct response *res, struct json_object *items, long total, long limit,
+                long offset)
+{
+    struct json_object *data = json_object_new_object();
+    json_object_object_add(data, "items", items);
+    json_object_object_add(data, "total", json_object_new_int64(total));
+    json_object_object_add(data, "limit", json_object_new_int64(limit));
+    json_object_object_add(data, "offset", json_object_new_int64(offset));
+    reply_data(res, data);
+}
+
 static int retryable(const char *code)
 {
     static const char *const codes[] = {"LLM_RATE_LIMIT", "LLM_TIMEOUT", "LLM_SERVICE_ERROR",

@@ -111,6 +111,10 @@ void reply_raw(struct response *res, int http_status, struct json_object *body);
 
 /* Success envelope around data (takes ownership; NULL gives "data":null). */
 void reply_data(struct response *res, struct json_object *data);
+/* Success envelope of one page: {items, total, limit, offset} (takes items). */
+void reply_page(struct response *res, struct json_object *items, long total, long limit,
+                long offset);
+
 /* Error envelope; http_status is 200 for application errors. */
 void reply_error(struct response *res, int http_status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

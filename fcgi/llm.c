@@ -45,6 +45,14 @@ void llm_free(struct llm *llm)
     free(llm);
 }
 
+struct json_object *llm_message(const char *role, const char *content)
+{
+    struct json_object *m = json_object_new_object();
+    json_object_object_add(m, "role", json_object_new_string(role));
+    json_object_object_add(m, "content", json_object_new_string(content));
+    return m;
+}
+
 void llm_reply_init(struct llm_reply *r)
 {
     memset(r, 0, sizeof *r);

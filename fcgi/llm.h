@@ -42,6 +42,9 @@ struct llm_reply {
     char finish_reason[32];
 };
 
+/* A chat message {role, content} (caller owns it). */
+struct json_object *llm_message(const char *role, const char *content);
+
 void llm_reply_init(struct llm_reply *r);
 void llm_reply_release(struct llm_reply *r);
 

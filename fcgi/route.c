@@ -12,14 +12,6 @@
 
 #define ROUTE_TIMEOUT_MS 8000L
 
-static struct json_object *message(const char *role, const char *content)
-{
-    struct json_object *m = json_object_new_object();
-    json_object_object_add(m, "role", json_object_new_string(role));
-    json_object_object_add(m, "content", json_object_new_string(content));
-    return m;
-}
-
 int route_candidates(struct request *req, const char *query, const struct route_candidate *c,
                      size_t n, size_t want, size_t *chosen, size_t *n_chosen)
 {
@@ -45,8 +37,8 @@ int route_candidates(struct request *req, const char *query, const struct route_
                  *c[i].types ? c[i].types : "-", *c[i].tags ? c[i].tags : "-",
                  (int)utf8_prefix(s, strlen(s), 100), s);
     }
-    json_object_array_add(messages, message("system", system.data));
-    json_object_array_add(messages, message("user", user.data));
+    json_object_array_add(messages, llm_message("system", system.data));
+    json_object_array_add(messages, llm_message("user", user.data));
     lr.purpose = "route";
     lr.model = req->cfg->llm_router_model;
     lr.messages = messages;

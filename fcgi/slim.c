@@ -263,14 +263,6 @@ out:
 
 /* ---- merging ---- */
 
-static struct json_object *message(const char *role, const char *content)
-{
-    struct json_object *m = json_object_new_object();
-    json_object_object_add(m, "role", json_object_new_string(role));
-    json_object_object_add(m, "content", json_object_new_string(content));
-    return m;
-}
-
 static struct json_object *error_json(const char *code, const char *message_text)
 {
     struct json_object *e = json_object_new_object();
@@ -303,8 +295,8 @@ static int merged_text(const struct slim_ctx *c, const struct knowledge *survivo
     buf_addf(&user, "Entry 1 (%s):\n%s\n\n", survivor->title, survivor->content);
     for (size_t i = 0; i < n; i++)
         buf_addf(&user, "Entry %zu (%s):\n%s\n\n", i + 2, members[i].title, members[i].content);
-    json_object_array_add(messages, message("system", system.data));
-    json_object_array_add(messages, message("user", user.data));
+    json_object_array_add(messages, llm_message("system", system.data));
+    json_object_array_add(messages, llm_message("user", user.data));
     lr.purpose = "slim";
     lr.model = c->model;
     lr.messages = messages;
@@ -376,6 +368,11 @@ int slim_merge_group(const struct slim_ctx *c, struct json_object *group, struct
         buf_release(&doc);
         if (urc) {
             store_rollback(c->st);
+            if (urc == STORE_CONFLICT) { /* edited while the LLM merged */
+                *error = error_json("CONFLICT", "The surviving entry changed meanwhile; the group "
+                                                "was left as it was");
+                goto out;
+            }
             goto store_failed;
         }
     }
