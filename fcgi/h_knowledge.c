@@ -330,8 +330,19 @@ void h_knowledge_update(struct request *req, struct response *res)
         /* The feedback is kept whatever happens. Without an LLM, or when the
          * LLM fails, the request changes nothing else, so the caller can
          * simply send the rest again. The LLM is asked outside any
-         * transaction; its rewrite is applied with the rest, atomically. */
+         * transaction; its rewrite is applied with the rest, atomically.
+         * A rewrite changes the content: on a rule, admins only. */
         long feedback_id;
+        {
+            struct knowledge target;
+            int denied;
+            if (entry_or_404(req, res, 0, &target))
+                goto out;
+            denied = category_role_or_403(req, res, target.category);
+            knowledge_release(&target);
+            if (denied)
+                goto out;
+        }
         rc = store_knowledge_add_feedback(req->store, req->who.space, req->params[0], feedback,
                                           req->who.actor, &feedback_id);
         if (rc) {
@@ -372,27 +383,23 @@ void h_knowledge_update(struct request *req, struct response *res)
             goto fail;
         json_object_object_add(applied, "evolve_feedback", json_object_new_string("evolved"));
     }
-    if (has_helpful) {
-        if (!helpful.case_id) {
-            new_case_id(case_id);
-            helpful.case_id = case_id;
+    {
+        struct knowledge_case *cases[2] = {has_helpful ? &helpful : NULL,
+                                           has_harmful ? &harmful : NULL};
+        static const char *const keys[2] = {"add_helpful_case", "add_harmful_case"};
+        for (int i = 0; i < 2; i++) {
+            if (!cases[i])
+                continue;
+            if (!cases[i]->case_id) {
+                new_case_id(case_id);
+                cases[i]->case_id = case_id;
+            }
+            if ((rc = store_knowledge_add_case(req->store, req->who.space, req->params[0],
+                                               cases[i], req->who.actor, &added)))
+                goto fail;
+            json_object_object_add(applied, keys[i],
+                                   json_object_new_string(added ? "added" : "duplicate"));
         }
-        if ((rc = store_knowledge_add_case(req->store, req->who.space, req->params[0], &helpful,
-                                           req->who.actor, &added)))
-            goto fail;
-        json_object_object_add(applied, "add_helpful_case",
-                               json_object_new_string(added ? "added" : "duplicate"));
-    }
-    if (has_harmful) {
-        if (!harmful.case_id) {
-            new_case_id(case_id);
-            harmful.case_id = case_id;
-        }
-        if ((rc = store_knowledge_add_case(req->store, req->who.space, req->params[0], &harmful,
-                                           req->who.actor, &added)))
-            goto fail;
-        json_object_object_add(applied, "add_harmful_case",
-                               json_object_new_string(added ? "added" : "duplicate"));
     }
     if (score) {
         if ((rc = store_knowledge_set_score(req->store, req->who.space, req->params[0],
@@ -478,7 +485,10 @@ static void batch_evolve(struct request *req, const char *id, const char *feedba
     llm_reply_init(&r);
     buf_init(&content, 1 << 20);
     rc = store_knowledge_get(req->store, req->who.space, id, 0, &k);
-    if (rc == STORE_OK && evolve_rewrite(req, &k, feedback, &content, &r) == 0) {
+    if (rc == STORE_OK && strcmp(k.category, "rules") == 0 && req->who.role < ROLE_ADMIN) {
+        r.error_code = E_FORBIDDEN; /* the case counted; rewriting a rule is for admins */
+        buf_adds(&r.error_message, "Only admins may change rules");
+    } else if (rc == STORE_OK && evolve_rewrite(req, &k, feedback, &content, &r) == 0) {
         rc = store_begin(req->store);
         if (rc == STORE_OK && (rc = evolve_apply(req, &k, content.data)) == STORE_OK)
             rc = store_knowledge_feedback_mark(req->store, fid, "applied");
@@ -642,12 +652,7 @@ void h_knowledge_cases(struct request *req, struct response *res)
         reply_store_error(res, rc, WHAT);
         return;
     }
-    struct json_object *data = json_object_new_object();
-    json_object_object_add(data, "items", items);
-    json_object_object_add(data, "total", json_object_new_int64(total));
-    json_object_object_add(data, "limit", json_object_new_int64(limit));
-    json_object_object_add(data, "offset", json_object_new_int64(offset));
-    reply_data(res, data);
+    reply_page(res, items, total, limit, offset);
 }
 
 /* ---- GET /api/knowledge/{id}/revisions, POST .../revert ---- */
