@@ -46,7 +46,7 @@ void h_knowledge_slim(struct request *req, struct response *res)
     }
     if (dry_run) {
         struct json_object *plan = NULL;
-        rc = slim_plan(req->store, req->who.space, threshold, &plan);
+        rc = slim_plan(req->store, req->who.space, threshold, req->who.role >= ROLE_ADMIN, &plan);
         if (rc) {
             reply_store_error(res, rc, "Knowledge");
         } else {
@@ -57,6 +57,8 @@ void h_knowledge_slim(struct request *req, struct response *res)
     }
     params = json_object_new_object();
     json_object_object_add(params, "threshold", json_object_new_double(threshold));
+    /* Rules are merged only when an admin asks. */
+    json_object_object_add(params, "with_rules", json_object_new_boolean(req->who.role >= ROLE_ADMIN));
     if (model)
         json_object_object_add(params, "model", json_object_new_string(model));
     rc = jobs_start(req->store, req->who.space, "slim", params, req->who.actor, id);

@@ -67,7 +67,9 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
         threshold = json_object_get_double(v);
     if (json_object_object_get_ex(params, "model", &v) && json_object_is_type(v, json_type_string))
         c.model = json_object_get_string(v);
-    if (slim_plan(st, job->space, threshold, &plan)) {
+    v = NULL;
+    json_object_object_get_ex(params, "with_rules", &v);
+    if (slim_plan(st, job->space, threshold, v && json_object_get_boolean(v), &plan)) {
         store_job_finish(st, job->id, "failed", NULL,
                          "{\"code\":\"SERVICE_UNAVAILABLE\",\"message\":\"The plan could not be made\"}");
         goto out;

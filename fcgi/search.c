@@ -520,11 +520,10 @@ static int settled(const struct collector *col, double ub)
 
 /* Gather and score candidates in passes, the cheap and likely ones first:
  *   1. entries whose tags hold a table name (file view);
- *   2. all query words in the title and the tags (and in the stem too when
- *      those are more than a pass takes), then all in the head (title, tags,
- *      stem) of the small head index, and the title tier when that is too
- *      many; a tier is skipped when nothing outside the earlier ones can
- *      reach the wanted hits;
+ *   2. all query words in the head (title, tags, stem) of the small head
+ *      index; when there are more than a pass takes, the title-and-tags
+ *      tier next (and its best, or the title tier), so the best are never
+ *      left out;
  *   3. any query word in the head, unless no such entry can rank;
  *   4. word prefixes in the head ("qua" -> quarterly), while fewer than the
  *      wanted hits are in hand;
@@ -553,27 +552,24 @@ static int collect(struct store *st, const char *space, struct collector *col,
     }
     if (rc || !q->n)
         goto out;
-    /* The title-and-tags tier first, the best of it too when it is large. */
-    match_expr(&expr, tok, q->n, "AND", 0, "title tags");
+    match_expr(&expr, tok, q->n, "AND", 0, NULL);
     if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, &full)))
         goto out;
     if (!full) {
-        match_expr(&expr, tok, q->n, "AND", 0, "title tags stem");
-        if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, NULL)))
-            goto out;
-    }
-    /* Outside that tier an entry lacks a word in its title (100/N and the
-     * whole-title 50) or in its tags (50/N and 50): at most 240 - 50/N. */
-    if (!settled(col, 240 - 50 / n + tables)) {
-        match_expr(&expr, tok, q->n, "AND", 0, NULL);
+        /* More than a pass takes: make sure the best tier is in. */
+        match_expr(&expr, tok, q->n, "AND", 0, "title tags");
         if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, &full)))
             goto out;
-        /* Too many to take all: the title tier (outside it, 240 - 100/N). */
-        if (!full && !settled(col, 240 - 100 / n + tables)) {
+        /* Outside the title-and-tags tier an entry lacks a word in its title
+         * (100/N and the whole-title 50) or in its tags (50/N and 50). */
+        if (!full)
+            match_expr(&expr, tok, q->n, "AND", 0, "title tags stem");
+        else if (!settled(col, 240 - 50 / n + tables))
             match_expr(&expr, tok, q->n, "AND", 0, "title");
-            if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, NULL)))
-                goto out;
-        }
+        else
+            buf_reset(&expr);
+        if (expr.len && (rc = pass(st, space, col, filter, IN_HEAD, expr.data, NULL)))
+            goto out;
     }
     /* An entry without some word in its head scores at most 190/N for each
      * other word, 10/N for that one, no whole-query bonus. */

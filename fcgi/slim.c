@@ -29,6 +29,7 @@ struct item {
 struct items {
     struct item *v;
     size_t n, cap;
+    int with_rules;
 };
 
 static uint64_t fnv1a(const char *s, size_t n)
@@ -78,6 +79,8 @@ static int collect(const struct knowledge *k, void *ctx)
     struct items *it = ctx;
     struct token_set t = {0};
     struct item *e;
+    if (!it->with_rules && strcmp(k->category, "rules") == 0)
+        return 0;
     if (it->n == it->cap) {
         it->cap = it->cap ? it->cap * 2 : 256;
         it->v = xrealloc(it->v, it->cap * sizeof *it->v);
@@ -176,9 +179,10 @@ static struct json_object *item_json(const struct item *e)
     return o;
 }
 
-int slim_plan(struct store *st, const char *space, double threshold, struct json_object **plan)
+int slim_plan(struct store *st, const char *space, double threshold, int with_rules,
+              struct json_object **plan)
 {
-    struct items it = {0};
+    struct items it = {.with_rules = with_rules};
     struct band_key *keys = NULL;
     size_t *parent = NULL, nkeys = 0;
     struct json_object *groups;

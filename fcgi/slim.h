@@ -16,10 +16,12 @@ struct config;
 
 #define SLIM_DEFAULT_THRESHOLD 0.8
 
-/* The plan: {"threshold", "groups": [{"survivor": {id, title, path, quality},
+/* The plan over experiences (and rules too with with_rules — admins only):
+ * {"threshold", "groups": [{"survivor": {id, title, path, quality},
  * "members": [{id, title, path, quality, similarity}]}], "entries"}. Returns a
  * store status; *plan is the caller's. */
-int slim_plan(struct store *st, const char *space, double threshold, struct json_object **plan);
+int slim_plan(struct store *st, const char *space, double threshold, int with_rules,
+              struct json_object **plan);
 
 /* Who runs a merge, for the ledger, the audit trail and the reasoning log. */
 struct slim_ctx {

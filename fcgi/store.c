@@ -501,6 +501,14 @@ static int status_of(int rc)
     case SQLITE_CANTOPEN:
     case SQLITE_PERM:
         return STORE_READONLY;
+    case SQLITE_IOERR:
+        /* A file that cannot be written any more (made immutable, a
+         * read-only remount, EPERM/EROFS on write): SQLite rolled back,
+         * nothing was written; the caller may retry once it is writable. */
+        return rc == SQLITE_IOERR_WRITE || rc == SQLITE_IOERR_FSYNC ||
+                       rc == SQLITE_IOERR_DIR_FSYNC || rc == SQLITE_IOERR_TRUNCATE
+                   ? STORE_READONLY
+                   : STORE_ERROR;
     default:
         return STORE_ERROR;
     }

@@ -103,6 +103,8 @@ export async function startFakeLlm() {
                     return send(200, { result: 'no choices here' });
                 case 'hallucinate':
                     return send(200, completion(JSON.stringify({ handles: [97, 98, 99] })));
+                case 'fenced':
+                    return send(200, completion(`\`\`\`markdown\n${canned(purpose, messages, opts)}\n\`\`\``));
                 case 'prose':
                     return send(200, completion(`Sure! The relevant ones:\n\`\`\`json\n${canned(purpose, messages, opts)}\n\`\`\`\nHope that helps.`));
                 case 'long':
