@@ -40,9 +40,31 @@ trap stop INT TERM
 stack_start "$DATA" "$HOST" "$PORT" || { stack_stop "$DATA"; exit 1; }
 
 BASE="http://$HOST:$PORT"
+
+# --- web panel (issue 7): first start loads the example analysis sessions
+# (docs/examples/sessions/*.json) through the API, with the admin token
+# passed to curl on stdin, never on its command line.
+if [ "$first_start" = 1 ]; then
+    loaded=0
+    for f in docs/examples/sessions/*.json; do
+        [ -f "$f" ] || continue
+        if printf 'header = "Authorization: Bearer %s"\n' "$(cat "$DATA/admin.token")" |
+            curl -sS -K - -X POST -H 'Content-Type: application/json' --data-binary @"$f" \
+                "$BASE/api/sessions" 2>/dev/null | grep -q '"status":"success"'; then
+            loaded=$((loaded + 1))
+        else
+            echo "First start: could not load the example session $f" >&2
+        fi
+    done
+    [ "$loaded" -gt 0 ] && echo "First start: loaded $loaded example analysis sessions (English and Chinese)."
+fi
+# --- end web panel
+
 cat <<MSG
 
 KnowHub is running at $BASE/
+  open:        $BASE/#token=$(cat "$DATA/admin.token")
+               (one-click login as admin: the page trades the token for a session cookie)
   admin token: $DATA/admin.token  (keep it secret)
   try:         curl -H "Authorization: Bearer \$(cat $DATA/admin.token)" $BASE/api/knowledge
   more tokens: KNOWHUB_DATA=$DATA build/knowhub token create --space default --role agent

@@ -1,0 +1,176 @@
+// app.js: start-up, login and the three views. The knowledge panel is always
+// on the left (as in the reference's sidebar); the main area shows a
+// document's details, the analysis sessions or the traces dashboard.
+//
+// Login: a token typed in the login screen, or a one-click link
+// http://HOST:PORT/#token=<token> (./run.sh prints it). The fragment never
+// reaches a server log; the page removes it from the address bar at once and
+// exchanges the token for an HttpOnly session cookie (POST /api/auth/login).
+import { ApiError, auth } from './api.js';
+import { mountDetails, showDetails, showDetailsById } from './details.js';
+import { $, $$, errorText, h, toast } from './dom.js';
+import { onEditorSaved } from './editor.js';
+import { LANGS, currentLang, initI18n, setLang, t } from './i18n.js';
+import { roleLabel } from './labels.js';
+import { mountPanel, selectItem } from './panel.js';
+import { mountSessions, setSessionsVisible } from './sessions.js';
+import { fetchAll } from './store.js';
+import { mountTraces, refreshTraces } from './traces.js';
+import { setWho, who } from './who.js';
+
+const VIEWS = ['knowledge', 'sessions', 'traces'];
+const LANG_KEYS = { en: 'app.langEn', zh: 'app.langZh' };
+let view = 'knowledge';
+let started = false;
+
+/** Take #token=... out of the address bar (before anything else runs). */
+function takeTokenFromHash() {
+    const m = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+    if (!m) return null;
+    history.replaceState(null, '', location.pathname + location.search);
+    try {
+        return decodeURIComponent(m[1]);
+    } catch {
+        return null;
+    }
+}
+
+function fillLangSelects() {
+    for (const sel of $$('select.lang-select')) {
+        sel.replaceChildren(...LANGS.map((l) => h('option', { value: l, text: t(LANG_KEYS[l]) })));
+        sel.value = currentLang();
+    }
+}
+
+function showLogin(message = '') {
+    $('#app').hidden = true;
+    $('#login-screen').hidden = false;
+    const err = $('#login-error');
+    err.textContent = message;
+    err.hidden = !message;
+    $('#login-token').focus();
+}
+
+async function enter(me) {
+    setWho(me);
+    $('#login-screen').hidden = true;
+    $('#app').hidden = false;
+    renderWho();
+    if (!started) {
+        started = true;
+        mountPanel($('#panel'), (category, path) => openDocument(category, path));
+        mountDetails($('#view-knowledge'), (category, path) => selectItem(category, path));
+        mountSessions($('#view-sessions'));
+        mountTraces($('#view-traces'), (id) => {
+            showView('knowledge');
+            showDetailsById(id);
+        });
+        onEditorSaved((category, path) => openDocument(category, path));
+    }
+    await fetchAll();
+    showView(viewFromHash() || view);
+}
+
+function renderWho() {
+    $('#whoami').textContent = t('app.signedInAs', { space: who.space, role: roleLabel(who.role) });
+}
+
+function openDocument(category, path) {
+    showView('knowledge');
+    showDetails(category, path);
+}
+
+function viewFromHash() {
+    const v = location.hash.replace(/^#\/?/, '');
+    return VIEWS.includes(v) ? v : null;
+}
+
+function showView(v) {
+    view = VIEWS.includes(v) ? v : 'knowledge';
+    for (const name of VIEWS) {
+        $(`#view-${name}`).hidden = name !== view;
+        const tab = $(`.tab[data-view="${name}"]`);
+        tab.classList.toggle('active', name === view);
+        tab.setAttribute('aria-selected', String(name === view));
+    }
+    const hash = view === 'knowledge' ? '' : `#${view}`;
+    if (location.hash !== hash) history.replaceState(null, '', location.pathname + location.search + hash);
+    setSessionsVisible(view === 'sessions');
+    if (view === 'traces') refreshTraces();
+}
+
+async function onLoginSubmit(e) {
+    e.preventDefault();
+    const input = $('#login-token');
+    const token = input.value.trim();
+    if (!token) return;
+    const btn = $('#login-submit');
+    btn.disabled = true;
+    try {
+        const me = await auth.login(token);
+        input.value = '';
+        await enter(me);
+    } catch (ex) {
+        showLogin(ex instanceof ApiError && ex.status === 401 ? t('login.invalid') : errorText('login.failed', ex));
+    } finally {
+        btn.disabled = false;
+    }
+}
+
+async function logout() {
+    try {
+        await auth.logout();
+    } catch {
+        /* the cookie is gone either way */
+    }
+    setWho(null);
+    location.replace(location.pathname + location.search);
+}
+
+function wire() {
+    $('#login-form').addEventListener('submit', onLoginSubmit);
+    $('#logout').addEventListener('click', logout);
+    for (const tab of $$('.tab')) tab.addEventListener('click', () => showView(tab.dataset.view));
+    for (const sel of $$('select.lang-select')) sel.addEventListener('change', () => setLang(sel.value));
+    window.addEventListener('lang-changed', () => {
+        fillLangSelects();
+        if (who.role) renderWho();
+    });
+    window.addEventListener('hashchange', () => {
+        const v = viewFromHash();
+        if (v && v !== view) showView(v);
+    });
+    let warned = false;
+    window.addEventListener('auth-lost', () => {
+        if (!started || warned) return;
+        warned = true;
+        toast(t('app.sessionEnded'), 'error');
+        setTimeout(() => location.reload(), 1500);
+    });
+}
+
+async function boot() {
+    const token = takeTokenFromHash();
+    await initI18n();
+    fillLangSelects();
+    wire();
+    if (token) {
+        try {
+            await enter(await auth.login(token));
+            return;
+        } catch (ex) {
+            showLogin(ex instanceof ApiError && ex.status === 401 ? t('login.invalid') : errorText('login.failed', ex));
+            return;
+        }
+    }
+    try {
+        await enter(await auth.me());
+    } catch (ex) {
+        showLogin(ex instanceof ApiError && ex.status === 401 ? '' : errorText('login.failed', ex));
+    }
+}
+
+boot().catch((e) => {
+    document.body.prepend(h('p', { class: 'form-error', text: String(e && e.message ? e.message : e) }));
+});
+
