@@ -174,6 +174,20 @@ static int zh(const char *lang)
     return lang && strcmp(lang, "zh") == 0;
 }
 
+/* A chart type as a reader of lang says it ("bar" is 柱状图 in Chinese). */
+static const char *chart_name(const char *chart, const char *lang)
+{
+    static const char *const names[][2] = {
+        {"bar", "柱状图"},  {"line", "折线图"},   {"point", "散点图"},
+        {"scatter", "散点图"}, {"area", "面积图"}, {"pie", "饼图"},
+        {"heatmap", "热力图"}, {"boxplot", "箱线图"}, {"table", "表格"},
+    };
+    for (size_t i = 0; zh(lang) && i < sizeof names / sizeof *names; i++)
+        if (strcmp(chart, names[i][0]) == 0)
+            return names[i][1];
+    return chart;
+}
+
 void distill_local(struct json_object *ctx, const char *lang, struct buf *out)
 {
     struct json_object *result = field(ctx, "result_summary"), *fm = json_object_new_object();
@@ -205,7 +219,7 @@ void distill_local(struct json_object *ctx, const char *lang, struct buf *out)
     buf_adds(&title, ": ");
     add_cut(&title, instruction && *instruction ? instruction : question, 60, 1);
     if (chart && *chart)
-        buf_addf(&title, zh(lang) ? " — 以%s呈现" : " — shown as a %s chart", chart);
+        buf_addf(&title, zh(lang) ? " — 以%s呈现" : " — shown as a %s chart", chart_name(chart, lang));
 
     buf_adds(&body, zh(lang) ? "## 适用场景\n" : "## When to Use\n");
     add_cut(&body, question, 500, 1);
@@ -239,7 +253,8 @@ void distill_local(struct json_object *ctx, const char *lang, struct buf *out)
             buf_addf(&body, zh(lang) ? "%zu. 结果字段：" : "%zu. Result fields: ", step++);
             add_value(&body, fields, 200);
             if (chart && *chart)
-                buf_addf(&body, zh(lang) ? "，以%s图呈现" : ", shown as a %s chart", chart);
+                buf_addf(&body, zh(lang) ? "，以%s呈现" : ", shown as a %s chart",
+                         chart_name(chart, lang));
             buf_adds(&body, zh(lang) ? "。\n" : ".\n");
         }
     }

@@ -506,3 +506,25 @@ void h_files_trash(struct request *req, struct response *res)
     free(category);
     json_object_put(body);
 }
+
+/* ---- /preview ---- */
+
+/* The safe HTML of a document's body as the editor types it (nothing stored). */
+void h_files_preview(struct request *req, struct response *res)
+{
+    struct json_object *body = http_body_json_or_400(req, res);
+    const char *content;
+    struct buf html;
+    if (!body)
+        return;
+    buf_init(&html, 8 * 1024 * 1024);
+    if (jf_string_or_400(res, body, "content", 0, 1000000, &content) == 0) {
+        const char *doc_body = document_body(content ? content : "");
+        struct json_object *data = json_object_new_object();
+        markdown_to_html(doc_body, strlen(doc_body), &html);
+        json_object_object_add(data, "html", json_object_new_string_len(html.data, (int)html.len));
+        reply_data(res, data);
+    }
+    buf_release(&html);
+    json_object_put(body);
+}

@@ -35,6 +35,7 @@ void h_files_write(struct request *req, struct response *res);
 void h_files_rename(struct request *req, struct response *res);
 void h_files_delete(struct request *req, struct response *res);
 void h_files_trash(struct request *req, struct response *res);
+void h_files_preview(struct request *req, struct response *res);
 
 /* h_search.c: the file view's weighted search and the entry view's two-stage search */
 void h_search_files(struct request *req, struct response *res);

@@ -22,6 +22,7 @@ static const struct route routes[] = {
     {"POST", "/api/knowledge/rename", ROLE_AGENT, h_files_rename},
     {"POST", "/api/knowledge/delete", ROLE_AGENT, h_files_delete},
     {"POST", "/api/knowledge/trash", ROLE_READER, h_files_trash},
+    {"POST", "/api/knowledge/preview", ROLE_READER, h_files_preview},
     {"GET", "/api/knowledge/rules", ROLE_READER, h_context_rules},
     {"GET", "/api/knowledge/export", ROLE_READER, h_knowledge_export},
     {"POST", "/api/knowledge/context", ROLE_READER, h_context_question},
