@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# test.sh: install what is missing, build, and run every test layer:
-# unit tests (ctest), HTTP black-box tests through real nginx + knowhub, and
-# a bounded run of every libFuzzer target. Ends with "N passed, N failed" and
-# exits non-zero on any failure.
-#   SANITIZE=1 ./test.sh     unit and HTTP tests on an ASan + UBSan build (build-sanitize/)
-#   FUZZ_SECONDS=60 ./test.sh  longer fuzzing (0 skips it)
+# test.sh: install what is missing, build, and run every test layer: unit
+# tests (ctest), HTTP black-box tests through real nginx + knowhub, the MCP
+# SDK tests, the reliability tests, the browser tests, the unit and HTTP
+# tests again on an ASan + UBSan build, and a bounded run of every libFuzzer
+# target. Ends with "N passed, N failed"; exits non-zero on any failure.
+#   SANITIZE_STAGE=0 ./test.sh   skip the ASan + UBSan stage
+#   FUZZ_SECONDS=60 ./test.sh    longer fuzzing (0 skips it)
 set -u
 cd "$(dirname "$0")"
 ROOT=$(pwd)
@@ -13,39 +14,46 @@ ROOT=$(pwd)
 deps_ensure || exit 1
 command -v node >/dev/null || deps_ensure nodejs || exit 1
 
-BUILD=build
-CMAKE_ARGS=(-DWERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo)
-if [ "${SANITIZE:-0}" = 1 ]; then
-    BUILD=build-sanitize
-    CMAKE_ARGS+=(-DSANITIZE=ON)
-    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
-    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-fi
-
-echo "== build ($BUILD)"
-cmake -S . -B "$BUILD" "${CMAKE_ARGS[@]}" >/dev/null &&
-    cmake --build "$BUILD" -j"$(nproc)" 2>&1 | grep -E 'error|warning|Error' ; 
-[ "${PIPESTATUS[0]}" = 0 ] || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
-
 passed=0
 failed=0
 OUT=$ROOT/tests/out
 mkdir -p "$OUT"
 
-echo "== unit tests (ctest)"
-(cd "$BUILD" && ctest --output-on-failure) > "$OUT/unit.log" 2>&1
-unit_rc=$?
-tail -3 "$OUT/unit.log"
-u_total=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2/p' "$OUT/unit.log")
-u_failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' "$OUT/unit.log")
-if [ -z "$u_total" ]; then
-    u_total=1; u_failed=1
-    cat "$OUT/unit.log"
-elif [ "$unit_rc" != 0 ]; then
-    grep -E 'Failed|FAIL|\*\*\*' "$OUT/unit.log" | head -20
-fi
-passed=$((passed + u_total - u_failed))
-failed=$((failed + u_failed))
+# Configure and build one tree; on failure show the errors.
+build_tree() { # DIR CMAKE_ARGS...
+    local dir=$1
+    shift
+    echo "== build ($dir)"
+    if ! cmake -S . -B "$dir" -DWERROR=ON "$@" > "$OUT/$dir-cmake.log" 2>&1 ||
+        ! cmake --build "$dir" -j"$(nproc)" > "$OUT/$dir-build.log" 2>&1; then
+        grep -hE 'error|Error' "$OUT/$dir-cmake.log" "$OUT/$dir-build.log" | head -20
+        echo "$dir: the build failed"
+        return 1
+    fi
+}
+
+# Run a tree's unit tests under ctest and add them to the totals.
+unit_stage() { # DIR
+    local dir=$1 log=$OUT/unit-$1.log rc total bad
+    echo "== unit tests ($dir, ctest)"
+    (cd "$dir" && ctest --output-on-failure) > "$log" 2>&1
+    rc=$?
+    total=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2/p' "$log")
+    bad=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' "$log")
+    if [ -z "$total" ]; then
+        total=1
+        bad=1
+        tail -40 "$log"
+    elif [ "$rc" != 0 ]; then
+        grep -E 'Failed|FAIL|\*\*\*' "$log" | head -20
+    fi
+    echo "unit ($dir): $((total - bad)) passed, $bad failed"
+    passed=$((passed + total - bad))
+    failed=$((failed + bad))
+}
+
+build_tree build -DCMAKE_BUILD_TYPE=RelWithDebInfo || { echo "0 passed, 1 failed"; exit 1; }
+unit_stage build
 
 # Run one node --test suite and add its "# pass N" / "# fail N" to the totals.
 node_stage() { # NAME DIR
@@ -73,7 +81,7 @@ npm_ready() { # DIR
         (cd "$1" && npm ci --no-audit --no-fund --loglevel=error) > "$OUT/$(basename "$1")-npm.log" 2>&1
 }
 
-export KNOWHUB_BIN=$ROOT/$BUILD/knowhub
+export KNOWHUB_BIN=$ROOT/build/knowhub
 
 echo "== HTTP tests (node --test, real nginx + knowhub)"
 node_stage http tests/http/
@@ -98,6 +106,24 @@ if deps_ensure chromium fonts-wqy-zenhei && npm_ready tests/e2e; then
 else
     echo "browser: chromium or playwright-core could not be installed (see $OUT/e2e-npm.log)"
     failed=$((failed + 1))
+fi
+
+if [ "${SANITIZE_STAGE:-1}" != 0 ]; then
+    # The same unit and HTTP tests on an ASan + UBSan build: a leak, an
+    # overflow or undefined behaviour fails them (the HTTP stacks check
+    # knowhub's log for sanitizer reports when they stop).
+    if build_tree build-sanitize -DCMAKE_BUILD_TYPE=Debug -DSANITIZE=ON; then
+        export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+        export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+        unit_stage build-sanitize
+        echo "== HTTP tests on the sanitizer build"
+        export KNOWHUB_BIN=$ROOT/build-sanitize/knowhub
+        node_stage http-sanitize tests/http/
+        export KNOWHUB_BIN=$ROOT/build/knowhub
+        unset ASAN_OPTIONS UBSAN_OPTIONS
+    else
+        failed=$((failed + 1))
+    fi
 fi
 
 if [ "${FUZZ_SECONDS:-10}" != 0 ]; then
