@@ -128,10 +128,10 @@ describe('without an LLM: the local distillation', () => {
         const ctx = experienceContext({ context_id: 'ctx-zh', execution_attempts: [], result_summary: { output_fields: ['地区', '增长'], chart_type: 'line' }, user_question: '各地区销售增长如何？' });
         const d = ok(await distill(n, a, { experience_context: ctx }, 'zh-CN,zh;q=0.9,en;q=0.8'));
         assert.equal(d.source, 'distill-local');
-        assert.equal(d.title, '分析方法: 各地区销售增长如何？ — 以line呈现');
+        assert.equal(d.title, '分析方法: 各地区销售增长如何？ — 以折线图呈现');
         const { body } = split(await read(n, a, d.path));
         assert.deepEqual([...body.matchAll(/^## (.*)$/gm)].map((m) => m[1]), ['适用场景', '方法', '注意事项']);
-        assert.match(body, /结果字段：地区, 增长，以line图呈现。/);
+        assert.match(body, /结果字段：地区, 增长，以折线图呈现。/);
         assert.match(body, /本次分析没有失败的尝试/);
         // With a failed attempt: "→ 解决：".
         const d2 = ok(await distill(n, a, { experience_context: experienceContext({ context_id: 'ctx-zh2' }) }, 'zh'));
