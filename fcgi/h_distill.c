@@ -31,12 +31,13 @@ static int context_or_400(struct response *res, struct json_object *body, struct
         reply_error(res, 200, E_INVALID_REQUEST, "'experience_context.user_question' is required");
         return -1;
     }
-    if (json_object_object_get_ex(*ctx, "dialog", &v) && v &&
-        !json_object_is_type(v, json_type_array)) {
+    /* Absent means empty; present must be a list (null too is refused, as
+     * the reference's ctx.get("dialog", []) gives None there). */
+    if (json_object_object_get_ex(*ctx, "dialog", &v) && !json_object_is_type(v, json_type_array)) {
         reply_error(res, 200, E_INVALID_REQUEST, "'experience_context.dialog' must be a list");
         return -1;
     }
-    if (json_object_object_get_ex(*ctx, "interaction", &v) && v &&
+    if (json_object_object_get_ex(*ctx, "interaction", &v) &&
         !json_object_is_type(v, json_type_array)) {
         reply_error(res, 200, E_INVALID_REQUEST, "'experience_context.interaction' must be a list");
         return -1;
