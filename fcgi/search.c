@@ -1,4 +1,4 @@
-/* search: FTS5 candidates, exact scoring, deterministic order. */
+/* search: FTS5 candidates in passes, exact scoring, deterministic order. */
 #include "search.h"
 #include "buf.h"
 #include "paths.h"
@@ -134,12 +134,23 @@ static void fold_append(struct buf *out, const char *s, size_t len, struct buf *
     }
 }
 
-/* out = the folded first max_chars characters of s. */
+/* out = the folded first max_chars characters of s (0: all of it). Stored
+ * text is valid UTF-8, so characters are the bytes that are not
+ * continuation bytes; a long body is not scanned past its prefix. */
 static void fold_field(struct buf *out, const char *s, size_t max_chars, struct buf *tmp)
 {
-    size_t n = s ? strlen(s) : 0;
+    size_t n = 0;
     buf_reset(out);
-    fold_append(out, s ? s : "", utf8_prefix(s ? s : "", n, max_chars), tmp);
+    if (!s)
+        return;
+    if (!max_chars) {
+        n = strlen(s);
+    } else {
+        for (size_t chars = 0; s[n]; n++)
+            if (((unsigned char)s[n] & 0xC0) != 0x80 && ++chars > max_chars)
+                break;
+    }
+    fold_append(out, s, n, tmp);
 }
 
 static void strlist_add(struct strlist *l, const char *s, size_t len, struct buf *tmp)
@@ -271,8 +282,8 @@ double search_match_score(const struct search_query *q, const char *title, struc
     double score;
     fields_init(&f);
     strlist_init(&tables);
-    fold_field(&f.title, title, 100000, &f.tmp);
-    fold_field(&f.stem, stem, 100000, &f.tmp);
+    fold_field(&f.title, title, 0, &f.tmp);
+    fold_field(&f.stem, stem, 0, &f.tmp);
     fold_field(&f.body, body, 200, &f.tmp);
     strlist_add_json(&f.tags, tags, 0, &f.tmp);
     strlist_add_json(&tables, table_names, 1, &f.tmp);
@@ -284,10 +295,10 @@ double search_match_score(const struct search_query *q, const char *title, struc
 
 /* ---- candidates ---- */
 
-/* A candidate kept for the answer: a copy of the row (it is released after
- * the callback) and its score. */
+/* A candidate kept for the answer: what orders it (copies: the row is gone
+ * after the callback) and its score; the entry is loaded at the end. */
 struct cand {
-    struct knowledge k;
+    char *id, *category, *path, *updated_at;
     double score;
 };
 
@@ -352,96 +363,72 @@ struct collector {
     struct buf stem;
 };
 
-static char *dup_or_empty(const char *s)
-{
-    return xstrdup(s ? s : "");
-}
-
 /* Deterministic order: score, then updated_at (newest first), category, path. */
-static int order(double sa, const struct knowledge *a, double sb, const struct knowledge *b)
+static int order(double sa, const char *ua, const char *ca, const char *pa, const struct cand *b)
 {
     int c;
-    if (sa != sb)
-        return sa < sb ? 1 : -1;
-    if ((c = strcmp(b->updated_at ? b->updated_at : "", a->updated_at ? a->updated_at : "")))
+    if (sa != b->score)
+        return sa < b->score ? 1 : -1;
+    if ((c = strcmp(b->updated_at, ua)))
         return c;
-    if ((c = strcmp(a->category ? a->category : "", b->category ? b->category : "")))
+    if ((c = strcmp(ca, b->category)))
         return c;
-    return strcmp(a->path ? a->path : "", b->path ? b->path : "");
+    return strcmp(pa, b->path);
 }
 
-static void copy_entry(struct knowledge *d, const struct knowledge *k)
+static void cand_release(struct cand *c)
 {
-    knowledge_init(d);
-    d->id = dup_or_empty(k->id);
-    d->space = dup_or_empty(k->space);
-    d->category = dup_or_empty(k->category);
-    d->path = dup_or_empty(k->path);
-    d->title = dup_or_empty(k->title);
-    d->description = dup_or_empty(k->description);
-    d->tags = dup_or_empty(k->tags);
-    d->types = k->types;
-    d->scenario = dup_or_empty(k->scenario);
-    d->content = dup_or_empty(k->content);
-    d->always_apply = k->always_apply;
-    d->source = dup_or_empty(k->source);
-    d->urls = dup_or_empty(k->urls);
-    d->agent_id = dup_or_empty(k->agent_id);
-    d->message_id = dup_or_empty(k->message_id);
-    d->source_ts = dup_or_empty(k->source_ts);
-    d->score = k->score;
-    d->helpful = k->helpful;
-    d->harmful = k->harmful;
-    d->irrelevant = k->irrelevant;
-    d->unused = k->unused;
-    d->neutral = k->neutral;
-    d->status = dup_or_empty(k->status);
-    d->version = k->version;
-    d->created_at = dup_or_empty(k->created_at);
-    d->updated_at = dup_or_empty(k->updated_at);
+    free(c->id);
+    free(c->category);
+    free(c->path);
+    free(c->updated_at);
 }
 
 /* Keep the row when it is among the best `want` so far (best stays sorted). */
-static void keep(struct collector *col, double score, const struct knowledge *k)
+static void keep(struct collector *col, double score, const struct match_row *r)
 {
     size_t at = col->nbest;
+    struct cand *c;
     if (col->want == 0)
         return;
     if (col->nbest == col->want) {
-        struct cand *worst = &col->best[col->want - 1];
-        if (order(score, k, worst->score, &worst->k) >= 0)
+        if (order(score, r->updated_at, r->category, r->path, &col->best[col->want - 1]) >= 0)
             return;
-        knowledge_release(&worst->k);
+        cand_release(&col->best[col->want - 1]);
         at = --col->nbest;
     }
-    while (at > 0 && order(score, k, col->best[at - 1].score, &col->best[at - 1].k) < 0)
+    while (at > 0 && order(score, r->updated_at, r->category, r->path, &col->best[at - 1]) < 0)
         at--;
     memmove(&col->best[at + 1], &col->best[at], (col->nbest - at) * sizeof *col->best);
-    copy_entry(&col->best[at].k, k);
-    col->best[at].score = score;
+    c = &col->best[at];
+    c->id = xstrdup(r->id);
+    c->category = xstrdup(r->category);
+    c->path = xstrdup(r->path);
+    c->updated_at = xstrdup(r->updated_at);
+    c->score = score;
     col->nbest++;
 }
 
-static int take(const struct knowledge *k, void *arg)
+static int take(const struct match_row *r, void *arg)
 {
     struct collector *col = arg;
-    unsigned bit = strcmp(k->category, "rules") == 0 ? SEARCH_RULES : SEARCH_EXPERIENCES;
+    unsigned bit = strcmp(r->category, "rules") == 0 ? SEARCH_RULES : SEARCH_EXPERIENCES;
     struct fields *f = &col->f;
     double score;
     col->rows++;
-    if (!(col->categories & bit) || (col->skip_always_rules && bit == SEARCH_RULES && k->always_apply) ||
-        !seen_add(&col->seen, k->id))
+    if (!(col->categories & bit) || (col->skip_always_rules && bit == SEARCH_RULES && r->always_apply) ||
+        !seen_add(&col->seen, r->id))
         return 0;
-    path_stem(k->path, &col->stem);
-    fold_field(&f->title, k->title, 100000, &f->tmp);
-    fold_field(&f->stem, col->stem.data, 100000, &f->tmp);
-    fold_field(&f->body, k->content, 200, &f->tmp);
-    strlist_set_tags(&f->tags, k->tags, &f->tmp);
-    score = score_folded(col->q, f, is_manual(k->source), &col->tables);
+    path_stem(r->path, &col->stem);
+    fold_field(&f->title, r->title, 0, &f->tmp);
+    fold_field(&f->stem, col->stem.data, 0, &f->tmp);
+    fold_field(&f->body, r->body, 200, &f->tmp);
+    strlist_set_tags(&f->tags, r->tags, &f->tmp);
+    score = score_folded(col->q, f, is_manual(r->source), &col->tables);
     if (score <= 0)
         return 0;
     col->positive++;
-    keep(col, score, k);
+    keep(col, score, r);
     return 0;
 }
 
@@ -495,17 +482,72 @@ static int table_token(void *ctx, const char *token, size_t n, size_t start, siz
     return 0;
 }
 
-enum { IN_HEAD, IN_ALL };
+enum { IN_HEAD = MATCH_HEAD, IN_ALL = MATCH_ALL };
 
-/* One pass: at most PASS_LIMIT rows of one index, newest first. *full is set
- * when the pass returned every match (fewer rows than the limit). */
+/* The query's tokens with a Han run's bigrams thinned to every other one (and
+ * its last): 库存周转分析 gives 库存 周转 分析, dropping 存周 and 转分, which
+ * span word boundaries and rarely occur. n is 0 when nothing is dropped. */
+struct thinned {
+    char *tok[64];
+    size_t n, all;
+    size_t prev_start, prev_end;
+    size_t idx[64];
+    int overlap_next[64];
+};
+
+static int thin_token(void *ctx, const char *token, size_t len, size_t start, size_t end)
+{
+    struct thinned *t = ctx;
+    size_t i = t->all;
+    (void)token;
+    (void)len;
+    if (i == 64)
+        return 1;
+    t->idx[i] = i > 0 && start > t->prev_start && start < t->prev_end ? t->idx[i - 1] + 1 : 0;
+    if (i > 0)
+        t->overlap_next[i - 1] = t->idx[i] > 0;
+    t->overlap_next[i] = 0;
+    t->prev_start = start;
+    t->prev_end = end;
+    t->tok[i] = xstrndup(token, len);
+    t->all++;
+    return 0;
+}
+
+static void thin(const struct search_query *q, struct thinned *t)
+{
+    size_t keep = 0;
+    memset(t, 0, sizeof *t);
+    tokenize(q->whole, strlen(q->whole), thin_token, t);
+    for (size_t i = 0; i < t->all; i++) {
+        int drop = t->idx[i] % 2 == 1 && t->overlap_next[i];
+        for (size_t j = 0; !drop && j < keep; j++)
+            drop = strcmp(t->tok[j], t->tok[i]) == 0;
+        if (drop)
+            free(t->tok[i]);
+        else
+            t->tok[keep++] = t->tok[i];
+    }
+    t->n = keep;
+}
+
+static void thinned_release(struct thinned *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->tok[i]);
+}
+
+/* One pass: at most PASS_LIMIT rows of one index, newest first, below the
+ * seq `below` (0: all). *full is set when the pass returned every match
+ * (fewer rows than the limit), *last to the seq where it stopped. */
 static int pass(struct store *st, const char *space, struct collector *col,
-                const struct knowledge_filter *filter, int index, const char *expr, int *full)
+                const struct knowledge_filter *filter, int index, const char *expr,
+                long long below, int *full, long long *last)
 {
     int rc;
     col->rows = 0;
-    rc = (index == IN_HEAD ? store_knowledge_match_head : store_knowledge_match)(
-        st, space, expr, filter, PASS_LIMIT, take, col);
+    rc = store_knowledge_match(st, (enum match_index)index, space, expr, filter, PASS_LIMIT,
+                               below, last, take, col);
     if (full)
         *full = col->rows < PASS_LIMIT;
     return rc;
@@ -521,21 +563,30 @@ static int settled(const struct collector *col, double ub)
 /* Gather and score candidates in passes, the cheap and likely ones first:
  *   1. entries whose tags hold a table name (file view);
  *   2. all query words in the head (title, tags, stem) of the small head
- *      index; when there are more than a pass takes, the title-and-tags
- *      tier next (and its best, or the title tier), so the best are never
- *      left out;
- *   3. any query word in the head, unless no such entry can rank;
- *   4. word prefixes in the head ("qua" -> quarterly), while fewer than the
- *      wanted hits are in hand;
- *   5. the same over every column (scenario and body too), while fewer.
- * Every candidate is scored exactly; the best `want` are kept in order. */
+ *      index, exact words; when there are more than a pass takes, the
+ *      tiers below the rows taken, from the best down (one word: title and
+ *      tags, title and stem, title; more: title), so the best are not left
+ *      out for being older;
+ *   3. for Chinese, the words of the query without the bigrams that span
+ *      them (库存周转分析: 库存 周转 分析);
+ *   4. any query word in the head;
+ *   5. word prefixes in the head ("qua" -> quarterly), then the same over
+ *      every column (scenario and body too), while fewer than the wanted
+ *      hits are in hand.
+ * A pass is skipped when the wanted hits are in hand and no entry it could
+ * add can score above the last of them. Every candidate is scored exactly;
+ * the best `want` are kept in order. */
 static int collect(struct store *st, const char *space, struct collector *col,
                    const struct knowledge_filter *filter)
 {
     const struct search_query *q = col->q;
     char *const *tok = q->tokens;
     double n = (double)q->n, tables = 30.0 * (double)col->tables.n;
+    /* An entry without some word in its head: at most 190/N for each other
+     * word, 10/N for that one, and no whole-query bonus. */
+    double partial = ((n - 1) * 190 + 10) / (n > 0 ? n : 1) + tables;
     struct buf expr;
+    long long last = 0;
     int rc = STORE_OK, full = 1;
     buf_init(&expr, 1 << 16);
     if (col->tables.n) {
@@ -546,51 +597,62 @@ static int collect(struct store *st, const char *space, struct collector *col,
         }
         if (tq.n) {
             match_expr(&expr, tq.tokens, tq.n, "OR", 1, "tags");
-            rc = pass(st, space, col, filter, IN_HEAD, expr.data, NULL);
+            rc = pass(st, space, col, filter, IN_HEAD, expr.data, 0, NULL, NULL);
         }
         search_query_release(&tq);
     }
     if (rc || !q->n)
         goto out;
     match_expr(&expr, tok, q->n, "AND", 0, NULL);
-    if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, &full)))
+    if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, 0, &full, &last)))
         goto out;
     if (!full) {
-        /* More than a pass takes: make sure the best tier is in. */
-        match_expr(&expr, tok, q->n, "AND", 0, "title tags");
-        if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, &full)))
-            goto out;
-        /* Outside the title-and-tags tier an entry lacks a word in its title
-         * (100/N and the whole-title 50) or in its tags (50/N and 50). */
-        if (!full)
-            match_expr(&expr, tok, q->n, "AND", 0, "title tags stem");
-        else if (!settled(col, 240 - 50 / n + tables))
-            match_expr(&expr, tok, q->n, "AND", 0, "title");
-        else
-            buf_reset(&expr);
-        if (expr.len && (rc = pass(st, space, col, filter, IN_HEAD, expr.data, NULL)))
+        /* More head matches than a pass takes: their tiers, from the best
+         * down, each below the rows already taken (tiers are subsets of the
+         * head matches). `outside`: the most an entry left out of the tiers
+         * visited so far can score, for one word. More words: the title. */
+        static const struct {
+            const char *columns;
+            double outside;
+        } tiers[] = {{"title tags", 190}, {"title stem", 160}, {"title", 140}};
+        for (size_t t = q->n == 1 ? 0 : 2; t < sizeof tiers / sizeof *tiers; t++) {
+            match_expr(&expr, tok, q->n, "AND", 0, tiers[t].columns);
+            if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, last, &full, NULL)))
+                goto out;
+            /* A truncated tier holds more than the wanted, better than below. */
+            if (!full || settled(col, tiers[t].outside + tables))
+                break;
+        }
+    }
+    if (q->n > 2 && !settled(col, partial)) {
+        struct thinned t;
+        thin(q, &t);
+        if (t.n > 1 && t.n < q->n) {
+            match_expr(&expr, t.tok, t.n, "AND", 0, NULL);
+            rc = pass(st, space, col, filter, IN_HEAD, expr.data, 0, NULL, NULL);
+        }
+        thinned_release(&t);
+        if (rc)
             goto out;
     }
-    /* An entry without some word in its head scores at most 190/N for each
-     * other word, 10/N for that one, no whole-query bonus. */
-    if (q->n > 1 && !settled(col, ((n - 1) * 190 + 10) / n + tables)) {
+    if (q->n > 1 && !settled(col, partial)) {
         match_expr(&expr, tok, q->n, "OR", 0, NULL);
-        if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, NULL)))
+        if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, 0, NULL, NULL)))
             goto out;
     }
     {
         static const struct {
             int index, prefix;
             const char *op;
-        } more[] = {
+        } rest[] = {
             {IN_HEAD, 1, "AND"}, {IN_HEAD, 1, "OR"}, {IN_ALL, 0, "AND"},
             {IN_ALL, 0, "OR"},   {IN_ALL, 1, "AND"}, {IN_ALL, 1, "OR"},
         };
-        for (size_t p = 0; p < sizeof more / sizeof *more && col->positive < col->want; p++) {
-            if (q->n == 1 && strcmp(more[p].op, "OR") == 0)
+        for (size_t p = 0; p < sizeof rest / sizeof *rest && col->positive < col->want; p++) {
+            if (q->n == 1 && strcmp(rest[p].op, "OR") == 0)
                 continue;
-            match_expr(&expr, tok, q->n, more[p].op, more[p].prefix, NULL);
-            if ((rc = pass(st, space, col, filter, more[p].index, expr.data, NULL)))
+            match_expr(&expr, tok, q->n, rest[p].op, rest[p].prefix, NULL);
+            if ((rc = pass(st, space, col, filter, rest[p].index, expr.data, 0, NULL, NULL)))
                 goto out;
         }
     }
@@ -602,7 +664,7 @@ out:
 static void collector_release(struct collector *col)
 {
     for (size_t i = 0; i < col->nbest; i++)
-        knowledge_release(&col->best[i].k);
+        cand_release(&col->best[i]);
     free(col->best);
     seen_release(&col->seen);
     strlist_release(&col->tables);
@@ -631,9 +693,17 @@ static int run(struct store *st, const char *space, const char *query, unsigned 
     strlist_add_json(&col.tables, table_names, 1, &col.f.tmp);
     buf_init(&col.stem, 4096);
     rc = collect(st, space, &col, filter);
+    /* The hits, loaded whole (an entry deleted meanwhile is left out). */
     for (size_t i = 0; rc == STORE_OK && i < col.nbest; i++) {
-        struct search_hit h = {&col.best[i].k, col.best[i].score};
-        each(&h, ctx);
+        struct knowledge k;
+        int got = store_knowledge_get(st, space, col.best[i].id, 0, &k);
+        if (got == STORE_OK) {
+            struct search_hit h = {&k, col.best[i].score};
+            each(&h, ctx);
+        } else if (got != STORE_NOT_FOUND) {
+            rc = got;
+        }
+        knowledge_release(&k);
     }
     collector_release(&col);
     search_query_release(&q);

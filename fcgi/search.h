@@ -36,7 +36,7 @@ double search_match_score(const struct search_query *q, const char *title, struc
                           struct json_object *table_names);
 
 struct search_hit {
-    const struct knowledge *k; /* without document */
+    const struct knowledge *k; /* the whole entry */
     double score;
 };
 

@@ -181,13 +181,11 @@ static const char *const migrations[] = {
     " harmful, irrelevant, unused, neutral, status, merged_into, version, created_at,"     \
     " updated_at, meta, document"
 
-/* The columns of a search candidate (S_MATCH*): meta and document are never
- * read there, and document, the last and largest, would cost overflow pages. */
-#define KNOWLEDGE_COLUMNS_K                                                                \
-    "k.id, k.space, k.category, k.path, k.title, k.description, k.tags, k.types,"         \
-    " k.scenario, k.content, k.always_apply, k.source, k.urls, k.agent_id, k.message_id,"  \
-    " k.source_ts, k.score, k.helpful, k.harmful, k.irrelevant, k.unused, k.neutral,"      \
-    " k.status, k.merged_into, k.version, k.created_at, k.updated_at, NULL, NULL"
+/* The columns of a search candidate (S_MATCH*, struct match_row): only what
+ * scoring needs, the content cut to its first 200 characters. */
+#define MATCH_COLUMNS                                                                      \
+    "f.rowid, k.id, k.category, k.path, k.title, k.tags, substr(k.content, 1, 200),"       \
+    " k.source, k.updated_at, k.always_apply"
 
 #define TRACE_COUNTS                                                                       \
     "(SELECT count(*) FROM knowledge_log l WHERE l.space = t.space AND l.trace_id = t.trace_id)," \
@@ -372,14 +370,16 @@ static const char *const stmt_sql[S_COUNT] = {
                             " AND always_apply = 1 ORDER BY path",
     [S_SCAN_ACTIVE] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                       " WHERE space = ?1 AND status = 'active' ORDER BY category, path",
-    [S_MATCH] = "SELECT " KNOWLEDGE_COLUMNS_K " FROM knowledge_fts f JOIN knowledge k"
+    [S_MATCH] = "SELECT " MATCH_COLUMNS " FROM knowledge_fts f JOIN knowledge k"
                 " ON k.seq = f.rowid WHERE knowledge_fts MATCH ?1 AND k.space = ?2"
                 " AND k.status = 'active' AND (?3 = 0 OR k.types & ?3 != 0)"
-                " AND (?4 IS NULL OR k.category = ?4) ORDER BY f.rowid DESC LIMIT ?5",
-    [S_MATCH_HEAD] = "SELECT " KNOWLEDGE_COLUMNS_K " FROM knowledge_head f JOIN knowledge k"
-                     " ON k.seq = f.rowid WHERE knowledge_head MATCH ?1 AND k.space = ?2"
-                     " AND k.status = 'active' AND (?3 = 0 OR k.types & ?3 != 0)"
-                     " AND (?4 IS NULL OR k.category = ?4) ORDER BY f.rowid DESC LIMIT ?5",
+                " AND (?4 IS NULL OR k.category = ?4) AND f.rowid < ?6"
+                " ORDER BY f.rowid DESC LIMIT ?5",
+    [S_MATCH_HEAD] = "SELECT " MATCH_COLUMNS " FROM knowledge_head f"
+                     " JOIN knowledge k ON k.seq = f.rowid WHERE knowledge_head MATCH ?1"
+                     " AND k.space = ?2 AND k.status = 'active'"
+                     " AND (?3 = 0 OR k.types & ?3 != 0) AND (?4 IS NULL OR k.category = ?4)"
+                     " AND f.rowid < ?6 ORDER BY f.rowid DESC LIMIT ?5",
     [S_TRACE_UPSERT] = "INSERT INTO traces(space, trace_id, task, created_at) VALUES(?1, ?2, ?3, ?4)"
                        " ON CONFLICT(space, trace_id) DO UPDATE SET task = excluded.task",
     [S_TRACE_INSERT] = "INSERT OR IGNORE INTO traces(space, trace_id, task, created_at)"
@@ -1506,11 +1506,18 @@ int store_knowledge_scan(struct store *st, const char *space, enum knowledge_sca
     return rc;
 }
 
-static int match_in(struct store *st, enum stmt_id id, const char *space, const char *match,
-                    const struct knowledge_filter *f, long limit,
-                    int (*each)(const struct knowledge *, void *), void *ctx)
+static const char *col_or_empty(sqlite3_stmt *s, int i)
 {
-    sqlite3_stmt *s = stmt_get(st, id);
+    const char *v = (const char *)sqlite3_column_text(s, i);
+    return v ? v : "";
+}
+
+int store_knowledge_match(struct store *st, enum match_index index, const char *space,
+                          const char *match, const struct knowledge_filter *f, long limit,
+                          long long below, long long *last,
+                          int (*each)(const struct match_row *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, index == MATCH_HEAD ? S_MATCH_HEAD : S_MATCH);
     int rc;
     if (!s)
         return STORE_ERROR;
@@ -1519,33 +1526,29 @@ static int match_in(struct store *st, enum stmt_id id, const char *space, const 
     sqlite3_bind_int(s, 3, f ? (int)f->types : 0);
     bind_text(s, 4, f ? f->category : NULL);
     sqlite3_bind_int64(s, 5, limit);
+    sqlite3_bind_int64(s, 6, below > 0 ? below : INT64_MAX); /* a bound FTS5 can seek to */
+    if (last)
+        *last = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        struct knowledge k;
-        int stop;
-        knowledge_init(&k);
-        knowledge_from_row(s, &k, 0);
-        stop = each(&k, ctx);
-        knowledge_release(&k);
-        if (stop)
+        struct match_row r;
+        r.seq = sqlite3_column_int64(s, 0);
+        r.id = col_or_empty(s, 1);
+        r.category = col_or_empty(s, 2);
+        r.path = col_or_empty(s, 3);
+        r.title = col_or_empty(s, 4);
+        r.tags = col_or_empty(s, 5);
+        r.body = col_or_empty(s, 6);
+        r.source = col_or_empty(s, 7);
+        r.updated_at = col_or_empty(s, 8);
+        r.always_apply = sqlite3_column_int(s, 9);
+        if (last)
+            *last = r.seq;
+        if (each(&r, ctx))
             break;
     }
     rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
     finish(s);
     return rc;
-}
-
-int store_knowledge_match(struct store *st, const char *space, const char *match,
-                          const struct knowledge_filter *f, long limit,
-                          int (*each)(const struct knowledge *, void *), void *ctx)
-{
-    return match_in(st, S_MATCH, space, match, f, limit, each, ctx);
-}
-
-int store_knowledge_match_head(struct store *st, const char *space, const char *match,
-                               const struct knowledge_filter *f, long limit,
-                               int (*each)(const struct knowledge *, void *), void *ctx)
-{
-    return match_in(st, S_MATCH_HEAD, space, match, f, limit, each, ctx);
 }
 
 /* ---- traces and the knowledge log ---- */

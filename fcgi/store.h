@@ -169,17 +169,31 @@ int store_knowledge_scan(struct store *st, const char *space, enum knowledge_sca
                          const char *category, int with_document,
                          int (*each)(const struct knowledge *, void *), void *ctx);
 
+/* One full-text candidate, with what the search scores and orders by.
+ * Strings are borrowed: valid during the callback only. */
+struct match_row {
+    long long seq;
+    const char *id, *category, *path, *title, *tags; /* tags: JSON array text */
+    const char *body;                                 /* the content's first 200 characters */
+    const char *source, *updated_at;
+    int always_apply;
+};
+
+enum match_index {
+    MATCH_ALL,  /* knowledge_fts: title, tags, stem, scenario, body */
+    MATCH_HEAD, /* knowledge_head: title, tags, stem only (far smaller) */
+};
+
 /* Full-text candidates: active entries of the space matching the FTS5
  * expression match (built by search.c from tokenizer output, never from raw
- * client text) and the filter's types and category, newest first, at most
- * limit. Calls each(k, ctx) without the document. */
-int store_knowledge_match(struct store *st, const char *space, const char *match,
-                          const struct knowledge_filter *f, long limit,
-                          int (*each)(const struct knowledge *, void *), void *ctx);
-/* The same over the small index of the head fields only (title, tags, stem). */
-int store_knowledge_match_head(struct store *st, const char *space, const char *match,
-                               const struct knowledge_filter *f, long limit,
-                               int (*each)(const struct knowledge *, void *), void *ctx);
+ * client text) in one index, and the filter's types and category, newest
+ * first (by seq), at most limit, only those with seq below `below` when it
+ * is > 0. *last (may be NULL) receives the seq of the last row, 0 when none.
+ * each() returning non-zero stops the scan. */
+int store_knowledge_match(struct store *st, enum match_index index, const char *space,
+                          const char *match, const struct knowledge_filter *f, long limit,
+                          long long below, long long *last,
+                          int (*each)(const struct match_row *, void *), void *ctx);
 
 struct knowledge_revision {
     long version;
