@@ -2255,24 +2255,32 @@ int store_check(struct store *st, struct buf *report)
     } else {
         buf_adds(report, "foreign_key_check: ok\n");
     }
-    if (exec(st, "INSERT INTO knowledge_fts(knowledge_fts) VALUES('integrity-check')")) {
-        buf_addf(report, "full-text index: %s\n", store_errmsg(st));
-        problems++;
-    } else {
-        buf_adds(report, "full-text index: ok\n");
-    }
     {
-        struct buf a, b;
+        static const char *const indexes[] = {"knowledge_fts", "knowledge_head"};
+        struct buf a, b, sql;
         buf_init(&a, 64);
         buf_init(&b, 64);
+        buf_init(&sql, 256);
         query_text(st, "SELECT count(*) FROM knowledge WHERE status = 'active'", &a);
-        query_text(st, "SELECT count(*) FROM knowledge_fts", &b);
-        if (strcmp(a.data, b.data) != 0) {
-            buf_addf(report, "index vs table: %s active entries, %s indexed\n", a.data, b.data);
-            problems++;
-        } else {
-            buf_addf(report, "index vs table: %s active entries, all indexed\n", a.data);
+        for (size_t i = 0; i < 2; i++) {
+            buf_reset(&sql);
+            buf_addf(&sql, "INSERT INTO %s(%s) VALUES('integrity-check')", indexes[i], indexes[i]);
+            if (exec(st, sql.data)) {
+                buf_addf(report, "%s: %s\n", indexes[i], store_errmsg(st));
+                problems++;
+                continue;
+            }
+            buf_reset(&sql);
+            buf_addf(&sql, "SELECT count(*) FROM %s", indexes[i]);
+            query_text(st, sql.data, &b);
+            if (strcmp(a.data, b.data) != 0) {
+                buf_addf(report, "%s: %s active entries, %s indexed\n", indexes[i], a.data, b.data);
+                problems++;
+            } else {
+                buf_addf(report, "%s: ok, %s active entries all indexed\n", indexes[i], a.data);
+            }
         }
+        buf_release(&sql);
         query_text(st, "SELECT count(*) FROM knowledge k WHERE status = 'active' AND"
                        " (SELECT count(*) FROM knowledge_revisions r WHERE r.knowledge_id = k.id) = 0",
                    &a);
