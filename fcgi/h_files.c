@@ -170,14 +170,7 @@ void h_files_list(struct request *req, struct response *res)
         items = json_object_new_array();
         rc = store_knowledge_scan(req->store, req->who.space, SCAN_CATEGORY, category, 0,
                                   list_add, items);
-        if (rc) {
-            json_object_put(items);
-            reply_store_error(res, rc, "Knowledge file");
-        } else {
-            struct json_object *data = json_object_new_object();
-            json_object_object_add(data, "items", items);
-            reply_data(res, data);
-        }
+        reply_items(res, rc, items, "Knowledge file");
     }
     free(category);
     json_object_put(body);
@@ -494,14 +487,7 @@ void h_files_trash(struct request *req, struct response *res)
         items = json_object_new_array();
         rc = store_knowledge_scan(req->store, req->who.space, SCAN_DELETED,
                                   category && *category ? category : NULL, 0, trash_add, items);
-        if (rc) {
-            json_object_put(items);
-            reply_store_error(res, rc, "Knowledge file");
-        } else {
-            struct json_object *data = json_object_new_object();
-            json_object_object_add(data, "items", items);
-            reply_data(res, data);
-        }
+        reply_items(res, rc, items, "Knowledge file");
     }
     free(category);
     json_object_put(body);

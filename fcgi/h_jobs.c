@@ -94,14 +94,7 @@ void h_jobs_list(struct request *req, struct response *res)
         return;
     }
     rc = store_job_list(req->store, req->who.space, limit, add_job, items);
-    if (rc) {
-        json_object_put(items);
-        reply_store_error(res, rc, "Job");
-        return;
-    }
-    struct json_object *data = json_object_new_object();
-    json_object_object_add(data, "items", items);
-    reply_data(res, data);
+    reply_items(res, rc, items, "Job");
 }
 
 static void add_usage(const struct llm_usage *u, void *ctx)

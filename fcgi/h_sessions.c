@@ -61,14 +61,7 @@ void h_sessions_list(struct request *req, struct response *res)
 {
     struct json_object *items = json_object_new_array();
     int rc = store_session_list(req->store, req->who.space, add_summary, items);
-    if (rc) {
-        json_object_put(items);
-        reply_store_error(res, rc, "Session");
-        return;
-    }
-    struct json_object *data = json_object_new_object();
-    json_object_object_add(data, "items", items);
-    reply_data(res, data);
+    reply_items(res, rc, items, "Session");
 }
 
 void h_sessions_get(struct request *req, struct response *res)

@@ -291,6 +291,20 @@ void reply_data(struct response *res, struct json_object *data)
     reply_json(res, env);
 }
 
+void reply_items(struct response *res, int store_status, struct json_object *items,
+                 const char *what)
+{
+    struct json_object *data;
+    if (store_status) {
+        json_object_put(items);
+        reply_store_error(res, store_status, what);
+        return;
+    }
+    data = json_object_new_object();
+    json_object_object_add(data, "items", items);
+    reply_data(res, data);
+}
+
 void reply_page(struct response *res, struct json_object *items, long total, long limit,
                 long offset)
 {

@@ -111,6 +111,11 @@ void reply_raw(struct response *res, int http_status, struct json_object *body);
 
 /* Success envelope around data (takes ownership; NULL gives "data":null). */
 void reply_data(struct response *res, struct json_object *data);
+/* {"items": items} when store_status is STORE_OK, else its error (items is
+ * taken either way). */
+void reply_items(struct response *res, int store_status, struct json_object *items,
+                 const char *what);
+
 /* Success envelope of one page: {items, total, limit, offset} (takes items). */
 void reply_page(struct response *res, struct json_object *items, long total, long limit,
                 long offset);

@@ -1186,16 +1186,11 @@ int store_knowledge_add_case(struct store *st, const char *space, const char *id
     return tx_end(st, rc);
 }
 
-int store_knowledge_cases_each(struct store *st, const char *id, const char *kind, long limit,
-                               int (*each)(const struct knowledge_case *, void *), void *ctx)
+/* Pass every row of a cases statement to each, then reset it. */
+static int case_rows(sqlite3_stmt *s, int (*each)(const struct knowledge_case *, void *),
+                     void *ctx)
 {
-    sqlite3_stmt *s = stmt_get(st, S_CASES);
     int rc;
-    if (!s)
-        return STORE_ERROR;
-    bind_text(s, 1, id);
-    bind_text(s, 2, kind);
-    sqlite3_bind_int64(s, 3, limit);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct knowledge_case c = {
             .kind = col_text(s, 0),
@@ -1213,6 +1208,18 @@ int store_knowledge_cases_each(struct store *st, const char *id, const char *kin
     rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
     finish(s);
     return rc;
+}
+
+int store_knowledge_cases_each(struct store *st, const char *id, const char *kind, long limit,
+                               int (*each)(const struct knowledge_case *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_CASES);
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    bind_text(s, 2, kind);
+    sqlite3_bind_int64(s, 3, limit);
+    return case_rows(s, each, ctx);
 }
 
 int store_knowledge_cases_page(struct store *st, const char *space, const char *id,
@@ -1237,23 +1244,7 @@ int store_knowledge_cases_page(struct store *st, const char *space, const char *
     bind_text(s, 2, kind);
     sqlite3_bind_int64(s, 3, limit);
     sqlite3_bind_int64(s, 4, offset);
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        struct knowledge_case c = {
-            .kind = col_text(s, 0),
-            .case_id = col_text(s, 1),
-            .scenario = col_text(s, 2),
-            .result = col_text(s, 3),
-            .agent_id = col_text(s, 4),
-            .trace_id = col_text(s, 5),
-            .goal_id = col_text(s, 6),
-            .created_at = col_text(s, 7),
-        };
-        if (each(&c, ctx))
-            break;
-    }
-    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    finish(s);
-    return rc;
+    return case_rows(s, each, ctx);
 }
 
 int store_knowledge_set_score(struct store *st, const char *space, const char *id, int score,
