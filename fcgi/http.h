@@ -62,6 +62,7 @@ struct request {
     struct identity who;
     struct store *store;      /* this thread's connection */
     struct llm *llm;          /* this thread's LLM client (may be NULL) */
+    struct cache *cache;      /* this thread's answer cache (may be NULL) */
     const struct config *cfg; /* read-only, shared by every thread */
 };
 

@@ -3,6 +3,7 @@
  * FCGX_Accept_r loop. SIGTERM/SIGINT stop accepting, let in-flight requests
  * finish, and exit 0. The only file that includes fcgiapp.h. */
 #include "buf.h"
+#include "cache.h"
 #include "cli.h"
 #include "config.h"
 #include "agentlog.h"
@@ -34,6 +35,7 @@ struct worker {
     pthread_t thread;
     struct store *store;
     struct llm *llm;
+    struct cache *cache;
     const struct config *cfg;
 };
 
@@ -120,6 +122,7 @@ static void handle(FCGX_Request *fr, struct worker *w)
     req.request_id = request_id;
     req.store = w->store;
     req.llm = w->llm;
+    req.cache = w->cache;
     req.cfg = w->cfg;
     if (!req.method)
         req.method = "GET";
@@ -212,6 +215,7 @@ static int serve(const struct config *cfg)
             goto out;
         }
         workers[i].llm = llm_new();
+        workers[i].cache = cache_new(512, 256 * 1024);
     }
     if (server_first_start(cfg, workers[0].store))
         goto out;
@@ -265,6 +269,7 @@ out:
     for (int i = 0; workers && i < cfg->threads; i++) {
         store_close(workers[i].store);
         llm_free(workers[i].llm);
+        cache_free(workers[i].cache);
     }
     store_close(jobber.store);
     llm_free(jobber.llm);

@@ -1,6 +1,9 @@
 /* router: the route table and dispatch (404, 405 + Allow, 401, 403). */
 #include "router.h"
 #include "auth.h"
+#include "cache.h"
+#include "config.h"
+#include "store.h"
 #include "handlers.h"
 #include "util.h"
 
@@ -8,52 +11,52 @@
 #include <string.h>
 
 static const struct route routes[] = {
-    {"GET", "/api/health", ROLE_NONE, h_health},
-    {"GET", "/api/auth/me", ROLE_READER, h_auth_me},
-    {"POST", "/api/auth/login", ROLE_NONE, h_auth_login},
-    {"POST", "/api/auth/logout", ROLE_READER, h_auth_logout},
-    {"GET", "/api/knowledge", ROLE_READER, h_knowledge_list},
-    {"POST", "/api/knowledge", ROLE_AGENT, h_knowledge_create},
-    {"POST", "/api/knowledge/batch_update", ROLE_AGENT, h_knowledge_batch_update},
-    {"POST", "/api/knowledge/limits", ROLE_READER, h_files_limits},
-    {"POST", "/api/knowledge/list", ROLE_READER, h_files_list},
-    {"POST", "/api/knowledge/read", ROLE_READER, h_files_read},
-    {"POST", "/api/knowledge/write", ROLE_AGENT, h_files_write},
-    {"POST", "/api/knowledge/rename", ROLE_AGENT, h_files_rename},
-    {"POST", "/api/knowledge/delete", ROLE_AGENT, h_files_delete},
-    {"POST", "/api/knowledge/trash", ROLE_READER, h_files_trash},
-    {"POST", "/api/knowledge/preview", ROLE_READER, h_files_preview},
-    {"GET", "/api/knowledge/rules", ROLE_READER, h_context_rules},
-    {"GET", "/api/knowledge/export", ROLE_READER, h_knowledge_export},
-    {"POST", "/api/knowledge/context", ROLE_READER, h_context_question},
-    {"POST", "/api/knowledge/search", ROLE_READER, h_search_files},
-    {"POST", "/api/knowledge/distill-experience", ROLE_AGENT, h_distill_experience},
-    {"POST", "/api/knowledge/slim", ROLE_AGENT, h_knowledge_slim},
-    {"GET", "/api/knowledge/search", ROLE_READER, h_search_entries},
-    {"GET", "/api/knowledge/{id}", ROLE_READER, h_knowledge_get},
-    {"PUT", "/api/knowledge/{id}", ROLE_AGENT, h_knowledge_update},
-    {"DELETE", "/api/knowledge/{id}", ROLE_AGENT, h_knowledge_delete},
-    {"GET", "/api/knowledge/{id}/revisions", ROLE_READER, h_knowledge_revisions},
-    {"GET", "/api/knowledge/{id}/cases", ROLE_READER, h_knowledge_cases},
-    {"POST", "/api/knowledge/{id}/revert", ROLE_AGENT, h_knowledge_revert},
-    {"POST", "/api/traces", ROLE_AGENT, h_traces_create},
-    {"GET", "/api/traces", ROLE_READER, h_traces_list},
-    {"GET", "/api/traces/{trace_id}", ROLE_READER, h_traces_get},
-    {"GET", "/api/traces/{trace_id}/knowledge_log", ROLE_READER, h_traces_log},
-    {"POST", "/api/traces/{trace_id}/knowledge_log", ROLE_AGENT, h_traces_inject},
-    {"GET", "/api/traces/{trace_id}/knowledge_log/pending", ROLE_READER, h_traces_pending},
-    {"GET", "/api/traces/{trace_id}/eval_prompt", ROLE_READER, h_traces_eval_prompt},
-    {"POST", "/api/traces/{trace_id}/evaluations", ROLE_AGENT, h_traces_evaluate},
-    {"GET", "/api/sessions", ROLE_READER, h_sessions_list},
-    {"POST", "/api/sessions", ROLE_AGENT, h_sessions_put},
-    {"GET", "/api/sessions/{id}", ROLE_READER, h_sessions_get},
-    {"DELETE", "/api/sessions/{id}", ROLE_AGENT, h_sessions_delete},
-    {"DELETE", "/api/sessions/{id}/tables/{table_id}", ROLE_AGENT, h_sessions_delete_table},
-    {"GET", "/api/jobs", ROLE_READER, h_jobs_list},
-    {"GET", "/api/jobs/{id}", ROLE_READER, h_jobs_get},
-    {"GET", "/api/llm/usage", ROLE_READER, h_llm_usage},
-    {"GET", "/api/tools", ROLE_READER, h_tools},
-    {"POST", "/mcp", ROLE_READER, h_mcp},
+    {"GET", "/api/health", ROLE_NONE, h_health, 0},
+    {"GET", "/api/auth/me", ROLE_READER, h_auth_me, 0},
+    {"POST", "/api/auth/login", ROLE_NONE, h_auth_login, 0},
+    {"POST", "/api/auth/logout", ROLE_READER, h_auth_logout, 0},
+    {"GET", "/api/knowledge", ROLE_READER, h_knowledge_list, 0},
+    {"POST", "/api/knowledge", ROLE_AGENT, h_knowledge_create, 0},
+    {"POST", "/api/knowledge/batch_update", ROLE_AGENT, h_knowledge_batch_update, 0},
+    {"POST", "/api/knowledge/limits", ROLE_READER, h_files_limits, 0},
+    {"POST", "/api/knowledge/list", ROLE_READER, h_files_list, 0},
+    {"POST", "/api/knowledge/read", ROLE_READER, h_files_read, 0},
+    {"POST", "/api/knowledge/write", ROLE_AGENT, h_files_write, 0},
+    {"POST", "/api/knowledge/rename", ROLE_AGENT, h_files_rename, 0},
+    {"POST", "/api/knowledge/delete", ROLE_AGENT, h_files_delete, 0},
+    {"POST", "/api/knowledge/trash", ROLE_READER, h_files_trash, 0},
+    {"POST", "/api/knowledge/preview", ROLE_READER, h_files_preview, 0},
+    {"GET", "/api/knowledge/rules", ROLE_READER, h_context_rules, 0},
+    {"GET", "/api/knowledge/export", ROLE_READER, h_knowledge_export, 0},
+    {"POST", "/api/knowledge/context", ROLE_READER, h_context_question, 0},
+    {"POST", "/api/knowledge/search", ROLE_READER, h_search_files, 1},
+    {"POST", "/api/knowledge/distill-experience", ROLE_AGENT, h_distill_experience, 0},
+    {"POST", "/api/knowledge/slim", ROLE_AGENT, h_knowledge_slim, 0},
+    {"GET", "/api/knowledge/search", ROLE_READER, h_search_entries, 1},
+    {"GET", "/api/knowledge/{id}", ROLE_READER, h_knowledge_get, 0},
+    {"PUT", "/api/knowledge/{id}", ROLE_AGENT, h_knowledge_update, 0},
+    {"DELETE", "/api/knowledge/{id}", ROLE_AGENT, h_knowledge_delete, 0},
+    {"GET", "/api/knowledge/{id}/revisions", ROLE_READER, h_knowledge_revisions, 0},
+    {"GET", "/api/knowledge/{id}/cases", ROLE_READER, h_knowledge_cases, 0},
+    {"POST", "/api/knowledge/{id}/revert", ROLE_AGENT, h_knowledge_revert, 0},
+    {"POST", "/api/traces", ROLE_AGENT, h_traces_create, 0},
+    {"GET", "/api/traces", ROLE_READER, h_traces_list, 0},
+    {"GET", "/api/traces/{trace_id}", ROLE_READER, h_traces_get, 0},
+    {"GET", "/api/traces/{trace_id}/knowledge_log", ROLE_READER, h_traces_log, 0},
+    {"POST", "/api/traces/{trace_id}/knowledge_log", ROLE_AGENT, h_traces_inject, 0},
+    {"GET", "/api/traces/{trace_id}/knowledge_log/pending", ROLE_READER, h_traces_pending, 0},
+    {"GET", "/api/traces/{trace_id}/eval_prompt", ROLE_READER, h_traces_eval_prompt, 0},
+    {"POST", "/api/traces/{trace_id}/evaluations", ROLE_AGENT, h_traces_evaluate, 0},
+    {"GET", "/api/sessions", ROLE_READER, h_sessions_list, 0},
+    {"POST", "/api/sessions", ROLE_AGENT, h_sessions_put, 0},
+    {"GET", "/api/sessions/{id}", ROLE_READER, h_sessions_get, 0},
+    {"DELETE", "/api/sessions/{id}", ROLE_AGENT, h_sessions_delete, 0},
+    {"DELETE", "/api/sessions/{id}/tables/{table_id}", ROLE_AGENT, h_sessions_delete_table, 0},
+    {"GET", "/api/jobs", ROLE_READER, h_jobs_list, 0},
+    {"GET", "/api/jobs/{id}", ROLE_READER, h_jobs_get, 0},
+    {"GET", "/api/llm/usage", ROLE_READER, h_llm_usage, 0},
+    {"GET", "/api/tools", ROLE_READER, h_tools, 0},
+    {"POST", "/mcp", ROLE_READER, h_mcp, 0},
 };
 #define ROUTE_COUNT (sizeof routes / sizeof routes[0])
 
@@ -101,6 +104,47 @@ static void reply_unauthorized(struct response *res)
 {
     buf_adds(&res->headers, "WWW-Authenticate: Bearer realm=\"knowhub\"\r\n");
     reply_error(res, 401, E_UNAUTHORIZED, "A valid token is required (Authorization: Bearer ...)");
+}
+
+/* Answer a pure read from the thread's cache when the database has not
+ * changed since it was stored; else run the handler and keep a success.
+ * Searches that log injections (trace_id) or ask the LLM are never cached. */
+static void cached_dispatch(const struct route *route, struct request *req, struct response *res)
+{
+    const char *trace = http_query(req, "trace_id");
+    struct buf key;
+    const char *hit;
+    size_t len;
+    uint64_t gen;
+    if ((trace && *trace) || config_llm_configured(req->cfg)) {
+        route->handler(req, res);
+        return;
+    }
+    buf_init(&key, 4 * 1024 * 1024);
+    if (buf_adds(&key, req->who.space) || buf_addch(&key, '\n') || buf_adds(&key, req->method) ||
+        buf_addch(&key, '\n') || buf_adds(&key, req->path) || buf_addch(&key, '\n') ||
+        buf_adds(&key, req->query) || buf_addch(&key, '\n') ||
+        buf_add(&key, req->body, req->body_len)) {
+        buf_release(&key);
+        route->handler(req, res);
+        return;
+    }
+    gen = store_generation(req->store);
+    if ((hit = cache_get(req->cache, key.data, key.len, gen, &len))) {
+        buf_reset(&res->body);
+        buf_add(&res->body, hit, len);
+        buf_adds(&res->headers, "X-Cache: hit\r\n");
+        res->status = 200;
+        res->done = 1;
+    } else {
+        buf_adds(&res->headers, "X-Cache: miss\r\n");
+        route->handler(req, res);
+        static const char success[] = "{\"status\":\"success\"";
+        if (res->status == 200 && !res->streamed &&
+            strncmp(res->body.data, success, sizeof success - 1) == 0)
+            cache_put(req->cache, key.data, key.len, gen, res->body.data, res->body.len);
+    }
+    buf_release(&key);
 }
 
 void router_dispatch(struct request *req, struct response *res)
@@ -174,7 +218,10 @@ void router_dispatch(struct request *req, struct response *res)
                     "Malformed query string (bad %%-escape or invalid UTF-8)");
         return;
     }
-    chosen->handler(req, res);
+    if (chosen->cached && req->cache)
+        cached_dispatch(chosen, req, res);
+    else
+        chosen->handler(req, res);
     if (!res->done)
         reply_error(res, 500, E_INTERNAL, "An unexpected error occurred");
 }

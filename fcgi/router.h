@@ -14,6 +14,7 @@ struct route {
     const char *pattern;
     enum role role;
     handler_fn handler;
+    int cached; /* a pure read of the space: answers may come from the thread's cache */
 };
 
 /* Answer one request: route (404/405), authenticate (401/403), parse the

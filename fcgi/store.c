@@ -282,6 +282,7 @@ enum stmt_id {
     S_MERGE_COUNTERS,
     S_MERGE_CASES,
     S_MERGE_TOMBSTONE,
+    S_DATA_VERSION,
     S_CASES_PAGE,
     S_CASES_COUNT,
     S_READ_BEGIN,
@@ -461,6 +462,7 @@ static const char *const stmt_sql[S_COUNT] = {
                           " version = version + 1, updated_at = ?3"
                           " WHERE id = ?2 AND space = ?4 AND status = 'active'",
     [S_FEEDBACK_MARK] = "UPDATE knowledge_feedback SET status = ?2 WHERE seq = ?1",
+    [S_DATA_VERSION] = "PRAGMA data_version",
     [S_CASES_PAGE] = "SELECT kind, case_id, scenario, result, agent_id, trace_id, goal_id,"
                      " created_at FROM knowledge_cases WHERE knowledge_id = ?1 AND kind = ?2"
                      " ORDER BY seq LIMIT ?3 OFFSET ?4",
@@ -2293,4 +2295,17 @@ int store_check(struct store *st, struct buf *report)
     buf_addf(report, "schema version: %d\n", store_schema_version(st));
     buf_release(&r);
     return problems;
+}
+
+uint64_t store_generation(struct store *st)
+{
+    sqlite3_stmt *s = stmt_get(st, S_DATA_VERSION);
+    uint64_t other = 0;
+    if (s && sqlite3_step(s) == SQLITE_ROW)
+        other = (uint64_t)sqlite3_column_int64(s, 0);
+    if (s)
+        finish(s);
+    /* data_version moves with other connections' commits, total_changes with
+     * this connection's own writes: together, any change anywhere. */
+    return (other << 32) ^ (uint64_t)sqlite3_total_changes64(st->db);
 }

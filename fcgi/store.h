@@ -5,6 +5,7 @@
 #define KNOWHUB_STORE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 #include "knowledge.h"
@@ -47,6 +48,10 @@ int store_backup(struct store *st, const char *path);
  * agreement with the table, every entry's history, every statement. A line
  * per check goes to report; returns the number of problems found. */
 int store_check(struct store *st, struct buf *report);
+
+/* A number that changes whenever anything in the database may have changed
+ * (a commit by any connection): what a cached answer is tagged with. */
+uint64_t store_generation(struct store *st);
 
 /* Transactions nest: the outermost is BEGIN IMMEDIATE, inner ones savepoints.
  * Every write call below is atomic on its own and composes inside one. */
