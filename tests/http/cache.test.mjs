@@ -68,6 +68,17 @@ test('a repeated search is answered from a cache; the first one after a write is
     assert.equal(log.entries.length, 3 * 2);
 });
 
+test('reads of one entry are cached too, and a change shows at once', async () => {
+    const id = ok(await s.api('POST', '/api/knowledge', { token: s.admin, body: { scenario: 'Cached entry', content: 'c' } })).id;
+    let hits = 0;
+    for (let i = 0; i < 20; i++) if ((await s.api('GET', `/api/knowledge/${id}`, { token: s.admin })).headers['x-cache'] === 'hit') hits++;
+    assert.ok(hits > 0);
+    for (let n = 1; n <= 3; n++) {
+        ok(await s.api('PUT', `/api/knowledge/${id}`, { token: s.admin, body: { add_helpful_case: { case_id: `h${n}` } } }));
+        for (let i = 0; i < 6; i++) assert.equal(ok(await s.api('GET', `/api/knowledge/${id}`, { token: s.admin })).eval.helpful, n);
+    }
+});
+
 test('another space never gets a cached answer of this one', async () => {
     const other = s.token('cache-other', 'admin');
     await search('parquet partition');
