@@ -31,6 +31,12 @@ void config_from_env(struct config *cfg)
         cfg->llm_timeout_ms = seconds * 1000;
     }
     cfg->agent_log = env_or("KNOWHUB_AGENT_LOG", "off");
+    {
+        long slots;
+        if (parse_long(env_or("KNOWHUB_CACHE_SLOTS", ""), 0, 65536, &slots))
+            slots = 512;
+        cfg->cache_slots = (int)slots;
+    }
 }
 
 int config_llm_configured(const struct config *cfg)

@@ -215,7 +215,7 @@ static int serve(const struct config *cfg)
             goto out;
         }
         workers[i].llm = llm_new();
-        workers[i].cache = cache_new(512, 256 * 1024);
+        workers[i].cache = cfg->cache_slots ? cache_new((size_t)cfg->cache_slots, 256 * 1024) : NULL;
     }
     if (server_first_start(cfg, workers[0].store))
         goto out;
