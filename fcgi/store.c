@@ -305,9 +305,13 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_TOKEN_ALL] = "SELECT id, space, role, label, created_at, last_used_at, revoked_at, hash"
                     " FROM tokens ORDER BY created_at, id",
     [S_K_ID_EXISTS] = "SELECT 1 FROM knowledge WHERE id = ?1",
-    [S_K_INSERT] = "INSERT INTO knowledge(" KNOWLEDGE_COLUMNS ") VALUES(?1, ?2, ?3, ?4, ?5,"
-                   " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 0, 0, 0, 0, 0,"
-                   " 'active', NULL, 1, ?18, ?18, ?19, ?20)",
+    /* ?4..?18 are the document's fields, as in S_K_UPDATE (bind_document). */
+    [S_K_INSERT] = "INSERT INTO knowledge(id, space, created_at, updated_at, category, path,"
+                   " title, description, tags, types, scenario, content, always_apply, source,"
+                   " urls, agent_id, message_id, meta, document, source_ts, score, helpful,"
+                   " harmful, irrelevant, unused, neutral, status, merged_into, version)"
+                   " VALUES(?1, ?2, ?3, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+                   " ?15, ?16, ?17, ?18, ?19, ?20, 0, 0, 0, 0, 0, 'active', NULL, 1)",
     [S_K_GET] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                 " WHERE id = ?1 AND space = ?2 AND (?3 OR status = 'active')",
     [S_K_ACTIVE] = "SELECT 1 FROM knowledge WHERE id = ?1 AND space = ?2 AND status = 'active'",
@@ -978,6 +982,26 @@ static void knowledge_from_row(sqlite3_stmt *s, struct knowledge *k, int with_do
         k->document = col_dup(s, 28);
 }
 
+/* Bind ?4..?18 of S_K_INSERT and S_K_UPDATE: the fields a document sets. */
+static void bind_document(sqlite3_stmt *s, const struct knowledge *k)
+{
+    bind_text(s, 4, k->category);
+    bind_text(s, 5, k->path);
+    bind_text(s, 6, k->title);
+    bind_text(s, 7, k->description ? k->description : "");
+    bind_text(s, 8, k->tags ? k->tags : "[]");
+    sqlite3_bind_int(s, 9, (int)k->types);
+    bind_text(s, 10, k->scenario ? k->scenario : "");
+    bind_text(s, 11, k->content ? k->content : "");
+    sqlite3_bind_int(s, 12, k->always_apply);
+    bind_text(s, 13, k->source ? k->source : "manual");
+    bind_text(s, 14, k->urls ? k->urls : "[]");
+    bind_text(s, 15, k->agent_id ? k->agent_id : "");
+    bind_text(s, 16, k->message_id ? k->message_id : "");
+    bind_text(s, 17, k->meta ? k->meta : "{}");
+    bind_text(s, 18, k->document ? k->document : "");
+}
+
 /* Record the current row of entry id as a revision. */
 static int revision_add(struct store *st, const char *id, const char *actor, const char *reason,
                         const char *now)
@@ -1053,24 +1077,10 @@ int store_knowledge_insert(struct store *st, const struct knowledge *k, const ch
     time_utc_text(now);
     bind_text(s, 1, k->id);
     bind_text(s, 2, k->space);
-    bind_text(s, 3, k->category);
-    bind_text(s, 4, k->path);
-    bind_text(s, 5, k->title);
-    bind_text(s, 6, k->description ? k->description : "");
-    bind_text(s, 7, k->tags ? k->tags : "[]");
-    sqlite3_bind_int(s, 8, (int)k->types);
-    bind_text(s, 9, k->scenario ? k->scenario : "");
-    bind_text(s, 10, k->content ? k->content : "");
-    sqlite3_bind_int(s, 11, k->always_apply);
-    bind_text(s, 12, k->source ? k->source : "manual");
-    bind_text(s, 13, k->urls ? k->urls : "[]");
-    bind_text(s, 14, k->agent_id ? k->agent_id : "");
-    bind_text(s, 15, k->message_id ? k->message_id : "");
-    bind_text(s, 16, k->source_ts ? k->source_ts : "");
-    sqlite3_bind_int(s, 17, k->score);
-    bind_text(s, 18, now);
-    bind_text(s, 19, k->meta ? k->meta : "{}");
-    bind_text(s, 20, k->document ? k->document : "");
+    bind_text(s, 3, now);
+    bind_document(s, k);
+    bind_text(s, 19, k->source_ts ? k->source_ts : "");
+    sqlite3_bind_int(s, 20, k->score);
     rc = step_done(s);
     if (rc == STORE_OK)
         rc = revision_add(st, k->id, actor, "create", now);
@@ -1442,21 +1452,7 @@ int store_knowledge_update(struct store *st, const char *space, const char *id,
     bind_text(s, 1, id);
     bind_text(s, 2, space);
     sqlite3_bind_int64(s, 3, expected_version);
-    bind_text(s, 4, k->category);
-    bind_text(s, 5, k->path);
-    bind_text(s, 6, k->title);
-    bind_text(s, 7, k->description ? k->description : "");
-    bind_text(s, 8, k->tags ? k->tags : "[]");
-    sqlite3_bind_int(s, 9, (int)k->types);
-    bind_text(s, 10, k->scenario ? k->scenario : "");
-    bind_text(s, 11, k->content ? k->content : "");
-    sqlite3_bind_int(s, 12, k->always_apply);
-    bind_text(s, 13, k->source ? k->source : "manual");
-    bind_text(s, 14, k->urls ? k->urls : "[]");
-    bind_text(s, 15, k->agent_id ? k->agent_id : "");
-    bind_text(s, 16, k->message_id ? k->message_id : "");
-    bind_text(s, 17, k->meta ? k->meta : "{}");
-    bind_text(s, 18, k->document ? k->document : "");
+    bind_document(s, k);
     bind_text(s, 19, now);
     rc = step_done(s);
     if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
