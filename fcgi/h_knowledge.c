@@ -128,15 +128,8 @@ void h_knowledge_list(struct request *req, struct response *res)
 
     if (http_query_long_or_400(req, res, "limit", 10, 1, 100, &f.limit) ||
         http_query_long_or_400(req, res, "offset", 0, 0, 1000000000L, &f.offset) ||
-        knowledge_types_from_query_or_400(req, res, &f.types))
+        knowledge_filter_from_query_or_400(req, res, &f))
         return;
-    f.category = http_query(req, "category");
-    if (f.category && !*f.category)
-        f.category = NULL;
-    if (f.category && !category_valid(f.category)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "Invalid category: %s", f.category);
-        return;
-    }
     lc.items = json_object_new_array();
     rc = store_knowledge_list(req->store, req->who.space, &f, list_add, &lc, &total);
     if (rc) {

@@ -264,15 +264,8 @@ void h_search_entries(struct request *req, struct response *res)
         reply_error(res, 200, E_LIMIT_EXCEEDED, "'q' exceeds 2000 characters");
         return;
     }
-    if (knowledge_types_from_query_or_400(req, res, &f.types))
+    if (knowledge_filter_from_query_or_400(req, res, &f))
         return;
-    f.category = http_query(req, "category");
-    if (f.category && !*f.category)
-        f.category = NULL;
-    if (f.category && !category_valid(f.category)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "Invalid category: %s", f.category);
-        return;
-    }
     /* Stage 1: 2*top_k relevant candidates, from the lexical top 50 when the
      * LLM router is configured, else the lexical top 2*top_k. */
     size_t want = (size_t)(2 * top_k);

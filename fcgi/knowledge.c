@@ -3,6 +3,7 @@
 #include "knowledge.h"
 #include "document.h"
 #include "http.h"
+#include "paths.h"
 #include "store.h"
 #include "buf.h"
 #include "util.h"
@@ -245,3 +246,18 @@ int knowledge_types_from_query_or_400(const struct request *req, struct response
     return 0;
 }
 
+
+int knowledge_filter_from_query_or_400(const struct request *req, struct response *res,
+                                       struct knowledge_filter *f)
+{
+    if (knowledge_types_from_query_or_400(req, res, &f->types))
+        return -1;
+    f->category = http_query(req, "category");
+    if (f->category && !*f->category)
+        f->category = NULL;
+    if (f->category && !category_valid(f->category)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "Invalid category: %s", f->category);
+        return -1;
+    }
+    return 0;
+}

@@ -75,6 +75,12 @@ struct response;
 int knowledge_types_from_query_or_400(const struct request *req, struct response *res,
                                       unsigned *out);
 
+struct knowledge_filter;
+/* The tags_type and category query parameters into f (types, category: a
+ * pointer into the query), or INVALID_REQUEST written to res and -1. */
+int knowledge_filter_from_query_or_400(const struct request *req, struct response *res,
+                                       struct knowledge_filter *f);
+
 /* Zero every field. */
 void knowledge_init(struct knowledge *k);
 /* Free every owned string and zero the struct. */
