@@ -412,6 +412,8 @@ fail:
     store_rollback(req->store);
 fail_committed:
     json_object_put(applied);
+    if (evolve_feedback_id) /* the rewrite was not applied: the feedback waits no more */
+        store_knowledge_feedback_mark(req->store, evolve_feedback_id, "failed");
     if (rc == STORE_CONFLICT && evolve_feedback_id)
         reply_error(res, 200, E_CONFLICT,
                     "The entry changed while the LLM was rewriting it; nothing was changed, "

@@ -115,8 +115,20 @@ static struct json_object *handle_one(struct request *req, struct json_object *m
 
 void h_mcp(struct request *req, struct response *res)
 {
-    struct json_tokener *tok = json_tokener_new_ex(64);
+    struct json_tokener *tok;
     struct json_object *msg, *answer;
+    if (req->mcp_version) {
+        /* After initialize a client names its version; one we do not speak is a 400. */
+        int known = 0;
+        for (size_t i = 0; i < sizeof versions / sizeof *versions; i++)
+            known |= strcmp(req->mcp_version, versions[i]) == 0;
+        if (!known) {
+            reply_raw(res, 400, rpc_error(NULL, RPC_INVALID_REQUEST,
+                                          "Unsupported MCP-Protocol-Version"));
+            return;
+        }
+    }
+    tok = json_tokener_new_ex(64);
     size_t end;
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
     msg = json_tokener_parse_ex(tok, req->body, (int)req->body_len);

@@ -54,6 +54,7 @@ struct request {
     const char *cookie;       /* Cookie header (browser logins) */
     const char *csrf;         /* X-CSRF-Token header */
     int https;                /* the client reached nginx over TLS */
+    const char *mcp_version;  /* MCP-Protocol-Version header */
     const char *accept_language;
     char *params[HTTP_MAX_PARAMS]; /* decoded {name} segments of the route, owned */
     size_t n_params;

@@ -118,6 +118,7 @@ static void handle(FCGX_Request *fr, struct worker *w)
     req.accept_language = FCGX_GetParam("HTTP_ACCEPT_LANGUAGE", fr->envp);
     req.cookie = FCGX_GetParam("HTTP_COOKIE", fr->envp);
     req.csrf = FCGX_GetParam("HTTP_X_CSRF_TOKEN", fr->envp);
+    req.mcp_version = FCGX_GetParam("HTTP_MCP_PROTOCOL_VERSION", fr->envp);
     req.https = FCGX_GetParam("HTTPS", fr->envp) && *FCGX_GetParam("HTTPS", fr->envp);
     req.request_id = request_id;
     req.store = w->store;

@@ -266,3 +266,27 @@ describe('GET /api/tools', () => {
         assert.equal((await s.api('GET', '/api/tools', { token: reader })).status, 200);
     });
 });
+
+test('an unsupported MCP-Protocol-Version header is a 400 with a JSON-RPC error', async () => {
+    const stack = await startStack();
+    try {
+        const url = `${stack.base}/mcp`;
+        const ask = (version) =>
+            fetch(url, {
+                method: 'POST',
+                headers: {
+                    Authorization: `Bearer ${stack.admin}`,
+                    'Content-Type': 'application/json',
+                    Accept: 'application/json, text/event-stream',
+                    'MCP-Protocol-Version': version,
+                },
+                body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+            });
+        const bad = await ask('1999-01-01');
+        assert.equal(bad.status, 400);
+        assert.equal((await bad.json()).error.code, -32600);
+        for (const v of ['2025-06-18', '2025-03-26']) assert.equal((await ask(v)).status, 200);
+    } finally {
+        await stack.stop();
+    }
+});
