@@ -25,10 +25,17 @@ enum agentlog_mode agentlog_mode(const struct config *cfg)
 }
 
 static const char *const secret_keys[] = {
-    "password", "passwd", "pwd", "secret", "client_secret", "token", "access_token",
-    "refresh_token", "api_key", "apikey", "api-key", "access_key", "secret_key",
-    "secret_access_key", "credential", "credentials", "private_key", "private-key",
-    "authorization", "connection_string", "conn_str",
+    "password",      "passwd",
+    "pwd",           "secret",
+    "client_secret", "token",
+    "access_token",  "refresh_token",
+    "api_key",       "apikey",
+    "api-key",       "access_key",
+    "secret_key",    "secret_access_key",
+    "credential",    "credentials",
+    "private_key",   "private-key",
+    "authorization", "connection_string",
+    "conn_str",
 };
 
 static int secret_key(const char *k)
@@ -115,8 +122,10 @@ void agentlog_write(const struct config *cfg, const char *identity, const char *
     date[10] = '\0';
     json_object_object_add(line, "step_type", json_object_new_string(step_type));
     json_object_object_add(line, "ts", json_object_new_string(ts));
-    json_object_object_add(line, "session_id", json_object_new_string(session_id ? session_id : ""));
-    json_object_object_add(line, "agent_type", json_object_new_string(agent_type ? agent_type : ""));
+    json_object_object_add(line, "session_id",
+                           json_object_new_string(session_id ? session_id : ""));
+    json_object_object_add(line, "agent_type",
+                           json_object_new_string(agent_type ? agent_type : ""));
     json_object_object_add(line, "identity_id", json_object_new_string(identity ? identity : ""));
 
     buf_init(&path, 8192);
@@ -131,8 +140,8 @@ void agentlog_write(const struct config *cfg, const char *identity, const char *
         buf_release(&raw);
     }
     buf_addf(&path, "%s/agent-logs/%s/%s/%s.jsonl", cfg->data_dir, date, id.data, sess.data);
-    text = json_object_to_json_string_ext(line, JSON_C_TO_STRING_PLAIN |
-                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
+    text = json_object_to_json_string_ext(line,
+                                          JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
     /* One write per line with O_APPEND: lines from several threads never mix. */
     if (mkdirs(&path, strlen(cfg->data_dir)) == 0 &&
         (fd = open(path.data, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)) >= 0) {
@@ -175,8 +184,8 @@ int agentlog_cleanup(const struct config *cfg, int days)
         while ((e = readdir(d))) {
             const char *n = e->d_name;
             /* Only YYYY-MM-DD names; anything else is left alone. */
-            if (strlen(n) != 10 || n[4] != '-' || n[7] != '-' ||
-                strspn(n, "0123456789-") != 10 || strcmp(n, cutoff) >= 0)
+            if (strlen(n) != 10 || n[4] != '-' || n[7] != '-' || strspn(n, "0123456789-") != 10 ||
+                strcmp(n, cutoff) >= 0)
                 continue;
             buf_reset(&victim);
             buf_addf(&victim, "%s/%s", dir.data, n);

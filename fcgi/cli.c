@@ -66,8 +66,7 @@ static int token_create(struct store *st, int argc, char **argv)
     if (!space || !role)
         return token_usage();
     if (!space_name_valid(space)) {
-        fprintf(stderr, "knowhub: invalid space name '%s' (a-z, 0-9, _ and -, 1 to 64)\n",
-                space);
+        fprintf(stderr, "knowhub: invalid space name '%s' (a-z, 0-9, _ and -, 1 to 64)\n", space);
         return 2;
     }
     if (role_from_name(role) == ROLE_NONE) {
@@ -91,9 +90,8 @@ static int token_create(struct store *st, int argc, char **argv)
 static int print_token(const struct token_record *t, void *ctx)
 {
     (void)ctx;
-    printf("%-16s  %-16s  %-6s  %-19s  %-19s  %-7s  %s\n", t->id, t->space, t->role,
-           t->created_at, t->last_used_at ? t->last_used_at : "-",
-           t->revoked_at ? "revoked" : "valid", t->label);
+    printf("%-16s  %-16s  %-6s  %-19s  %-19s  %-7s  %s\n", t->id, t->space, t->role, t->created_at,
+           t->last_used_at ? t->last_used_at : "-", t->revoked_at ? "revoked" : "valid", t->label);
     return 0;
 }
 
@@ -178,8 +176,7 @@ int cli_import(const struct config *cfg, int argc, char **argv)
     rc = transfer_import(st, space, dir, oc, stdout, &c);
     if (rc)
         fprintf(stderr, "knowhub: import from %s failed: %s\n", dir, store_errmsg(st));
-    fprintf(stderr,
-            "knowhub: %ld imported, %ld updated, %ld unchanged, %ld skipped, %ld refused\n",
+    fprintf(stderr, "knowhub: %ld imported, %ld updated, %ld unchanged, %ld skipped, %ld refused\n",
             c.imported, c.updated, c.unchanged, c.skipped, c.refused);
     store_close(st);
     return rc ? 1 : c.refused ? 3 : 0;

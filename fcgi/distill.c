@@ -52,14 +52,16 @@ static void add_value(struct buf *out, struct json_object *v, size_t max_chars)
             struct json_object *e = json_object_array_get_idx(v, i);
             if (i)
                 buf_adds(out, ", ");
-            add_cut(out, json_object_is_type(e, json_type_string) ? json_object_get_string(e)
-                                                                   : json_object_to_json_string(e),
+            add_cut(out,
+                    json_object_is_type(e, json_type_string) ? json_object_get_string(e)
+                                                             : json_object_to_json_string(e),
                     60, 1);
         }
         return;
     }
-    add_cut(out, json_object_is_type(v, json_type_string) ? json_object_get_string(v)
-                                                         : json_object_to_json_string(v),
+    add_cut(out,
+            json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+                                                     : json_object_to_json_string(v),
             max_chars, 1);
 }
 
@@ -69,15 +71,24 @@ static void detected_operations(const char *code, struct buf *out)
     static const struct {
         const char *needle, *name;
     } ops[] = {
-        {"groupby", "group and aggregate"}, {"GROUP BY", "group and aggregate"},
-        {"merge(", "join"},                 {"JOIN", "join"},
-        {"pivot", "pivot"},                 {"melt(", "unpivot"},
-        {"fillna", "fill missing values"},  {"dropna", "drop missing values"},
-        {"sort_values", "sort"},            {"ORDER BY", "sort"},
-        {"rolling(", "rolling window"},     {"resample(", "resample by time"},
-        {"to_datetime", "parse dates"},     {"query(", "filter"},
-        {"WHERE", "filter"},                {"rank(", "rank"},
-        {"pct_change", "percent change"},   {"cumsum", "running total"},
+        {"groupby", "group and aggregate"},
+        {"GROUP BY", "group and aggregate"},
+        {"merge(", "join"},
+        {"JOIN", "join"},
+        {"pivot", "pivot"},
+        {"melt(", "unpivot"},
+        {"fillna", "fill missing values"},
+        {"dropna", "drop missing values"},
+        {"sort_values", "sort"},
+        {"ORDER BY", "sort"},
+        {"rolling(", "rolling window"},
+        {"resample(", "resample by time"},
+        {"to_datetime", "parse dates"},
+        {"query(", "filter"},
+        {"WHERE", "filter"},
+        {"rank(", "rank"},
+        {"pct_change", "percent change"},
+        {"cumsum", "running total"},
     };
     buf_reset(out);
     for (size_t i = 0; code && i < sizeof ops / sizeof *ops; i++)
@@ -102,7 +113,8 @@ static void code_without_comments(const char *code, struct buf *out)
 
 void distill_summary(struct json_object *ctx, struct buf *out)
 {
-    struct json_object *interaction = field(ctx, "interaction"), *attempts = field(ctx, "execution_attempts");
+    struct json_object *interaction = field(ctx, "interaction"),
+                       *attempts = field(ctx, "execution_attempts");
     struct json_object *result = field(ctx, "result_summary"), *dialog = field(ctx, "dialog");
     struct buf tmp;
     const char *code = text_of(result, "code");
@@ -153,7 +165,8 @@ void distill_summary(struct json_object *ctx, struct buf *out)
         buf_addch(out, '\n');
     }
     if (dialog && json_object_is_type(dialog, json_type_array)) {
-        size_t n = json_object_array_length(dialog), from = n > 20 ? n - 20 : 0, user = 0, other = 0;
+        size_t n = json_object_array_length(dialog), from = n > 20 ? n - 20 : 0, user = 0,
+               other = 0;
         for (size_t i = from; i < n; i++) {
             const char *role = text_of(json_object_array_get_idx(dialog, i), "role");
             if (role && strcmp(role, "user") == 0)
@@ -178,8 +191,8 @@ static int zh(const char *lang)
 static const char *chart_name(const char *chart, const char *lang)
 {
     static const char *const names[][2] = {
-        {"bar", "柱状图"},  {"line", "折线图"},   {"point", "散点图"},
-        {"scatter", "散点图"}, {"area", "面积图"}, {"pie", "饼图"},
+        {"bar", "柱状图"},     {"line", "折线图"},    {"point", "散点图"},
+        {"scatter", "散点图"}, {"area", "面积图"},    {"pie", "饼图"},
         {"heatmap", "热力图"}, {"boxplot", "箱线图"}, {"table", "表格"},
     };
     for (size_t i = 0; zh(lang) && i < sizeof names / sizeof *names; i++)
@@ -191,10 +204,12 @@ static const char *chart_name(const char *chart, const char *lang)
 void distill_local(struct json_object *ctx, const char *lang, struct buf *out)
 {
     struct json_object *result = field(ctx, "result_summary"), *fm = json_object_new_object();
-    struct json_object *interaction = field(ctx, "interaction"), *attempts = field(ctx, "execution_attempts");
+    struct json_object *interaction = field(ctx, "interaction"),
+                       *attempts = field(ctx, "execution_attempts");
     struct json_object *tags = json_object_new_array(), *fields = field(result, "output_fields");
     const char *question = text_of(ctx, "user_question") ? text_of(ctx, "user_question") : "";
-    const char *chart = text_of(result, "chart_type"), *instruction = text_of(result, "display_instruction");
+    const char *chart = text_of(result, "chart_type"),
+               *instruction = text_of(result, "display_instruction");
     struct buf title, body, ops, tmp;
     char today[20];
     size_t failures = 0;
@@ -211,7 +226,8 @@ void distill_local(struct json_object *ctx, const char *lang, struct buf *out)
     if (ops.len) {
         const char *comma = strchr(ops.data, ',');
         size_t n = comma ? (size_t)(comma - ops.data) : ops.len;
-        buf_addch(&title, (char)(ops.data[0] >= 'a' && ops.data[0] <= 'z' ? ops.data[0] - 32 : ops.data[0]));
+        buf_addch(&title, (char)(ops.data[0] >= 'a' && ops.data[0] <= 'z' ? ops.data[0] - 32
+                                                                          : ops.data[0]));
         buf_add(&title, ops.data + 1, n - 1);
     } else {
         buf_adds(&title, zh(lang) ? "分析方法" : "Analysis");
@@ -219,7 +235,8 @@ void distill_local(struct json_object *ctx, const char *lang, struct buf *out)
     buf_adds(&title, ": ");
     add_cut(&title, instruction && *instruction ? instruction : question, 60, 1);
     if (chart && *chart)
-        buf_addf(&title, zh(lang) ? " — 以%s呈现" : " — shown as a %s chart", chart_name(chart, lang));
+        buf_addf(&title, zh(lang) ? " — 以%s呈现" : " — shown as a %s chart",
+                 chart_name(chart, lang));
 
     buf_adds(&body, zh(lang) ? "## 适用场景\n" : "## When to Use\n");
     add_cut(&body, question, 500, 1);
@@ -239,16 +256,17 @@ void distill_local(struct json_object *ctx, const char *lang, struct buf *out)
             struct json_object *it = json_object_array_get_idx(interaction, i);
             const char *what = text_of(it, "content");
             const char *who = text_of(it, "from");
-            if (!what || !*what || (who && strcmp(who, "user") != 0 && strcmp(who, "agent") != 0 &&
-                                    strcmp(who, "datarec-agent") != 0 && strcmp(who, "data-agent") != 0))
+            if (!what || !*what ||
+                (who && strcmp(who, "user") != 0 && strcmp(who, "agent") != 0 &&
+                 strcmp(who, "datarec-agent") != 0 && strcmp(who, "data-agent") != 0))
                 continue;
             buf_addf(&body, "%zu. ", step++);
             add_cut(&body, what, 200, 1);
             buf_addch(&body, '\n');
         }
         if (ops.len)
-            buf_addf(&body, zh(lang) ? "%zu. 关键操作：%s。\n" : "%zu. Key operations: %s.\n", step++,
-                     ops.data);
+            buf_addf(&body, zh(lang) ? "%zu. 关键操作：%s。\n" : "%zu. Key operations: %s.\n",
+                     step++, ops.data);
         if (fields) {
             buf_addf(&body, zh(lang) ? "%zu. 结果字段：" : "%zu. Result fields: ", step++);
             add_value(&body, fields, 200);
@@ -303,9 +321,12 @@ void distill_local(struct json_object *ctx, const char *lang, struct buf *out)
 
 static const char *language_name(const char *lang)
 {
-    static const char *const names[][2] = {{"zh", "Chinese (简体中文)"}, {"ja", "Japanese"},
-                                           {"ko", "Korean"},            {"fr", "French"},
-                                           {"de", "German"},            {"es", "Spanish"},
+    static const char *const names[][2] = {{"zh", "Chinese (简体中文)"},
+                                           {"ja", "Japanese"},
+                                           {"ko", "Korean"},
+                                           {"fr", "French"},
+                                           {"de", "German"},
+                                           {"es", "Spanish"},
                                            {"pt", "Portuguese"}};
     for (size_t i = 0; lang && i < sizeof names / sizeof *names; i++)
         if (strcmp(lang, names[i][0]) == 0)
@@ -318,8 +339,8 @@ const char *distill_language(const char *accept_language)
     static const char *const codes[] = {"zh", "ja", "ko", "fr", "de", "es", "pt"};
     const char *al = accept_language ? accept_language + strspn(accept_language, " \t") : "";
     for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
-        if (strncasecmp(al, codes[i], 2) == 0 && !((al[2] >= 'a' && al[2] <= 'z') ||
-                                                   (al[2] >= 'A' && al[2] <= 'Z')))
+        if (strncasecmp(al, codes[i], 2) == 0 &&
+            !((al[2] >= 'a' && al[2] <= 'z') || (al[2] >= 'A' && al[2] <= 'Z')))
             return codes[i];
     return "en";
 }
@@ -359,8 +380,8 @@ static void unwrap_document(const char *text, struct buf *out)
     buf_adds(out, text);
 }
 
-int distill_llm(struct request *req, struct json_object *ctx, const char *lang,
-                const char *model, long timeout_ms, struct buf *out, struct llm_reply *r)
+int distill_llm(struct request *req, struct json_object *ctx, const char *lang, const char *model,
+                long timeout_ms, struct buf *out, struct llm_reply *r)
 {
     struct json_object *messages = json_object_new_array();
     struct llm_request lr = {0};
@@ -404,8 +425,9 @@ int distill_llm(struct request *req, struct json_object *ctx, const char *lang,
         buf_reset(out);
         json_object_array_add(messages, llm_message("assistant", r->text.data));
         buf_reset(&user);
-        buf_addf(&user, "The body is %zu characters; the limit is %d. Condense it, keeping the "
-                        "front matter, the method and the pitfalls.",
+        buf_addf(&user,
+                 "The body is %zu characters; the limit is %d. Condense it, keeping the "
+                 "front matter, the method and the pitfalls.",
                  chars, LIMIT_EXPERIENCES_BODY);
         json_object_array_add(messages, llm_message("user", user.data));
     }
@@ -422,8 +444,7 @@ out:
 
 /* ---- finishing ---- */
 
-void distill_finish(const char *text, const char *source, const char *context_id,
-                    struct buf *out)
+void distill_finish(const char *text, const char *source, const char *context_id, struct buf *out)
 {
     size_t body_off = 0, len = strlen(text);
     struct json_object *meta = frontmatter_parse(text, len, &body_off), *fm, *v;
@@ -438,12 +459,14 @@ void distill_finish(const char *text, const char *source, const char *context_id
         const char *p = text + body_off + strspn(text + body_off, " \t\r\n#");
         size_t n = strcspn(p, "\r\n");
         char *line = xstrndup(p, utf8_prefix(p, n, 80));
-        json_object_object_add(fm, "title", json_object_new_string(*line ? line : "Untitled Knowledge"));
+        json_object_object_add(fm, "title",
+                               json_object_new_string(*line ? line : "Untitled Knowledge"));
         free(line);
     }
-    json_object_object_add(fm, "tags", meta && json_object_object_get_ex(meta, "tags", &v) && v
-                                           ? json_object_get(v)
-                                           : json_object_new_array());
+    json_object_object_add(fm, "tags",
+                           meta && json_object_object_get_ex(meta, "tags", &v) && v
+                               ? json_object_get(v)
+                               : json_object_new_array());
     json_object_object_add(fm, "created", json_object_new_string(today));
     json_object_object_add(fm, "updated", json_object_new_string(today));
     json_object_object_add(fm, "source", json_object_new_string(source));
@@ -495,7 +518,7 @@ void distill_file_name(const char *title, const char *context_id, struct buf *ou
     }
     if (out->len == 0) {
         buf_adds(out, context_id && *context_id && id_text_valid(context_id, 100) ? context_id
-                                                                                   : "experience");
+                                                                                  : "experience");
     }
     buf_adds(out, ".md");
 }

@@ -30,15 +30,14 @@ void distill_local(struct json_object *ctx, const char *lang, struct buf *out);
 /* Ask the LLM for the document (one condensing retry when the body is over
  * 2000 characters); 0 with it in out, else -1 with r's error. model NULL:
  * the server's model; timeout_ms 0: the configured one. */
-int distill_llm(struct request *req, struct json_object *ctx, const char *lang,
-                const char *model, long timeout_ms, struct buf *out, struct llm_reply *r);
+int distill_llm(struct request *req, struct json_object *ctx, const char *lang, const char *model,
+                long timeout_ms, struct buf *out, struct llm_reply *r);
 
 /* Make a distiller's text a proper document: front matter parsed or, when
  * missing, the reference's fallback header (first line as title, at most 80
  * characters, or "Untitled Knowledge"; tags []); then source, created,
  * updated and source_context set. The result goes to out. */
-void distill_finish(const char *text, const char *source, const char *context_id,
-                    struct buf *out);
+void distill_finish(const char *text, const char *source, const char *context_id, struct buf *out);
 
 /* The reference's file name: the title stripped, spaces to '-', lower-cased,
  * at most 80 characters, reduced to a base name without control characters

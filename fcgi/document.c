@@ -116,9 +116,9 @@ void document_fill(struct knowledge *k, const char *category, const char *path, 
     size_t body_off = 0;
     struct json_object *meta = frontmatter_parse(text, len, &body_off), *v = NULL;
     struct buf stem;
-    char **owned[] = {&k->title,   &k->tags,     &k->description, &k->source,
-                      &k->scenario, &k->content, &k->urls,        &k->agent_id,
-                      &k->message_id, &k->meta,  &k->document};
+    char **owned[] = {&k->title,      &k->tags,    &k->description, &k->source,
+                      &k->scenario,   &k->content, &k->urls,        &k->agent_id,
+                      &k->message_id, &k->meta,    &k->document};
     for (size_t i = 0; i < sizeof owned / sizeof *owned; i++) {
         free(*owned[i]);
         *owned[i] = NULL;
@@ -142,8 +142,8 @@ void document_fill(struct knowledge *k, const char *category, const char *path, 
     k->urls = string_list_text(meta, "urls");
     k->agent_id = field_text(meta, "agent_id", "");
     k->message_id = field_text(meta, "message_id", "");
-    k->meta = xstrdup(meta ? json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN |
-                                                                     JSON_C_TO_STRING_NOSLASHESCAPE)
+    k->meta = xstrdup(meta ? json_object_to_json_string_ext(
+                                 meta, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
                            : "{}");
     k->document = xstrndup(text, len);
     json_object_put(meta);
@@ -202,8 +202,8 @@ int document_prepare(const char *category, const char *path, const char *text, s
     meta = frontmatter_parse(out->data, out->len, &body_off);
     if (rules && meta && json_object_object_get_ex(meta, "description", &desc) && desc &&
         json_object_is_type(desc, json_type_string)) {
-        size_t n = utf8_length(json_object_get_string(desc),
-                               (size_t)json_object_get_string_len(desc));
+        size_t n =
+            utf8_length(json_object_get_string(desc), (size_t)json_object_get_string_len(desc));
         if (n > LIMIT_RULE_DESCRIPTION) {
             buf_addf(err, "Rule description exceeds %d characters (got %zu)",
                      LIMIT_RULE_DESCRIPTION, n);

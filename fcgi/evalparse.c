@@ -7,10 +7,14 @@
 const char *eval_strategy_name(enum eval_strategy s)
 {
     switch (s) {
-    case EVAL_WHOLE: return "whole";
-    case EVAL_FENCED: return "fenced";
-    case EVAL_BARE: return "bare";
-    default: return "none";
+    case EVAL_WHOLE:
+        return "whole";
+    case EVAL_FENCED:
+        return "fenced";
+    case EVAL_BARE:
+        return "bare";
+    default:
+        return "none";
     }
 }
 

@@ -39,22 +39,21 @@ void eval_prompt_end(struct buf *out, const char *lang, long pending)
     if (pending == 0)
         buf_adds(out, zh(lang) ? "\n（没有待评估的知识）\n" : "\n(no knowledge is pending)\n");
     if (zh(lang))
-        buf_adds(out,
-                 "\n## 评估维度\n"
-                 "- 有用性（helpfulness）：知识是否对完成任务产生了实质帮助或负面作用\n"
-                 "- 相关性（relevance）：知识的 task 是否与当前任务相关，执行中是否被用到\n\n"
-                 "## 评估分类\n"
-                 "- irrelevant：知识的 task 与当前任务无关\n"
-                 "- unused：知识与任务相关，但执行过程中没有被使用\n"
-                 "- helpful：知识对当前任务有实质帮助\n"
-                 "- harmful：知识对当前任务产生了负面作用\n"
-                 "- neutral：知识与任务相关但无明显影响\n\n"
-                 "## 输出格式\n"
-                 "直接输出 JSON，不要调用工具，每条知识一项：\n"
-                 "```json\n"
-                 "{\"evaluations\": [{\"knowledge_id\": \"knowledge-...\", "
-                 "\"eval_status\": \"helpful\", \"reason\": \"1-2句评估理由\"}]}\n"
-                 "```\n");
+        buf_adds(out, "\n## 评估维度\n"
+                      "- 有用性（helpfulness）：知识是否对完成任务产生了实质帮助或负面作用\n"
+                      "- 相关性（relevance）：知识的 task 是否与当前任务相关，执行中是否被用到\n\n"
+                      "## 评估分类\n"
+                      "- irrelevant：知识的 task 与当前任务无关\n"
+                      "- unused：知识与任务相关，但执行过程中没有被使用\n"
+                      "- helpful：知识对当前任务有实质帮助\n"
+                      "- harmful：知识对当前任务产生了负面作用\n"
+                      "- neutral：知识与任务相关但无明显影响\n\n"
+                      "## 输出格式\n"
+                      "直接输出 JSON，不要调用工具，每条知识一项：\n"
+                      "```json\n"
+                      "{\"evaluations\": [{\"knowledge_id\": \"knowledge-...\", "
+                      "\"eval_status\": \"helpful\", \"reason\": \"1-2句评估理由\"}]}\n"
+                      "```\n");
     else
         buf_adds(out,
                  "\n## Dimensions\n"

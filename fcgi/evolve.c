@@ -80,8 +80,9 @@ int evolve_rewrite(struct request *req, const struct knowledge *k, const char *f
         /* Once more, asking it to condense, as the reference's distill does. */
         json_object_array_add(messages, llm_message("assistant", r->text.data));
         buf_reset(&user);
-        buf_addf(&user, "That is %zu characters; the limit is %zu. Condense it, keeping the "
-                        "method and the pitfalls.",
+        buf_addf(&user,
+                 "That is %zu characters; the limit is %zu. Condense it, keeping the "
+                 "method and the pitfalls.",
                  chars, limit);
         json_object_array_add(messages, llm_message("user", user.data));
     }

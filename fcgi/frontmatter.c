@@ -90,10 +90,10 @@ static struct json_object *scalar_json(const yaml_node_t *node)
         case SC_INT: {
             char *copy = xstrndup(s, n);
             long v = 0;
-            struct json_object *o = parse_long(copy[0] == '+' ? copy + 1 : copy, -(1L << 53),
-                                               1L << 53, &v) == 0
-                                        ? json_object_new_int64(v)
-                                        : json_object_new_string_len(s, (int)n);
+            struct json_object *o =
+                parse_long(copy[0] == '+' ? copy + 1 : copy, -(1L << 53), 1L << 53, &v) == 0
+                    ? json_object_new_int64(v)
+                    : json_object_new_string_len(s, (int)n);
             free(copy);
             return o;
         }
@@ -119,8 +119,8 @@ static struct json_object *node_json(yaml_document_t *doc, yaml_node_t *node, in
         o = json_object_new_array();
         for (yaml_node_item_t *it = node->data.sequence.items.start;
              it < node->data.sequence.items.top && *ok; it++)
-            json_object_array_add(o, node_json(doc, yaml_document_get_node(doc, *it),
-                                               depth + 1, ok));
+            json_object_array_add(o,
+                                  node_json(doc, yaml_document_get_node(doc, *it), depth + 1, ok));
         return o;
     case YAML_MAPPING_NODE:
         o = json_object_new_object();
@@ -187,8 +187,7 @@ static int emit_string(yaml_emitter_t *e, const char *s, size_t n, int in_flow)
     yaml_scalar_style_t style = YAML_ANY_SCALAR_STYLE;
     /* A plain scalar that would read back as null, bool or int must be quoted,
      * and so must anything a flow list would split. */
-    if (n == 0 || resolve_plain(s, n) != SC_STRING ||
-        (in_flow && strpbrk(s, ",[]{}") != NULL))
+    if (n == 0 || resolve_plain(s, n) != SC_STRING || (in_flow && strpbrk(s, ",[]{}") != NULL))
         style = YAML_DOUBLE_QUOTED_SCALAR_STYLE;
     yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)n, 1, 1, style);
     return yaml_emitter_emit(e, &ev);
@@ -207,8 +206,8 @@ static int emit_value(yaml_emitter_t *e, struct json_object *v, int in_flow)
     case json_type_int:
     case json_type_double:
         snprintf(num, sizeof num, "%s", json_object_to_json_string(v));
-        yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)num, (int)strlen(num), 1,
-                                     1, YAML_PLAIN_SCALAR_STYLE);
+        yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)num, (int)strlen(num), 1, 1,
+                                     YAML_PLAIN_SCALAR_STYLE);
         return yaml_emitter_emit(e, &ev);
     case json_type_string:
         return emit_string(e, json_object_get_string(v), (size_t)json_object_get_string_len(v),
@@ -223,9 +222,8 @@ static int emit_value(yaml_emitter_t *e, struct json_object *v, int in_flow)
         yaml_sequence_end_event_initialize(&ev);
         return yaml_emitter_emit(e, &ev);
     case json_type_object:
-        yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
-                                            in_flow ? YAML_FLOW_MAPPING_STYLE
-                                                    : YAML_BLOCK_MAPPING_STYLE);
+        yaml_mapping_start_event_initialize(
+            &ev, NULL, NULL, 1, in_flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE);
         if (!yaml_emitter_emit(e, &ev))
             return 0;
         {

@@ -52,7 +52,8 @@ void h_auth_login(struct request *req, struct response *res)
         reply_store_error(res, rc, "Login");
         goto out;
     }
-    buf_addf(&res->headers, "Set-Cookie: %s=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=%ld%s\r\n",
+    buf_addf(&res->headers,
+             "Set-Cookie: %s=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=%ld%s\r\n",
              LOGIN_COOKIE, cookie.data, LOGIN_LIFETIME_SECONDS, req->https ? "; Secure" : "");
     reply_data(res, identity_json(&who, csrf.data));
 out:

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RULES_HEADER                                                                       \
-    "\n\n## \xe2\x9a\xa0 User Rules (MANDATORY \xe2\x80\x94 override defaults)\n\n"         \
-    "The following rules are set by the user and MUST be followed.\n"                      \
+#define RULES_HEADER                                                                               \
+    "\n\n## \xe2\x9a\xa0 User Rules (MANDATORY \xe2\x80\x94 override defaults)\n\n"                \
+    "The following rules are set by the user and MUST be followed.\n"                              \
     "When a user rule conflicts with other guidelines, the user rule takes priority.\n"
 
 struct rules_ctx {

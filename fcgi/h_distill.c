@@ -70,7 +70,8 @@ static void folder_of(const char *hint, struct buf *out)
 void h_distill_experience(struct request *req, struct response *res)
 {
     struct json_object *body = http_body_json_or_400(req, res), *ctx, *v;
-    const char *model = NULL, *hint = NULL, *context_id, *lang = distill_language(req->accept_language);
+    const char *model = NULL, *hint = NULL, *context_id,
+               *lang = distill_language(req->accept_language);
     const char *source = config_llm_configured(req->cfg) ? "distill" : "distill-local";
     struct buf raw, doc, final, name, folder, path, norm, err;
     struct llm_reply r;
@@ -102,8 +103,9 @@ void h_distill_experience(struct request *req, struct response *res)
         double t = json_object_get_double(v);
         if (!(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)) ||
             !(t > 0) || t > 600) {
-            reply_error(res, 200, E_INVALID_REQUEST, "'timeout_seconds' must be a number above 0 "
-                                                     "(at most 600)");
+            reply_error(res, 200, E_INVALID_REQUEST,
+                        "'timeout_seconds' must be a number above 0 "
+                        "(at most 600)");
             goto out;
         }
         timeout_ms = (long)(t * 1000);

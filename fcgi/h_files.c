@@ -168,8 +168,8 @@ void h_files_list(struct request *req, struct response *res)
         reply_error(res, 200, E_INVALID_REQUEST, "Invalid category: %s", category);
     } else {
         items = json_object_new_array();
-        rc = store_knowledge_scan(req->store, req->who.space, SCAN_CATEGORY, category, 0,
-                                  list_add, items);
+        rc = store_knowledge_scan(req->store, req->who.space, SCAN_CATEGORY, category, 0, list_add,
+                                  items);
         reply_items(res, rc, items, "Knowledge file");
     }
     free(category);
@@ -277,7 +277,7 @@ void h_files_write(struct request *req, struct response *res)
             /* With expected_updated alone, the version just read guards the
              * update, so a change in between is a CONFLICT, not overwritten. */
             rc = store_knowledge_update(req->store, req->who.space, old.id, &k,
-                                        expected_version ? expected_version
+                                        expected_version   ? expected_version
                                         : expected_updated ? old.version
                                                            : 0,
                                         req->who.actor, "write");
@@ -355,9 +355,9 @@ void h_files_rename(struct request *req, struct response *res)
     /* The destination: new_path in new_category (default: the same category). */
     new_category = stripped_field(body, "new_category");
     nb = json_object_new_object();
-    json_object_object_add(nb, "category",
-                           json_object_new_string(new_category && *new_category ? new_category
-                                                                                 : from.category));
+    json_object_object_add(
+        nb, "category",
+        json_object_new_string(new_category && *new_category ? new_category : from.category));
     free(new_category);
     if (json_object_object_get_ex(body, "new_path", NULL))
         json_object_object_add(nb, "new_path",
@@ -376,8 +376,8 @@ void h_files_rename(struct request *req, struct response *res)
     }
     if (strcmp(from.category, to.category) || strcmp(from.path, to.path)) {
         struct knowledge taken;
-        if (store_knowledge_get_by_path(req->store, req->who.space, to.category, to.path,
-                                        &taken) == STORE_OK) {
+        if (store_knowledge_get_by_path(req->store, req->who.space, to.category, to.path, &taken) ==
+            STORE_OK) {
             knowledge_release(&taken);
             reply_error(res, 200, E_CONFLICT, "A document already exists at %s/%s", to.category,
                         to.path);
@@ -389,8 +389,8 @@ void h_files_rename(struct request *req, struct response *res)
             int bad;
             buf_init(&doc, 4 * 1024 * 1024);
             buf_init(&err, 4096);
-            bad = document_prepare(to.category, to.path, old.document, strlen(old.document),
-                                   &doc, &err);
+            bad = document_prepare(to.category, to.path, old.document, strlen(old.document), &doc,
+                                   &err);
             if (bad)
                 reply_error(res, 200, E_INVALID_REQUEST, "%s", err.data);
             buf_release(&doc);

@@ -58,7 +58,8 @@ void h_knowledge_slim(struct request *req, struct response *res)
     params = json_object_new_object();
     json_object_object_add(params, "threshold", json_object_new_double(threshold));
     /* Rules are merged only when an admin asks. */
-    json_object_object_add(params, "with_rules", json_object_new_boolean(req->who.role >= ROLE_ADMIN));
+    json_object_object_add(params, "with_rules",
+                           json_object_new_boolean(req->who.role >= ROLE_ADMIN));
     if (model)
         json_object_object_add(params, "model", json_object_new_string(model));
     rc = jobs_start(req->store, req->who.space, "slim", params, req->who.actor, id);
@@ -119,8 +120,9 @@ void h_llm_usage(struct request *req, struct response *res)
     int rc;
     if (since && *since &&
         (strlen(since) < 10 || strspn(since, "0123456789-:T. ") != strlen(since))) {
-        reply_error(res, 200, E_INVALID_REQUEST, "'since' must be a UTC date or time "
-                                                 "(YYYY-MM-DD[THH:MM:SS])");
+        reply_error(res, 200, E_INVALID_REQUEST,
+                    "'since' must be a UTC date or time "
+                    "(YYYY-MM-DD[THH:MM:SS])");
         return;
     }
     items = json_object_new_array();
@@ -132,7 +134,8 @@ void h_llm_usage(struct request *req, struct response *res)
     }
     struct json_object *data = json_object_new_object();
     json_object_object_add(data, "since", json_object_new_string(since ? since : ""));
-    json_object_object_add(data, "configured", json_object_new_boolean(config_llm_configured(req->cfg)));
+    json_object_object_add(data, "configured",
+                           json_object_new_boolean(config_llm_configured(req->cfg)));
     json_object_object_add(data, "items", items);
     reply_data(res, data);
 }

@@ -84,8 +84,7 @@ static void reply_entry(struct request *req, struct response *res, const char *i
 }
 
 /* Rules are edited by admins only: reply 403 and return -1 otherwise. */
-static int category_role_or_403(struct request *req, struct response *res,
-                                const char *category)
+static int category_role_or_403(struct request *req, struct response *res, const char *category)
 {
     if (category && strcmp(category, "rules") == 0 && req->who.role < ROLE_ADMIN) {
         reply_error(res, 403, E_FORBIDDEN, "Only admins may change rules");
@@ -174,8 +173,7 @@ void h_knowledge_create(struct request *req, struct response *res)
 {
     struct json_object *body = http_body_json_or_400(req, res);
     struct json_object *tags_type = NULL, *urls = NULL, *tags = NULL;
-    const char *scenario, *content, *agent_id, *message_id, *title, *category, *path,
-        *description;
+    const char *scenario, *content, *agent_id, *message_id, *title, *category, *path, *description;
     long score;
     int always_apply, rc;
     struct knowledge k;
@@ -240,8 +238,7 @@ void h_knowledge_create(struct request *req, struct response *res)
     }
     rc = knowledge_create(req->store, &k, req->who.actor);
     if (rc == STORE_CONFLICT)
-        reply_error(res, 200, E_CONFLICT, "An entry already exists at %s/%s", k.category,
-                    k.path);
+        reply_error(res, 200, E_CONFLICT, "An entry already exists at %s/%s", k.category, k.path);
     else if (rc)
         reply_store_error(res, rc, WHAT);
     else
@@ -360,8 +357,9 @@ void h_knowledge_update(struct request *req, struct response *res)
         }
         if (evolve_rewrite(req, &current, feedback, &evolved, &reply)) {
             store_knowledge_feedback_mark(req->store, feedback_id, "failed");
-            reply_error(res, 200, reply.error_code, "%s; the feedback was stored (#%ld) and "
-                                                    "nothing else was changed",
+            reply_error(res, 200, reply.error_code,
+                        "%s; the feedback was stored (#%ld) and "
+                        "nothing else was changed",
                         reply.error_message.data, feedback_id);
             goto out;
         }
@@ -387,16 +385,16 @@ void h_knowledge_update(struct request *req, struct response *res)
                 new_case_id(case_id);
                 cases[i]->case_id = case_id;
             }
-            if ((rc = store_knowledge_add_case(req->store, req->who.space, req->params[0],
-                                               cases[i], req->who.actor, &added)))
+            if ((rc = store_knowledge_add_case(req->store, req->who.space, req->params[0], cases[i],
+                                               req->who.actor, &added)))
                 goto fail;
             json_object_object_add(applied, keys[i],
                                    json_object_new_string(added ? "added" : "duplicate"));
         }
     }
     if (score) {
-        if ((rc = store_knowledge_set_score(req->store, req->who.space, req->params[0],
-                                            (int)score, req->who.actor)))
+        if ((rc = store_knowledge_set_score(req->store, req->who.space, req->params[0], (int)score,
+                                            req->who.actor)))
             goto fail;
         json_object_object_add(applied, "update_score", json_object_new_int(score));
     }
@@ -565,8 +563,8 @@ static struct json_object *batch_item(struct request *req, struct json_object *i
         goto store_fail;
     rc = store_knowledge_add_case(req->store, req->who.space, id, &c, req->who.actor, &added);
     if (rc == STORE_OK && feedback && *feedback)
-        rc = store_knowledge_add_feedback(req->store, req->who.space, id, feedback,
-                                          req->who.actor, &fid);
+        rc = store_knowledge_add_feedback(req->store, req->who.space, id, feedback, req->who.actor,
+                                          &fid);
     if (rc) {
         store_rollback(req->store);
         goto store_fail;
@@ -603,8 +601,8 @@ void h_knowledge_batch_update(struct request *req, struct response *res)
     }
     n = json_object_array_length(list);
     if (n > LIMIT_BATCH_ITEMS) {
-        reply_error(res, 200, E_LIMIT_EXCEEDED,
-                    "'feedback_list' has more than %d items (got %zu)", LIMIT_BATCH_ITEMS, n);
+        reply_error(res, 200, E_LIMIT_EXCEEDED, "'feedback_list' has more than %d items (got %zu)",
+                    LIMIT_BATCH_ITEMS, n);
         goto out;
     }
     results = json_object_new_array();
@@ -640,8 +638,8 @@ void h_knowledge_cases(struct request *req, struct response *res)
         http_query_long_or_400(req, res, "offset", 0, 0, 1000000000L, &offset))
         return;
     items = json_object_new_array();
-    rc = store_knowledge_cases_page(req->store, req->who.space, req->params[0], kind, limit,
-                                    offset, knowledge_case_to_json, items, &total);
+    rc = store_knowledge_cases_page(req->store, req->who.space, req->params[0], kind, limit, offset,
+                                    knowledge_case_to_json, items, &total);
     if (rc) {
         json_object_put(items);
         reply_store_error(res, rc, WHAT);

@@ -54,9 +54,9 @@ static struct json_object *initialize(struct json_object *params)
     json_object_object_add(r, "protocolVersion", json_object_new_string(chosen));
     json_object_object_add(r, "capabilities", caps);
     json_object_object_add(r, "serverInfo", info);
-    json_object_object_add(r, "instructions",
-                           json_object_new_string(
-                               "KnowHub is a shared knowledge base. Before a goal, call "
+    json_object_object_add(
+        r, "instructions",
+        json_object_new_string("KnowHub is a shared knowledge base. Before a goal, call "
                                "knowledge_rules and knowledge_search (with your trace_id); "
                                "save what you learn with knowledge_save; when a goal ends, "
                                "call trace_eval_prompt and trace_submit_evaluation."));
@@ -72,12 +72,14 @@ static struct json_object *handle_one(struct request *req, struct json_object *m
     if (!json_object_is_type(msg, json_type_object))
         return rpc_error(NULL, RPC_INVALID_REQUEST, "Invalid Request");
     has_id = json_object_object_get_ex(msg, "id", &id);
-    if (!json_object_object_get_ex(msg, "jsonrpc", &v) || !json_object_is_type(v, json_type_string) ||
+    if (!json_object_object_get_ex(msg, "jsonrpc", &v) ||
+        !json_object_is_type(v, json_type_string) ||
         strcmp(json_object_get_string(v), "2.0") != 0 ||
         (has_id && id && !json_object_is_type(id, json_type_string) &&
          !json_object_is_type(id, json_type_int)))
         return rpc_error(has_id ? id : NULL, RPC_INVALID_REQUEST, "Invalid Request");
-    if (!json_object_object_get_ex(msg, "method", &v) || !json_object_is_type(v, json_type_string)) {
+    if (!json_object_object_get_ex(msg, "method", &v) ||
+        !json_object_is_type(v, json_type_string)) {
         /* A response from the client (to a request we never send): nothing to say. */
         if (has_id && (json_object_object_get_ex(msg, "result", NULL) ||
                        json_object_object_get_ex(msg, "error", NULL)))
@@ -123,8 +125,8 @@ void h_mcp(struct request *req, struct response *res)
         for (size_t i = 0; i < sizeof versions / sizeof *versions; i++)
             known |= strcmp(req->mcp_version, versions[i]) == 0;
         if (!known) {
-            reply_raw(res, 400, rpc_error(NULL, RPC_INVALID_REQUEST,
-                                          "Unsupported MCP-Protocol-Version"));
+            reply_raw(res, 400,
+                      rpc_error(NULL, RPC_INVALID_REQUEST, "Unsupported MCP-Protocol-Version"));
             return;
         }
     }

@@ -125,7 +125,8 @@ static char *joined(struct json_object *arr)
     struct buf b;
     buf_init(&b, 1 << 16);
     for (size_t i = 0; arr && i < json_object_array_length(arr); i++)
-        buf_addf(&b, "%s%s", i ? ", " : "", json_object_get_string(json_object_array_get_idx(arr, i)));
+        buf_addf(&b, "%s%s", i ? ", " : "",
+                 json_object_get_string(json_object_array_get_idx(arr, i)));
     return buf_detach(&b, NULL);
 }
 
@@ -247,8 +248,8 @@ void h_search_entries(struct request *req, struct response *res)
                     "Invalid trace_id: 1 to 128 of A-Z a-z 0-9 . _ : -");
         return;
     }
-    if (http_query(req, "task") && utf8_length(http_query(req, "task"),
-                                               strlen(http_query(req, "task"))) > 4000) {
+    if (http_query(req, "task") &&
+        utf8_length(http_query(req, "task"), strlen(http_query(req, "task"))) > 4000) {
         reply_error(res, 200, E_LIMIT_EXCEEDED, "'task' exceeds 4000 characters");
         return;
     }

@@ -92,9 +92,8 @@ static int tables_or_400(struct response *res, struct json_object *tables)
     for (size_t i = 0; i < n; i++) {
         struct json_object *t = json_object_array_get_idx(tables, i), *id;
         const char *tid;
-        if (!json_object_is_type(t, json_type_object) ||
-            !json_object_object_get_ex(t, "id", &id) || !(tid = jf_str(id)) ||
-            !id_text_valid(tid, 256)) {
+        if (!json_object_is_type(t, json_type_object) || !json_object_object_get_ex(t, "id", &id) ||
+            !(tid = jf_str(id)) || !id_text_valid(tid, 256)) {
             reply_error(res, 200, E_INVALID_REQUEST,
                         "Table %zu needs an 'id' (1 to 256 of A-Z a-z 0-9 . _ : -)", i);
             return -1;

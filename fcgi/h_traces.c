@@ -265,7 +265,8 @@ void h_traces_eval_prompt(struct request *req, struct response *res)
         json_object_object_add(data, "trace_id", json_object_new_string(trace_id));
         json_object_object_add(data, "language", json_object_new_string(lang));
         json_object_object_add(data, "pending", json_object_new_int64(p.n));
-        json_object_object_add(data, "prompt", json_object_new_string_len(prompt.data, (int)prompt.len));
+        json_object_object_add(data, "prompt",
+                               json_object_new_string_len(prompt.data, (int)prompt.len));
         reply_data(res, data);
     }
     free(task);
@@ -278,7 +279,8 @@ static struct json_object *unmatched(size_t index, const char *knowledge_id, con
 {
     struct json_object *o = json_object_new_object();
     json_object_object_add(o, "index", json_object_new_int64((int64_t)index));
-    json_object_object_add(o, "knowledge_id", knowledge_id ? json_object_new_string(knowledge_id) : NULL);
+    json_object_object_add(o, "knowledge_id",
+                           knowledge_id ? json_object_new_string(knowledge_id) : NULL);
     json_object_object_add(o, "reason", json_object_new_string(why));
     return o;
 }
@@ -331,8 +333,9 @@ void h_traces_evaluate(struct request *req, struct response *res)
             goto out;
         }
     } else {
-        reply_error(res, 200, E_INVALID_REQUEST, "Give 'output' (the evaluator's reply) or "
-                                                 "'evaluations'");
+        reply_error(res, 200, E_INVALID_REQUEST,
+                    "Give 'output' (the evaluator's reply) or "
+                    "'evaluations'");
         goto out;
     }
     if (json_object_array_length(list) > 1000) {
@@ -368,15 +371,16 @@ void h_traces_evaluate(struct request *req, struct response *res)
             continue;
         }
         if (!status || !status_valid(status)) {
-            json_object_array_add(missed,
-                                  unmatched(i, kid, "unknown eval_status (irrelevant, unused, "
+            json_object_array_add(missed, unmatched(i, kid,
+                                                    "unknown eval_status (irrelevant, unused, "
                                                     "helpful, harmful or neutral)"));
             continue;
         }
-        rc = store_log_evaluate(req->store, req->who.space, trace_id, kid, status, reason,
-                                trigger, &log_id, &rolled_up);
+        rc = store_log_evaluate(req->store, req->who.space, trace_id, kid, status, reason, trigger,
+                                &log_id, &rolled_up);
         if (rc == STORE_NOT_FOUND) {
-            json_object_array_add(missed, unmatched(i, kid, "no pending injection of it in this trace"));
+            json_object_array_add(missed,
+                                  unmatched(i, kid, "no pending injection of it in this trace"));
             rc = STORE_OK;
             continue;
         }

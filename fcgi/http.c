@@ -43,25 +43,36 @@ void response_init(struct response *res, const char *request_id)
 static const char *status_text(int status)
 {
     switch (status) {
-    case 200: return "OK";
-    case 202: return "Accepted";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 413: return "Payload Too Large";
-    case 429: return "Too Many Requests";
-    case 503: return "Service Unavailable";
-    default: return "Internal Server Error";
+    case 200:
+        return "OK";
+    case 202:
+        return "Accepted";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 403:
+        return "Forbidden";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 413:
+        return "Payload Too Large";
+    case 429:
+        return "Too Many Requests";
+    case 503:
+        return "Service Unavailable";
+    default:
+        return "Internal Server Error";
     }
 }
 
 void response_head(const struct response *res, const char *content_type, long content_length,
                    struct buf *out)
 {
-    buf_addf(out, "Status: %d %s\r\nContent-Type: %s\r\n", res->status,
-             status_text(res->status), content_type);
+    buf_addf(out, "Status: %d %s\r\nContent-Type: %s\r\n", res->status, status_text(res->status),
+             content_type);
     if (content_length >= 0)
         buf_addf(out, "Content-Length: %ld\r\n", content_length);
     buf_addf(out, "X-Request-Id: %s\r\nCache-Control: no-store\r\n%s\r\n",
@@ -246,16 +257,16 @@ const char *http_language(const struct request *req)
         return "en";
     al += strspn(al, " \t");
     return (al[0] == 'z' || al[0] == 'Z') && (al[1] == 'h' || al[1] == 'H') &&
-                   (al[2] == '\0' || al[2] == '-' || al[2] == '_' || al[2] == ',' ||
-                    al[2] == ';' || al[2] == ' ')
+                   (al[2] == '\0' || al[2] == '-' || al[2] == '_' || al[2] == ',' || al[2] == ';' ||
+                    al[2] == ' ')
                ? "zh"
                : "en";
 }
 
 const char *json_text(struct json_object *o)
 {
-    return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-                                                 JSON_C_TO_STRING_NOSLASHESCAPE);
+    return json_object_to_json_string_ext(o,
+                                          JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 static void reply_json(struct response *res, struct json_object *envelope)

@@ -11,7 +11,7 @@
 #include "buf.h"
 
 #define HTTP_MAX_PARAMS 4
-#define HTTP_MAX_BODY (1024 * 1024)      /* nginx's client_max_body_size too */
+#define HTTP_MAX_BODY (1024 * 1024) /* nginx's client_max_body_size too */
 #define HTTP_MAX_RESPONSE (64 * 1024 * 1024)
 
 /* Error codes of DESIGN.md. */
@@ -35,7 +35,7 @@ struct identity {
     char *token_id; /* owned */
     char *actor;    /* owned: "token:<id>" or "token:<id>:<label>" for the audit trail */
     enum role role;
-    char *csrf;     /* owned: the CSRF token when the caller came with a login cookie */
+    char *csrf; /* owned: the CSRF token when the caller came with a login cookie */
 };
 
 struct query_param {
@@ -51,10 +51,10 @@ struct request {
     size_t body_len;
     const char *request_id;
     const char *authorization;
-    const char *cookie;       /* Cookie header (browser logins) */
-    const char *csrf;         /* X-CSRF-Token header */
-    int https;                /* the client reached nginx over TLS */
-    const char *mcp_version;  /* MCP-Protocol-Version header */
+    const char *cookie;      /* Cookie header (browser logins) */
+    const char *csrf;        /* X-CSRF-Token header */
+    int https;               /* the client reached nginx over TLS */
+    const char *mcp_version; /* MCP-Protocol-Version header */
     const char *accept_language;
     char *params[HTTP_MAX_PARAMS]; /* decoded {name} segments of the route, owned */
     size_t n_params;

@@ -25,8 +25,7 @@ static int check_text(struct response *res, const char *key, struct json_object 
     const char *s = json_object_get_string(v);
     size_t len = (size_t)json_object_get_string_len(v), chars;
     if (strlen(s) != len || !utf8_valid(s, len)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be valid UTF-8 text without NUL",
-                    key);
+        reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be valid UTF-8 text without NUL", key);
         return -1;
     }
     chars = utf8_length(s, len);
@@ -43,8 +42,8 @@ static int blank(const char *s)
     return s[strspn(s, " \t\r\n")] == '\0';
 }
 
-int jf_string_or_400(struct response *res, struct json_object *obj, const char *key,
-                     int required, size_t max_chars, const char **out)
+int jf_string_or_400(struct response *res, struct json_object *obj, const char *key, int required,
+                     size_t max_chars, const char **out)
 {
     struct json_object *v = field(obj, key);
     *out = NULL;

@@ -12,8 +12,8 @@ struct response;
 
 /* String of at most max_chars Unicode characters, without NUL bytes.
  * *out is NULL when absent; required rejects absent and blank strings. */
-int jf_string_or_400(struct response *res, struct json_object *obj, const char *key,
-                     int required, size_t max_chars, const char **out);
+int jf_string_or_400(struct response *res, struct json_object *obj, const char *key, int required,
+                     size_t max_chars, const char **out);
 /* Integer in [min, max]; dflt when absent. */
 int jf_long_or_400(struct response *res, struct json_object *obj, const char *key, long min,
                    long max, long dflt, long *out);

@@ -10,16 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-int jobs_start(struct store *st, const char *space, const char *kind,
-               struct json_object *params, const char *actor, char *id_out)
+int jobs_start(struct store *st, const char *space, const char *kind, struct json_object *params,
+               const char *actor, char *id_out)
 {
     unsigned char rnd[8];
     randombytes_buf(rnd, sizeof rnd);
     memcpy(id_out, "job-", 4);
     sodium_bin2hex(id_out + 4, 17, rnd, sizeof rnd);
     return store_job_create(st, id_out, space, kind,
-                            json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN),
-                            actor);
+                            json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN), actor);
 }
 
 struct json_object *jobs_to_json(const struct job_info *j)
@@ -70,8 +69,9 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
     v = NULL;
     json_object_object_get_ex(params, "with_rules", &v);
     if (slim_plan(st, job->space, threshold, v && json_object_get_boolean(v), &plan)) {
-        store_job_finish(st, job->id, "failed", NULL,
-                         "{\"code\":\"SERVICE_UNAVAILABLE\",\"message\":\"The plan could not be made\"}");
+        store_job_finish(
+            st, job->id, "failed", NULL,
+            "{\"code\":\"SERVICE_UNAVAILABLE\",\"message\":\"The plan could not be made\"}");
         goto out;
     }
     json_object_object_get_ex(plan, "groups", &groups);

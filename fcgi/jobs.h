@@ -13,8 +13,8 @@ struct config;
 
 /* Queue a job of kind ("slim") with its parameters; the new id goes to
  * id_out (at least 40 bytes). Returns a store status. */
-int jobs_start(struct store *st, const char *space, const char *kind,
-               struct json_object *params, const char *actor, char *id_out);
+int jobs_start(struct store *st, const char *space, const char *kind, struct json_object *params,
+               const char *actor, char *id_out);
 
 /* Run the oldest queued job, if any, to its end. Returns 1 when one ran, 0
  * when none waited, -1 on a store error. */

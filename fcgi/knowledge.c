@@ -36,11 +36,11 @@ void knowledge_init(struct knowledge *k)
 
 void knowledge_release(struct knowledge *k)
 {
-    char **fields[] = {&k->id,         &k->space,     &k->category,   &k->path,
+    char **fields[] = {&k->id,         &k->space,       &k->category, &k->path,
                        &k->title,      &k->description, &k->tags,     &k->scenario,
-                       &k->content,    &k->source,    &k->urls,       &k->agent_id,
-                       &k->message_id, &k->source_ts, &k->status,     &k->merged_into,
-                       &k->created_at, &k->updated_at, &k->meta,     &k->document};
+                       &k->content,    &k->source,      &k->urls,     &k->agent_id,
+                       &k->message_id, &k->source_ts,   &k->status,   &k->merged_into,
+                       &k->created_at, &k->updated_at,  &k->meta,     &k->document};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         free(*fields[i]);
     knowledge_init(k);
@@ -93,7 +93,8 @@ static void add_injection(const struct log_entry *e, void *ctx)
     struct json_object *o = json_object_new_object();
     json_object_object_add(o, "trace_id", str(e->trace_id));
     json_object_object_add(o, "goal_id", str(e->goal_id));
-    json_object_object_add(o, "injected_at_sequence", json_object_new_int64(e->injected_at_sequence));
+    json_object_object_add(o, "injected_at_sequence",
+                           json_object_new_int64(e->injected_at_sequence));
     json_object_object_add(o, "injected_at", str(e->injected_at));
     json_object_object_add(o, "eval_status", e->eval_status ? str(e->eval_status) : NULL);
     json_object_object_add(o, "eval_reason", e->eval_reason ? str(e->eval_reason) : NULL);
@@ -245,7 +246,6 @@ int knowledge_types_from_query_or_400(const struct request *req, struct response
     }
     return 0;
 }
-
 
 int knowledge_filter_from_query_or_400(const struct request *req, struct response *res,
                                        struct knowledge_filter *f)

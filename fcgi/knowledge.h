@@ -31,7 +31,7 @@ struct knowledge {
     char *path;
     char *title;
     char *description;
-    char *tags;  /* JSON array of strings */
+    char *tags; /* JSON array of strings */
     unsigned types;
     char *scenario;
     char *content;

@@ -133,8 +133,8 @@ static void classify_http(struct llm_reply *r, long status, const char *body)
         fail(r, "LLM_CONTEXT_TOO_LONG", 0, message);
     else if (has(text, "maximum") && has(text, "token"))
         fail(r, "LLM_CONTEXT_TOO_LONG", 0, message);
-    else if (status == 404 || (has(text, "model") && (has(text, "not found") ||
-                                                             has(text, "does not exist"))))
+    else if (status == 404 ||
+             (has(text, "model") && (has(text, "not found") || has(text, "does not exist"))))
         fail(r, "LLM_MODEL_NOT_FOUND", 0, message);
     else if (has(text, "content") && (has(text, "filter") || has(text, "policy")))
         fail(r, "LLM_CONTENT_FILTERED", 0, message);
@@ -150,8 +150,8 @@ static void classify_http(struct llm_reply *r, long status, const char *body)
 /* Take the assistant's text out of a 200 answer. */
 static void parse_success(struct llm_reply *r, const char *body)
 {
-    struct json_object *j = json_tokener_parse(body), *choices, *first, *message, *content,
-                       *finish, *usage, *v;
+    struct json_object *j = json_tokener_parse(body), *choices, *first, *message, *content, *finish,
+                       *usage, *v;
     if (!j || !json_object_object_get_ex(j, "choices", &choices) ||
         !json_object_is_type(choices, json_type_array) ||
         !(first = json_object_array_get_idx(choices, 0)) ||

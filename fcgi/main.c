@@ -216,7 +216,8 @@ static int serve(const struct config *cfg)
             goto out;
         }
         workers[i].llm = llm_new();
-        workers[i].cache = cfg->cache_slots ? cache_new((size_t)cfg->cache_slots, 256 * 1024) : NULL;
+        workers[i].cache =
+            cfg->cache_slots ? cache_new((size_t)cfg->cache_slots, 256 * 1024) : NULL;
     }
     if (server_first_start(cfg, workers[0].store))
         goto out;

@@ -15,7 +15,7 @@ struct tool {
     const char *description;
     const char *schema; /* JSON Schema of the arguments */
     const char *method;
-    const char *path;   /* may hold {knowledge_id} or {trace_id}, taken from the arguments */
+    const char *path; /* may hold {knowledge_id} or {trace_id}, taken from the arguments */
     enum args_to args;
 };
 
@@ -47,7 +47,8 @@ static const struct tool tools[] = {
      "\"scenario\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"},"
      "\"tags_type\":{\"type\":\"array\",\"items\":{\"enum\":" TYPES "}},"
      "\"urls\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-     "\"agent_id\":{\"type\":\"string\"},\"score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5},"
+     "\"agent_id\":{\"type\":\"string\"},\"score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":"
+     "5},"
      "\"message_id\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},"
      "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
      "\"required\":[\"scenario\",\"content\"]}",
@@ -69,8 +70,7 @@ static const struct tool tools[] = {
      "\"is_effective\":{\"type\":\"boolean\"},\"feedback\":{\"type\":\"string\"}},"
      "\"required\":[\"knowledge_id\",\"is_effective\"]}}},\"required\":[\"feedback_list\"]}",
      "POST", "/api/knowledge/batch_update", ARGS_BODY},
-    {"knowledge_list",
-     "List saved knowledge, newest first, with the total count.",
+    {"knowledge_list", "List saved knowledge, newest first, with the total count.",
      "{\"type\":\"object\",\"properties\":{"
      "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":10},"
      "\"offset\":{\"type\":\"integer\",\"minimum\":0},"

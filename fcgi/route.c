@@ -43,8 +43,8 @@ int route_candidates(struct request *req, const char *query, const struct route_
     lr.model = req->cfg->llm_router_model;
     lr.messages = messages;
     /* At most 8 s, and never past the operator's KNOWHUB_LLM_TIMEOUT. */
-    lr.timeout_ms = req->cfg->llm_timeout_ms < ROUTE_TIMEOUT_MS ? req->cfg->llm_timeout_ms
-                                                                : ROUTE_TIMEOUT_MS;
+    lr.timeout_ms =
+        req->cfg->llm_timeout_ms < ROUTE_TIMEOUT_MS ? req->cfg->llm_timeout_ms : ROUTE_TIMEOUT_MS;
     lr.max_tokens = 200;
     lr.space = req->who.space;
     lr.actor = req->who.actor;

@@ -353,11 +353,11 @@ struct collector {
     struct strlist tables; /* folded, non-empty table names */
     unsigned categories;   /* SEARCH_* */
     int skip_always_rules;
-    size_t want;           /* how many hits the caller wants */
-    struct cand *best;     /* the best `want` so far, best first */
+    size_t want;       /* how many hits the caller wants */
+    struct cand *best; /* the best `want` so far, best first */
     size_t nbest;
-    size_t positive;       /* distinct rows scoring > 0 */
-    size_t rows;           /* rows the current pass returned */
+    size_t positive; /* distinct rows scoring > 0 */
+    size_t rows;     /* rows the current pass returned */
     struct seen seen;
     struct fields f;
     struct buf stem;
@@ -416,7 +416,8 @@ static int take(const struct match_row *r, void *arg)
     struct fields *f = &col->f;
     double score;
     col->rows++;
-    if (!(col->categories & bit) || (col->skip_always_rules && bit == SEARCH_RULES && r->always_apply) ||
+    if (!(col->categories & bit) ||
+        (col->skip_always_rules && bit == SEARCH_RULES && r->always_apply) ||
         !seen_add(&col->seen, r->id))
         return 0;
     path_stem(r->path, &col->stem);
@@ -541,13 +542,13 @@ static void thinned_release(struct thinned *t)
  * seq `below` (0: all). *full is set when the pass returned every match
  * (fewer rows than the limit), *last to the seq where it stopped. */
 static int pass(struct store *st, const char *space, struct collector *col,
-                const struct knowledge_filter *filter, int index, const char *expr,
-                long long below, int *full, long long *last)
+                const struct knowledge_filter *filter, int index, const char *expr, long long below,
+                int *full, long long *last)
 {
     int rc;
     col->rows = 0;
-    rc = store_knowledge_match(st, (enum match_index)index, space, expr, filter, PASS_LIMIT,
-                               below, last, take, col);
+    rc = store_knowledge_match(st, (enum match_index)index, space, expr, filter, PASS_LIMIT, below,
+                               last, take, col);
     if (full)
         *full = col->rows < PASS_LIMIT;
     return rc;

@@ -22,7 +22,7 @@ struct knowledge_filter;
 struct search_query {
     char **tokens; /* distinct folded tokens (tokenize.c), owned */
     size_t n;
-    char *whole;   /* the folded query without surrounding blanks, owned */
+    char *whole; /* the folded query without surrounding blanks, owned */
 };
 
 /* Tokenize a query; release with search_query_release. */

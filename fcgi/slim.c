@@ -198,7 +198,8 @@ int slim_plan(struct store *st, const char *space, double threshold, int with_ru
         if (!it.v[i].n_tokens)
             continue;
         for (int b = 0; b < BANDS; b++) {
-            uint64_t h = mix((uint64_t)b * 0x51ED27ULL) ^ fnv1a(it.v[i].category, strlen(it.v[i].category));
+            uint64_t h =
+                mix((uint64_t)b * 0x51ED27ULL) ^ fnv1a(it.v[i].category, strlen(it.v[i].category));
             for (int r = 0; r < ROWS; r++)
                 h = mix(h ^ it.v[i].sig[b * ROWS + r]);
             keys[nkeys].key = h;
@@ -280,8 +281,8 @@ static int merged_text(const struct slim_ctx *c, const struct knowledge *survivo
                        struct knowledge *members, size_t n, struct buf *out,
                        struct json_object **error)
 {
-    size_t limit = strcmp(survivor->category, "rules") == 0 ? LIMIT_RULES_BODY
-                                                            : LIMIT_EXPERIENCES_BODY;
+    size_t limit =
+        strcmp(survivor->category, "rules") == 0 ? LIMIT_RULES_BODY : LIMIT_EXPERIENCES_BODY;
     struct json_object *messages = json_object_new_array();
     struct llm_request lr = {0};
     struct llm_reply r;
@@ -323,7 +324,8 @@ static int merged_text(const struct slim_ctx *c, const struct knowledge *survivo
     return rc;
 }
 
-int slim_merge_group(const struct slim_ctx *c, struct json_object *group, struct json_object **error)
+int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
+                     struct json_object **error)
 {
     struct json_object *surv_j, *members_j, *id;
     struct knowledge survivor, *members = NULL;

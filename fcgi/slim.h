@@ -36,6 +36,7 @@ struct slim_ctx {
 
 /* Merge one planned group (an element of plan.groups). 0 on success, else
  * -1 with a message in error (the group is then left untouched). */
-int slim_merge_group(const struct slim_ctx *c, struct json_object *group, struct json_object **error);
+int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
+                     struct json_object **error);
 
 #endif

@@ -18,8 +18,8 @@
 #define BUSY_TIMEOUT_MS 10000
 
 /* The file stem of a path with at most one folder: "a/b.md" -> "b". */
-#define STEM_SQL(p)                                                                        \
-    "substr(substr(" p ", instr(" p ", '/') + 1), 1,"                                     \
+#define STEM_SQL(p)                                                                                \
+    "substr(substr(" p ", instr(" p ", '/') + 1), 1,"                                              \
     " length(substr(" p ", instr(" p ", '/') + 1)) - 3)"
 
 /* ---- schema: numbered migrations, applied in order, tracked by user_version ---- */
@@ -81,20 +81,28 @@ static const char *const migrations[] = {
     "CREATE TRIGGER knowledge_fts_insert AFTER INSERT ON knowledge"
     "  WHEN new.status = 'active' BEGIN"
     "  INSERT INTO knowledge_fts(rowid, title, tags, stem, scenario, body)"
-    "    VALUES(new.seq, new.title, new.tags, " STEM_SQL("new.path") ", new.scenario, new.content);"
-    "END;"
-    "CREATE TRIGGER knowledge_fts_update"
-    "  AFTER UPDATE OF title, tags, path, scenario, content, status ON knowledge BEGIN"
-    "  INSERT INTO knowledge_fts(knowledge_fts, rowid, title, tags, stem, scenario, body)"
-    "    SELECT 'delete', old.seq, old.title, old.tags, " STEM_SQL("old.path") ","
-    "      old.scenario, old.content WHERE old.status = 'active';"
-    "  INSERT INTO knowledge_fts(rowid, title, tags, stem, scenario, body)"
-    "    SELECT new.seq, new.title, new.tags, " STEM_SQL("new.path") ", new.scenario,"
-    "      new.content WHERE new.status = 'active';"
-    "END;"
-    "INSERT INTO knowledge_fts(rowid, title, tags, stem, scenario, body)"
-    "  SELECT seq, title, tags, " STEM_SQL("path") ", scenario, content FROM knowledge"
-    "  WHERE status = 'active';",
+    "    VALUES(new.seq, new.title, new.tags, " STEM_SQL(
+        "new.path") ", new.scenario, new.content);"
+                    "END;"
+                    "CREATE TRIGGER knowledge_fts_update"
+                    "  AFTER UPDATE OF title, tags, path, scenario, content, status ON knowledge "
+                    "BEGIN"
+                    "  INSERT INTO knowledge_fts(knowledge_fts, rowid, title, tags, stem, "
+                    "scenario, body)"
+                    "    SELECT 'delete', old.seq, old.title, old.tags, " STEM_SQL(
+                        "old.path") ","
+                                    "      old.scenario, old.content WHERE old.status = 'active';"
+                                    "  INSERT INTO knowledge_fts(rowid, title, tags, stem, "
+                                    "scenario, body)"
+                                    "    SELECT new.seq, new.title, new.tags, " STEM_SQL(
+                                        "new.path") ", new.scenario,"
+                                                    "      new.content WHERE new.status = 'active';"
+                                                    "END;"
+                                                    "INSERT INTO knowledge_fts(rowid, title, tags, "
+                                                    "stem, scenario, body)"
+                                                    "  SELECT seq, title, tags, " STEM_SQL(
+                                                        "path") ", scenario, content FROM knowledge"
+                                                                "  WHERE status = 'active';",
 
     /* 3: traces and their knowledge log (seed 000). */
     "CREATE TABLE traces("
@@ -150,64 +158,69 @@ static const char *const migrations[] = {
     "CREATE TRIGGER knowledge_head_insert AFTER INSERT ON knowledge"
     "  WHEN new.status = 'active' BEGIN"
     "  INSERT INTO knowledge_head(rowid, title, tags, stem)"
-    "    VALUES(new.seq, new.title, new.tags, " STEM_SQL("new.path") ");"
-    "END;"
-    "CREATE TRIGGER knowledge_head_update AFTER UPDATE OF title, tags, path, status ON knowledge"
-    "  BEGIN"
-    "  INSERT INTO knowledge_head(knowledge_head, rowid, title, tags, stem)"
-    "    SELECT 'delete', old.seq, old.title, old.tags, " STEM_SQL("old.path")
-    "    WHERE old.status = 'active';"
-    "  INSERT INTO knowledge_head(rowid, title, tags, stem)"
-    "    SELECT new.seq, new.title, new.tags, " STEM_SQL("new.path")
-    "    WHERE new.status = 'active';"
-    "END;"
-    "INSERT INTO knowledge_head(rowid, title, tags, stem)"
-    "  SELECT seq, title, tags, " STEM_SQL("path") " FROM knowledge WHERE status = 'active';",
+    "    VALUES(new.seq, new.title, new.tags, " STEM_SQL(
+        "new.path") ");"
+                    "END;"
+                    "CREATE TRIGGER knowledge_head_update AFTER UPDATE OF title, tags, path, "
+                    "status ON knowledge"
+                    "  BEGIN"
+                    "  INSERT INTO knowledge_head(knowledge_head, rowid, title, tags, stem)"
+                    "    SELECT 'delete', old.seq, old.title, old.tags, " STEM_SQL(
+                        "old.path") "    WHERE old.status = 'active';"
+                                    "  INSERT INTO knowledge_head(rowid, title, tags, stem)"
+                                    "    SELECT new.seq, new.title, new.tags, " STEM_SQL(
+                                        "new.path") "    WHERE new.status = 'active';"
+                                                    "END;"
+                                                    "INSERT INTO knowledge_head(rowid, title, "
+                                                    "tags, stem)"
+                                                    "  SELECT seq, title, tags, " STEM_SQL(
+                                                        "path") " FROM knowledge WHERE status = "
+                                                                "'active';",
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 
 /* The JSON snapshot of an entry row kept in knowledge_revisions.document. */
-#define SNAPSHOT_JSON                                                                      \
-    "json_object('id',id,'category',category,'path',path,'title',title,"                  \
-    "'description',description,'tags',json(tags),'types',types,'scenario',scenario,"      \
-    "'content',content,'always_apply',always_apply,'source',source,'urls',json(urls),"    \
-    "'agent_id',agent_id,'message_id',message_id,'source_ts',source_ts,'score',score,"    \
-    "'status',status,'merged_into',merged_into,'updated_at',updated_at,'meta',json(meta),"     \
+#define SNAPSHOT_JSON                                                                              \
+    "json_object('id',id,'category',category,'path',path,'title',title,"                           \
+    "'description',description,'tags',json(tags),'types',types,'scenario',scenario,"               \
+    "'content',content,'always_apply',always_apply,'source',source,'urls',json(urls),"             \
+    "'agent_id',agent_id,'message_id',message_id,'source_ts',source_ts,'score',score,"             \
+    "'status',status,'merged_into',merged_into,'updated_at',updated_at,'meta',json(meta),"         \
     "'document',document)"
 
-#define KNOWLEDGE_COLUMNS                                                                  \
-    "id, space, category, path, title, description, tags, types, scenario, content,"      \
-    " always_apply, source, urls, agent_id, message_id, source_ts, score, helpful,"       \
-    " harmful, irrelevant, unused, neutral, status, merged_into, version, created_at,"     \
+#define KNOWLEDGE_COLUMNS                                                                          \
+    "id, space, category, path, title, description, tags, types, scenario, content,"               \
+    " always_apply, source, urls, agent_id, message_id, source_ts, score, helpful,"                \
+    " harmful, irrelevant, unused, neutral, status, merged_into, version, created_at,"             \
     " updated_at, meta, document"
 
 /* The columns of a search candidate (S_MATCH*, struct match_row): only what
  * scoring needs, the content cut to its first 200 characters. */
-#define MATCH_COLUMNS                                                                      \
-    "f.rowid, k.id, k.category, k.path, k.title, k.tags, substr(k.content, 1, 200),"       \
+#define MATCH_COLUMNS                                                                              \
+    "f.rowid, k.id, k.category, k.path, k.title, k.tags, substr(k.content, 1, 200),"               \
     " k.source, k.updated_at, k.always_apply"
 
-#define TRACE_COUNTS                                                                       \
-    "(SELECT count(*) FROM knowledge_log l WHERE l.space = t.space AND l.trace_id = t.trace_id)," \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                       \
-    "  AND l.trace_id = t.trace_id AND l.eval_status IS NULL),"                             \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                       \
-    "  AND l.trace_id = t.trace_id AND l.eval_status = 'irrelevant'),"                      \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                       \
-    "  AND l.trace_id = t.trace_id AND l.eval_status = 'unused'),"                          \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                       \
-    "  AND l.trace_id = t.trace_id AND l.eval_status = 'helpful'),"                         \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                       \
-    "  AND l.trace_id = t.trace_id AND l.eval_status = 'harmful'),"                         \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                       \
+#define TRACE_COUNTS                                                                               \
+    "(SELECT count(*) FROM knowledge_log l WHERE l.space = t.space AND l.trace_id = t.trace_id),"  \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status IS NULL),"                                    \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'irrelevant'),"                             \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'unused'),"                                 \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'helpful'),"                                \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'harmful'),"                                \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
     "  AND l.trace_id = t.trace_id AND l.eval_status = 'neutral')"
 
-#define LOG_COLUMNS                                                                        \
-    "id, trace_id, knowledge_id, goal_id, injected_at_sequence, injected_at, task, content," \
+#define LOG_COLUMNS                                                                                \
+    "id, trace_id, knowledge_id, goal_id, injected_at_sequence, injected_at, task, content,"       \
     " eval_status, eval_reason, evaluated_at, evaluated_at_trigger"
 
-#define JOB_COLUMNS                                                                        \
-    "id, space, kind, status, progress, total, params, result, error, actor, created_at,"   \
+#define JOB_COLUMNS                                                                                \
+    "id, space, kind, status, progress, total, params, result, error, actor, created_at,"          \
     " updated_at"
 
 enum stmt_id {
@@ -385,15 +398,16 @@ static const char *const stmt_sql[S_COUNT] = {
                      " AND k.space = ?2 AND k.status = 'active'"
                      " AND (?3 = 0 OR k.types & ?3 != 0) AND (?4 IS NULL OR k.category = ?4)"
                      " AND f.rowid < ?6 ORDER BY f.rowid DESC LIMIT ?5",
-    [S_TRACE_UPSERT] = "INSERT INTO traces(space, trace_id, task, created_at) VALUES(?1, ?2, ?3, ?4)"
-                       " ON CONFLICT(space, trace_id) DO UPDATE SET task = excluded.task",
+    [S_TRACE_UPSERT] =
+        "INSERT INTO traces(space, trace_id, task, created_at) VALUES(?1, ?2, ?3, ?4)"
+        " ON CONFLICT(space, trace_id) DO UPDATE SET task = excluded.task",
     [S_TRACE_INSERT] = "INSERT OR IGNORE INTO traces(space, trace_id, task, created_at)"
                        " VALUES(?1, ?2, '', ?3)",
     [S_TRACE_GET] = "SELECT t.trace_id, t.task, t.created_at, " TRACE_COUNTS
                     " FROM traces t WHERE t.space = ?1 AND t.trace_id = ?2",
-    [S_TRACE_LIST] = "SELECT t.trace_id, t.task, t.created_at, " TRACE_COUNTS
-                     " FROM traces t WHERE t.space = ?1"
-                     " ORDER BY t.created_at DESC, t.trace_id LIMIT ?2 OFFSET ?3",
+    [S_TRACE_LIST] =
+        "SELECT t.trace_id, t.task, t.created_at, " TRACE_COUNTS " FROM traces t WHERE t.space = ?1"
+        " ORDER BY t.created_at DESC, t.trace_id LIMIT ?2 OFFSET ?3",
     [S_TRACE_COUNT] = "SELECT count(*) FROM traces WHERE space = ?1",
     [S_LOG_ADD] = "INSERT INTO knowledge_log(space, trace_id, knowledge_id, goal_id,"
                   " injected_at_sequence, injected_at, task, content)"
@@ -452,16 +466,18 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_JOB_FINISH] = "UPDATE jobs SET status = ?2, result = ?3, error = ?4, updated_at = ?5"
                      " WHERE id = ?1",
     [S_JOB_REQUEUE] = "UPDATE jobs SET status = 'queued', updated_at = ?1 WHERE status = 'running'",
-    [S_MERGE_COUNTERS] = "UPDATE knowledge SET helpful = knowledge.helpful + m.helpful,"
-                         " harmful = knowledge.harmful + m.harmful,"
-                         " irrelevant = knowledge.irrelevant + m.irrelevant,"
-                         " unused = knowledge.unused + m.unused, neutral = knowledge.neutral + m.neutral"
-                         " FROM (SELECT helpful, harmful, irrelevant, unused, neutral"
-                         " FROM knowledge WHERE id = ?2) AS m WHERE knowledge.id = ?1",
-    [S_MERGE_CASES] = "INSERT OR IGNORE INTO knowledge_cases(space, knowledge_id, kind, case_id,"
-                      " scenario, result, agent_id, trace_id, goal_id, created_at)"
-                      " SELECT space, ?1, kind, case_id, scenario, result, agent_id, trace_id,"
-                      " goal_id, created_at FROM knowledge_cases WHERE knowledge_id = ?2 ORDER BY seq",
+    [S_MERGE_COUNTERS] =
+        "UPDATE knowledge SET helpful = knowledge.helpful + m.helpful,"
+        " harmful = knowledge.harmful + m.harmful,"
+        " irrelevant = knowledge.irrelevant + m.irrelevant,"
+        " unused = knowledge.unused + m.unused, neutral = knowledge.neutral + m.neutral"
+        " FROM (SELECT helpful, harmful, irrelevant, unused, neutral"
+        " FROM knowledge WHERE id = ?2) AS m WHERE knowledge.id = ?1",
+    [S_MERGE_CASES] =
+        "INSERT OR IGNORE INTO knowledge_cases(space, knowledge_id, kind, case_id,"
+        " scenario, result, agent_id, trace_id, goal_id, created_at)"
+        " SELECT space, ?1, kind, case_id, scenario, result, agent_id, trace_id,"
+        " goal_id, created_at FROM knowledge_cases WHERE knowledge_id = ?2 ORDER BY seq",
     [S_MERGE_TOMBSTONE] = "UPDATE knowledge SET status = 'merged', merged_into = ?1,"
                           " version = version + 1, updated_at = ?3"
                           " WHERE id = ?2 AND space = ?4 AND status = 'active'",
@@ -495,9 +511,8 @@ static int status_of(int rc)
         return STORE_OK;
     case SQLITE_CONSTRAINT:
         /* Only uniqueness is a conflict; a CHECK or NOT NULL failure is a bug. */
-        return rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY
-                   ? STORE_CONFLICT
-                   : STORE_ERROR;
+        return rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY ? STORE_CONFLICT
+                                                                                    : STORE_ERROR;
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
         return STORE_BUSY;
@@ -535,8 +550,8 @@ const char *store_errmsg(struct store *st)
 static sqlite3_stmt *stmt_get(struct store *st, enum stmt_id id)
 {
     if (!st->stmt[id]) {
-        if (sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
-                               &st->stmt[id], NULL) != SQLITE_OK)
+        if (sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[id],
+                               NULL) != SQLITE_OK)
             return NULL;
     }
     return st->stmt[id];
@@ -923,8 +938,7 @@ int store_token_revoke(struct store *st, const char *id)
     return rc;
 }
 
-int store_token_each(struct store *st, int (*each)(const struct token_record *, void *),
-                     void *ctx)
+int store_token_each(struct store *st, int (*each)(const struct token_record *, void *), void *ctx)
 {
     sqlite3_stmt *s = stmt_get(st, S_TOKEN_ALL);
     int rc;
@@ -1190,8 +1204,8 @@ int store_knowledge_add_case(struct store *st, const char *space, const char *id
         bind_text(bump, 1, id);
         rc = step_done(bump);
         if (rc == STORE_OK)
-            rc = audit_at(st, now, space, actor, helpful ? "knowledge.helpful" : "knowledge.harmful",
-                          id);
+            rc = audit_at(st, now, space, actor,
+                          helpful ? "knowledge.helpful" : "knowledge.harmful", id);
         if (rc == STORE_OK)
             *added = 1;
     }
@@ -1199,8 +1213,7 @@ int store_knowledge_add_case(struct store *st, const char *space, const char *id
 }
 
 /* Pass every row of a cases statement to each, then reset it. */
-static int case_rows(sqlite3_stmt *s, int (*each)(const struct knowledge_case *, void *),
-                     void *ctx)
+static int case_rows(sqlite3_stmt *s, int (*each)(const struct knowledge_case *, void *), void *ctx)
 {
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -1311,8 +1324,7 @@ int store_knowledge_add_feedback(struct store *st, const char *space, const char
     return tx_end(st, rc);
 }
 
-int store_knowledge_delete(struct store *st, const char *space, const char *id,
-                           const char *actor)
+int store_knowledge_delete(struct store *st, const char *space, const char *id, const char *actor)
 {
     char now[20];
     int rc;
@@ -1952,9 +1964,9 @@ int store_session_delete(struct store *st, const char *space, const char *id)
 
 /* ---- the LLM usage ledger ---- */
 
-int store_llm_call_add(struct store *st, const char *space, const char *purpose,
-                       const char *model, long prompt_tokens, long completion_tokens,
-                       long latency_ms, const char *outcome)
+int store_llm_call_add(struct store *st, const char *space, const char *purpose, const char *model,
+                       long prompt_tokens, long completion_tokens, long latency_ms,
+                       const char *outcome)
 {
     char now[27];
     sqlite3_stmt *s = stmt_get(st, S_LLM_CALL_ADD);
@@ -2188,7 +2200,8 @@ int store_backup(struct store *st, const char *path)
     sqlite3 *dest;
     sqlite3_backup *b;
     int rc;
-    if (sqlite3_open_v2(path, &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
         sqlite3_close(dest);
         return STORE_READONLY;
     }
@@ -2270,8 +2283,9 @@ int store_check(struct store *st, struct buf *report)
             }
         }
         buf_release(&sql);
-        query_text(st, "SELECT count(*) FROM knowledge k WHERE status = 'active' AND"
-                       " (SELECT count(*) FROM knowledge_revisions r WHERE r.knowledge_id = k.id) = 0",
+        query_text(st,
+                   "SELECT count(*) FROM knowledge k WHERE status = 'active' AND"
+                   " (SELECT count(*) FROM knowledge_revisions r WHERE r.knowledge_id = k.id) = 0",
                    &a);
         if (strcmp(a.data, "0") != 0) {
             buf_addf(report, "revisions: %s active entries have no revision\n", a.data);

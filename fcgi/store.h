@@ -14,12 +14,12 @@ struct store;
 
 enum store_status {
     STORE_OK = 0,
-    STORE_NOT_FOUND,  /* no such row in this space */
-    STORE_CONFLICT,   /* a unique constraint (path taken, duplicate id) */
-    STORE_BUSY,       /* the database stayed locked past the busy timeout */
-    STORE_FULL,       /* disk or quota full */
-    STORE_READONLY,   /* the database cannot be written */
-    STORE_ERROR,      /* anything else; see store_errmsg() */
+    STORE_NOT_FOUND, /* no such row in this space */
+    STORE_CONFLICT,  /* a unique constraint (path taken, duplicate id) */
+    STORE_BUSY,      /* the database stayed locked past the busy timeout */
+    STORE_FULL,      /* disk or quota full */
+    STORE_READONLY,  /* the database cannot be written */
+    STORE_ERROR,     /* anything else; see store_errmsg() */
 };
 
 /* Process-wide SQLite settings; call once before any other store call
@@ -95,8 +95,7 @@ int store_token_touch(struct store *st, const char *id);
 /* Mark revoked; STORE_NOT_FOUND when unknown or already revoked. */
 int store_token_revoke(struct store *st, const char *id);
 /* Call each(t, ctx) for every token, oldest first; stops early when it returns non-zero. */
-int store_token_each(struct store *st, int (*each)(const struct token_record *, void *),
-                     void *ctx);
+int store_token_each(struct store *st, int (*each)(const struct token_record *, void *), void *ctx);
 
 /* ---- knowledge entries ---- */
 
@@ -145,8 +144,7 @@ int store_knowledge_merge(struct store *st, const char *space, const char *survi
 /* Mark a stored feedback "applied" (an evolve used it) or "failed". */
 int store_knowledge_feedback_mark(struct store *st, long feedback_id, const char *status);
 /* Soft delete: status "deleted", a new revision. */
-int store_knowledge_delete(struct store *st, const char *space, const char *id,
-                           const char *actor);
+int store_knowledge_delete(struct store *st, const char *space, const char *id, const char *actor);
 
 /* The active entry at (category, path) of the space, document included. */
 int store_knowledge_get_by_path(struct store *st, const char *space, const char *category,
@@ -179,7 +177,7 @@ int store_knowledge_scan(struct store *st, const char *space, enum knowledge_sca
 struct match_row {
     long long seq;
     const char *id, *category, *path, *title, *tags; /* tags: JSON array text */
-    const char *body;                                 /* the content's first 200 characters */
+    const char *body;                                /* the content's first 200 characters */
     const char *source, *updated_at;
     int always_apply;
 };
@@ -309,9 +307,9 @@ int store_session_delete(struct store *st, const char *space, const char *id);
 /* ---- the LLM usage ledger ---- */
 
 /* Record one LLM call: outcome is "ok" or its LLM_* error code. */
-int store_llm_call_add(struct store *st, const char *space, const char *purpose,
-                       const char *model, long prompt_tokens, long completion_tokens,
-                       long latency_ms, const char *outcome);
+int store_llm_call_add(struct store *st, const char *space, const char *purpose, const char *model,
+                       long prompt_tokens, long completion_tokens, long latency_ms,
+                       const char *outcome);
 
 struct llm_usage {
     const char *purpose, *model;

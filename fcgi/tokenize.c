@@ -5,24 +5,27 @@
 #include <string.h>
 
 static const char *const english_stop[] = {
-    "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had",
-    "do", "does", "did", "will", "would", "shall", "should", "may", "might", "must", "can",
-    "could", "i", "me", "my", "we", "our", "you", "your", "he", "him", "his", "she", "her", "it",
-    "its", "they", "them", "their", "what", "which", "who", "whom", "this", "that", "these",
-    "those", "am", "if", "or", "but", "not", "no", "nor", "so", "too", "very", "and", "as", "at",
-    "by", "for", "from", "in", "into", "of", "on", "to", "up", "with", "about", "after",
-    "before", "between", "down", "during", "each", "few", "more", "most", "other", "some",
-    "such", "than", "then", "how", "when", "where", "why", "all", "any", "both", "every",
-    "here", "there", "just", "only", "also", "over", "own", "same", "out", "show", "find",
-    "get", "use", "make", "help", "let", "want", "need", "please", "like", "using", "used",
+    "a",     "an",    "the",  "is",    "are",    "was",    "were",    "be",    "been",   "being",
+    "have",  "has",   "had",  "do",    "does",   "did",    "will",    "would", "shall",  "should",
+    "may",   "might", "must", "can",   "could",  "i",      "me",      "my",    "we",     "our",
+    "you",   "your",  "he",   "him",   "his",    "she",    "her",     "it",    "its",    "they",
+    "them",  "their", "what", "which", "who",    "whom",   "this",    "that",  "these",  "those",
+    "am",    "if",    "or",   "but",   "not",    "no",     "nor",     "so",    "too",    "very",
+    "and",   "as",    "at",   "by",    "for",    "from",   "in",      "into",  "of",     "on",
+    "to",    "up",    "with", "about", "after",  "before", "between", "down",  "during", "each",
+    "few",   "more",  "most", "other", "some",   "such",   "than",    "then",  "how",    "when",
+    "where", "why",   "all",  "any",   "both",   "every",  "here",    "there", "just",   "only",
+    "also",  "over",  "own",  "same",  "out",    "show",   "find",    "get",   "use",    "make",
+    "help",  "let",   "want", "need",  "please", "like",   "using",   "used",
 };
 
 /* Chinese function words: a Han run is cut where one of these stands. Longer
  * entries first so "帮我" wins over "我". */
 static const char *const chinese_stop[] = {
-    "帮我", "请问", "一下", "什么", "怎么", "如何", "我们", "你们", "他们", "这个", "那个",
-    "的", "了", "和", "是", "在", "请", "我", "你", "他", "她", "它", "吗", "呢", "吧",
-    "啊", "与", "及", "或", "把", "被", "给", "也", "都", "就", "又", "还", "之", "其",
+    "帮我", "请问", "一下", "什么", "怎么", "如何", "我们", "你们", "他们", "这个",
+    "那个", "的",   "了",   "和",   "是",   "在",   "请",   "我",   "你",   "他",
+    "她",   "它",   "吗",   "呢",   "吧",   "啊",   "与",   "及",   "或",   "把",
+    "被",   "给",   "也",   "都",   "就",   "又",   "还",   "之",   "其",
 };
 
 enum cclass { C_SEP, C_WORD, C_HAN };
@@ -38,13 +41,12 @@ static size_t decode(const unsigned char *s, size_t n, unsigned *cp)
         *cp = ((s[0] & 0x1Fu) << 6) | (s[1] & 0x3Fu);
         return 2;
     }
-    if (s[0] >= 0xE0 && s[0] <= 0xEF && n >= 3 && (s[1] & 0xC0) == 0x80 &&
-        (s[2] & 0xC0) == 0x80) {
+    if (s[0] >= 0xE0 && s[0] <= 0xEF && n >= 3 && (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80) {
         *cp = ((s[0] & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
         return *cp >= 0x800 && (*cp < 0xD800 || *cp > 0xDFFF) ? 3 : (*cp = 0xFFFD, 1);
     }
-    if (s[0] >= 0xF0 && s[0] <= 0xF4 && n >= 4 && (s[1] & 0xC0) == 0x80 &&
-        (s[2] & 0xC0) == 0x80 && (s[3] & 0xC0) == 0x80) {
+    if (s[0] >= 0xF0 && s[0] <= 0xF4 && n >= 4 && (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80 &&
+        (s[3] & 0xC0) == 0x80) {
         *cp = ((s[0] & 0x07u) << 18) | ((s[1] & 0x3Fu) << 12) | ((s[2] & 0x3Fu) << 6) |
               (s[3] & 0x3Fu);
         return *cp >= 0x10000 && *cp <= 0x10FFFF ? 4 : (*cp = 0xFFFD, 1);

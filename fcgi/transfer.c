@@ -98,8 +98,7 @@ static int read_file(const char *file, struct buf *out, const char **why)
 }
 
 /* A free path "<stem>-N.md" next to path, into out. */
-static int free_path(struct importer *im, const char *category, const char *path,
-                     struct buf *out)
+static int free_path(struct importer *im, const char *category, const char *path, struct buf *out)
 {
     size_t n = strlen(path) - 3; /* without ".md" */
     for (int i = 2; i < 1000; i++) {
@@ -130,8 +129,7 @@ static int batch_step(struct importer *im)
     return 0;
 }
 
-static int import_file(struct importer *im, const char *category, const char *rel,
-                       const char *file)
+static int import_file(struct importer *im, const char *category, const char *rel, const char *file)
 {
     struct buf text, doc, err, norm, alt;
     struct knowledge k, old;

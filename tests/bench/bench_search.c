@@ -68,66 +68,78 @@ static size_t zipf(size_t n)
 /* ---- vocabularies ---- */
 
 static const char *const en_words[] = {
-    "sales", "revenue", "customer", "data", "report", "analysis", "monthly", "quarterly",
-    "region", "forecast", "inventory", "turnover", "retention", "churn", "pricing", "margin",
-    "profit", "cost", "growth", "trend", "cohort", "funnel", "conversion", "campaign",
-    "marketing", "channel", "order", "product", "category", "segment", "dashboard", "chart",
-    "metric", "kpi", "roi", "budget", "expense", "invoice", "payment", "refund", "discount",
-    "promotion", "store", "warehouse", "supplier", "shipment", "delivery", "logistics",
-    "demand", "supply", "stock", "average", "median", "variance", "outlier", "missing",
-    "values", "cleaning", "duplicate", "normalize", "pivot", "join", "merge", "filter",
-    "aggregate", "group", "window", "rolling", "seasonal", "weekly", "daily", "annual",
-    "fiscal", "year", "quarter", "month", "week", "compare", "baseline", "target", "goal",
-    "plan", "strategy", "method", "calculation", "formula", "rule", "policy", "standard",
-    "format", "date", "currency", "exchange", "rate", "tax", "vat", "gross", "net",
-    "operating", "ebitda", "cash", "flow", "balance", "ledger", "account", "audit",
-    "compliance", "risk", "fraud", "anomaly", "detection", "model", "regression",
-    "classification", "cluster", "feature", "training", "validation", "accuracy",
-    "precision", "recall", "sample", "survey", "feedback", "satisfaction", "nps", "support",
-    "ticket", "response", "latency", "session", "visit", "pageview", "bounce", "click",
-    "impression", "attribution", "lifetime", "value", "acquisition", "subscription",
-    "renewal", "upgrade", "downgrade", "plan_tier", "sales_data", "orders_2024", "pandas",
-    "sql", "query", "table", "column", "schema", "index", "partition", "export", "import",
-    "pipeline", "schedule", "refresh", "cache", "snapshot", "history", "version", "owner",
-    "team", "manager", "employee", "headcount", "payroll", "hiring", "attrition", "office",
-    "location", "country", "city", "province", "market", "share", "competitor", "benchmark",
-    "quokka", "wombat", "platypus", "echidna",
+    "sales",       "revenue",     "customer",     "data",       "report",       "analysis",
+    "monthly",     "quarterly",   "region",       "forecast",   "inventory",    "turnover",
+    "retention",   "churn",       "pricing",      "margin",     "profit",       "cost",
+    "growth",      "trend",       "cohort",       "funnel",     "conversion",   "campaign",
+    "marketing",   "channel",     "order",        "product",    "category",     "segment",
+    "dashboard",   "chart",       "metric",       "kpi",        "roi",          "budget",
+    "expense",     "invoice",     "payment",      "refund",     "discount",     "promotion",
+    "store",       "warehouse",   "supplier",     "shipment",   "delivery",     "logistics",
+    "demand",      "supply",      "stock",        "average",    "median",       "variance",
+    "outlier",     "missing",     "values",       "cleaning",   "duplicate",    "normalize",
+    "pivot",       "join",        "merge",        "filter",     "aggregate",    "group",
+    "window",      "rolling",     "seasonal",     "weekly",     "daily",        "annual",
+    "fiscal",      "year",        "quarter",      "month",      "week",         "compare",
+    "baseline",    "target",      "goal",         "plan",       "strategy",     "method",
+    "calculation", "formula",     "rule",         "policy",     "standard",     "format",
+    "date",        "currency",    "exchange",     "rate",       "tax",          "vat",
+    "gross",       "net",         "operating",    "ebitda",     "cash",         "flow",
+    "balance",     "ledger",      "account",      "audit",      "compliance",   "risk",
+    "fraud",       "anomaly",     "detection",    "model",      "regression",   "classification",
+    "cluster",     "feature",     "training",     "validation", "accuracy",     "precision",
+    "recall",      "sample",      "survey",       "feedback",   "satisfaction", "nps",
+    "support",     "ticket",      "response",     "latency",    "session",      "visit",
+    "pageview",    "bounce",      "click",        "impression", "attribution",  "lifetime",
+    "value",       "acquisition", "subscription", "renewal",    "upgrade",      "downgrade",
+    "plan_tier",   "sales_data",  "orders_2024",  "pandas",     "sql",          "query",
+    "table",       "column",      "schema",       "index",      "partition",    "export",
+    "import",      "pipeline",    "schedule",     "refresh",    "cache",        "snapshot",
+    "history",     "version",     "owner",        "team",       "manager",      "employee",
+    "headcount",   "payroll",     "hiring",       "attrition",  "office",       "location",
+    "country",     "city",        "province",     "market",     "share",        "competitor",
+    "benchmark",   "quokka",      "wombat",       "platypus",   "echidna",
 };
 #define EN_N (sizeof en_words / sizeof *en_words)
 
 static const char *const zh_words[] = {
-    "销售", "收入", "客户", "数据", "报表", "分析", "月度", "季度", "区域", "预测", "库存",
-    "周转", "留存", "流失", "定价", "毛利", "利润", "成本", "增长", "趋势", "同期群", "漏斗",
-    "转化", "活动", "营销", "渠道", "订单", "产品", "品类", "细分", "仪表盘", "图表", "指标",
-    "投资回报", "预算", "费用", "发票", "支付", "退款", "折扣", "促销", "门店", "仓库",
-    "供应商", "发货", "配送", "物流", "需求", "供给", "平均值", "中位数", "方差", "异常值",
-    "缺失值", "清洗", "重复", "标准化", "透视", "关联", "合并", "筛选", "汇总", "分组",
-    "滚动", "季节性", "每周", "每日", "年度", "财年", "同比", "环比", "基线", "目标", "计划",
-    "策略", "方法", "计算", "公式", "规则", "政策", "规范", "格式", "日期", "货币", "汇率",
-    "税率", "现金流", "资产", "负债", "审计", "合规", "风险", "欺诈", "检测", "模型", "回归",
-    "分类", "聚类", "特征", "训练", "验证", "准确率", "样本", "问卷", "反馈", "满意度",
-    "工单", "响应", "会话", "访问", "点击", "曝光", "归因", "生命周期", "价值", "获客",
-    "订阅", "续费", "升级", "降级", "查询", "字段", "分区", "导出", "导入", "管道", "调度",
-    "刷新", "缓存", "快照", "历史", "版本", "团队", "员工", "招聘", "离职", "城市", "省份",
-    "市场", "份额", "竞争", "对标", "经营", "财务", "运营", "绩效", "考核", "周期",
+    "销售", "收入",   "客户",   "数据",   "报表",   "分析",     "月度",     "季度",   "区域",
+    "预测", "库存",   "周转",   "留存",   "流失",   "定价",     "毛利",     "利润",   "成本",
+    "增长", "趋势",   "同期群", "漏斗",   "转化",   "活动",     "营销",     "渠道",   "订单",
+    "产品", "品类",   "细分",   "仪表盘", "图表",   "指标",     "投资回报", "预算",   "费用",
+    "发票", "支付",   "退款",   "折扣",   "促销",   "门店",     "仓库",     "供应商", "发货",
+    "配送", "物流",   "需求",   "供给",   "平均值", "中位数",   "方差",     "异常值", "缺失值",
+    "清洗", "重复",   "标准化", "透视",   "关联",   "合并",     "筛选",     "汇总",   "分组",
+    "滚动", "季节性", "每周",   "每日",   "年度",   "财年",     "同比",     "环比",   "基线",
+    "目标", "计划",   "策略",   "方法",   "计算",   "公式",     "规则",     "政策",   "规范",
+    "格式", "日期",   "货币",   "汇率",   "税率",   "现金流",   "资产",     "负债",   "审计",
+    "合规", "风险",   "欺诈",   "检测",   "模型",   "回归",     "分类",     "聚类",   "特征",
+    "训练", "验证",   "准确率", "样本",   "问卷",   "反馈",     "满意度",   "工单",   "响应",
+    "会话", "访问",   "点击",   "曝光",   "归因",   "生命周期", "价值",     "获客",   "订阅",
+    "续费", "升级",   "降级",   "查询",   "字段",   "分区",     "导出",     "导入",   "管道",
+    "调度", "刷新",   "缓存",   "快照",   "历史",   "版本",     "团队",     "员工",   "招聘",
+    "离职", "城市",   "省份",   "市场",   "份额",   "竞争",     "对标",     "经营",   "财务",
+    "运营", "绩效",   "考核",   "周期",
 };
 #define ZH_N (sizeof zh_words / sizeof *zh_words)
 
-static const char *const en_fillers[] = {"the", "of", "for", "and", "by", "with", "in", "per",
-                                         "to", "from", "when", "how"};
+static const char *const en_fillers[] = {"the", "of",  "for", "and",  "by",   "with",
+                                         "in",  "per", "to",  "from", "when", "how"};
 static const char *const zh_fillers[] = {"的", "和", "在", "是", "对", "按", "与", "了", "把"};
-static const char *const en_title_heads[] = {"How to", "Guide to", "Notes on", "Checklist for",
-                                             "Rules for", "Lessons from", "Pitfalls in", ""};
+static const char *const en_title_heads[] = {"How to",        "Guide to",  "Notes on",
+                                             "Checklist for", "Rules for", "Lessons from",
+                                             "Pitfalls in",   ""};
 static const char *const zh_title_tails[] = {"的计算方法", "分析指南", "注意事项", "规范",
-                                             "经验总结", "最佳实践", "常见问题", ""};
+                                             "经验总结",   "最佳实践", "常见问题", ""};
 static const char *const tags_pool[] = {
-    "finance", "sales", "marketing", "cleaning", "pandas", "sql", "forecast", "kpi",
-    "sales_data", "orders_2024", "inventory", "customer", "report", "dashboard", "finance-ops",
-    "财务", "销售", "库存", "客户", "报表", "清洗", "指标", "运营", "风控", "数据质量",
+    "finance",     "sales",      "marketing",   "cleaning",  "pandas",   "sql",    "forecast",
+    "kpi",         "sales_data", "orders_2024", "inventory", "customer", "report", "dashboard",
+    "finance-ops", "财务",       "销售",        "库存",      "客户",     "报表",   "清洗",
+    "指标",        "运营",       "风控",        "数据质量",
 };
 #define TAGS_N (sizeof tags_pool / sizeof *tags_pool)
-static const char *const folders[] = {"finance", "sales", "cleaning", "reporting", "ops",
-                                      "财务", "销售", "运营"};
+static const char *const folders[] = {"finance", "sales", "cleaning", "reporting",
+                                      "ops",     "财务",  "销售",     "运营"};
 
 /* ---- documents ---- */
 
@@ -197,7 +209,8 @@ static const char *generate(struct gen *g, size_t i)
             buf_addf(&g->title, "%s ", en_words[zipf(EN_N)]);
         for (size_t w = 0; w < n; w++)
             buf_adds(&g->title, zh_words[zipf(ZH_N)]);
-        buf_adds(&g->title, zh_title_tails[uniform(sizeof zh_title_tails / sizeof *zh_title_tails)]);
+        buf_adds(&g->title,
+                 zh_title_tails[uniform(sizeof zh_title_tails / sizeof *zh_title_tails)]);
     }
     /* tags: a flow list; always plain words */
     buf_addch(&g->tags, '[');
@@ -341,8 +354,8 @@ static double pct(double *v, size_t n, double p)
 }
 
 struct figures {
-    double median, p99, max;         /* wall clock */
-    double cpu_median, cpu_p99;      /* thread CPU time */
+    double median, p99, max;    /* wall clock */
+    double cpu_median, cpu_p99; /* thread CPU time */
 };
 
 /* Run the query set `rounds` times through one search; per-query CPU medians into per_q. */
@@ -492,7 +505,8 @@ int main(int argc, char **argv)
         } else if (argv[i][0] >= '1' && argv[i][0] <= '9' && nsizes < 16) {
             sizes[nsizes++] = (size_t)strtoul(argv[i], NULL, 10);
         } else {
-            fprintf(stderr, "usage: bench_search [--rounds R] [--per-query] [--keep DIR] [N ...]\n");
+            fprintf(stderr,
+                    "usage: bench_search [--rounds R] [--per-query] [--keep DIR] [N ...]\n");
             return 2;
         }
     }

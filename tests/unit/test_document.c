@@ -273,7 +273,8 @@ static void test_auto_header(void)
     /* experiences: no description, no alwaysApply; the stem of a nested path */
     buf_reset(&want);
     CHECK_INT(prepare("experiences", "cleaning/handle-missing.md", "text", &out, &err), 0);
-    buf_addf(&want, "---\ntitle: handle-missing\ncreated: %s\nupdated: %s\nsource: manual\n---\n\ntext",
+    buf_addf(&want,
+             "---\ntitle: handle-missing\ncreated: %s\nupdated: %s\nsource: manual\n---\n\ntext",
              today, today);
     CHECK_STR(out.data, want.data);
 
@@ -297,7 +298,8 @@ static void test_auto_header(void)
     CHECK(strncmp(out.data, "---\ntitle: \"2024\"\n", 18) == 0);
     {
         struct knowledge k;
-        fill(&k, "experiences", "null.md", (prepare("experiences", "null.md", "b", &out, &err), out.data));
+        fill(&k, "experiences", "null.md",
+             (prepare("experiences", "null.md", "b", &out, &err), out.data));
         CHECK_STR(k.title, "null");
         knowledge_release(&k);
     }

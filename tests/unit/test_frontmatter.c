@@ -108,10 +108,10 @@ static void test_parse_scalars(void)
               "\"created\":\"2026-04-26\",\"source\":\"manual\"}");
     CHECK_STR(body, "\nROI = (revenue - cost) / cost\n");
     /* YAML 1.1 booleans as PyYAML resolves them */
-    CHECK_STR(parse("---\na: yes\nb: no\nc: on\nd: off\ne: true\nf: False\ng: YES\nh: Off\n---\n",
-                    NULL),
-              "{\"a\":true,\"b\":false,\"c\":true,\"d\":false,\"e\":true,\"f\":false,"
-              "\"g\":true,\"h\":false}");
+    CHECK_STR(
+        parse("---\na: yes\nb: no\nc: on\nd: off\ne: true\nf: False\ng: YES\nh: Off\n---\n", NULL),
+        "{\"a\":true,\"b\":false,\"c\":true,\"d\":false,\"e\":true,\"f\":false,"
+        "\"g\":true,\"h\":false}");
     /* y / n stay strings in PyYAML */
     CHECK_STR(parse("---\na: y\nb: n\nc: Y\n---\n", NULL), "{\"a\":\"y\",\"b\":\"n\",\"c\":\"Y\"}");
     /* null forms */

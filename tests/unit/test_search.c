@@ -121,8 +121,8 @@ static int files(struct store *st, const char *space, const char *q, unsigned ca
     return search_files(st, space, q, categories, max, tables, take_hit, h);
 }
 
-static int entries(struct store *st, const char *q, unsigned types, const char *category,
-                   size_t n, struct hits *h)
+static int entries(struct store *st, const char *q, unsigned types, const char *category, size_t n,
+                   struct hits *h)
 {
     struct knowledge_filter f = {types, category, 0, 0};
     hits_release(h);
@@ -190,9 +190,9 @@ static double score_of(const char *query, const char *title, const char *tags, c
 
 #define CHECK_SCORE(got, want)                                                                     \
     do {                                                                                           \
-        double got_ = (got), want_ = (want);                                                      \
+        double got_ = (got), want_ = (want);                                                       \
         if (!CHECK(near(got_, want_)))                                                             \
-            fprintf(stderr, "    score %.6f, expected %.6f\n", got_, want_);                      \
+            fprintf(stderr, "    score %.6f, expected %.6f\n", got_, want_);                       \
     } while (0)
 
 /* ---- the query and the score ---- */
@@ -230,7 +230,8 @@ static void test_query_tokens(void)
 static void test_verified_scores(void)
 {
     /* REFERENCE.md section 2, verified values */
-    CHECK_SCORE(score_of("ROI", "ROI Calculation", "[\"finance\"]", "roi", "", "manual", NULL), 180);
+    CHECK_SCORE(score_of("ROI", "ROI Calculation", "[\"finance\"]", "roi", "", "manual", NULL),
+                180);
     CHECK_SCORE(score_of("ROI", "Something", "[]", "roi", "", "manual", NULL), 30);
     /* "ok" is dropped (<= 2 characters) but the whole-query bonus applies with n = 0 */
     CHECK_SCORE(score_of("ok", "Book Club", "[]", "", "", "manual", NULL), 50);
@@ -240,7 +241,8 @@ static void test_verified_scores(void)
     /* Handle Missing Values (source agent_summarized): title 100 + whole query 50 +
      * stem "missing" 30/3 = 160, x0.9 = 144 */
     CHECK_SCORE(score_of("Handle Missing Values", "Handle Missing Values",
-                         "[\"data-cleaning\", \"pandas\"]", "missing", "", "agent_summarized", NULL),
+                         "[\"data-cleaning\", \"pandas\"]", "missing", "", "agent_summarized",
+                         NULL),
                 144);
     /* ...and with the reference sample's body ("missing", "values" in it: +20/3) */
     CHECK_SCORE(score_of("Handle Missing Values", "Handle Missing Values",
@@ -292,8 +294,7 @@ static void test_score_rules(void)
     CHECK_SCORE(score_of("zzz", "", "[\"Sales_Data_2024\", \"regions\"]", "", "", "manual",
                          "[\"sales_data\", \"REGIONS\", \"missing_table\", \"\"]"),
                 60);
-    CHECK_SCORE(score_of("zzz", "", "[\"sales_data_2024\"]", "", "", "agent",
-                         "[\"sales_data\"]"),
+    CHECK_SCORE(score_of("zzz", "", "[\"sales_data_2024\"]", "", "", "agent", "[\"sales_data\"]"),
                 27);
     /* a token counts once however often the query repeats it */
     CHECK_SCORE(score_of("roi roi ROI", "ROI", "[]", "", "", "manual", NULL), 100);
@@ -323,7 +324,8 @@ static void test_score_differences(void)
 
 static const char *const sample_md =
     "---\ntitle: ROI Calculation\ntags: [finance, computation]\ncreated: 2026-04-26\n"
-    "updated: 2026-04-26\nsource: manual\nalwaysApply: false\n---\n\nROI = (revenue - cost) / cost\n";
+    "updated: 2026-04-26\nsource: manual\nalwaysApply: false\n---\n\nROI = (revenue - cost) / "
+    "cost\n";
 static const char *const sample_md_skill =
     "---\ntitle: Handle Missing Values\ntags: [data-cleaning, pandas]\ncreated: 2026-04-26\n"
     "updated: 2026-04-26\nsource: agent_summarized\nsource_session: sess-abc\n---\n\n"
@@ -343,10 +345,11 @@ static void seed(struct store *st, struct ids *ids)
                           "---\ntitle: ROI Always Rule\ntags: [finance]\n---\nAlways show ROI.\n");
     ids->trend = add(st, "experiences", "sales/quarterly-trend.md", "Sales trend", "[sales]", NULL,
                      "Compare each period with the same period last year.");
-    ids->stock = add(st, "experiences", "库存/周转率.md", "月度库存周转率的计算方法", "[库存, 财务]",
-                     NULL, "库存周转率 = 销售成本 / 平均库存余额。按月计算，取期初与期末的平均值。");
-    ids->roi_zh = add(st, "experiences", "finance/roi-guide.md", "投资回报率分析指南", "[财务]", NULL,
-                      "ROI 用于衡量投资回报：(收益 - 成本) / 成本。");
+    ids->stock =
+        add(st, "experiences", "库存/周转率.md", "月度库存周转率的计算方法", "[库存, 财务]", NULL,
+            "库存周转率 = 销售成本 / 平均库存余额。按月计算，取期初与期末的平均值。");
+    ids->roi_zh = add(st, "experiences", "finance/roi-guide.md", "投资回报率分析指南", "[财务]",
+                      NULL, "ROI 用于衡量投资回报：(收益 - 成本) / 成本。");
     /* Chinese noise: no ASCII anywhere, Chinese path */
     ids->noise1 = add(st, "experiences", "杂项/客户.md", "客户留存分析", "[客户]", NULL,
                       "按月统计新老客户的留存情况，并比较各渠道。");
@@ -414,8 +417,18 @@ static void test_reference_cases(struct store *st)
     CHECK_INT(files(st, SPACE, "always", 0, 10, NULL, &h), STORE_OK);
     CHECK_INT(h.n, 0);
     /* empty, blank and stop-word-only queries find nothing */
-    const char *empty[] = {"", "   ", "\t\n", "the", "the of and to", "How do I find it?", "ok",
-                           "a b c", "的", "的 了 和 是 在 帮我 请", "帮我", NULL};
+    const char *empty[] = {"",
+                           "   ",
+                           "\t\n",
+                           "the",
+                           "the of and to",
+                           "How do I find it?",
+                           "ok",
+                           "a b c",
+                           "的",
+                           "的 了 和 是 在 帮我 请",
+                           "帮我",
+                           NULL};
     for (size_t i = 0; i < sizeof empty / sizeof *empty; i++) {
         CHECK_INT(files(st, SPACE, empty[i], 0, 10, NULL, &h), STORE_OK);
         if (!CHECK_INT(h.n, 0))
@@ -448,8 +461,9 @@ static void test_chinese(struct store *st, const struct ids *ids)
     CHECK_INT(files(st, SPACE, "财务", 0, 10, NULL, &h), STORE_OK);
     CHECK(has_id(&h, ids->stock) && has_id(&h, ids->roi_zh));
     /* English queries never match the Chinese-only documents */
-    const char *english[] = {"analysis", "sales", "customer retention", "channel", "date format",
-                             "roi", "data", "report", "monthly inventory turnover", "zzz"};
+    const char *english[] = {
+        "analysis", "sales",  "customer retention",         "channel", "date format", "roi",
+        "data",     "report", "monthly inventory turnover", "zzz"};
     for (size_t i = 0; i < sizeof english / sizeof *english; i++) {
         CHECK_INT(files(st, SPACE, english[i], 0, 50, NULL, &h), STORE_OK);
         if (!CHECK(!has_id(&h, ids->noise1) && !has_id(&h, ids->noise2) &&
@@ -469,13 +483,40 @@ static void test_chinese(struct store *st, const struct ids *ids)
 static void test_injection(struct store *st)
 {
     static const char *const nasty[] = {
-        "\" OR 1=1",     "\" OR \"\"=\"", "NEAR(",       "NEAR(roi cost, 2)", "*",
-        "roi*",          "{title}:",      "{title}: roi", "title:roi",        "title : roi",
-        "\"unbalanced",  "unbalanced\"",  "\"\"\"",      "(",                ")",
-        "roi AND",       "AND OR NOT",    "-roi",        "^roi",             "roi + cost",
-        "'; DROP TABLE knowledge; --",    "roi\" OR \"cost", "{", "}", ":", "\\",
-        "\"roi\"*",      "\xe2\x80\x9croi\xe2\x80\x9d", "NOT roi", "roi NOT cost",
-        "col:umn roi",   "knowledge_fts MATCH 'x'", "%_%", "\x01\x02roi",
+        "\" OR 1=1",
+        "\" OR \"\"=\"",
+        "NEAR(",
+        "NEAR(roi cost, 2)",
+        "*",
+        "roi*",
+        "{title}:",
+        "{title}: roi",
+        "title:roi",
+        "title : roi",
+        "\"unbalanced",
+        "unbalanced\"",
+        "\"\"\"",
+        "(",
+        ")",
+        "roi AND",
+        "AND OR NOT",
+        "-roi",
+        "^roi",
+        "roi + cost",
+        "'; DROP TABLE knowledge; --",
+        "roi\" OR \"cost",
+        "{",
+        "}",
+        ":",
+        "\\",
+        "\"roi\"*",
+        "\xe2\x80\x9croi\xe2\x80\x9d",
+        "NOT roi",
+        "roi NOT cost",
+        "col:umn roi",
+        "knowledge_fts MATCH 'x'",
+        "%_%",
+        "\x01\x02roi",
     };
     struct hits h = {0};
     for (size_t i = 0; i < sizeof nasty / sizeof *nasty; i++) {
@@ -493,7 +534,8 @@ static void test_injection(struct store *st)
     CHECK(has_title(&h, "ROI Calculation"));
     /* a table name with FTS5 syntax is text too */
     {
-        struct json_object *t = json_tokener_parse("[\"\\\" OR 1=1\", \"NEAR(\", \"*\", \"{tags}:\"]");
+        struct json_object *t =
+            json_tokener_parse("[\"\\\" OR 1=1\", \"NEAR(\", \"*\", \"{tags}:\"]");
         CHECK_INT(files(st, SPACE, "roi", 0, 10, t, &h), STORE_OK);
         json_object_put(t);
     }
@@ -591,9 +633,10 @@ static void test_boosts(struct store *st)
     CHECK(h.n == 2 && near(h.score[1], h.score[0] * 0.9));
 
     /* table names: +30 per name in a tag lifts an otherwise equal entry */
-    char *t1 = add(st, "experiences", "boost/gadget-a.md", "Gadget returns", "[gadgets]", NULL, "x");
-    char *t2 = add(st, "experiences", "boost/gadget-b.md", "Gadget returns", "[gadgets, orders_2024]",
-                   NULL, "x");
+    char *t1 =
+        add(st, "experiences", "boost/gadget-a.md", "Gadget returns", "[gadgets]", NULL, "x");
+    char *t2 = add(st, "experiences", "boost/gadget-b.md", "Gadget returns",
+                   "[gadgets, orders_2024]", NULL, "x");
     CHECK_INT(files(st, SPACE, "gadget returns", 0, 10, NULL, &h), STORE_OK);
     CHECK(h.n == 2 && near(h.score[0], h.score[1])); /* equal without tables */
     tables = json_tokener_parse("[\"orders\"]");

@@ -16,7 +16,7 @@
 /* ---- helpers ---- */
 
 struct collected {
-    struct buf text; /* tokens joined by single spaces */
+    struct buf text;    /* tokens joined by single spaces */
     struct buf offsets; /* "token@start-end" joined by spaces */
     size_t count;
     size_t stop_after; /* 0: never stop */
@@ -121,16 +121,18 @@ static void test_ascii(void)
 
 /* The reference's stop list, verbatim (118 words). */
 static const char *const reference_stop[] = {
-    "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had",
-    "do", "does", "did", "will", "would", "shall", "should", "may", "might", "must", "can",
-    "could", "i", "me", "my", "we", "our", "you", "your", "he", "him", "his", "she", "her", "it",
-    "its", "they", "them", "their", "what", "which", "who", "whom", "this", "that", "these",
-    "those", "am", "if", "or", "but", "not", "no", "nor", "so", "too", "very", "and", "as", "at",
-    "by", "for", "from", "in", "into", "of", "on", "to", "up", "with", "about", "after",
-    "before", "between", "down", "during", "each", "few", "more", "most", "other", "some",
-    "such", "than", "then", "how", "when", "where", "why", "all", "any", "both", "every",
-    "here", "there", "just", "only", "also", "over", "own", "same", "out", "show", "find",
-    "get", "use", "make", "help", "let", "want", "need", "please", "like", "using", "used",
+    "a",     "an",    "the",  "is",    "are",    "was",    "were",    "be",    "been",   "being",
+    "have",  "has",   "had",  "do",    "does",   "did",    "will",    "would", "shall",  "should",
+    "may",   "might", "must", "can",   "could",  "i",      "me",      "my",    "we",     "our",
+    "you",   "your",  "he",   "him",   "his",    "she",    "her",     "it",    "its",    "they",
+    "them",  "their", "what", "which", "who",    "whom",   "this",    "that",  "these",  "those",
+    "am",    "if",    "or",   "but",   "not",    "no",     "nor",     "so",    "too",    "very",
+    "and",   "as",    "at",   "by",    "for",    "from",   "in",      "into",  "of",     "on",
+    "to",    "up",    "with", "about", "after",  "before", "between", "down",  "during", "each",
+    "few",   "more",  "most", "other", "some",   "such",   "than",    "then",  "how",    "when",
+    "where", "why",   "all",  "any",   "both",   "every",  "here",    "there", "just",   "only",
+    "also",  "over",  "own",  "same",  "out",    "show",   "find",    "get",   "use",    "make",
+    "help",  "let",   "want", "need",  "please", "like",   "using",   "used",
 };
 
 static void test_english_stop_words(void)
@@ -197,8 +199,7 @@ static void test_han_bigrams(void)
     /* CJK punctuation separates runs: 库存，周转。 */
     CHECK_STR(toks("库存\xef\xbc\x8c周转\xe3\x80\x82"), "库存 周转");
     /* the example title */
-    CHECK_STR(toks("月度库存周转率的计算方法"),
-              "月度 度库 库存 存周 周转 转率 计算 算方 方法");
+    CHECK_STR(toks("月度库存周转率的计算方法"), "月度 度库 库存 存周 周转 转率 计算 算方 方法");
     CHECK_STR(toks("库存周转分析"), "库存 存周 周转 转分 分析");
     /* CJK compatibility ideographs (U+F900..) and extension B (U+20000..) are Han */
     CHECK_STR(toks("\xef\xa4\x80\xef\xa4\x81"), "\xef\xa4\x80\xef\xa4\x81");
@@ -266,13 +267,24 @@ static void test_separators(void)
     /* symbols, emoji, general punctuation, invalid UTF-8 separate words */
     CHECK_STR(toks("sales\xf0\x9f\x93\x88report"), "sales report");
     CHECK_STR(toks("alpha\xe2\x80\x94omega \xc2\xa9 beta\xc2\xb7gamma"), "alpha omega beta gamma");
-    CHECK_STR(toks("abc\xff" "def\xc3" "ghi"), "abc def ghi");
-    CHECK_STR(offs("abc\xff" "def"), "abc@0-3 def@4-7");
+    CHECK_STR(toks("abc\xff"
+                   "def\xc3"
+                   "ghi"),
+              "abc def ghi");
+    CHECK_STR(offs("abc\xff"
+                   "def"),
+              "abc@0-3 def@4-7");
     /* an overlong encoding is not a letter */
-    CHECK_STR(toks("abc\xc0\xaf" "def"), "abc def");
+    CHECK_STR(toks("abc\xc0\xaf"
+                   "def"),
+              "abc def");
     /* an encoded UTF-16 surrogate (U+D800) is not a character (found by fuzzing) */
-    CHECK_STR(toks("abc\xed\xa0\x80" "def"), "abc def");
-    CHECK_STR(offs("abc\xed\xa0\x80" "def"), "abc@0-3 def@6-9");
+    CHECK_STR(toks("abc\xed\xa0\x80"
+                   "def"),
+              "abc def");
+    CHECK_STR(offs("abc\xed\xa0\x80"
+                   "def"),
+              "abc@0-3 def@6-9");
     /* a truncated multibyte sequence at the end */
     CHECK_STR(toks("abc\xe5\xba"), "abc");
     /* NUL inside the given length is a separator */
@@ -373,7 +385,8 @@ static const char *const corpus[] = {
     "Café naïve résumé Über Straße ŁÓDŹ Москва ΑΘΗΝΑ カタカナ 한국어 東京タワー",
     "sales_data_2024, regions; e-mail: foo@bar.com #tag @user $100 50%",
     "我们的客户留存分析在这里，是吗？请帮我看看",
-    "\xf0\xa0\x80\x80\xf0\xa0\x80\x81\xf0\xa0\x80\x82 \xef\xa4\x80\xef\xa4\x81 emoji\xf0\x9f\x98\x80ok",
+    "\xf0\xa0\x80\x80\xf0\xa0\x80\x81\xf0\xa0\x80\x82 \xef\xa4\x80\xef\xa4\x81 "
+    "emoji\xf0\x9f\x98\x80ok",
 };
 
 /* FTS5 re-tokenizes each query term: tokenizing a produced token must give
