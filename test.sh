@@ -55,6 +55,18 @@ unit_stage() { # DIR
 build_tree build -DCMAKE_BUILD_TYPE=RelWithDebInfo || { echo "0 passed, 1 failed"; exit 1; }
 unit_stage build
 
+echo "== format (clang-format, .clang-format)"
+if deps_ensure clang-format &&
+    clang-format --dry-run --Werror fcgi/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c tests/bench/*.c \
+        > "$OUT/format.log" 2>&1; then
+    echo "format: 1 passed, 0 failed"
+    passed=$((passed + 1))
+else
+    head -20 "$OUT/format.log"
+    echo "format: 0 passed, 1 failed (run: clang-format -i fcgi/*.[ch] tests/unit/*.[ch] ...)"
+    failed=$((failed + 1))
+fi
+
 # Run one node --test suite and add its "# pass N" / "# fail N" to the totals.
 node_stage() { # NAME DIR
     local name=$1 dir=$2 rc p f
