@@ -352,9 +352,10 @@ struct collector {
     const struct search_query *q;
     struct strlist tables; /* folded, non-empty table names */
     unsigned categories;   /* SEARCH_* */
-    int skip_always_rules;
-    size_t want;       /* how many hits the caller wants */
-    struct cand *best; /* the best `want` so far, best first */
+    int skip_always_rules; /* the file view; else the entry view */
+    struct buf entry_text; /* the entry view's scenario + body */
+    size_t want;           /* how many hits the caller wants */
+    struct cand *best;     /* the best `want` so far, best first */
     size_t nbest;
     size_t positive; /* distinct rows scoring > 0 */
     size_t rows;     /* rows the current pass returned */
@@ -423,7 +424,17 @@ static int take(const struct match_row *r, void *arg)
     path_stem(r->path, &col->stem);
     fold_field(&f->title, r->title, 0, &f->tmp);
     fold_field(&f->stem, col->stem.data, 0, &f->tmp);
-    fold_field(&f->body, r->body, 200, &f->tmp);
+    if (col->skip_always_rules) {
+        fold_field(&f->body, r->body, 200, &f->tmp);
+    } else {
+        /* The entry view: an agent's scenario says when the knowledge applies,
+         * so it leads the text whose first 200 characters are scored. */
+        buf_reset(&col->entry_text);
+        buf_adds(&col->entry_text, r->scenario);
+        buf_addch(&col->entry_text, '\n');
+        buf_adds(&col->entry_text, r->body);
+        fold_field(&f->body, col->entry_text.data, 200, &f->tmp);
+    }
     strlist_set_tags(&f->tags, r->tags, &f->tmp);
     score = score_folded(col->q, f, is_manual(r->source), &col->tables);
     if (score <= 0)
@@ -671,6 +682,7 @@ static void collector_release(struct collector *col)
     strlist_release(&col->tables);
     fields_release(&col->f);
     buf_release(&col->stem);
+    buf_release(&col->entry_text);
 }
 
 static int run(struct store *st, const char *space, const char *query, unsigned categories,
@@ -693,6 +705,7 @@ static int run(struct store *st, const char *space, const char *query, unsigned 
     strlist_init(&col.tables);
     strlist_add_json(&col.tables, table_names, 1, &col.f.tmp);
     buf_init(&col.stem, 4096);
+    buf_init(&col.entry_text, 4096);
     rc = collect(st, space, &col, filter);
     /* The hits, loaded whole (an entry deleted meanwhile is left out). */
     for (size_t i = 0; rc == STORE_OK && i < col.nbest; i++) {

@@ -198,7 +198,7 @@ static const char *const migrations[] = {
  * scoring needs, the content cut to its first 200 characters. */
 #define MATCH_COLUMNS                                                                              \
     "f.rowid, k.id, k.category, k.path, k.title, k.tags, substr(k.content, 1, 200),"               \
-    " k.source, k.updated_at, k.always_apply"
+    " k.source, k.updated_at, k.always_apply, substr(k.scenario, 1, 200)"
 
 #define TRACE_COUNTS                                                                               \
     "(SELECT count(*) FROM knowledge_log l WHERE l.space = t.space AND l.trace_id = t.trace_id),"  \
@@ -1542,6 +1542,7 @@ int store_knowledge_match(struct store *st, enum match_index index, const char *
         r.source = col_or_empty(s, 7);
         r.updated_at = col_or_empty(s, 8);
         r.always_apply = sqlite3_column_int(s, 9);
+        r.scenario = col_or_empty(s, 10);
         if (last)
             *last = r.seq;
         if (each(&r, ctx))

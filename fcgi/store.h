@@ -178,6 +178,7 @@ struct match_row {
     long long seq;
     const char *id, *category, *path, *title, *tags; /* tags: JSON array text */
     const char *body;                                /* the content's first 200 characters */
+    const char *scenario;                            /* the scenario's first 200 characters */
     const char *source, *updated_at;
     int always_apply;
 };

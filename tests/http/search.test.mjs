@@ -528,3 +528,16 @@ describe('the index follows every write', () => {
         assert.deepEqual(await paths('narwhal winter'), ['narwhal-facts.md']);
     });
 });
+
+test('the entry view scores the scenario, past the 80 characters of its title', async () => {
+    const token = s.token('scenario-space', 'agent', 'scenario-agent');
+    const long = 'When a nightly export to the analytics warehouse runs late and downstream dashboards show ' +
+        'yesterday, check the upstream okapi replication lag first';
+    const e = ok(await s.api('POST', '/api/knowledge', { token, body: { scenario: long, content: 'Look at the lag metric.' } }));
+    assert.ok(!e.title.includes('okapi'), 'the word is past the title');
+    const r = ok(await s.api('GET', '/api/knowledge/search?q=okapi%20replication&min_score=1', { token }));
+    assert.deepEqual(r.results.map((x) => x.id), [e.id]);
+    // The file view scores what the reference scores: title, tags, stem, body.
+    const f = ok(await s.api('POST', '/api/knowledge/search', { token, body: { query: 'okapi replication' } }));
+    assert.deepEqual(f.results, []);
+});
