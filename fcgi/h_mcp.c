@@ -130,6 +130,10 @@ void h_mcp(struct request *req, struct response *res)
             return;
         }
     }
+    if (!json_lexically_strict(req->body, req->body_len)) {
+        reply_raw(res, 200, rpc_error(NULL, RPC_PARSE_ERROR, "Parse error"));
+        return;
+    }
     tok = json_tokener_new_ex(64);
     size_t end;
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);

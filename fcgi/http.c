@@ -205,6 +205,39 @@ int http_query_long_or_400(const struct request *req, struct response *res, cons
     return 0;
 }
 
+int json_lexically_strict(const char *s, size_t n)
+{
+    int in_string = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = 0;
+        } else if (c == '"') {
+            in_string = 1;
+        } else if (c == '\'') {
+            return 0;
+        } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+            size_t start = i;
+            while (i + 1 < n &&
+                   ((s[i + 1] >= 'a' && s[i + 1] <= 'z') || (s[i + 1] >= 'A' && s[i + 1] <= 'Z')))
+                i++;
+            size_t len = i - start + 1;
+            /* e/E inside a number (1e5) is part of it */
+            if (len == 1 && (c == 'e' || c == 'E') && start > 0 && s[start - 1] >= '0' &&
+                s[start - 1] <= '9')
+                continue;
+            if (!((len == 4 &&
+                   (memcmp(s + start, "true", 4) == 0 || memcmp(s + start, "null", 4) == 0)) ||
+                  (len == 5 && memcmp(s + start, "false", 5) == 0)))
+                return 0;
+        }
+    }
+    return 1;
+}
+
 struct json_object *http_body_json_or_400(const struct request *req, struct response *res)
 {
     struct json_tokener *tok;
@@ -219,6 +252,12 @@ struct json_object *http_body_json_or_400(const struct request *req, struct resp
         return json_object_new_object();
     if (!utf8_valid(req->body, req->body_len)) {
         reply_error(res, 200, E_INVALID_REQUEST, "Request body is not valid UTF-8");
+        return NULL;
+    }
+    if (!json_lexically_strict(req->body, req->body_len)) {
+        reply_error(
+            res, 200, E_INVALID_REQUEST,
+            "Malformed JSON body: single quotes or a bare word (only true, false and null)");
         return NULL;
     }
     tok = json_tokener_new_ex(64);

@@ -313,8 +313,21 @@ static void test_body_json(void)
     BODY_REFUSED("{");
     BODY_REFUSED("{\"a\":}");
     BODY_REFUSED("{\"a\" 1}");
-    /* (json-c 0.16 accepts single-quoted object keys even in strict mode,
-     * so "{'a':1}" is not checked here.) */
+    /* exponents, literals and quotes inside strings stay valid */
+    {
+        static const char ok_body[] = "{\"a\":1e5,\"b\":-2.5E-3,\"c\":true,\"d\":null,\"e\":false,"
+                                      "\"f\":\"it's NaN, \\\"Infinity\\\" {'x'}\"}";
+        response_init(&res, "rid");
+        o = parse_body(ok_body, sizeof ok_body - 1, &res);
+        CHECK(o != NULL);
+        CHECK_INT(res.done, 0);
+        json_object_put(o);
+        response_release(&res);
+    }
+    /* json-c 0.16 accepts these even in strict mode; KnowHub refuses them */
+    BODY_REFUSED("{'a':1}");
+    BODY_REFUSED("{\"a\":NaN}");
+    BODY_REFUSED("{\"a\":-Infinity}");
     BODY_REFUSED("{\"a\":'x'}");
     BODY_REFUSED("{\"a\":1,}");
     BODY_REFUSED("{a:1}");
