@@ -1,5 +1,6 @@
 /* evalparse: tolerant parsing of an evaluator's raw reply. */
 #include "evalparse.h"
+#include "jfield.h"
 
 #include <string.h>
 #include <strings.h>
@@ -30,29 +31,13 @@ static const char *find_fence(const char *text, size_t len)
 /* Parse exactly text[0..len) (surrounding whitespace allowed) as JSON. */
 static struct json_object *parse_exact(const char *text, size_t len)
 {
-    struct json_tokener *tok;
     struct json_object *v;
-    size_t end;
+    const char *why;
     while (len && strchr(" \t\r\n", *text)) {
         text++;
         len--;
     }
-    while (len && strchr(" \t\r\n", text[len - 1]))
-        len--;
-    if (!len || len > (size_t)1 << 30)
-        return NULL;
-    tok = json_tokener_new_ex(64);
-    if (!tok)
-        return NULL;
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-    v = json_tokener_parse_ex(tok, text, (int)len);
-    end = json_tokener_get_parse_end(tok);
-    if (json_tokener_get_error(tok) != json_tokener_success || end != len) {
-        json_object_put(v);
-        v = NULL;
-    }
-    json_tokener_free(tok);
-    return v;
+    return json_parse_whole(text, len, &v, &why) == 0 ? v : NULL;
 }
 
 /* The list under key of a parsed value (a new reference), or NULL; a bare

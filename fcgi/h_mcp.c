@@ -4,6 +4,7 @@
  * spec's error objects; plain JSON responses (no server push). Also
  * GET /api/tools: the same tools as OpenAI function schemas. */
 #include "handlers.h"
+#include "jfield.h"
 #include "mcp.h"
 
 #include <string.h>
@@ -117,8 +118,8 @@ static struct json_object *handle_one(struct request *req, struct json_object *m
 
 void h_mcp(struct request *req, struct response *res)
 {
-    struct json_tokener *tok;
     struct json_object *msg, *answer;
+    const char *why;
     if (req->mcp_version) {
         /* After initialize a client names its version; one we do not speak is a 400. */
         int known = 0;
@@ -130,29 +131,10 @@ void h_mcp(struct request *req, struct response *res)
             return;
         }
     }
-    if (!json_lexically_strict(req->body, req->body_len)) {
+    if (json_parse_whole(req->body, req->body_len, &msg, &why)) {
         reply_raw(res, 200, rpc_error(NULL, RPC_PARSE_ERROR, "Parse error"));
         return;
     }
-    tok = json_tokener_new_ex(64);
-    size_t end;
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-    msg = json_tokener_parse_ex(tok, req->body, (int)req->body_len);
-    end = json_tokener_get_parse_end(tok);
-    if (!msg && json_tokener_get_error(tok) == json_tokener_continue) {
-        /* A bare 42, true or null waits for more input: the end of the body ends it. */
-        msg = json_tokener_parse_ex(tok, "", 1);
-        end = req->body_len;
-    }
-    while (end < req->body_len && req->body[end] && strchr(" \t\r\n", req->body[end]))
-        end++;
-    if (json_tokener_get_error(tok) != json_tokener_success || end != req->body_len) {
-        json_object_put(msg);
-        json_tokener_free(tok);
-        reply_raw(res, 200, rpc_error(NULL, RPC_PARSE_ERROR, "Parse error"));
-        return;
-    }
-    json_tokener_free(tok);
     if (!msg) { /* valid JSON (null), but not a request: -32600 as for 42 or "x" */
         reply_raw(res, 200, rpc_error(NULL, RPC_INVALID_REQUEST, "Invalid Request"));
         return;

@@ -1,5 +1,6 @@
 /* http: request/response plumbing, query parsing, JSON bodies, envelopes. */
 #include "http.h"
+#include "jfield.h"
 #include "store.h"
 #include "util.h"
 
@@ -205,44 +206,10 @@ int http_query_long_or_400(const struct request *req, struct response *res, cons
     return 0;
 }
 
-int json_lexically_strict(const char *s, size_t n)
-{
-    int in_string = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (in_string) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_string = 0;
-        } else if (c == '"') {
-            in_string = 1;
-        } else if (c == '\'') {
-            return 0;
-        } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-            size_t start = i;
-            while (i + 1 < n &&
-                   ((s[i + 1] >= 'a' && s[i + 1] <= 'z') || (s[i + 1] >= 'A' && s[i + 1] <= 'Z')))
-                i++;
-            size_t len = i - start + 1;
-            /* e/E inside a number (1e5) is part of it */
-            if (len == 1 && (c == 'e' || c == 'E') && start > 0 && s[start - 1] >= '0' &&
-                s[start - 1] <= '9')
-                continue;
-            if (!((len == 4 &&
-                   (memcmp(s + start, "true", 4) == 0 || memcmp(s + start, "null", 4) == 0)) ||
-                  (len == 5 && memcmp(s + start, "false", 5) == 0)))
-                return 0;
-        }
-    }
-    return 1;
-}
-
 struct json_object *http_body_json_or_400(const struct request *req, struct response *res)
 {
-    struct json_tokener *tok;
     struct json_object *obj;
-    enum json_tokener_error jerr;
+    const char *why;
     size_t i = 0;
 
     /* strchr() also finds the terminator, so a NUL byte must not count as blank. */
@@ -254,31 +221,8 @@ struct json_object *http_body_json_or_400(const struct request *req, struct resp
         reply_error(res, 200, E_INVALID_REQUEST, "Request body is not valid UTF-8");
         return NULL;
     }
-    if (!json_lexically_strict(req->body, req->body_len)) {
-        reply_error(
-            res, 200, E_INVALID_REQUEST,
-            "Malformed JSON body: single quotes or a bare word (only true, false and null)");
-        return NULL;
-    }
-    tok = json_tokener_new_ex(64);
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-    obj = json_tokener_parse_ex(tok, req->body, (int)req->body_len);
-    jerr = json_tokener_get_error(tok);
-    if (obj && jerr == json_tokener_success) {
-        /* Only whitespace may follow the value. */
-        size_t end = json_tokener_get_parse_end(tok);
-        while (end < req->body_len && strchr(" \t\r\n", req->body[end]))
-            end++;
-        if (end != req->body_len)
-            jerr = json_tokener_error_parse_unexpected;
-    } else if (jerr == json_tokener_continue) {
-        jerr = json_tokener_error_parse_eof;
-    }
-    json_tokener_free(tok);
-    if (jerr != json_tokener_success) {
-        json_object_put(obj);
-        reply_error(res, 200, E_INVALID_REQUEST, "Malformed JSON body: %s",
-                    json_tokener_error_desc(jerr));
+    if (json_parse_whole(req->body, req->body_len, &obj, &why)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "Malformed JSON body: %s", why);
         return NULL;
     }
     if (!json_object_is_type(obj, json_type_object)) {

@@ -143,11 +143,6 @@ void reply_stream_write(struct response *res, const char *data, size_t n);
  * -1 on a bad escape, invalid UTF-8 or a NUL byte. */
 int url_decode(const char *s, size_t n, int plus_space, struct buf *out);
 
-/* What json-c lets through even in strict mode but JSON (RFC 8259) does not:
- * single quotes, and bare words other than true, false and null (NaN,
- * Infinity, unquoted keys). A lexical scan outside strings; 1 when clean. */
-int json_lexically_strict(const char *s, size_t n);
-
 /* Serialize a JSON value the way every response does (no slash escaping). */
 const char *json_text(struct json_object *o);
 

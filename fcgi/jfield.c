@@ -156,3 +156,77 @@ int jf_string_list_or_400(struct response *res, struct json_object *obj, const c
     *out = v;
     return 0;
 }
+
+/* What json-c lets through even in strict mode but JSON (RFC 8259) does not:
+ * single quotes, and bare words other than true, false and null (NaN,
+ * Infinity, unquoted keys). A lexical scan outside strings; 1 when clean. */
+static int lexically_strict(const char *s, size_t n)
+{
+    int in_string = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = 0;
+        } else if (c == '"') {
+            in_string = 1;
+        } else if (c == '\'') {
+            return 0;
+        } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+            size_t start = i;
+            while (i + 1 < n &&
+                   ((s[i + 1] >= 'a' && s[i + 1] <= 'z') || (s[i + 1] >= 'A' && s[i + 1] <= 'Z')))
+                i++;
+            size_t len = i - start + 1;
+            /* e/E inside a number (1e5) is part of it */
+            if (len == 1 && (c == 'e' || c == 'E') && start > 0 && s[start - 1] >= '0' &&
+                s[start - 1] <= '9')
+                continue;
+            if (!((len == 4 &&
+                   (memcmp(s + start, "true", 4) == 0 || memcmp(s + start, "null", 4) == 0)) ||
+                  (len == 5 && memcmp(s + start, "false", 5) == 0)))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+int json_parse_whole(const char *text, size_t len, struct json_object **out, const char **why)
+{
+    struct json_tokener *tok;
+    enum json_tokener_error jerr;
+    size_t end;
+    *out = NULL;
+    *why = "empty";
+    if (len == 0 || len > (size_t)1 << 30)
+        return -1;
+    if (!lexically_strict(text, len)) {
+        *why = "single quotes or a bare word (only true, false and null)";
+        return -1;
+    }
+    tok = json_tokener_new_ex(64);
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    *out = json_tokener_parse_ex(tok, text, (int)len);
+    end = json_tokener_get_parse_end(tok);
+    if (!*out && json_tokener_get_error(tok) == json_tokener_continue) {
+        /* A bare 42, true or null waits for more input: the end of the text ends it. */
+        *out = json_tokener_parse_ex(tok, "", 1);
+        end = len;
+    }
+    jerr = json_tokener_get_error(tok);
+    /* Only whitespace (not NUL, which strchr would find) may surround the value. */
+    while (end < len && text[end] && strchr(" \t\r\n", text[end]))
+        end++;
+    if (jerr == json_tokener_success && end != len)
+        jerr = json_tokener_error_parse_unexpected;
+    json_tokener_free(tok);
+    if (jerr != json_tokener_success) {
+        json_object_put(*out);
+        *out = NULL;
+        *why = json_tokener_error_desc(jerr);
+        return -1;
+    }
+    return 0;
+}

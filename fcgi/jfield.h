@@ -30,6 +30,12 @@ int jf_string_list_or_400(struct response *res, struct json_object *obj, const c
                           size_t max_items, size_t max_chars, int scalar_ok,
                           struct json_object **out);
 
+/* Parse text[0..len) as exactly one JSON value: json-c's strict mode, valid
+ * UTF-8, at most 64 levels, no single quotes or bare words (NaN, Infinity),
+ * whitespace around it allowed. 0 with *out (caller puts it; NULL for a JSON
+ * null), or -1 with the reason in *why (a static string). */
+int json_parse_whole(const char *text, size_t len, struct json_object **out, const char **why);
+
 /* The string of a JSON string value, NULL when it is not a string. */
 const char *jf_str(struct json_object *v);
 
