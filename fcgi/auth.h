@@ -13,6 +13,12 @@ struct store;
 enum role role_from_name(const char *name);
 const char *role_name(enum role role);
 
+/* Rules are changed by admins only: 1 when who may change an entry of
+ * category (NULL counts as not a rule). */
+int auth_may_change(const struct identity *who, const char *category);
+/* The same, replying 403 FORBIDDEN to res and returning -1 when not. */
+int auth_may_change_or_403(const struct identity *who, struct response *res, const char *category);
+
 /* Return 1 when name is a valid space name: [a-z0-9_-], 1..64 characters. */
 int space_name_valid(const char *name);
 

@@ -2,6 +2,7 @@
  * documents addressed by (category, path): limits, list, read, write,
  * rename, delete and the trash of deleted documents. Requests, checks,
  * messages and response shapes follow REFERENCE.md section 1. */
+#include "auth.h"
 #include "document.h"
 #include "handlers.h"
 #include "jfield.h"
@@ -81,15 +82,6 @@ static int target_or_400(struct response *res, struct json_object *body, const c
     buf_release(&err);
     free(path);
     return rc;
-}
-
-static int rules_need_admin(struct request *req, struct response *res, const char *category)
-{
-    if (strcmp(category, "rules") == 0 && req->who.role < ROLE_ADMIN) {
-        reply_error(res, 403, E_FORBIDDEN, "Only admins may change rules");
-        return -1;
-    }
-    return 0;
 }
 
 /* The parsed front matter of an entry (its meta column). */
@@ -249,7 +241,7 @@ void h_files_write(struct request *req, struct response *res)
     }
     if (jf_long_or_400(res, body, "expected_version", 1, 1L << 40, 0, &expected_version) ||
         jf_string_or_400(res, body, "expected_updated", 0, 64, &expected_updated) ||
-        rules_need_admin(req, res, t.category))
+        auth_may_change_or_403(&req->who, res, t.category))
         goto out;
     if (document_prepare(t.category, t.path, content, strlen(content), &doc, &err)) {
         reply_error(res, 200, E_INVALID_REQUEST, "%s", err.data);
@@ -362,8 +354,9 @@ void h_files_rename(struct request *req, struct response *res)
     if (json_object_object_get_ex(body, "new_path", NULL))
         json_object_object_add(nb, "new_path",
                                json_object_get(json_object_object_get(body, "new_path")));
-    if (target_or_400(res, nb, "new_path", &to) || rules_need_admin(req, res, from.category) ||
-        rules_need_admin(req, res, to.category))
+    if (target_or_400(res, nb, "new_path", &to) ||
+        auth_may_change_or_403(&req->who, res, from.category) ||
+        auth_may_change_or_403(&req->who, res, to.category))
         goto out;
     rc = store_knowledge_get_by_path(req->store, req->who.space, from.category, from.path, &old);
     if (rc == STORE_NOT_FOUND) {
@@ -441,7 +434,7 @@ void h_files_delete(struct request *req, struct response *res)
     if (!body)
         return;
     knowledge_init(&k);
-    if (target_or_400(res, body, "path", &t) || rules_need_admin(req, res, t.category))
+    if (target_or_400(res, body, "path", &t) || auth_may_change_or_403(&req->who, res, t.category))
         goto out;
     rc = store_knowledge_get_by_path(req->store, req->who.space, t.category, t.path, &k);
     if (rc == STORE_OK)

@@ -83,16 +83,6 @@ static void reply_entry(struct request *req, struct response *res, const char *i
     reply_data(res, o);
 }
 
-/* Rules are edited by admins only: reply 403 and return -1 otherwise. */
-static int category_role_or_403(struct request *req, struct response *res, const char *category)
-{
-    if (category && strcmp(category, "rules") == 0 && req->who.role < ROLE_ADMIN) {
-        reply_error(res, 403, E_FORBIDDEN, "Only admins may change rules");
-        return -1;
-    }
-    return 0;
-}
-
 /* Fetch the entry of the request's {id} in any status, or reply NOT_FOUND. */
 static int entry_or_404(struct request *req, struct response *res, int any_status,
                         struct knowledge *k)
@@ -205,7 +195,8 @@ void h_knowledge_create(struct request *req, struct response *res)
         reply_error(res, 200, E_INVALID_REQUEST, "Invalid category: %s", category);
         goto out;
     }
-    if (category_role_or_403(req, res, category) || body_limit_or_400(res, category, content))
+    if (auth_may_change_or_403(&req->who, res, category) ||
+        body_limit_or_400(res, category, content))
         goto out;
     if (path) {
         if (path_check(category, path, &norm, &err)) {
@@ -328,7 +319,7 @@ void h_knowledge_update(struct request *req, struct response *res)
             int denied;
             if (entry_or_404(req, res, 0, &target))
                 goto out;
-            denied = category_role_or_403(req, res, target.category);
+            denied = auth_may_change_or_403(&req->who, res, target.category);
             knowledge_release(&target);
             if (denied)
                 goto out;
@@ -435,7 +426,7 @@ void h_knowledge_delete(struct request *req, struct response *res)
     int rc;
     if (entry_or_404(req, res, 0, &k))
         return;
-    if (category_role_or_403(req, res, k.category)) {
+    if (auth_may_change_or_403(&req->who, res, k.category)) {
         knowledge_release(&k);
         return;
     }
@@ -478,7 +469,7 @@ static void batch_evolve(struct request *req, const char *id, const char *feedba
     llm_reply_init(&r);
     buf_init(&content, 1 << 20);
     rc = store_knowledge_get(req->store, req->who.space, id, 0, &k);
-    if (rc == STORE_OK && strcmp(k.category, "rules") == 0 && req->who.role < ROLE_ADMIN) {
+    if (rc == STORE_OK && !auth_may_change(&req->who, k.category)) {
         r.error_code = E_FORBIDDEN; /* the case counted; rewriting a rule is for admins */
         buf_adds(&r.error_message, "Only admins may change rules");
     } else if (rc == STORE_OK && evolve_rewrite(req, &k, feedback, &content, &r) == 0) {
@@ -722,7 +713,7 @@ void h_knowledge_revert(struct request *req, struct response *res)
     knowledge_init(&k);
     if (jf_long_or_400(res, body, "version", 1, 1000000000L, 0, &version))
         goto out;
-    if (entry_or_404(req, res, 1, &k) || category_role_or_403(req, res, k.category))
+    if (entry_or_404(req, res, 1, &k) || auth_may_change_or_403(&req->who, res, k.category))
         goto out;
     if (!version && strcmp(k.status, "active") != 0)
         store_knowledge_revisions_each(req->store, req->who.space, k.id, last_active, &version);
@@ -736,7 +727,7 @@ void h_knowledge_revert(struct request *req, struct response *res)
         struct revision_category want = {version, NULL};
         int denied;
         store_knowledge_revisions_each(req->store, req->who.space, k.id, revision_category, &want);
-        denied = category_role_or_403(req, res, want.category);
+        denied = auth_may_change_or_403(&req->who, res, want.category);
         free(want.category);
         if (denied)
             goto out;
