@@ -87,10 +87,8 @@ static void knowledge_add(const struct search_hit *h, void *arg)
     struct json_object *o = json_object_new_object();
     struct buf snippet;
     const struct knowledge *k = h->k;
-    char *prefix = xstrndup(k->content, utf8_prefix(k->content, strlen(k->content), 500));
     buf_init(&snippet, 1 << 20);
-    stripped(prefix, &snippet);
-    free(prefix);
+    search_snippet(k->content, &snippet);
     json_object_object_add(o, "category", json_object_new_string(k->category));
     json_object_object_add(o, "title", json_object_new_string(k->title));
     json_object_object_add(o, "path", json_object_new_string(k->path));

@@ -18,25 +18,20 @@
 
 /* ---- POST /api/knowledge/search ---- */
 
-static struct json_object *snippet_of(const char *body, size_t max_chars)
-{
-    size_t n = utf8_prefix(body, strlen(body), max_chars), start = 0;
-    while (start < n && strchr(" \t\r\n\f\v", body[start]))
-        start++;
-    while (n > start && strchr(" \t\r\n\f\v", body[n - 1]))
-        n--;
-    return json_object_new_string_len(body + start, (int)(n - start));
-}
-
 static void file_hit(const struct search_hit *h, void *ctx)
 {
     struct json_object *o = json_object_new_object();
     struct json_object *tags = json_tokener_parse(h->k->tags ? h->k->tags : "[]");
+    struct buf snippet;
+    buf_init(&snippet, 1 << 20);
+    search_snippet(h->k->content, &snippet);
     json_object_object_add(o, "category", json_object_new_string(h->k->category));
     json_object_object_add(o, "title", json_object_new_string(h->k->title));
     json_object_object_add(o, "tags", tags ? tags : json_object_new_array());
     json_object_object_add(o, "path", json_object_new_string(h->k->path));
-    json_object_object_add(o, "snippet", snippet_of(h->k->content, 500));
+    json_object_object_add(o, "snippet",
+                           json_object_new_string_len(snippet.data, (int)snippet.len));
+    buf_release(&snippet);
     json_object_object_add(o, "source", json_object_new_string(h->k->source));
     json_object_object_add(o, "score", json_object_new_double(h->score));
     json_object_object_add(o, "id", json_object_new_string(h->k->id));

@@ -742,3 +742,14 @@ int search_entries(struct store *st, const char *space, const char *query,
 {
     return run(st, space, query, 0, 0, f, n, NULL, each, ctx);
 }
+
+void search_snippet(const char *body, struct buf *out)
+{
+    size_t n = utf8_prefix(body, strlen(body), 500), start = 0;
+    while (start < n && strchr(" \t\r\n\f\v", body[start]))
+        start++;
+    while (n > start && strchr(" \t\r\n\f\v", body[n - 1]))
+        n--;
+    buf_reset(out);
+    buf_add(out, body + start, n - start);
+}

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <json-c/json.h>
 
+#include "buf.h"
 #include "knowledge.h"
 
 struct store;
@@ -39,6 +40,10 @@ struct search_hit {
     const struct knowledge *k; /* the whole entry */
     double score;
 };
+
+/* A hit's snippet, as the reference shows it: the first 500 characters of
+ * the body without surrounding whitespace, into out. */
+void search_snippet(const char *body, struct buf *out);
 
 #define SEARCH_RULES 1u
 #define SEARCH_EXPERIENCES 2u
