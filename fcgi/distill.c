@@ -384,7 +384,7 @@ int distill_llm(struct request *req, struct json_object *ctx, const char *lang, 
                 long timeout_ms, struct buf *out, struct llm_reply *r)
 {
     struct json_object *messages = json_object_new_array();
-    struct llm_request lr = {0};
+    struct llm_request lr;
     struct buf system, user;
     int rc = -1;
     buf_init(&system, 16384);
@@ -402,13 +402,9 @@ int distill_llm(struct request *req, struct json_object *ctx, const char *lang, 
     distill_summary(ctx, &user);
     json_object_array_add(messages, llm_message("system", system.data));
     json_object_array_add(messages, llm_message("user", user.data));
-    lr.purpose = "distill";
+    lr = llm_request_for(req, "distill", messages);
     lr.model = model;
-    lr.messages = messages;
     lr.timeout_ms = timeout_ms;
-    lr.space = req->who.space;
-    lr.actor = req->who.actor;
-    lr.session_id = req->request_id;
     for (int attempt = 0; attempt < 2; attempt++) {
         size_t body_off = 0, chars;
         struct json_object *meta;

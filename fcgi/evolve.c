@@ -42,7 +42,7 @@ int evolve_rewrite(struct request *req, const struct knowledge *k, const char *f
 {
     size_t limit = strcmp(k->category, "rules") == 0 ? LIMIT_RULES_BODY : LIMIT_EXPERIENCES_BODY;
     struct json_object *messages = json_object_new_array();
-    struct llm_request lr = {0};
+    struct llm_request lr;
     struct buf system, user, harmful;
     int rc = -1;
 
@@ -63,11 +63,7 @@ int evolve_rewrite(struct request *req, const struct knowledge *k, const char *f
     buf_addf(&user, "Feedback:\n%s\n", feedback);
     json_object_array_add(messages, llm_message("system", system.data));
     json_object_array_add(messages, llm_message("user", user.data));
-    lr.purpose = "evolve";
-    lr.messages = messages;
-    lr.space = req->who.space;
-    lr.actor = req->who.actor;
-    lr.session_id = req->request_id;
+    lr = llm_request_for(req, "evolve", messages);
     for (int attempt = 0; attempt < 2; attempt++) {
         if (llm_chat(req->llm, req->cfg, req->store, &lr, r))
             goto out;

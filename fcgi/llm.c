@@ -1,6 +1,7 @@
 /* llm: OpenAI-compatible chat completions over libcurl (the only file that
  * includes curl.h), with the ledger and the reasoning log. */
 #include "llm.h"
+#include "http.h"
 #include "agentlog.h"
 #include "config.h"
 #include "jfield.h"
@@ -51,6 +52,18 @@ struct json_object *llm_message(const char *role, const char *content)
     json_object_object_add(m, "role", json_object_new_string(role));
     json_object_object_add(m, "content", json_object_new_string(content));
     return m;
+}
+
+struct llm_request llm_request_for(const struct request *req, const char *purpose,
+                                   struct json_object *messages)
+{
+    struct llm_request lr = {0};
+    lr.purpose = purpose;
+    lr.messages = messages;
+    lr.space = req->who.space;
+    lr.actor = req->who.actor;
+    lr.session_id = req->request_id;
+    return lr;
 }
 
 void llm_reply_init(struct llm_reply *r)

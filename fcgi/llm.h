@@ -45,6 +45,13 @@ struct llm_reply {
 /* A chat message {role, content} (caller owns it). */
 struct json_object *llm_message(const char *role, const char *content);
 
+struct request;
+/* A request on behalf of an HTTP request's caller: purpose and messages
+ * (borrowed), the caller's space and actor, the request id as the session;
+ * the server's model and timeout unless the caller changes them. */
+struct llm_request llm_request_for(const struct request *req, const char *purpose,
+                                   struct json_object *messages);
+
 void llm_reply_init(struct llm_reply *r);
 void llm_reply_release(struct llm_reply *r);
 

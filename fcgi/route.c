@@ -18,7 +18,7 @@ int route_candidates(struct request *req, const char *query, const struct route_
     struct buf system, user;
     struct json_object *messages = json_object_new_array(), *handles = NULL;
     struct llm_reply r;
-    struct llm_request lr = {0};
+    struct llm_request lr;
     int rc = -1;
 
     *n_chosen = 0;
@@ -39,16 +39,12 @@ int route_candidates(struct request *req, const char *query, const struct route_
     }
     json_object_array_add(messages, llm_message("system", system.data));
     json_object_array_add(messages, llm_message("user", user.data));
-    lr.purpose = "route";
+    lr = llm_request_for(req, "route", messages);
     lr.model = req->cfg->llm_router_model;
-    lr.messages = messages;
     /* At most 8 s, and never past the operator's KNOWHUB_LLM_TIMEOUT. */
     lr.timeout_ms =
         req->cfg->llm_timeout_ms < ROUTE_TIMEOUT_MS ? req->cfg->llm_timeout_ms : ROUTE_TIMEOUT_MS;
     lr.max_tokens = 200;
-    lr.space = req->who.space;
-    lr.actor = req->who.actor;
-    lr.session_id = req->request_id;
     llm_reply_init(&r);
     if (llm_chat(req->llm, req->cfg, req->store, &lr, &r) == 0 &&
         reply_find_list(r.text.data, r.text.len, "handles", &handles) != EVAL_NONE) {
