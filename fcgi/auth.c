@@ -144,14 +144,19 @@ int auth_check(struct store *st, const char *authorization, struct identity *who
 
 /* ---- browser logins ---- */
 
-/* The kh_session value of a Cookie header into out; -1 when absent. */
-static int cookie_value(const char *header, struct buf *out)
+const char *auth_cookie_name(int https)
 {
-    size_t name_len = strlen(LOGIN_COOKIE);
+    return https ? LOGIN_COOKIE_TLS : LOGIN_COOKIE;
+}
+
+/* The value of cookie name in a Cookie header into out; -1 when absent. */
+static int cookie_value(const char *header, const char *name, struct buf *out)
+{
+    size_t name_len = strlen(name);
     for (const char *p = header; p && *p;) {
         p += strspn(p, " \t;");
         size_t n = strcspn(p, ";");
-        if (n > name_len && strncmp(p, LOGIN_COOKIE, name_len) == 0 && p[name_len] == '=') {
+        if (n > name_len && strncmp(p, name, name_len) == 0 && p[name_len] == '=') {
             buf_reset(out);
             return buf_add(out, p + name_len + 1, n - name_len - 1) || out->len == 0 ? -1 : 0;
         }
@@ -181,8 +186,8 @@ int auth_login_start(struct store *st, const struct identity *who, struct buf *c
     return store_login_insert(st, hash, who->token_id, csrf->data, LOGIN_LIFETIME_SECONDS);
 }
 
-int auth_check_cookie(struct store *st, const char *cookie_header, struct identity *who,
-                      char **csrf)
+int auth_check_cookie(struct store *st, const char *cookie_header, const char *name,
+                      struct identity *who, char **csrf)
 {
     struct buf value;
     struct token_record rec;
@@ -190,7 +195,7 @@ int auth_check_cookie(struct store *st, const char *cookie_header, struct identi
     int rc;
     *csrf = NULL;
     buf_init(&value, 256);
-    if (cookie_value(cookie_header, &value)) {
+    if (cookie_value(cookie_header, name, &value)) {
         buf_release(&value);
         return -1;
     }
@@ -207,12 +212,12 @@ int auth_check_cookie(struct store *st, const char *cookie_header, struct identi
     return rc == STORE_OK || rc == STORE_NOT_FOUND ? -1 : -2;
 }
 
-void auth_login_end(struct store *st, const char *cookie_header)
+void auth_login_end(struct store *st, const char *cookie_header, const char *name)
 {
     struct buf value;
     unsigned char hash[32];
     buf_init(&value, 256);
-    if (cookie_value(cookie_header, &value) == 0) {
+    if (cookie_value(cookie_header, name, &value) == 0) {
         secret_hash(value.data, value.len, hash);
         store_login_delete(st, hash);
     }

@@ -34,19 +34,25 @@ int auth_check(struct store *st, const char *authorization, struct identity *who
 /* ---- browser logins ---- */
 
 #define LOGIN_COOKIE "kh_session"
+#define LOGIN_COOKIE_TLS "__Host-kh_session"
 #define LOGIN_LIFETIME_SECONDS (7L * 24 * 3600)
+
+/* The login cookie's name: over https the __Host- one (the browser keeps it
+ * only when Secure, Path=/ and host-only, so no sibling host or plain-http
+ * page can plant it), else plain kh_session. Only that name is read. */
+const char *auth_cookie_name(int https);
 
 /* Start a browser login for the token of who: a fresh cookie value (only its
  * hash is stored) and CSRF token go to cookie and csrf. */
 int auth_login_start(struct store *st, const struct identity *who, struct buf *cookie,
                      struct buf *csrf);
-/* Check the login cookie in a Cookie header: fill who and *csrf (caller
+/* Check the login cookie called name in a Cookie header: fill who and *csrf (caller
  * frees) and return 0; -1 when absent, unknown, expired or its token revoked;
  * -2 on a store error. */
-int auth_check_cookie(struct store *st, const char *cookie_header, struct identity *who,
-                      char **csrf);
-/* Forget the login of a Cookie header (no error when there is none). */
-void auth_login_end(struct store *st, const char *cookie_header);
+int auth_check_cookie(struct store *st, const char *cookie_header, const char *name,
+                      struct identity *who, char **csrf);
+/* Forget the login cookie called name of a Cookie header (no error when there is none). */
+void auth_login_end(struct store *st, const char *cookie_header, const char *name);
 /* Constant-time comparison of the expected and given CSRF tokens. */
 int auth_csrf_ok(const char *expected, const char *given);
 

@@ -26,12 +26,14 @@ void h_auth_me(struct request *req, struct response *res)
 
 void h_auth_login(struct request *req, struct response *res)
 {
-    struct json_object *body = http_body_json_or_400(req, res);
+    struct json_object *body;
     struct identity who = {0};
     struct buf header, cookie, csrf;
     const char *token;
     int rc;
-    if (!body)
+    if (http_browser_request_or_error(req, res, 1))
+        return;
+    if (!(body = http_body_json_or_400(req, res)))
         return;
     buf_init(&header, 512);
     buf_init(&cookie, 256);
@@ -54,7 +56,8 @@ void h_auth_login(struct request *req, struct response *res)
     }
     buf_addf(&res->headers,
              "Set-Cookie: %s=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=%ld%s\r\n",
-             LOGIN_COOKIE, cookie.data, LOGIN_LIFETIME_SECONDS, req->https ? "; Secure" : "");
+             auth_cookie_name(req->https), cookie.data, LOGIN_LIFETIME_SECONDS,
+             req->https ? "; Secure" : "");
     reply_data(res, identity_json(&who, csrf.data));
 out:
     free(who.space);
@@ -70,8 +73,8 @@ out:
 void h_auth_logout(struct request *req, struct response *res)
 {
     if (req->cookie)
-        auth_login_end(req->store, req->cookie);
-    buf_addf(&res->headers, "Set-Cookie: %s=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0\r\n",
-             LOGIN_COOKIE);
+        auth_login_end(req->store, req->cookie, auth_cookie_name(req->https));
+    buf_addf(&res->headers, "Set-Cookie: %s=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0%s\r\n",
+             auth_cookie_name(req->https), req->https ? "; Secure" : "");
     reply_data(res, NULL);
 }

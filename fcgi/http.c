@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void request_init(struct request *req)
 {
@@ -97,6 +98,8 @@ void reply_stream_begin(struct response *res, const char *content_type)
 
 void reply_stream_write(struct response *res, const char *data, size_t n)
 {
+    if (res->head_only)
+        return;
     if (res->streamed)
         res->sink(res->sink_ctx, data, n);
     else
@@ -231,6 +234,56 @@ struct json_object *http_body_json_or_400(const struct request *req, struct resp
         return NULL;
     }
     return obj;
+}
+
+int http_content_is_json(const struct request *req)
+{
+    static const char json[] = "application/json";
+    const char *t = req->content_type;
+    size_t n;
+    if (!t)
+        return 0;
+    t += strspn(t, " \t");
+    n = strcspn(t, ";");
+    while (n > 0 && (t[n - 1] == ' ' || t[n - 1] == '\t'))
+        n--;
+    return n == sizeof json - 1 && strncasecmp(t, json, n) == 0;
+}
+
+int http_cross_site(const struct request *req)
+{
+    const char *o = req->origin, *sep;
+    size_t n;
+    if (req->sec_fetch_site && *req->sec_fetch_site)
+        /* The browser's own verdict; "same-origin" and "none" (typed URL,
+         * bookmark) are the panel's requests. */
+        return strcasecmp(req->sec_fetch_site, "same-origin") != 0 &&
+               strcasecmp(req->sec_fetch_site, "none") != 0;
+    if (!o || !*o)
+        return 0;
+    /* "scheme://host[:port]" against Host; the scheme is not compared, as
+     * a TLS proxy in front may not say it terminated TLS. */
+    if (!(sep = strstr(o, "://")) || !req->host)
+        return 1;
+    o = sep + 3;
+    n = strlen(o);
+    return n == 0 || n != strlen(req->host) || strncasecmp(o, req->host, n) != 0;
+}
+
+int http_browser_request_or_error(const struct request *req, struct response *res,
+                                  int body_required)
+{
+    if (http_cross_site(req)) {
+        reply_error(res, 403, E_FORBIDDEN,
+                    "Cross-site request refused (Origin or Sec-Fetch-Site is not this site)");
+        return -1;
+    }
+    if ((body_required || req->body_len > 0) && !http_content_is_json(req)) {
+        reply_error(res, 415, E_UNSUPPORTED_MEDIA_TYPE,
+                    "The body must be sent as Content-Type: application/json");
+        return -1;
+    }
+    return 0;
 }
 
 const char *http_language(const struct request *req)

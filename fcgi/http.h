@@ -23,6 +23,7 @@
 #define E_FORBIDDEN "FORBIDDEN"
 #define E_METHOD_NOT_ALLOWED "METHOD_NOT_ALLOWED"
 #define E_PAYLOAD_TOO_LARGE "PAYLOAD_TOO_LARGE"
+#define E_UNSUPPORTED_MEDIA_TYPE "UNSUPPORTED_MEDIA_TYPE"
 #define E_LLM_NOT_CONFIGURED "LLM_NOT_CONFIGURED"
 #define E_SERVICE_UNAVAILABLE "SERVICE_UNAVAILABLE"
 #define E_INTERNAL "INTERNAL_ERROR"
@@ -51,9 +52,13 @@ struct request {
     size_t body_len;
     const char *request_id;
     const char *authorization;
-    const char *cookie;      /* Cookie header (browser logins) */
-    const char *csrf;        /* X-CSRF-Token header */
-    int https;               /* the client reached nginx over TLS */
+    const char *cookie;         /* Cookie header (browser logins) */
+    const char *csrf;           /* X-CSRF-Token header */
+    const char *content_type;   /* Content-Type header */
+    const char *origin;         /* Origin header (browsers) */
+    const char *host;           /* Host header */
+    const char *sec_fetch_site; /* Sec-Fetch-Site header (browsers) */
+    int https;               /* over TLS: nginx's HTTPS, or X-Forwarded-Proto: https from a proxy */
     const char *mcp_version; /* MCP-Protocol-Version header */
     const char *accept_language;
     char *params[HTTP_MAX_PARAMS]; /* decoded {name} segments of the route, owned */
@@ -72,8 +77,9 @@ struct response {
     struct buf headers; /* extra header lines, each ending in \r\n */
     struct buf body;
     const char *request_id;
-    int done;     /* a reply was written */
-    int streamed; /* head and body already went to the sink */
+    int done;      /* a reply was written */
+    int streamed;  /* head and body already went to the sink */
+    int head_only; /* HEAD: the head as for GET, never a body */
     /* Where a streamed body goes (main.c: the FastCGI stream); without a
      * sink, streamed output collects in body (tests). */
     void (*sink)(void *ctx, const char *data, size_t n);
@@ -102,6 +108,21 @@ int http_query_long_or_400(const struct request *req, struct response *res, cons
  * INVALID_REQUEST (malformed JSON, invalid UTF-8, not an object). An empty
  * body gives an empty object. */
 struct json_object *http_body_json_or_400(const struct request *req, struct response *res);
+
+/* 1 when the request's media type is application/json (parameters such as
+ * charset allowed, case-insensitive). */
+int http_content_is_json(const struct request *req);
+/* 1 when a browser sent the request from another site or another origin:
+ * Sec-Fetch-Site "cross-site" or "same-site" (another port of the same host
+ * is same-site); without Sec-Fetch-Site, an Origin ("null" included) whose
+ * host[:port] is not the Host header. Non-browser clients send neither: 0. */
+int http_cross_site(const struct request *req);
+/* The guard of requests a browser could forge (the login, and every request
+ * authenticated by the login cookie): 403 FORBIDDEN when cross-site, else
+ * 415 UNSUPPORTED_MEDIA_TYPE when a body (or, with body_required, any
+ * request) is not application/json; -1 after writing the error, else 0. */
+int http_browser_request_or_error(const struct request *req, struct response *res,
+                                  int body_required);
 
 /* The UI language of the request: "zh" when the first Accept-Language tag
  * is Chinese, else "en". */

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -91,7 +92,8 @@ static void write_response(FCGX_Request *fr, const struct response *res)
     buf_init(&head, 16384);
     response_head(res, "application/json; charset=utf-8", (long)res->body.len, &head);
     FCGX_PutStr(head.data, (int)head.len, fr->out);
-    FCGX_PutStr(res->body.data, (int)res->body.len, fr->out);
+    if (!res->head_only)
+        FCGX_PutStr(res->body.data, (int)res->body.len, fr->out);
     buf_release(&head);
 }
 
@@ -102,7 +104,7 @@ static void handle(FCGX_Request *fr, struct worker *w)
     struct buf body;
     char request_id[65];
     const char *uri = FCGX_GetParam("REQUEST_URI", fr->envp);
-    const char *clen = FCGX_GetParam("CONTENT_LENGTH", fr->envp);
+    const char *clen = FCGX_GetParam("CONTENT_LENGTH", fr->envp), *proto;
     char *path = NULL;
     long length = 0;
 
@@ -119,7 +121,14 @@ static void handle(FCGX_Request *fr, struct worker *w)
     req.cookie = FCGX_GetParam("HTTP_COOKIE", fr->envp);
     req.csrf = FCGX_GetParam("HTTP_X_CSRF_TOKEN", fr->envp);
     req.mcp_version = FCGX_GetParam("HTTP_MCP_PROTOCOL_VERSION", fr->envp);
-    req.https = FCGX_GetParam("HTTPS", fr->envp) && *FCGX_GetParam("HTTPS", fr->envp);
+    req.content_type = FCGX_GetParam("CONTENT_TYPE", fr->envp);
+    req.origin = FCGX_GetParam("HTTP_ORIGIN", fr->envp);
+    req.host = FCGX_GetParam("HTTP_HOST", fr->envp);
+    req.sec_fetch_site = FCGX_GetParam("HTTP_SEC_FETCH_SITE", fr->envp);
+    proto = FCGX_GetParam("HTTP_X_FORWARDED_PROTO", fr->envp);
+    req.https = (FCGX_GetParam("HTTPS", fr->envp) && *FCGX_GetParam("HTTPS", fr->envp)) ||
+                (proto && strcasecmp(proto, "https") == 0);
+    res.head_only = strcmp(req.method ? req.method : "", "HEAD") == 0;
     req.request_id = request_id;
     req.store = w->store;
     req.llm = w->llm;

@@ -320,6 +320,12 @@ struct json_object *mcp_tools_call(struct request *req, const char *name,
     sub.authorization = req->authorization;
     sub.cookie = req->cookie;
     sub.csrf = req->csrf;
+    /* The body built here is JSON; the caller already passed the browser guard. */
+    sub.content_type = "application/json";
+    sub.origin = req->origin;
+    sub.host = req->host;
+    sub.sec_fetch_site = req->sec_fetch_site;
+    sub.https = req->https;
     sub.accept_language = req->accept_language;
     sub.store = req->store;
     sub.llm = req->llm;

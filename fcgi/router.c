@@ -106,17 +106,26 @@ static void reply_unauthorized(struct response *res)
     reply_error(res, 401, E_UNAUTHORIZED, "A valid token is required (Authorization: Bearer ...)");
 }
 
+/* 1 when a GET (or HEAD) writes after all: it logs injections (trace_id,
+ * on any route) or a cached read asks the LLM (a search routed by the LLM
+ * writes the usage ledger). Such a read is never cached, and under a login
+ * cookie it needs the CSRF header like any other write. */
+static int read_writes(const struct route *route, const struct request *req)
+{
+    const char *trace = http_query(req, "trace_id");
+    return (trace && *trace) || (route->cached && config_llm_configured(req->cfg));
+}
+
 /* Answer a pure read from the thread's cache when the database has not
  * changed since it was stored; else run the handler and keep a success.
  * Searches that log injections (trace_id) or ask the LLM are never cached. */
 static void cached_dispatch(const struct route *route, struct request *req, struct response *res)
 {
-    const char *trace = http_query(req, "trace_id");
     struct buf key;
     const char *hit;
     size_t len;
     uint64_t gen;
-    if ((trace && *trace) || config_llm_configured(req->cfg)) {
+    if (read_writes(route, req)) {
         route->handler(req, res);
         return;
     }
@@ -150,7 +159,7 @@ static void cached_dispatch(const struct route *route, struct request *req, stru
 void router_dispatch(struct request *req, struct response *res)
 {
     const struct route *chosen = NULL;
-    int best = -1;
+    int best = -1, head, cookie = 0;
     struct buf allow;
 
     for (size_t i = 0; i < ROUTE_COUNT; i++) {
@@ -162,14 +171,17 @@ void router_dispatch(struct request *req, struct response *res)
         reply_error(res, 404, E_NOT_FOUND, "No such endpoint");
         return;
     }
+    /* HEAD is GET without the body (main.c leaves the body out). */
+    head = strcmp(req->method, "HEAD") == 0;
     buf_init(&allow, 256);
     for (size_t i = 0; i < ROUTE_COUNT; i++) {
         if (match(routes[i].pattern, req->path, NULL) != best)
             continue;
-        if (strcmp(routes[i].method, req->method) == 0 && !chosen)
+        if (strcmp(routes[i].method, head ? "GET" : req->method) == 0 && !chosen)
             chosen = &routes[i];
         if (!strstr(allow.data, routes[i].method))
-            buf_addf(&allow, "%s%s", allow.len ? ", " : "", routes[i].method);
+            buf_addf(&allow, "%s%s%s", allow.len ? ", " : "", routes[i].method,
+                     strcmp(routes[i].method, "GET") == 0 ? ", HEAD" : "");
     }
     if (!chosen) {
         buf_addf(&res->headers, "Allow: %s\r\n", allow.data);
@@ -184,10 +196,13 @@ void router_dispatch(struct request *req, struct response *res)
     int params_bad = match(chosen->pattern, req->path, req) < 0;
 
     if (chosen->role != ROLE_NONE) {
-        /* A Bearer token, or else the browser's login cookie; a cookie alone
-         * never changes anything without the matching CSRF header. */
-        int cookie = !req->authorization && req->cookie;
-        int rc = cookie ? auth_check_cookie(req->store, req->cookie, &req->who, &req->who.csrf)
+        /* A Bearer token, or else the browser's login cookie. A browser
+         * cannot forge a Bearer header cross-site; a cookie request must come
+         * from this origin, send JSON bodies as application/json, and never
+         * writes without the matching CSRF header. */
+        cookie = !req->authorization && req->cookie;
+        int rc = cookie ? auth_check_cookie(req->store, req->cookie, auth_cookie_name(req->https),
+                                            &req->who, &req->who.csrf)
                         : auth_check(req->store, req->authorization, &req->who);
         if (rc == -2) {
             reply_error(res, 503, E_SERVICE_UNAVAILABLE, "The database is busy; try again");
@@ -197,7 +212,9 @@ void router_dispatch(struct request *req, struct response *res)
             reply_unauthorized(res);
             return;
         }
-        if (cookie && strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0 &&
+        if (cookie && http_browser_request_or_error(req, res, 0))
+            return;
+        if (cookie && strcmp(chosen->method, "GET") != 0 &&
             !auth_csrf_ok(req->who.csrf, req->csrf)) {
             reply_error(res, 403, E_FORBIDDEN, "Missing or wrong X-CSRF-Token header");
             return;
@@ -216,6 +233,12 @@ void router_dispatch(struct request *req, struct response *res)
     if (http_parse_query(req)) {
         reply_error(res, 200, E_INVALID_REQUEST,
                     "Malformed query string (bad %%-escape or invalid UTF-8)");
+        return;
+    }
+    if (cookie && strcmp(chosen->method, "GET") == 0 && read_writes(chosen, req) &&
+        !auth_csrf_ok(req->who.csrf, req->csrf)) {
+        reply_error(res, 403, E_FORBIDDEN,
+                    "This read writes (trace_id, LLM routing): X-CSRF-Token header required");
         return;
     }
     if (chosen->cached && req->cache)

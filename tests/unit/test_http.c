@@ -542,6 +542,86 @@ static void test_json_text(void)
     json_object_put(o);
 }
 
+static void test_browser_guard(void)
+{
+    struct request req;
+    struct response res;
+    request_init(&req);
+
+    /* the media type, parameters and case aside */
+    CHECK_INT(http_content_is_json(&req), 0);
+    const char *json_types[] = {"application/json", "Application/JSON; charset=utf-8",
+                                " application/json ;charset=UTF-8"};
+    for (size_t i = 0; i < sizeof json_types / sizeof *json_types; i++) {
+        req.content_type = json_types[i];
+        CHECK_INT(http_content_is_json(&req), 1);
+    }
+    const char *simple[] = {"text/plain",
+                            "application/x-www-form-urlencoded",
+                            "multipart/form-data; boundary=x",
+                            "application/jsonx",
+                            "",
+                            "json"};
+    for (size_t i = 0; i < sizeof simple / sizeof *simple; i++) {
+        req.content_type = simple[i];
+        CHECK_INT(http_content_is_json(&req), 0);
+    }
+
+    /* no Origin, no Sec-Fetch-Site: not a browser, not cross-site */
+    req.host = "127.0.0.1:8080";
+    CHECK_INT(http_cross_site(&req), 0);
+    req.origin = "http://127.0.0.1:8080";
+    CHECK_INT(http_cross_site(&req), 0);
+    req.origin = "http://LOCALHOST:8080";
+    req.host = "localhost:8080";
+    CHECK_INT(http_cross_site(&req), 0);
+    req.host = "127.0.0.1:8080";
+    const char *foreign[] = {"http://127.0.0.1:8081",      "http://evil.example", "null", "",
+                             "http://127.0.0.1:8080.evil", "http://127.0.0.1"};
+    for (size_t i = 0; i < sizeof foreign / sizeof *foreign; i++) {
+        req.origin = foreign[i];
+        CHECK_INT(http_cross_site(&req), foreign[i][0] != '\0');
+    }
+    /* Sec-Fetch-Site, when sent, decides */
+    req.origin = NULL;
+    req.sec_fetch_site = "same-site";
+    CHECK_INT(http_cross_site(&req), 1);
+    req.sec_fetch_site = "cross-site";
+    CHECK_INT(http_cross_site(&req), 1);
+    req.sec_fetch_site = "same-origin";
+    CHECK_INT(http_cross_site(&req), 0);
+    req.sec_fetch_site = "none";
+    CHECK_INT(http_cross_site(&req), 0);
+
+    /* the guard: 403 before 415; a body-less request needs no type unless required */
+    req.sec_fetch_site = "cross-site";
+    response_init(&res, "rid");
+    CHECK_INT(http_browser_request_or_error(&req, &res, 0), -1);
+    CHECK_INT(res.status, 403);
+    response_release(&res);
+    req.sec_fetch_site = "same-origin";
+    req.content_type = "text/plain";
+    response_init(&res, "rid");
+    CHECK_INT(http_browser_request_or_error(&req, &res, 0), 0);
+    CHECK_INT(res.done, 0);
+    CHECK_INT(http_browser_request_or_error(&req, &res, 1), -1);
+    CHECK_INT(res.status, 415);
+    CHECK(strstr(res.body.data, "\"UNSUPPORTED_MEDIA_TYPE\"") != NULL);
+    response_release(&res);
+    req.body = "{}";
+    req.body_len = 2;
+    response_init(&res, "rid");
+    CHECK_INT(http_browser_request_or_error(&req, &res, 0), -1);
+    CHECK_INT(res.status, 415);
+    response_release(&res);
+    req.content_type = "application/json";
+    response_init(&res, "rid");
+    CHECK_INT(http_browser_request_or_error(&req, &res, 1), 0);
+    response_release(&res);
+    req.body = NULL;
+    request_release(&req);
+}
+
 int main(void)
 {
     test_url_decode();
@@ -552,5 +632,6 @@ int main(void)
     test_reply_error();
     test_reply_store_error();
     test_json_text();
+    test_browser_guard();
     return test_summary();
 }

@@ -145,27 +145,38 @@ static void test_method_not_allowed(void)
 
     o = call(&res, "DELETE", "/api/health", NULL, NULL, NULL);
     EXPECT_ERROR(o, &res, 405, E_METHOD_NOT_ALLOWED);
-    CHECK(strstr(res.headers.data, "Allow: GET\r\n") != NULL);
+    CHECK(strstr(res.headers.data, "Allow: GET, HEAD\r\n") != NULL);
     json_object_put(o);
     response_release(&res);
 
     o = call(&res, "PATCH", "/api/knowledge", NULL, reader.data, NULL);
     EXPECT_ERROR(o, &res, 405, E_METHOD_NOT_ALLOWED);
-    CHECK(strstr(res.headers.data, "Allow: GET, POST\r\n") != NULL);
+    CHECK(strstr(res.headers.data, "Allow: GET, HEAD, POST\r\n") != NULL);
     json_object_put(o);
     response_release(&res);
 
     o = call(&res, "POST", "/api/knowledge/some-id", NULL, admin.data, NULL);
     EXPECT_ERROR(o, &res, 405, E_METHOD_NOT_ALLOWED);
-    CHECK(strstr(res.headers.data, "Allow: GET, PUT, DELETE\r\n") != NULL);
+    CHECK(strstr(res.headers.data, "Allow: GET, HEAD, PUT, DELETE\r\n") != NULL);
     json_object_put(o);
     response_release(&res);
 
     /* 405 comes before authentication: no token needed to learn Allow */
     o = call(&res, "PUT", "/api/knowledge/x/revisions", NULL, NULL, NULL);
     EXPECT_ERROR(o, &res, 405, E_METHOD_NOT_ALLOWED);
-    CHECK(strstr(res.headers.data, "Allow: GET\r\n") != NULL);
+    CHECK(strstr(res.headers.data, "Allow: GET, HEAD\r\n") != NULL);
     CHECK(strstr(res.headers.data, "WWW-Authenticate") == NULL);
+    json_object_put(o);
+    response_release(&res);
+
+    /* HEAD is GET without the body; where there is no GET it is 405 */
+    o = call(&res, "HEAD", "/api/health", NULL, NULL, NULL);
+    CHECK_INT(res.status, 200);
+    json_object_put(o);
+    response_release(&res);
+    o = call(&res, "HEAD", "/api/auth/login", NULL, NULL, NULL);
+    EXPECT_ERROR(o, &res, 405, E_METHOD_NOT_ALLOWED);
+    CHECK(strstr(res.headers.data, "Allow: POST\r\n") != NULL);
     json_object_put(o);
     response_release(&res);
 

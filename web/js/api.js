@@ -1,5 +1,5 @@
 // api.js: every call to the KnowHub API. The browser is logged in by an
-// HttpOnly session cookie; each state-changing request echoes the CSRF token
+// HttpOnly session cookie; each request echoes the CSRF token
 // (X-CSRF-Token) that login and /auth/me hand out. Success is
 // {status:"success", data}; any error, whatever its HTTP status, becomes an
 // ApiError with the envelope's code and message. A 401 tells the app the
@@ -31,7 +31,9 @@ export async function request(method, path, body, { headers = {}, signal } = {})
         h['Content-Type'] = 'application/json';
         init.body = JSON.stringify(body);
     }
-    if (method !== 'GET' && method !== 'HEAD' && csrf) h['X-CSRF-Token'] = csrf;
+    // Sent on reads too: a read that writes (a search with trace_id, one the
+    // LLM routes) needs it under the cookie like any other write.
+    if (csrf) h['X-CSRF-Token'] = csrf;
     let res;
     for (let attempt = 0; ; attempt++) {
         try {
