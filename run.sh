@@ -20,7 +20,11 @@ if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
 fi
 KNOWHUB_BIN=$(pwd)/build/knowhub
 
+# Everything under the data directory (database, WAL, tokens, logs) is the
+# owner's alone: nginx's workers run as that owner (scripts/stack.sh).
+umask 077
 mkdir -p "$DATA"
+chmod 700 "$DATA"
 DATA=$(cd "$DATA" && pwd)
 first_start=0
 [ -f "$DATA/knowhub.db" ] || first_start=1

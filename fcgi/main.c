@@ -316,6 +316,11 @@ int main(int argc, char **argv)
     config_from_env(&cfg);
     if (argc < 2)
         return usage();
+    /* What knowhub creates under $KNOWHUB_DATA (database, WAL, tokens,
+     * backups) is the owner's alone, whatever the caller's umask; export
+     * writes plain Markdown for the operator and keeps it. */
+    if (strcmp(argv[1], "export") != 0)
+        umask(077);
     if (strcmp(argv[1], "serve") == 0)
         return argc == 2 ? serve(&cfg) : usage();
     if (strcmp(argv[1], "init") == 0)

@@ -53,8 +53,13 @@ stack_start() { # DATA HOST PORT
         echo "stack: $host:$port is already in use (set KNOWHUB_PORT to another port)" >&2
         return 1
     fi
+    # The database, its WAL, the tokens and the logs are for the owner only
+    # (nginx's workers run as that owner, see stack_render); files made by
+    # an older start under umask 022 are tightened too.
+    umask 077
     mkdir -p "$data"
     data=$(cd "$data" && pwd)
+    chmod -R go-rwx "$data" || return 1
     stack_render "$data" "$host" "$port" || return 1
     KNOWHUB_DATA=$data "$KNOWHUB_BIN" serve 2>>"$data/logs/knowhub.log" &
     STACK_KNOWHUB_PID=$!
