@@ -64,10 +64,17 @@ if [ "$first_start" = 1 ]; then
 fi
 # --- end web panel
 
+# The one-click link holds the admin token: shown on a terminal only, never
+# into a log or a journal that captures stdout.
+if [ -t 1 ]; then
+    open_line="$BASE/#token=$(cat "$DATA/admin.token")"
+else
+    open_line="the one-click login link: KNOWHUB_DATA=$DATA KNOWHUB_HOST=$HOST KNOWHUB_PORT=$PORT build/knowhub login-link"
+fi
 cat <<MSG
 
 KnowHub is running at $BASE/
-  open:        $BASE/#token=$(cat "$DATA/admin.token")
+  open:        $open_line
                (one-click login as admin: the page trades the token for a session cookie)
   admin token: $DATA/admin.token  (keep it secret)
   try:         curl -H "Authorization: Bearer \$(cat $DATA/admin.token)" $BASE/api/knowledge

@@ -6,8 +6,12 @@
 #include "store.h"
 #include "transfer.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct store *open_store(const struct config *cfg)
 {
@@ -241,4 +245,70 @@ int cli_check(const struct config *cfg, int argc, char **argv)
     buf_release(&report);
     store_close(st);
     return problems ? 1 : 0;
+}
+
+/* The first line of a small file into out (at most out's maximum); -1 with
+ * errno when it cannot be read. */
+static int read_first_line(const char *path, struct buf *out)
+{
+    char chunk[512];
+    ssize_t got;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    while ((got = read(fd, chunk, sizeof chunk)) > 0)
+        if (buf_add(out, chunk, (size_t)got)) {
+            close(fd);
+            errno = EFBIG;
+            return -1;
+        }
+    close(fd);
+    if (got < 0)
+        return -1;
+    out->len = strcspn(out->data, "\r\n");
+    out->data[out->len] = '\0';
+    return 0;
+}
+
+int cli_login_link(const struct config *cfg, int argc, char **argv)
+{
+    const char *host = getenv("KNOWHUB_HOST"), *port = getenv("KNOWHUB_PORT");
+    struct buf path, token, link;
+    int rc = 1;
+    (void)argv;
+    if (argc != 0) {
+        fputs("usage: knowhub login-link\n", stderr);
+        return 2;
+    }
+    if (!host || !*host)
+        host = "127.0.0.1";
+    if (!port || !*port)
+        port = "8080";
+    if (strspn(port, "0123456789") != strlen(port) || strlen(port) > 5) {
+        fprintf(stderr, "knowhub: KNOWHUB_PORT must be a number (got '%s')\n", port);
+        return 2;
+    }
+    buf_init(&path, 4096);
+    buf_init(&token, 1024);
+    buf_init(&link, 8192);
+    buf_addf(&path, "%s/admin.token", cfg->data_dir);
+    if (read_first_line(path.data, &token) || token.len == 0) {
+        fprintf(stderr, "knowhub: no admin token in %s (knowhub init creates one)\n", path.data);
+        goto out;
+    }
+    /* An IPv6 address goes in brackets. */
+    if (buf_addf(&link,
+                 strchr(host, ':') && host[0] != '[' ? "http://[%s]:%s/#token=%s\n"
+                                                     : "http://%s:%s/#token=%s\n",
+                 host, port, token.data)) {
+        fputs("knowhub: KNOWHUB_HOST is too long\n", stderr);
+        goto out;
+    }
+    fputs(link.data, stdout);
+    rc = 0;
+out:
+    buf_release(&path);
+    buf_release(&token);
+    buf_release(&link);
+    return rc;
 }

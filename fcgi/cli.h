@@ -18,6 +18,11 @@ int cli_export(const struct config *cfg, int argc, char **argv);
 
 /* knowhub backup FILE: an online copy of the database. */
 int cli_backup(const struct config *cfg, int argc, char **argv);
+/* knowhub login-link: print the panel's one-click login link for the admin
+ * token ($KNOWHUB_DATA/admin.token) at http://$KNOWHUB_HOST:$KNOWHUB_PORT/
+ * (default 127.0.0.1:8080), so run.sh need not print it into logs. */
+int cli_login_link(const struct config *cfg, int argc, char **argv);
+
 /* knowhub check: integrity, index against table, statements (exit 1 on a problem). */
 int cli_check(const struct config *cfg, int argc, char **argv);
 

@@ -292,14 +292,17 @@ out:
 
 static int usage(void)
 {
-    fputs("usage: knowhub serve | init | token | import | export | backup | check | version\n"
+    fputs("usage: knowhub serve | init | token | import | export | backup | check | login-link |"
+          " version\n"
           "  serve    run the FastCGI server on $KNOWHUB_DATA/run/knowhub.sock\n"
           "  init     create $KNOWHUB_DATA, the database and the first admin token\n"
           "  token    create, list and revoke API tokens (knowhub token for help)\n"
           "  import   DIR [--space S] [--on-conflict skip|overwrite|rename]: load Markdown files\n"
           "  export   DIR [--space S]: write every document as rules/ and experiences/ files\n"
           "  backup   FILE: an online copy of the database (safe while serving)\n"
-          "  check    integrity, full-text index against the table, statements\n",
+          "  check    integrity, full-text index against the table, statements\n"
+          "  login-link  print the panel's one-click login link for the admin token\n"
+          "           (at http://$KNOWHUB_HOST:$KNOWHUB_PORT/, default 127.0.0.1:8080)\n",
           stderr);
     return 2;
 }
@@ -335,6 +338,8 @@ int main(int argc, char **argv)
         return cli_backup(&cfg, argc - 2, argv + 2);
     if (strcmp(argv[1], "check") == 0)
         return cli_check(&cfg, argc - 2, argv + 2);
+    if (strcmp(argv[1], "login-link") == 0)
+        return cli_login_link(&cfg, argc - 2, argv + 2);
     if (strcmp(argv[1], "version") == 0) {
         puts("knowhub 0.1.0");
         return 0;
