@@ -6,6 +6,9 @@
 // http://HOST:PORT/#token=<token> (./run.sh prints it). The fragment never
 // reaches a server log; the page removes it from the address bar at once and
 // exchanges the token for an HttpOnly session cookie (POST /api/auth/login).
+// A link opened while already logged in with another token asks first: a
+// link someone sent must not quietly swap the login (or the space) under the
+// user. Declining keeps the current login.
 import { ApiError, auth } from './api.js';
 import { mountDetails, showDetails, showDetailsById } from './details.js';
 import { $, $$, errorText, h, toast } from './dom.js';
@@ -32,6 +35,30 @@ function takeTokenFromHash() {
         return decodeURIComponent(m[1]);
     } catch {
         return null;
+    }
+}
+
+/** The id part of a token "kh_<id>_<secret>" ('' when it is not one). */
+function tokenIdOf(token) {
+    const m = /^kh_([0-9a-f]{16})_/.exec(token);
+    return m ? m[1] : '';
+}
+
+/** May the link's token replace the current login (me, or null)? Asks unless it is the same token. */
+function mayReplaceLogin(me, token) {
+    if (!me || tokenIdOf(token) === me.token_id) return true;
+    return window.confirm(t('login.replaceConfirm', { space: me.space, role: roleLabel(me.role) }));
+}
+
+/** A #token= link pasted into the open panel: only the hash changed. */
+async function onTokenInHash() {
+    const token = takeTokenFromHash();
+    if (!token || !mayReplaceLogin(who.role ? who : null, token)) return;
+    try {
+        await auth.login(token);
+        location.reload();
+    } catch (ex) {
+        toast(ex instanceof ApiError && ex.status === 401 ? t('login.invalid') : errorText('login.failed', ex), 'error');
     }
 }
 
@@ -137,6 +164,10 @@ function wire() {
         if (who.role) renderWho();
     });
     window.addEventListener('hashchange', () => {
+        if (/(?:^#|&)token=/.test(location.hash)) {
+            onTokenInHash();
+            return;
+        }
         const v = viewFromHash();
         if (v && v !== view) showView(v);
     });
@@ -155,6 +186,16 @@ async function boot() {
     fillLangSelects();
     wire();
     if (token) {
+        let current = null;
+        try {
+            current = await auth.me();
+        } catch {
+            current = null; /* not logged in (or the login is gone) */
+        }
+        if (!mayReplaceLogin(current, token)) {
+            await enter(current);
+            return;
+        }
         try {
             await enter(await auth.login(token));
             return;

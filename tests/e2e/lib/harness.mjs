@@ -86,7 +86,8 @@ export async function setup({ examples = true, sessions = true } = {}) {
         admin,
         problems,
         client: (token) => client(s, token),
-        /** A new page logged in with token through the one-click link (null: not logged in), in lang (?lang=). */
+        /** A new page logged in with token through the one-click link (null: not logged in), in lang (?lang=).
+         * The browser's cookies are shared: this logs every other open page in as token too. */
         async page(token, { lang = 'en', hash = '' } = {}) {
             const page = await ctx.newPage();
             pages.push(page);
@@ -103,6 +104,9 @@ export async function setup({ examples = true, sessions = true } = {}) {
             });
             const q = lang ? `?lang=${lang}` : '';
             if (token) {
+                // A fresh login, as the tests mean it: over another token's
+                // cookie the panel would ask first (login_link.test.mjs).
+                await ctx.clearCookies();
                 await page.goto(`${s.base}/${q}#token=${encodeURIComponent(token)}`);
                 await page.waitForSelector('#app:not([hidden])');
                 await page.waitForSelector('.kb-section');
