@@ -181,6 +181,19 @@ describe('nginx\'s own errors in the envelope (item 4)', () => {
         assert.equal(r.json.error.request_id, r.headers['x-request-id']);
     });
 
+    test('an unknown Transfer-Encoding (501) and HTTP version (505) are the envelope too', async () => {
+        for (const [want, text] of [
+            [501, `POST /api/knowledge HTTP/1.1\r\nHost: ${host()}\r\nTransfer-Encoding: gzip\r\nConnection: close\r\n\r\n`],
+            [505, `GET /api/health HTTP/2.0\r\nHost: ${host()}\r\nConnection: close\r\n\r\n`],
+        ]) {
+            const raw = await rawHttp(s.port, text);
+            const r = parseRaw(raw);
+            assert.equal(r.status, want, raw.slice(0, 400));
+            assert.match(r.headers['content-type'] || '', /^application\/json/, raw.slice(0, 400));
+            assert.equal(r.json?.error?.code, 'INVALID_REQUEST', raw.slice(0, 400));
+        }
+    });
+
     test('TRACE and CONNECT are the JSON 405 with Allow', async () => {
         for (const [method, target] of [
             ['TRACE', '/api/knowledge'],
