@@ -128,19 +128,19 @@ describe('routing', () => {
         }
     });
 
-    test('a known route with the wrong method is 405 with Allow', async () => {
+    test('a known route with the wrong method is 405 with Allow (HEAD next to GET)', async () => {
         const cases = [
-            ['PATCH', '/api/knowledge', ['GET', 'POST']],
-            ['PUT', '/api/knowledge', ['GET', 'POST']],
-            ['DELETE', '/api/knowledge', ['GET', 'POST']],
+            ['PATCH', '/api/knowledge', ['GET', 'HEAD', 'POST']],
+            ['PUT', '/api/knowledge', ['GET', 'HEAD', 'POST']],
+            ['DELETE', '/api/knowledge', ['GET', 'HEAD', 'POST']],
             ['GET', '/api/knowledge/batch_update', ['POST']],
             ['PUT', '/api/knowledge/batch_update', ['POST']],
-            ['POST', '/api/knowledge/knowledge-20200101-00000000', ['DELETE', 'GET', 'PUT']],
-            ['PATCH', '/api/knowledge/abc', ['DELETE', 'GET', 'PUT']],
-            ['POST', '/api/knowledge/abc/revisions', ['GET']],
+            ['POST', '/api/knowledge/knowledge-20200101-00000000', ['DELETE', 'GET', 'HEAD', 'PUT']],
+            ['PATCH', '/api/knowledge/abc', ['DELETE', 'GET', 'HEAD', 'PUT']],
+            ['POST', '/api/knowledge/abc/revisions', ['GET', 'HEAD']],
             ['GET', '/api/knowledge/abc/revert', ['POST']],
-            ['POST', '/api/health', ['GET']],
-            ['DELETE', '/api/auth/me', ['GET']],
+            ['POST', '/api/health', ['GET', 'HEAD']],
+            ['DELETE', '/api/auth/me', ['GET', 'HEAD']],
         ];
         for (const [method, path, allowed] of cases) {
             for (const token of [undefined, s.admin]) {
