@@ -106,10 +106,11 @@ static void reply_unauthorized(struct response *res)
     reply_error(res, 401, E_UNAUTHORIZED, "A valid token is required (Authorization: Bearer ...)");
 }
 
-/* 1 when a GET (or HEAD) writes after all: it logs injections (trace_id,
- * on any route) or a cached read asks the LLM (a search routed by the LLM
- * writes the usage ledger). Such a read is never cached, and under a login
- * cookie it needs the CSRF header like any other write. */
+/* 1 when a GET (or HEAD) may write after all: it logs injections (trace_id,
+ * on any route), or it is a cached read while an LLM is configured (the
+ * search may be routed by the LLM, which writes the usage ledger). Such a
+ * read is never cached, and under a login cookie it needs the CSRF header
+ * like any other write. */
 static int read_writes(const struct route *route, const struct request *req)
 {
     const char *trace = http_query(req, "trace_id");
