@@ -11,6 +11,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BIN, ROOT, freePort, startStack } from './lib/stack.mjs';
 import { err, ok } from './lib/expect.mjs';
+import { startFakeLlm } from './lib/fakellm.mjs';
+import { callsOf, llmEnv } from './lib/llmtest.mjs';
 
 let s;
 before(async () => {
@@ -164,6 +166,30 @@ describe('cookie GETs that write (item 3)', () => {
         ok(await s.api('GET', '/api/knowledge/search?q=csrf%20trace&min_score=1', { headers: { Cookie: cookie } }));
         // Bearer callers are unchanged.
         ok(await s.api('GET', '/api/knowledge/search?q=csrf%20trace&min_score=1&trace_id=csrf-get-2', { token: agent }));
+    });
+});
+
+describe('cookie GETs that ask the LLM (item 3, the same class)', () => {
+    test('a search routed by the LLM (it writes the usage ledger) needs the CSRF header under a cookie', async () => {
+        const llm = await startFakeLlm();
+        const ls = await startStack(llmEnv(llm, { KNOWHUB_LLM_ROUTER_MODEL: 'router-mini', KNOWHUB_LLM_MODEL: 'main-model' }));
+        try {
+            for (let i = 1; i <= 3; i++)
+                ok(await ls.api('POST', '/api/knowledge', { token: ls.admin, body: { scenario: `ledger csrf scenario ${i}`, content: `ledger csrf content ${i}` } }));
+            const r = await ls.api('POST', '/api/auth/login', { body: { token: ls.admin } });
+            const cookie = r.headers['set-cookie'][0].split(';')[0];
+            const csrf = ok(r).csrf_token;
+            llm.reset();
+            const q = '/api/knowledge/search?q=ledger%20csrf';
+            err(await ls.api('GET', q, { headers: { Cookie: cookie } }), 'FORBIDDEN', 403);
+            assert.equal(callsOf(llm, 'route').length, 0, 'the LLM was asked');
+            const d = ok(await ls.api('GET', q, { headers: { Cookie: cookie, 'X-CSRF-Token': csrf } }));
+            assert.equal(d.routing, 'llm');
+            ok(await ls.api('GET', q, { token: ls.admin })); // Bearer: unchanged
+        } finally {
+            await ls.stop();
+            await llm.stop();
+        }
     });
 });
 
