@@ -209,6 +209,7 @@ int http_query_long_or_400(const struct request *req, struct response *res, cons
 struct json_object *http_body_json_or_400(const struct request *req, struct response *res)
 {
     struct json_object *obj;
+    struct buf dup;
     const char *why;
     size_t i = 0;
 
@@ -221,10 +222,17 @@ struct json_object *http_body_json_or_400(const struct request *req, struct resp
         reply_error(res, 200, E_INVALID_REQUEST, "Request body is not valid UTF-8");
         return NULL;
     }
-    if (json_parse_whole(req->body, req->body_len, &obj, &why)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "Malformed JSON body: %s", why);
+    buf_init(&dup, 4096);
+    if (json_parse_whole_ex(req->body, req->body_len, &obj, &why, &dup)) {
+        if (dup.len || strcmp(why, "duplicate key") == 0)
+            reply_error(res, 200, E_INVALID_REQUEST, "Duplicate key '%s' in the JSON body",
+                        dup.data);
+        else
+            reply_error(res, 200, E_INVALID_REQUEST, "Malformed JSON body: %s", why);
+        buf_release(&dup);
         return NULL;
     }
+    buf_release(&dup);
     if (!json_object_is_type(obj, json_type_object)) {
         json_object_put(obj);
         reply_error(res, 200, E_INVALID_REQUEST, "Request body must be a JSON object");
