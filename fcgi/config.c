@@ -37,6 +37,13 @@ void config_from_env(struct config *cfg)
             slots = 512;
         cfg->cache_slots = (int)slots;
     }
+    {
+        /* The total over all worker threads; each thread gets its share. */
+        long bytes;
+        if (parse_long(env_or("KNOWHUB_CACHE_BYTES", ""), 0, 1L << 40, &bytes))
+            bytes = 64L * 1024 * 1024;
+        cfg->cache_bytes = (size_t)bytes;
+    }
 }
 
 int config_llm_configured(const struct config *cfg)
