@@ -264,10 +264,26 @@ static void reply_json(struct response *res, struct json_object *envelope)
 {
     buf_reset(&res->body);
     if (buf_adds(&res->body, json_text(envelope))) {
+        /* Asked for more than an answer may hold: the caller's to narrow, not
+         * a server fault; the error envelope itself is small. */
+        json_object_put(envelope);
         buf_reset(&res->body);
-        res->status = 500;
-        buf_adds(&res->body, "{\"status\":\"error\",\"error\":{\"code\":\"INTERNAL_ERROR\","
-                             "\"message\":\"Response too large\",\"retry\":false}}");
+        if (res->too_large) {
+            /* Even the error is over a tiny maximum: the error goes out anyway. */
+            res->body.max = HTTP_MAX_RESPONSE;
+            buf_adds(&res->body, "{\"status\":\"error\",\"error\":{\"code\":\"" E_LIMIT_EXCEEDED
+                                 "\",\"message\":\"Response too large\",\"retry\":false,"
+                                 "\"request_id\":\"");
+            buf_adds(&res->body, res->request_id ? res->request_id : "");
+            buf_adds(&res->body, "\"}}");
+            res->done = 1;
+            return;
+        }
+        res->too_large = 1;
+        reply_error(res, 200, E_LIMIT_EXCEEDED,
+                    "The answer would be over %zu bytes: ask for less (a smaller limit)",
+                    res->body.max);
+        return;
     }
     json_object_put(envelope);
     res->done = 1;

@@ -74,6 +74,9 @@ struct response {
     const char *request_id;
     int done;     /* a reply was written */
     int streamed; /* head and body already went to the sink */
+    /* The answer was over body.max and was replaced by a LIMIT_EXCEEDED
+     * error; a caller may lower body.max after response_init. */
+    int too_large;
     /* Where a streamed body goes (main.c: the FastCGI stream); without a
      * sink, streamed output collects in body (tests). */
     void (*sink)(void *ctx, const char *data, size_t n);
