@@ -248,3 +248,26 @@ describe('MCP budgets', () => {
         }
     });
 });
+
+describe('answers that grow with the data have a cap', () => {
+    test('revisions: the newest 100 by default, limit at most 1000, with total and offset', async () => {
+        const id = ok(await s.api('POST', '/api/knowledge', { token: s.admin, body: { scenario: 'Revised often', content: 'v0' } })).id;
+        for (let i = 1; i <= 104; i++)
+            ok(await s.api('PUT', `/api/knowledge/${id}`, { token: s.admin, body: { update_score: (i % 5) + 1 } }));
+        const all = ok(await s.api('GET', `/api/knowledge/${id}/revisions`, { token: s.admin }));
+        assert.equal(all.id, id);
+        assert.equal(all.items.length, 100);
+        assert.equal(all.total, 105);
+        assert.equal(all.limit, 100);
+        assert.equal(all.offset, 0);
+        const versions = all.items.map((r) => r.version);
+        assert.deepEqual(versions, [...versions].sort((a, b) => b - a), 'newest first');
+        const rest = ok(await s.api('GET', `/api/knowledge/${id}/revisions?limit=10&offset=100`, { token: s.admin }));
+        assert.equal(rest.items.length, 5);
+        assert.equal(rest.total, 105);
+        assert.ok(rest.items[0].version < versions.at(-1));
+        err(await s.api('GET', `/api/knowledge/${id}/revisions?limit=1001`, { token: s.admin }), 'INVALID_REQUEST');
+        // revert still finds any version, however old
+        ok(await s.api('POST', `/api/knowledge/${id}/revert`, { token: s.admin, body: { version: 1 } }));
+    });
+});
