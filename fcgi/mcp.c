@@ -289,6 +289,31 @@ static int type_matches(struct json_object *prop, struct json_object *v, const c
     return 1;
 }
 
+/* The enum of a property (or of its items) that v, a string or a list of
+ * strings, is outside of; NULL when v is within it or there is none. A list
+ * item "tool,plan" would otherwise reach REST as two values. */
+static struct json_object *outside_enum(struct json_object *prop, struct json_object *v)
+{
+    struct json_object *values = NULL, *items = NULL;
+    size_t n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 1;
+    if (json_object_is_type(v, json_type_array)) {
+        if (!json_object_object_get_ex(prop, "items", &items) ||
+            !json_object_object_get_ex(items, "enum", &values))
+            return NULL;
+    } else if (!json_object_object_get_ex(prop, "enum", &values)) {
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *e = items ? json_object_array_get_idx(v, i) : v;
+        int found = 0;
+        for (size_t j = 0; !found && j < json_object_array_length(values); j++)
+            found = json_object_equal(e, json_object_array_get_idx(values, j));
+        if (!found)
+            return values;
+    }
+    return NULL;
+}
+
 /* The arguments as the tool's schema names them: the alias of a renamed
  * argument (knowledge_search's q) becomes its name (query), and every
  * argument is checked against the schema's type, so an array is never
@@ -311,7 +336,7 @@ static struct json_object *arguments_checked(const struct request *req, const st
     if (arguments) {
         json_object_object_foreach(arguments, key, val)
         {
-            struct json_object *prop = NULL, *same;
+            struct json_object *prop = NULL, *same, *values;
             const char *what;
             if (!val || json_object_is_type(val, json_type_null))
                 continue; /* null is absent */
@@ -326,6 +351,19 @@ static struct json_object *arguments_checked(const struct request *req, const st
             }
             if (json_object_object_get_ex(props, key, &prop) && !type_matches(prop, val, &what)) {
                 error = tool_error(req, E_INVALID_REQUEST, "'%s' must be %s", key, what);
+                goto out;
+            }
+            if (prop && (values = outside_enum(prop, val))) {
+                struct buf allowed;
+                buf_init(&allowed, 4096);
+                for (size_t i = 0; i < json_object_array_length(values); i++)
+                    buf_addf(&allowed, "%s%s", i ? ", " : "",
+                             json_object_get_string(json_object_array_get_idx(values, i)));
+                error =
+                    tool_error(req, E_INVALID_REQUEST, "'%s' must be %s: %s", key,
+                               json_object_is_type(val, json_type_array) ? "a list of" : "one of",
+                               allowed.data);
+                buf_release(&allowed);
                 goto out;
             }
             /* An argument the schema does not know goes to REST as it is:

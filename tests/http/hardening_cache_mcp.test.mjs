@@ -129,6 +129,10 @@ describe('MCP request ids and arguments', () => {
             ['knowledge_update', { knowledge_id: ['knowledge-20000101-00000000'], update_score: 3 }, 'knowledge_id'],
             ['knowledge_save', { scenario: 's', content: 'c', urls: 'http://x' }, 'urls'],
             ['knowledge_slim', { dry_run: true, threshold: '0.5' }, 'threshold'],
+            // a list item is one value: "tool,plan" never reaches REST as two
+            ['knowledge_list', { tags_type: ['tool,plan'] }, 'tags_type'],
+            ['knowledge_search', { q: 'x', tags_type: ['tool', 'plan,usecase'] }, 'tags_type'],
+            ['knowledge_list', { category: 'rules,experiences' }, 'category'],
         ];
         for (const [name, args, key] of cases) {
             const r = await mcp(call(1, name, args));
