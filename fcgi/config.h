@@ -12,13 +12,15 @@ struct config {
     const char *llm_api_key;
     const char *llm_model;
     const char *llm_router_model;
-    const char *llm_models;  /* KNOWHUB_LLM_MODELS: the allow-list a request may pick from */
-    long llm_timeout_ms;     /* KNOWHUB_LLM_TIMEOUT (seconds), default 60 */
-    const char *agent_log;   /* off, on, verbose (anything else counts as on) */
-    int cache_slots;         /* KNOWHUB_CACHE_SLOTS: answers cached per thread; 0 = none */
+    const char *llm_models; /* KNOWHUB_LLM_MODELS: the allow-list a request may pick from */
+    long llm_timeout_ms;    /* KNOWHUB_LLM_TIMEOUT (seconds), default 60 */
+    const char *agent_log;  /* off, on, verbose (anything else counts as on) */
+    int cache_slots;        /* KNOWHUB_CACHE_SLOTS: answers cached per thread; 0 = none */
+
+    /* Memory bounds (docs/operations.md) */
+    size_t cache_bytes;      /* KNOWHUB_CACHE_BYTES: all threads' caches together; 0 = none */
     size_t mcp_budget_bytes; /* KNOWHUB_MCP_BUDGET_BYTES: one /mcp answer, default 4 MiB */
     long mcp_budget_ms;      /* KNOWHUB_MCP_BUDGET_MS: a batch starts nothing after, 10000 */
-    size_t cache_bytes;      /* KNOWHUB_CACHE_BYTES: all threads' caches together; 0 = none */
 };
 
 /* Return 1 when an LLM is configured (KNOWHUB_LLM_BASE_URL is set). */

@@ -109,7 +109,8 @@ static void reply_unauthorized(struct response *res)
 /* Answer a pure read from the thread's cache when the database has not
  * changed since it was stored; else run the handler and keep a success.
  * Searches that log injections (trace_id) or ask the LLM are never cached,
- * nor requests with a large body (the key would be cheap, the answer not). */
+ * nor requests with a large body: agents repeat small searches, and hashing
+ * a padded megabyte for a slot only wastes the slot. */
 static void cached_dispatch(const struct route *route, struct request *req, struct response *res)
 {
     const char *trace = http_query(req, "trace_id");
