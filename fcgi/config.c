@@ -37,6 +37,24 @@ void config_from_env(struct config *cfg)
             slots = 512;
         cfg->cache_slots = (int)slots;
     }
+    {
+        /* The total over all worker threads; each thread gets its share. */
+        long bytes;
+        if (parse_long(env_or("KNOWHUB_CACHE_BYTES", ""), 0, 1L << 40, &bytes))
+            bytes = 64L * 1024 * 1024;
+        cfg->cache_bytes = (size_t)bytes;
+    }
+    {
+        /* What one POST /mcp may cost (docs/agents.md "Budgets"). */
+        long bytes, ms;
+        if (parse_long(env_or("KNOWHUB_MCP_BUDGET_BYTES", ""), 64L * 1024, 64L * 1024 * 1024,
+                       &bytes))
+            bytes = 4L * 1024 * 1024;
+        if (parse_long(env_or("KNOWHUB_MCP_BUDGET_MS", ""), 1, 3600L * 1000, &ms))
+            ms = 10000;
+        cfg->mcp_budget_bytes = (size_t)bytes;
+        cfg->mcp_budget_ms = ms;
+    }
 }
 
 int config_llm_configured(const struct config *cfg)

@@ -3,6 +3,8 @@
 #ifndef KNOWHUB_CONFIG_H
 #define KNOWHUB_CONFIG_H
 
+#include <stddef.h>
+
 struct config {
     const char *data_dir;     /* KNOWHUB_DATA, default ./var */
     int threads;              /* KNOWHUB_THREADS, default 2 x cores */
@@ -14,6 +16,11 @@ struct config {
     long llm_timeout_ms;    /* KNOWHUB_LLM_TIMEOUT (seconds), default 60 */
     const char *agent_log;  /* off, on, verbose (anything else counts as on) */
     int cache_slots;        /* KNOWHUB_CACHE_SLOTS: answers cached per thread; 0 = none */
+
+    /* Memory bounds (docs/operations.md) */
+    size_t cache_bytes;      /* KNOWHUB_CACHE_BYTES: all threads' caches together; 0 = none */
+    size_t mcp_budget_bytes; /* KNOWHUB_MCP_BUDGET_BYTES: one /mcp answer, default 4 MiB */
+    long mcp_budget_ms;      /* KNOWHUB_MCP_BUDGET_MS: a batch starts nothing after, 10000 */
 };
 
 /* Return 1 when an LLM is configured (KNOWHUB_LLM_BASE_URL is set). */

@@ -641,32 +641,54 @@ void h_knowledge_cases(struct request *req, struct response *res)
 
 /* ---- GET /api/knowledge/{id}/revisions, POST .../revert ---- */
 
+/* One page of revisions: the store walks them all (newest first) and this
+ * keeps only [offset, offset + limit), counting the rest. */
+struct revision_page {
+    struct json_object *items;
+    long limit, offset, total;
+};
+
 static int revision_add(const struct knowledge_revision *r, void *ctx)
 {
-    struct json_object *o = json_object_new_object();
-    struct json_object *doc = json_tokener_parse(r->document);
+    struct revision_page *page = ctx;
+    struct json_object *o;
+    long at = page->total++;
+    if (at < page->offset || at >= page->offset + page->limit)
+        return 0;
+    o = json_object_new_object();
     json_object_object_add(o, "version", json_object_new_int64(r->version));
     json_object_object_add(o, "actor", json_object_new_string(r->actor));
     json_object_object_add(o, "reason", json_object_new_string(r->reason));
     json_object_object_add(o, "created_at", json_object_new_string(r->created_at));
-    json_object_object_add(o, "document", doc);
-    json_object_array_add(ctx, o);
+    json_object_object_add(o, "document", json_tokener_parse(r->document));
+    json_object_array_add(page->items, o);
     return 0;
 }
 
+/* An entry edited without end would otherwise make an answer without end:
+ * a page, the newest 100 by default. */
 void h_knowledge_revisions(struct request *req, struct response *res)
 {
-    struct json_object *items = json_object_new_array();
-    int rc = store_knowledge_revisions_each(req->store, req->who.space, req->params[0],
-                                            revision_add, items);
+    struct revision_page page = {0};
+    struct json_object *data;
+    int rc;
+    if (http_query_long_or_400(req, res, "limit", 100, 1, 1000, &page.limit) ||
+        http_query_long_or_400(req, res, "offset", 0, 0, 1000000000L, &page.offset))
+        return;
+    page.items = json_object_new_array();
+    rc = store_knowledge_revisions_each(req->store, req->who.space, req->params[0], revision_add,
+                                        &page);
     if (rc) {
-        json_object_put(items);
+        json_object_put(page.items);
         reply_store_error(res, rc, WHAT);
         return;
     }
-    struct json_object *data = json_object_new_object();
+    data = json_object_new_object();
     json_object_object_add(data, "id", json_object_new_string(req->params[0]));
-    json_object_object_add(data, "items", items);
+    json_object_object_add(data, "items", page.items);
+    json_object_object_add(data, "total", json_object_new_int64(page.total));
+    json_object_object_add(data, "limit", json_object_new_int64(page.limit));
+    json_object_object_add(data, "offset", json_object_new_int64(page.offset));
     reply_data(res, data);
 }
 

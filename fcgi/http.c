@@ -212,6 +212,7 @@ int http_query_long_or_400(const struct request *req, struct response *res, cons
 struct json_object *http_body_json_or_400(const struct request *req, struct response *res)
 {
     struct json_object *obj;
+    struct buf dup;
     const char *why;
     size_t i = 0;
 
@@ -224,10 +225,17 @@ struct json_object *http_body_json_or_400(const struct request *req, struct resp
         reply_error(res, 200, E_INVALID_REQUEST, "Request body is not valid UTF-8");
         return NULL;
     }
-    if (json_parse_whole(req->body, req->body_len, &obj, &why)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "Malformed JSON body: %s", why);
+    buf_init(&dup, 4096);
+    if (json_parse_whole_ex(req->body, req->body_len, &obj, &why, &dup)) {
+        if (dup.len || strcmp(why, "duplicate key") == 0)
+            reply_error(res, 200, E_INVALID_REQUEST, "Duplicate key '%s' in the JSON body",
+                        dup.data);
+        else
+            reply_error(res, 200, E_INVALID_REQUEST, "Malformed JSON body: %s", why);
+        buf_release(&dup);
         return NULL;
     }
+    buf_release(&dup);
     if (!json_object_is_type(obj, json_type_object)) {
         json_object_put(obj);
         reply_error(res, 200, E_INVALID_REQUEST, "Request body must be a JSON object");
@@ -309,10 +317,26 @@ static void reply_json(struct response *res, struct json_object *envelope)
 {
     buf_reset(&res->body);
     if (buf_adds(&res->body, json_text(envelope))) {
+        /* Asked for more than an answer may hold: the caller's to narrow, not
+         * a server fault; the error envelope itself is small. */
+        json_object_put(envelope);
         buf_reset(&res->body);
-        res->status = 500;
-        buf_adds(&res->body, "{\"status\":\"error\",\"error\":{\"code\":\"INTERNAL_ERROR\","
-                             "\"message\":\"Response too large\",\"retry\":false}}");
+        if (res->too_large) {
+            /* Even the error is over a tiny maximum: the error goes out anyway. */
+            res->body.max = HTTP_MAX_RESPONSE;
+            buf_adds(&res->body, "{\"status\":\"error\",\"error\":{\"code\":\"" E_LIMIT_EXCEEDED
+                                 "\",\"message\":\"Response too large\",\"retry\":false,"
+                                 "\"request_id\":\"");
+            buf_adds(&res->body, res->request_id ? res->request_id : "");
+            buf_adds(&res->body, "\"}}");
+            res->done = 1;
+            return;
+        }
+        res->too_large = 1;
+        reply_error(res, 200, E_LIMIT_EXCEEDED,
+                    "The answer would be over %zu bytes: ask for less (a smaller limit)",
+                    res->body.max);
+        return;
     }
     json_object_put(envelope);
     res->done = 1;

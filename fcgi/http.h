@@ -80,6 +80,9 @@ struct response {
     int done;      /* a reply was written */
     int streamed;  /* head and body already went to the sink */
     int head_only; /* HEAD: the head as for GET, never a body */
+    /* The answer was over body.max and was replaced by a LIMIT_EXCEEDED
+     * error; a caller may lower body.max after response_init. */
+    int too_large;
     /* Where a streamed body goes (main.c: the FastCGI stream); without a
      * sink, streamed output collects in body (tests). */
     void (*sink)(void *ctx, const char *data, size_t n);

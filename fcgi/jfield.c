@@ -1,8 +1,11 @@
 /* jfield: typed fields of a JSON request body, with the error replies. */
 #include "jfield.h"
+#include "buf.h"
 #include "http.h"
 #include "util.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *jf_str(struct json_object *v)
@@ -157,11 +160,24 @@ int jf_string_list_or_400(struct response *res, struct json_object *obj, const c
     return 0;
 }
 
+/* The objects of a text in the order of their opening braces: where each
+ * opens and how many members it has (its ':' outside strings). */
+struct object_shapes {
+    size_t *at, *members;
+    size_t n, cap;
+};
+
+#define JSON_MAX_DEPTH 64
+
 /* What json-c lets through even in strict mode but JSON (RFC 8259) does not:
  * single quotes, and bare words other than true, false and null (NaN,
- * Infinity, unquoted keys). A lexical scan outside strings; 1 when clean. */
-static int lexically_strict(const char *s, size_t n)
+ * Infinity, unquoted keys). A lexical scan outside strings; 1 when clean.
+ * The same pass records the objects' shapes (members counted to
+ * JSON_MAX_DEPTH levels: a deeper text fails to parse anyway). */
+static int lexically_strict(const char *s, size_t n, struct object_shapes *shapes)
 {
+    /* open containers: an object's index in shapes, or SIZE_MAX for an array */
+    size_t open[JSON_MAX_DEPTH], depth = 0;
     int in_string = 0;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
@@ -172,6 +188,28 @@ static int lexically_strict(const char *s, size_t n)
                 in_string = 0;
         } else if (c == '"') {
             in_string = 1;
+        } else if (c == '{' || c == '[') {
+            size_t slot = SIZE_MAX;
+            if (c == '{') {
+                if (shapes->n == shapes->cap) {
+                    shapes->cap = shapes->cap ? 2 * shapes->cap : 16;
+                    shapes->at = xrealloc(shapes->at, shapes->cap * sizeof *shapes->at);
+                    shapes->members =
+                        xrealloc(shapes->members, shapes->cap * sizeof *shapes->members);
+                }
+                shapes->at[shapes->n] = i;
+                shapes->members[shapes->n] = 0;
+                slot = shapes->n++;
+            }
+            if (depth < JSON_MAX_DEPTH)
+                open[depth] = slot;
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (depth)
+                depth--;
+        } else if (c == ':') {
+            if (depth && depth <= JSON_MAX_DEPTH && open[depth - 1] != SIZE_MAX)
+                shapes->members[open[depth - 1]]++;
         } else if (c == '\'') {
             return 0;
         } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
@@ -193,20 +231,99 @@ static int lexically_strict(const char *s, size_t n)
     return 1;
 }
 
+/* Visit v in pre-order against the shapes from the text: json-c replaces a
+ * duplicate key's value in place, so the object that has one keeps fewer
+ * members than the text gave it. A parent is visited before its children,
+ * so the first object that differs is the one with the duplicate: its index
+ * in *found, and 1. Objects before it match the text one to one. */
+static int shape_differs(struct json_object *v, const struct object_shapes *shapes, size_t *next,
+                         size_t *found)
+{
+    if (json_object_is_type(v, json_type_object)) {
+        size_t i = (*next)++;
+        if (i >= shapes->n || shapes->members[i] != (size_t)json_object_object_length(v)) {
+            *found = i;
+            return 1;
+        }
+        json_object_object_foreach(v, key, member)
+        {
+            (void)key;
+            if (shape_differs(member, shapes, next, found))
+                return 1;
+        }
+    } else if (json_object_is_type(v, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(v); i++)
+            if (shape_differs(json_object_array_get_idx(v, i), shapes, next, found))
+                return 1;
+    }
+    return 0;
+}
+
+/* The first key of the object opening at s[0] (valid JSON) that repeats an
+ * earlier one, decoded, into dup_key. Runs only on the error path. */
+static void name_duplicate(const char *s, size_t n, struct buf *dup_key)
+{
+    struct json_object *seen = json_object_new_object();
+    size_t depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (--depth == 0)
+                break;
+        } else if (c == '"') {
+            size_t start = i, j;
+            struct json_tokener *tok;
+            struct json_object *key;
+            for (i++; i < n && s[i] != '"'; i++)
+                if (s[i] == '\\')
+                    i++;
+            j = i + 1;
+            while (j < n && strchr(" \t\r\n", s[j]) && s[j])
+                j++;
+            if (depth != 1 || j >= n || s[j] != ':')
+                continue; /* a value, or a key of a nested object */
+            tok = json_tokener_new();
+            key = json_tokener_parse_ex(tok, s + start, (int)(i + 1 - start));
+            json_tokener_free(tok);
+            if (key && json_object_object_get_ex(seen, json_object_get_string(key), NULL)) {
+                buf_adds(dup_key, json_object_get_string(key));
+                json_object_put(key);
+                break;
+            }
+            if (key)
+                json_object_object_add(seen, json_object_get_string(key), NULL);
+            json_object_put(key);
+        }
+    }
+    json_object_put(seen);
+}
+
 int json_parse_whole(const char *text, size_t len, struct json_object **out, const char **why)
 {
+    return json_parse_whole_ex(text, len, out, why, NULL);
+}
+
+int json_parse_whole_ex(const char *text, size_t len, struct json_object **out, const char **why,
+                        struct buf *dup_key)
+{
+    struct object_shapes shapes = {0};
     struct json_tokener *tok;
     enum json_tokener_error jerr;
-    size_t end;
+    size_t end, next = 0, found;
+    int rc = -1;
     *out = NULL;
     *why = "empty";
+    if (dup_key)
+        buf_reset(dup_key);
     if (len == 0 || len > (size_t)1 << 30)
-        return -1;
-    if (!lexically_strict(text, len)) {
+        goto out;
+    if (!lexically_strict(text, len, &shapes)) {
         *why = "single quotes or a bare word (only true, false and null)";
-        return -1;
+        goto out;
     }
-    tok = json_tokener_new_ex(64);
+    tok = json_tokener_new_ex(JSON_MAX_DEPTH);
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
     *out = json_tokener_parse_ex(tok, text, (int)len);
     end = json_tokener_get_parse_end(tok);
@@ -223,10 +340,22 @@ int json_parse_whole(const char *text, size_t len, struct json_object **out, con
         jerr = json_tokener_error_parse_unexpected;
     json_tokener_free(tok);
     if (jerr != json_tokener_success) {
+        *why = json_tokener_error_desc(jerr);
+        goto out;
+    }
+    if (shape_differs(*out, &shapes, &next, &found)) {
+        *why = "duplicate key";
+        if (dup_key)
+            name_duplicate(text + shapes.at[found], len - shapes.at[found], dup_key);
+        goto out;
+    }
+    rc = 0;
+out:
+    if (rc) {
         json_object_put(*out);
         *out = NULL;
-        *why = json_tokener_error_desc(jerr);
-        return -1;
     }
-    return 0;
+    free(shapes.at);
+    free(shapes.members);
+    return rc;
 }

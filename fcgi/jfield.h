@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <json-c/json.h>
 
+struct buf;
 struct response;
 
 /* String of at most max_chars Unicode characters, without NUL bytes.
@@ -32,9 +33,15 @@ int jf_string_list_or_400(struct response *res, struct json_object *obj, const c
 
 /* Parse text[0..len) as exactly one JSON value: json-c's strict mode, valid
  * UTF-8, at most 64 levels, no single quotes or bare words (NaN, Infinity),
- * whitespace around it allowed. 0 with *out (caller puts it; NULL for a JSON
- * null), or -1 with the reason in *why (a static string). */
+ * whitespace around it allowed, no key twice in one object. 0 with *out
+ * (caller puts it; NULL for a JSON null), or -1 with the reason in *why (a
+ * static string). */
 int json_parse_whole(const char *text, size_t len, struct json_object **out, const char **why);
+/* As json_parse_whole, which also refuses an object with a duplicate key
+ * (json-c would keep the last value silently); here the key, decoded, is
+ * also written to dup_key (left empty for any other error). */
+int json_parse_whole_ex(const char *text, size_t len, struct json_object **out, const char **why,
+                        struct buf *dup_key);
 
 /* The string of a JSON string value, NULL when it is not a string. */
 const char *jf_str(struct json_object *v);

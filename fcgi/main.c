@@ -226,7 +226,7 @@ static int serve(const struct config *cfg)
         }
         workers[i].llm = llm_new();
         workers[i].cache =
-            cfg->cache_slots ? cache_new((size_t)cfg->cache_slots, 256 * 1024) : NULL;
+            cache_new((size_t)cfg->cache_slots, cfg->cache_bytes / (size_t)cfg->threads);
     }
     if (server_first_start(cfg, workers[0].store))
         goto out;

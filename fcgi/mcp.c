@@ -5,6 +5,8 @@
 #include "router.h"
 #include "util.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +19,9 @@ struct tool {
     const char *method;
     const char *path; /* may hold {knowledge_id} or {trace_id}, taken from the arguments */
     enum args_to args;
+    /* An argument REST names otherwise: "query:q" sends query as q, and
+     * also accepts q itself (the older name) as an alias; NULL for none. */
+    const char *renamed;
 };
 
 #define TYPES "[\"tool\",\"usecase\",\"definition\",\"plan\",\"strategy\"]"
@@ -29,7 +34,9 @@ static const struct tool tools[] = {
      "score, quality_score, metrics}]. Pass trace_id, goal_id and sequence to log what you "
      "inject into your task, so it can be evaluated later (trace_eval_prompt).",
      "{\"type\":\"object\",\"properties\":{"
-     "\"q\":{\"type\":\"string\",\"description\":\"what you are about to do\"},"
+     "\"query\":{\"type\":\"string\",\"description\":\"what you are about to do\"},"
+     "\"q\":{\"type\":\"string\",\"description\":\"the same as query (an alias kept for "
+     "older agents); give one of them\"},"
      "\"top_k\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50,\"default\":5},"
      "\"min_score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5,\"default\":3},"
      "\"tags_type\":{\"type\":\"array\",\"items\":{\"enum\":" TYPES "}},"
@@ -37,8 +44,8 @@ static const struct tool tools[] = {
      "\"trace_id\":{\"type\":\"string\"},\"goal_id\":{\"type\":\"string\"},"
      "\"sequence\":{\"type\":\"integer\",\"minimum\":0},"
      "\"task\":{\"type\":\"string\",\"description\":\"the trace's mission, kept for its "
-     "evaluation prompt\"}},\"required\":[\"q\"]}",
-     "GET", "/api/knowledge/search", ARGS_QUERY},
+     "evaluation prompt\"}},\"required\":[\"query\"]}",
+     "GET", "/api/knowledge/search", ARGS_QUERY, "query:q"},
     {"knowledge_save",
      "Save something you learned so later tasks can reuse it: the scenario (when it applies) "
      "and the content (the knowledge itself, at most 2000 characters), with its types. "
@@ -52,7 +59,7 @@ static const struct tool tools[] = {
      "\"message_id\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},"
      "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
      "\"required\":[\"scenario\",\"content\"]}",
-     "POST", "/api/knowledge", ARGS_BODY},
+     "POST", "/api/knowledge", ARGS_BODY, NULL},
     {"knowledge_update",
      "Report on one entry: add_helpful_case or add_harmful_case ({case_id, scenario, result}; "
      "the same case_id counts once), update_score (1-5), or evolve_feedback (the server's LLM "
@@ -61,7 +68,7 @@ static const struct tool tools[] = {
      "\"add_helpful_case\":{\"type\":\"object\"},\"add_harmful_case\":{\"type\":\"object\"},"
      "\"update_score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5},"
      "\"evolve_feedback\":{\"type\":\"string\"}},\"required\":[\"knowledge_id\"]}",
-     "PUT", "/api/knowledge/{knowledge_id}", ARGS_BODY},
+     "PUT", "/api/knowledge/{knowledge_id}", ARGS_BODY, NULL},
     {"knowledge_batch_update",
      "Report on several entries at once: feedback_list [{knowledge_id, is_effective, "
      "feedback?}]. Each item is applied on its own; results say which succeeded.",
@@ -69,30 +76,30 @@ static const struct tool tools[] = {
      "\"type\":\"object\",\"properties\":{\"knowledge_id\":{\"type\":\"string\"},"
      "\"is_effective\":{\"type\":\"boolean\"},\"feedback\":{\"type\":\"string\"}},"
      "\"required\":[\"knowledge_id\",\"is_effective\"]}}},\"required\":[\"feedback_list\"]}",
-     "POST", "/api/knowledge/batch_update", ARGS_BODY},
+     "POST", "/api/knowledge/batch_update", ARGS_BODY, NULL},
     {"knowledge_list", "List saved knowledge, newest first, with the total count.",
      "{\"type\":\"object\",\"properties\":{"
      "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":10},"
      "\"offset\":{\"type\":\"integer\",\"minimum\":0},"
      "\"tags_type\":{\"type\":\"array\",\"items\":{\"enum\":" TYPES "}},"
      "\"category\":{\"enum\":[\"rules\",\"experiences\"]}}}",
-     "GET", "/api/knowledge", ARGS_QUERY},
+     "GET", "/api/knowledge", ARGS_QUERY, NULL},
     {"knowledge_slim",
      "Merge near-duplicate knowledge (slim the base). Starts a job and returns it (id, "
      "status); dry_run returns the plan instead and changes nothing.",
      "{\"type\":\"object\",\"properties\":{\"dry_run\":{\"type\":\"boolean\"},"
      "\"threshold\":{\"type\":\"number\",\"minimum\":0.3,\"maximum\":1},"
      "\"model\":{\"type\":\"string\"}}}",
-     "POST", "/api/knowledge/slim", ARGS_BODY},
+     "POST", "/api/knowledge/slim", ARGS_BODY, NULL},
     {"knowledge_read",
      "Read one knowledge file in full (Markdown with front matter) by category and path, "
      "as found by search or list.",
      "{\"type\":\"object\",\"properties\":{\"category\":{\"enum\":[\"rules\",\"experiences\"]},"
      "\"path\":{\"type\":\"string\"}},\"required\":[\"category\",\"path\"]}",
-     "POST", "/api/knowledge/read", ARGS_BODY},
+     "POST", "/api/knowledge/read", ARGS_BODY, NULL},
     {"knowledge_rules",
      "The rules you must always follow, and a ready block to put in your system prompt.",
-     "{\"type\":\"object\",\"properties\":{}}", "GET", "/api/knowledge/rules", ARGS_NONE},
+     "{\"type\":\"object\",\"properties\":{}}", "GET", "/api/knowledge/rules", ARGS_NONE, NULL},
     {"knowledge_context",
      "Everything to load before answering a question: the mandatory rules block and the "
      "relevant knowledge block (table_names boost knowledge tagged with them).",
@@ -100,7 +107,7 @@ static const struct tool tools[] = {
      "\"table_names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
      "\"max_results\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50}},"
      "\"required\":[\"question\"]}",
-     "POST", "/api/knowledge/context", ARGS_BODY},
+     "POST", "/api/knowledge/context", ARGS_BODY, NULL},
     {"trace_eval_prompt",
      "When a goal completes, before you compress your context, or when your task ends: get "
      "the prompt that asks you to judge the knowledge injected into this trace (irrelevant, "
@@ -108,7 +115,7 @@ static const struct tool tools[] = {
      "{\"type\":\"object\",\"properties\":{\"trace_id\":{\"type\":\"string\"},"
      "\"goal\":{\"type\":\"string\",\"description\":\"the current goal\"}},"
      "\"required\":[\"trace_id\"]}",
-     "GET", "/api/traces/{trace_id}/eval_prompt", ARGS_QUERY},
+     "GET", "/api/traces/{trace_id}/eval_prompt", ARGS_QUERY, NULL},
     {"trace_submit_evaluation",
      "Send your evaluation of the injected knowledge: output is your raw reply (JSON, a "
      "```json block, or prose around a JSON object), or give evaluations "
@@ -118,7 +125,7 @@ static const struct tool tools[] = {
      "\"trigger\":{\"enum\":[\"goal_completion\",\"compression\",\"task_completion\"]},"
      "\"output\":{\"type\":\"string\"},\"evaluations\":{\"type\":\"array\",\"items\":{"
      "\"type\":\"object\"}}},\"required\":[\"trace_id\",\"trigger\"]}",
-     "POST", "/api/traces/{trace_id}/evaluations", ARGS_BODY},
+     "POST", "/api/traces/{trace_id}/evaluations", ARGS_BODY, NULL},
 };
 #define TOOL_COUNT (sizeof tools / sizeof tools[0])
 
@@ -201,64 +208,215 @@ static struct json_object *text_content(const char *text)
     return list;
 }
 
-static struct json_object *tool_error(const char *code, const char *message)
+static struct json_object *tool_error(const struct request *req, const char *code, const char *fmt,
+                                      ...) __attribute__((format(printf, 3, 4)));
+
+/* A tool result with isError, the REST error's code and message and the
+ * request id, as REST would answer. */
+static struct json_object *tool_error(const struct request *req, const char *code, const char *fmt,
+                                      ...)
 {
     struct json_object *r = json_object_new_object(), *err = json_object_new_object(), *sc;
-    struct buf text;
+    struct buf message, text;
+    va_list ap;
+    buf_init(&message, 4096);
     buf_init(&text, 8192);
-    buf_addf(&text, "%s: %s", code, message);
+    va_start(ap, fmt);
+    if (buf_vaddf(&message, fmt, ap))
+        buf_adds(&message, code);
+    va_end(ap);
+    buf_addf(&text, "%s: %s", code, message.data);
     json_object_object_add(err, "code", json_object_new_string(code));
-    json_object_object_add(err, "message", json_object_new_string(message));
+    json_object_object_add(err, "message", json_object_new_string(message.data));
+    json_object_object_add(err, "request_id",
+                           json_object_new_string(req->request_id ? req->request_id : ""));
     sc = json_object_new_object();
     json_object_object_add(sc, "error", err);
     json_object_object_add(r, "content", text_content(text.data));
     json_object_object_add(r, "structuredContent", sc);
     json_object_object_add(r, "isError", json_object_new_boolean(1));
+    buf_release(&message);
     buf_release(&text);
     return r;
 }
 
-/* An error result naming the first argument the tool's schema requires that
- * is absent or null; NULL when all are there. REST checks its own fields, but
- * a query tool would otherwise run without one (a search without q finds
- * nothing, where the schema promised an error). */
-static struct json_object *missing_required(const struct tool *t, struct json_object *arguments)
+/* Does v have the JSON type a schema property asks for? `what` is how to
+ * say it in an error. Enums are strings here; their values are REST's to
+ * check. */
+static int type_matches(struct json_object *prop, struct json_object *v, const char **what)
 {
-    struct json_object *schema = json_tokener_parse(t->schema), *list, *v, *error = NULL;
+    struct json_object *type = NULL, *items = NULL;
+    const char *t;
+    json_object_object_get_ex(prop, "type", &type);
+    t = type ? json_object_get_string(type) : "string"; /* {"enum": [...]}: strings */
+    if (strcmp(t, "string") == 0) {
+        *what = "a string";
+        return json_object_is_type(v, json_type_string);
+    }
+    if (strcmp(t, "integer") == 0) {
+        *what = "an integer";
+        return json_object_is_type(v, json_type_int);
+    }
+    if (strcmp(t, "number") == 0) {
+        *what = "a number";
+        return json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double);
+    }
+    if (strcmp(t, "boolean") == 0) {
+        *what = "true or false";
+        return json_object_is_type(v, json_type_boolean);
+    }
+    if (strcmp(t, "object") == 0) {
+        *what = "an object";
+        return json_object_is_type(v, json_type_object);
+    }
+    /* an array: of strings (or enum values), or of objects */
+    json_object_object_get_ex(prop, "items", &items);
+    if (items && json_object_object_get_ex(items, "type", &type) &&
+        strcmp(json_object_get_string(type), "object") == 0) {
+        *what = "a list of objects";
+        t = "object";
+    } else {
+        *what = "a list of strings";
+        t = "string";
+    }
+    if (!json_object_is_type(v, json_type_array))
+        return 0;
+    for (size_t i = 0; i < json_object_array_length(v); i++) {
+        struct json_object *e = json_object_array_get_idx(v, i);
+        if (!json_object_is_type(e, *t == 'o' ? json_type_object : json_type_string))
+            return 0;
+    }
+    return 1;
+}
+
+/* The enum of a property (or of its items) that v, a string or a list of
+ * strings, is outside of; NULL when v is within it or there is none. A list
+ * item "tool,plan" would otherwise reach REST as two values. */
+static struct json_object *outside_enum(struct json_object *prop, struct json_object *v)
+{
+    struct json_object *values = NULL, *items = NULL;
+    size_t n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 1;
+    if (json_object_is_type(v, json_type_array)) {
+        if (!json_object_object_get_ex(prop, "items", &items) ||
+            !json_object_object_get_ex(items, "enum", &values))
+            return NULL;
+    } else if (!json_object_object_get_ex(prop, "enum", &values)) {
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *e = items ? json_object_array_get_idx(v, i) : v;
+        int found = 0;
+        for (size_t j = 0; !found && j < json_object_array_length(values); j++)
+            found = json_object_equal(e, json_object_array_get_idx(values, j));
+        if (!found)
+            return values;
+    }
+    return NULL;
+}
+
+/* The arguments as the tool's schema names them: the alias of a renamed
+ * argument (knowledge_search's q) becomes its name (query), and every
+ * argument is checked against the schema's type, so an array is never
+ * joined into a string nor an object sent where REST reads a string. A new
+ * object (caller puts it) in *out, or an error result. */
+static struct json_object *arguments_checked(const struct request *req, const struct tool *t,
+                                             struct json_object *arguments,
+                                             struct json_object **out)
+{
+    struct json_object *schema = json_tokener_parse(t->schema), *props = NULL, *list, *v;
+    struct json_object *args = json_object_new_object(), *error = NULL;
+    char name[64] = "", alias[64] = "";
+    *out = NULL;
+    json_object_object_get_ex(schema, "properties", &props);
+    if (t->renamed) {
+        const char *colon = strchr(t->renamed, ':');
+        snprintf(name, sizeof name, "%.*s", (int)(colon - t->renamed), t->renamed);
+        snprintf(alias, sizeof alias, "%s", colon + 1);
+    }
+    if (arguments) {
+        json_object_object_foreach(arguments, key, val)
+        {
+            struct json_object *prop = NULL, *same, *values;
+            const char *what;
+            if (!val || json_object_is_type(val, json_type_null))
+                continue; /* null is absent */
+            if (*alias && strcmp(key, alias) == 0) {
+                if (json_object_object_get_ex(arguments, name, &same) && same &&
+                    !json_object_equal(same, val)) {
+                    error =
+                        tool_error(req, E_INVALID_REQUEST,
+                                   "'%s' and its alias '%s' differ: give one of them", name, alias);
+                    goto out;
+                }
+            }
+            if (json_object_object_get_ex(props, key, &prop) && !type_matches(prop, val, &what)) {
+                error = tool_error(req, E_INVALID_REQUEST, "'%s' must be %s", key, what);
+                goto out;
+            }
+            if (prop && (values = outside_enum(prop, val))) {
+                struct buf allowed;
+                buf_init(&allowed, 4096);
+                for (size_t i = 0; i < json_object_array_length(values); i++)
+                    buf_addf(&allowed, "%s%s", i ? ", " : "",
+                             json_object_get_string(json_object_array_get_idx(values, i)));
+                error =
+                    tool_error(req, E_INVALID_REQUEST, "'%s' must be %s: %s", key,
+                               json_object_is_type(val, json_type_array) ? "a list of" : "one of",
+                               allowed.data);
+                buf_release(&allowed);
+                goto out;
+            }
+            /* An argument the schema does not know goes to REST as it is:
+             * a query has no place for a list or an object. */
+            if (!prop && t->args == ARGS_QUERY && !json_object_is_type(val, json_type_string) &&
+                !json_object_is_type(val, json_type_int) &&
+                !json_object_is_type(val, json_type_boolean)) {
+                error =
+                    tool_error(req, E_INVALID_REQUEST,
+                               "'%s' is not an argument of %s (or must be a string)", key, t->name);
+                goto out;
+            }
+            if (*alias && strcmp(key, alias) == 0)
+                key = name;
+            json_object_object_add(args, key, json_object_get(val));
+        }
+    }
     if (json_object_object_get_ex(schema, "required", &list)) {
-        for (size_t i = 0; !error && i < json_object_array_length(list); i++) {
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
             const char *key = json_object_get_string(json_object_array_get_idx(list, i));
-            if (!arguments || !json_object_object_get_ex(arguments, key, &v) || !v) {
-                struct buf msg;
-                buf_init(&msg, 512);
-                buf_addf(&msg, "'%s' is required", key);
-                error = tool_error(E_INVALID_REQUEST, msg.data);
-                buf_release(&msg);
+            if (!json_object_object_get_ex(args, key, &v)) {
+                error = tool_error(req, E_INVALID_REQUEST, "'%s' is required", key);
+                goto out;
             }
         }
     }
+    *out = args;
+    args = NULL;
+out:
+    json_object_put(args);
     json_object_put(schema);
     return error;
 }
 
 struct json_object *mcp_tools_call(struct request *req, const char *name,
-                                   struct json_object *arguments)
+                                   struct json_object *arguments, size_t max_bytes, int *too_large)
 {
     const struct tool *t = NULL;
     struct request sub;
     struct response res;
     struct buf path, query;
-    struct json_object *body = NULL, *reply = NULL, *result, *v;
+    struct json_object *args = NULL, *body = NULL, *reply = NULL, *result, *v;
     char *body_text = NULL;
 
+    *too_large = 0;
     for (size_t i = 0; i < TOOL_COUNT; i++)
         if (strcmp(tools[i].name, name) == 0)
             t = &tools[i];
     if (!t)
         return NULL;
     if (arguments && !json_object_is_type(arguments, json_type_object))
-        return tool_error(E_INVALID_REQUEST, "'arguments' must be an object");
-    if ((result = missing_required(t, arguments)))
+        return tool_error(req, E_INVALID_REQUEST, "'arguments' must be an object");
+    if ((result = arguments_checked(req, t, arguments, &args)))
         return result;
 
     buf_init(&path, 8192);
@@ -269,13 +427,9 @@ struct json_object *mcp_tools_call(struct request *req, const char *name,
             const char *close = strchr(p, '}');
             char *key = xstrndup(p + 1, (size_t)(close - p - 1));
             v = NULL;
-            if (!arguments || !json_object_object_get_ex(arguments, key, &v) ||
+            if (!json_object_object_get_ex(args, key, &v) ||
                 !json_object_is_type(v, json_type_string) || !*json_object_get_string(v)) {
-                struct buf msg;
-                buf_init(&msg, 512);
-                buf_addf(&msg, "'%s' is required", key);
-                result = tool_error(E_INVALID_REQUEST, msg.data);
-                buf_release(&msg);
+                result = tool_error(req, E_INVALID_REQUEST, "'%s' is required", key);
                 free(key);
                 goto out;
             }
@@ -286,25 +440,28 @@ struct json_object *mcp_tools_call(struct request *req, const char *name,
             buf_addch(&path, *p++);
         }
     }
-    if (t->args == ARGS_QUERY && arguments) {
-        json_object_object_foreach(arguments, key, val)
+    if (t->args == ARGS_QUERY) {
+        json_object_object_foreach(args, key, val)
         {
-            if (!val || in_path(t, key))
+            if (in_path(t, key))
                 continue;
             if (query.len)
                 buf_addch(&query, '&');
-            url_encode(key, &query);
+            /* a renamed argument goes by its REST name */
+            if (t->renamed && strncmp(t->renamed, key, strlen(key)) == 0 &&
+                t->renamed[strlen(key)] == ':')
+                url_encode(strchr(t->renamed, ':') + 1, &query);
+            else
+                url_encode(key, &query);
             buf_addch(&query, '=');
             query_value(val, &query);
         }
     } else if (t->args == ARGS_BODY) {
         body = json_object_new_object();
-        if (arguments) {
-            json_object_object_foreach(arguments, key, val)
-            {
-                if (!in_path(t, key))
-                    json_object_object_add(body, key, json_object_get(val));
-            }
+        json_object_object_foreach(args, key, val)
+        {
+            if (!in_path(t, key))
+                json_object_object_add(body, key, json_object_get(val));
         }
         body_text = xstrdup(json_text(body));
     }
@@ -331,7 +488,15 @@ struct json_object *mcp_tools_call(struct request *req, const char *name,
     sub.llm = req->llm;
     sub.cfg = req->cfg;
     response_init(&res, req->request_id);
+    /* The REST answer is at most the result's size: a larger one is not built. */
+    if (max_bytes < res.body.max)
+        res.body.max = max_bytes;
     router_dispatch(&sub, &res);
+    if (res.too_large) {
+        *too_large = 1;
+        result = NULL;
+        goto done;
+    }
     reply = json_tokener_parse(res.body.data);
     if (reply && json_object_object_get_ex(reply, "status", &v) &&
         strcmp(json_object_get_string(v), "success") == 0) {
@@ -346,6 +511,12 @@ struct json_object *mcp_tools_call(struct request *req, const char *name,
             json_object_object_add(sc, "data", json_object_get(data));
         }
         json_object_object_add(result, "structuredContent", sc);
+        /* The text holds the data a second time, escaped: the whole result counts. */
+        if (strlen(json_text(result)) > max_bytes) {
+            json_object_put(result);
+            result = NULL;
+            *too_large = 1;
+        }
     } else {
         struct json_object *err = NULL, *code = NULL, *msg = NULL;
         if (reply)
@@ -354,13 +525,15 @@ struct json_object *mcp_tools_call(struct request *req, const char *name,
             json_object_object_get_ex(err, "code", &code);
             json_object_object_get_ex(err, "message", &msg);
         }
-        result = tool_error(code ? json_object_get_string(code) : E_INTERNAL,
+        result = tool_error(req, code ? json_object_get_string(code) : E_INTERNAL, "%s",
                             msg ? json_object_get_string(msg) : "An unexpected error occurred");
     }
+done:
     json_object_put(reply);
     request_release(&sub);
     response_release(&res);
 out:
+    json_object_put(args);
     json_object_put(body);
     free(body_text);
     buf_release(&path);

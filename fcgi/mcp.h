@@ -7,6 +7,7 @@
 #define KNOWHUB_MCP_H
 
 #include <json-c/json.h>
+#include <stddef.h>
 
 struct request;
 
@@ -17,8 +18,9 @@ struct json_object *mcp_tools_openai(void);
 
 /* Run tool name with arguments (an object) for the caller of req. Returns
  * the MCP tool result {content: [{type: "text", text}], structuredContent,
- * isError?}; NULL when no tool has that name. */
+ * isError?}, at most max_bytes as JSON text. NULL when no tool has that
+ * name, or (with *too_large set) when the result would be larger. */
 struct json_object *mcp_tools_call(struct request *req, const char *name,
-                                   struct json_object *arguments);
+                                   struct json_object *arguments, size_t max_bytes, int *too_large);
 
 #endif

@@ -119,10 +119,17 @@ static int read_writes(const struct route *route, const struct request *req)
 
 /* Answer a pure read from the thread's cache when the database has not
  * changed since it was stored; else run the handler and keep a success.
- * Searches that log injections (trace_id) or ask the LLM are never cached. */
+ * Searches that log injections (trace_id) or ask the LLM are never cached,
+ * nor requests with a large body: agents repeat small searches, and hashing
+ * a padded megabyte for a slot only wastes the slot. */
 static void cached_dispatch(const struct route *route, struct request *req, struct response *res)
 {
-    struct buf key;
+    const char *query = req->query ? req->query : "";
+    /* HEAD shares GET's answers (the route's method, not the request's). */
+    const char *parts[] = {req->who.space, route->method, req->path, query, req->body};
+    size_t lens[] = {strlen(req->who.space), strlen(route->method), strlen(req->path),
+                     strlen(query), req->body_len};
+    struct cache_key key;
     const char *hit;
     size_t len;
     uint64_t gen;
@@ -130,17 +137,14 @@ static void cached_dispatch(const struct route *route, struct request *req, stru
         route->handler(req, res);
         return;
     }
-    buf_init(&key, 4 * 1024 * 1024);
-    if (buf_adds(&key, req->who.space) || buf_addch(&key, '\n') || buf_adds(&key, req->method) ||
-        buf_addch(&key, '\n') || buf_adds(&key, req->path) || buf_addch(&key, '\n') ||
-        buf_adds(&key, req->query) || buf_addch(&key, '\n') ||
-        buf_add(&key, req->body, req->body_len)) {
-        buf_release(&key);
+    if (req->body_len > CACHE_MAX_REQUEST_BODY) {
+        buf_adds(&res->headers, "X-Cache: miss\r\n");
         route->handler(req, res);
         return;
     }
+    cache_key_of(&key, parts, lens, sizeof parts / sizeof parts[0]);
     gen = store_generation(req->store);
-    if ((hit = cache_get(req->cache, key.data, key.len, gen, &len))) {
+    if ((hit = cache_get(req->cache, &key, gen, &len))) {
         buf_reset(&res->body);
         buf_add(&res->body, hit, len);
         buf_adds(&res->headers, "X-Cache: hit\r\n");
@@ -150,11 +154,10 @@ static void cached_dispatch(const struct route *route, struct request *req, stru
         buf_adds(&res->headers, "X-Cache: miss\r\n");
         route->handler(req, res);
         static const char success[] = "{\"status\":\"success\"";
-        if (res->status == 200 && !res->streamed &&
+        if (res->status == 200 && !res->streamed && res->body.len <= cache_max_answer(req->cache) &&
             strncmp(res->body.data, success, sizeof success - 1) == 0)
-            cache_put(req->cache, key.data, key.len, gen, res->body.data, res->body.len);
+            cache_put(req->cache, &key, gen, res->body.data, res->body.len);
     }
-    buf_release(&key);
 }
 
 void router_dispatch(struct request *req, struct response *res)

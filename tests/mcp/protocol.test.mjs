@@ -45,7 +45,9 @@ describe('the SDK client', () => {
                     assert.ok(p.type || p.enum, `${t.name}.${k} has a type or an enum`);
             }
             const byName = Object.fromEntries(tools.map((t) => [t.name, t.inputSchema]));
-            assert.deepEqual(byName.knowledge_search.required, ['q']);
+            // query, as in the seed's signature; q is kept as an alias
+            assert.deepEqual(byName.knowledge_search.required, ['query']);
+            assert.equal(byName.knowledge_search.properties.q.type, 'string');
             assert.deepEqual(byName.knowledge_save.required, ['scenario', 'content']);
             assert.deepEqual(byName.trace_submit_evaluation.required, ['trace_id', 'trigger']);
             assert.deepEqual(byName.trace_submit_evaluation.properties.trigger.enum,
@@ -129,7 +131,9 @@ describe('raw JSON-RPC over POST /mcp', () => {
             Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])]) {
             const r = await rawPost(s, body, { token: s.admin });
             assert.equal(r.status, 200, `${body}`);
-            assert.deepEqual(r.json, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }, `${body}`);
+            // every error carries the request id, as REST errors do
+            const data = { request_id: r.headers.get('x-request-id') };
+            assert.deepEqual(r.json, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error', data } }, `${body}`);
         }
         // Trailing whitespace is not garbage.
         const ok = await rawPost(s, '{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n ', { token: s.admin });

@@ -213,7 +213,7 @@ describe('wrong arguments are tool errors with INVALID_REQUEST', () => {
         assert.ok(checked >= 8, `${checked} tools have required arguments`);
         // Null counts as absent.
         const e = await toolError(agent, 'knowledge_search', { q: null });
-        assert.equal(e.message, "'q' is required");
+        assert.equal(e.message, "'query' is required");
     });
 
     test('wrong types and out-of-range values', async () => {

@@ -407,7 +407,8 @@ static void test_reply_data(void)
     CHECK_STR(res.body.data, "{\"status\":\"success\",\"data\":5}");
     response_release(&res);
 
-    /* a response over the body's maximum becomes a 500 INTERNAL_ERROR */
+    /* a response over the body's maximum is LIMIT_EXCEEDED with the request
+     * id, not a 500 without one */
     response_init(&res, "r1");
     res.body.max = 200;
     {
@@ -415,8 +416,21 @@ static void test_reply_data(void)
         memset(big, 'x', 1000);
         big[1000] = '\0';
         reply_data(&res, json_object_new_string(big));
+        EXPECT_ERROR(&res, 200, E_LIMIT_EXCEEDED, 0);
+        CHECK_INT(res.too_large, 1);
+        o = body_of(&res);
+        CHECK_STR(member(o, "error.request_id"), "r1");
+        json_object_put(o);
+        response_release(&res);
+        /* under a maximum too small for the error itself, the error still goes out */
+        response_init(&res, "r2");
+        res.body.max = 20;
+        reply_data(&res, json_object_new_string(big));
+        EXPECT_ERROR(&res, 200, E_LIMIT_EXCEEDED, 0);
+        o = body_of(&res);
+        CHECK_STR(member(o, "error.request_id"), "r2");
+        json_object_put(o);
     }
-    EXPECT_ERROR(&res, 500, E_INTERNAL, 0);
     response_release(&res);
 }
 

@@ -1,6 +1,7 @@
 /* test_jfield: the typed JSON body fields (each _or_400 helper): absent,
  * null, wrong type, too long (in Unicode characters), required and blank,
  * embedded NUL, integer bounds, doubles refused as integers. */
+#include "buf.h"
 #include "harness.h"
 #include "http.h"
 #include "jfield.h"
@@ -289,6 +290,71 @@ static void test_jf_str(void)
     CHECK(jf_str(NULL) == NULL);
 }
 
+/* Duplicate keys are refused (json-c would keep the last value silently),
+ * at any depth, after escapes are decoded, naming the key; distinct keys and
+ * the same key in sibling objects are fine. */
+static void test_duplicate_keys(void)
+{
+    static const struct {
+        const char *text, *dup; /* dup NULL: accepted */
+    } cases[] = {
+        {"{\"a\":1,\"b\":2}", NULL},
+        {"{\"a\":1,\"a\":2}", "a"},
+        {"{\"role\":\"reader\",\"x\":[1,{\"k\":1}],\"role\":\"admin\"}", "role"},
+        {"[{\"a\":1},{\"a\":2}]", NULL},
+        {"{\"a\":{\"a\":1},\"b\":{\"a\":2}}", NULL},
+        {"{\"o\":{\"x\":1,\"y\":{},\"x\":2}}", "x"},
+        {"{\"p\":{\"q\":{}},\"r\":[{\"s\":1,\"t\":{\"u\":1,\"u\":1}}]}", "u"},
+        {"{\"a\":1,\"\\u0061\":2}", "a"},
+        {"{\"k:\":1,\"k\":2}", NULL},
+        {"{\"a\":\"{\\\"a\\\":1,\\\"a\\\":2}\"}", NULL},
+        {"{\"a\":{\"b\":{\"b\":1,\"b\":2}},\"a\":3}", "a"},
+        {"{}", NULL},
+        {"[[],{},{\"x\":{}}]", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct json_object *v = NULL;
+        const char *why = NULL;
+        struct buf key;
+        int rc;
+        buf_init(&key, 1024);
+        rc = json_parse_whole_ex(cases[i].text, strlen(cases[i].text), &v, &why, &key);
+        if (cases[i].dup) {
+            if (!CHECK(rc == -1))
+                fprintf(stderr, "    accepted: %s\n", cases[i].text);
+            CHECK(v == NULL);
+            CHECK_STR(key.data, cases[i].dup);
+            CHECK(why && strstr(why, "duplicate key"));
+            /* the plain form refuses it too */
+            CHECK(json_parse_whole(cases[i].text, strlen(cases[i].text), &v, &why) == -1);
+        } else {
+            if (!CHECK(rc == 0))
+                fprintf(stderr, "    refused (%s): %s\n", why, cases[i].text);
+            CHECK_STR(key.data, "");
+        }
+        json_object_put(v);
+        buf_release(&key);
+    }
+    {
+        /* at the deepest level json-c parses (63), a duplicate is still found */
+        struct buf deep;
+        struct json_object *v = NULL;
+        const char *why;
+        struct buf key;
+        buf_init(&deep, 4096);
+        buf_init(&key, 1024);
+        for (int i = 0; i < 62; i++)
+            buf_adds(&deep, "{\"k\":");
+        buf_adds(&deep, "{\"z\":1,\"z\":2}");
+        for (int i = 0; i < 62; i++)
+            buf_addch(&deep, '}');
+        CHECK(json_parse_whole_ex(deep.data, deep.len, &v, &why, &key) == -1);
+        CHECK_STR(key.data, "z");
+        buf_release(&deep);
+        buf_release(&key);
+    }
+}
+
 int main(void)
 {
     body = json_tokener_parse(BODY);
@@ -305,6 +371,7 @@ int main(void)
     test_object();
     test_string_list();
     test_jf_str();
+    test_duplicate_keys();
     json_object_put(body);
     return test_summary();
 }
