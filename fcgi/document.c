@@ -1,6 +1,7 @@
 /* document: Markdown + YAML front matter documents of the file view. */
 #include "document.h"
 #include "frontmatter.h"
+#include "jfield.h"
 #include "knowledge_limits.h"
 #include "paths.h"
 #include "util.h"
@@ -226,7 +227,7 @@ out:
 
 static void add_list(struct json_object *o, const char *key, const char *json_text)
 {
-    struct json_object *v = json_text ? json_tokener_parse(json_text) : NULL;
+    struct json_object *v = json_text ? json_parse_stored(json_text) : NULL;
     if (v && json_object_is_type(v, json_type_array) && json_object_array_length(v) > 0)
         json_object_object_add(o, key, v);
     else
@@ -241,7 +242,7 @@ void document_for_entry(const struct knowledge *k, struct buf *out)
     today[10] = '\0';
     json_object_object_add(fm, "title", json_object_new_string(k->title ? k->title : ""));
     {
-        struct json_object *tags = k->tags ? json_tokener_parse(k->tags) : NULL;
+        struct json_object *tags = k->tags ? json_parse_stored(k->tags) : NULL;
         json_object_object_add(fm, "tags", tags ? tags : json_object_new_array());
     }
     if (k->category && strcmp(k->category, "rules") == 0) {

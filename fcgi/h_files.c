@@ -87,7 +87,7 @@ static int target_or_400(struct response *res, struct json_object *body, const c
 /* The parsed front matter of an entry (its meta column). */
 static struct json_object *meta_of(const struct knowledge *k)
 {
-    struct json_object *m = json_tokener_parse(k->meta ? k->meta : "{}");
+    struct json_object *m = json_parse_stored(k->meta ? k->meta : "{}");
     if (!m || !json_object_is_type(m, json_type_object)) {
         json_object_put(m);
         m = json_object_new_object();
@@ -107,7 +107,7 @@ static const char *meta_text(struct json_object *meta, const char *key)
 static struct json_object *list_item(const struct knowledge *k)
 {
     struct json_object *o = json_object_new_object(), *meta = meta_of(k);
-    struct json_object *tags = json_tokener_parse(k->tags ? k->tags : "[]");
+    struct json_object *tags = json_parse_stored(k->tags ? k->tags : "[]");
     json_object_object_add(o, "title", json_object_new_string(k->title));
     json_object_object_add(o, "tags", tags ? tags : json_object_new_array());
     json_object_object_add(o, "path", json_object_new_string(k->path));

@@ -644,7 +644,7 @@ void h_knowledge_cases(struct request *req, struct response *res)
 static int revision_add(const struct knowledge_revision *r, void *ctx)
 {
     struct json_object *o = json_object_new_object();
-    struct json_object *doc = json_tokener_parse(r->document);
+    struct json_object *doc = json_parse_stored(r->document);
     json_object_object_add(o, "version", json_object_new_int64(r->version));
     json_object_object_add(o, "actor", json_object_new_string(r->actor));
     json_object_object_add(o, "reason", json_object_new_string(r->reason));
@@ -674,7 +674,7 @@ void h_knowledge_revisions(struct request *req, struct response *res)
 static int last_active(const struct knowledge_revision *r, void *ctx)
 {
     long *version = ctx;
-    struct json_object *doc = json_tokener_parse(r->document), *status;
+    struct json_object *doc = json_parse_stored(r->document), *status;
     int active = doc && json_object_object_get_ex(doc, "status", &status) &&
                  strcmp(json_object_get_string(status), "active") == 0;
     json_object_put(doc);
@@ -695,7 +695,7 @@ static int revision_category(const struct knowledge_revision *r, void *ctx)
     struct json_object *doc, *cat;
     if (r->version != want->version)
         return 0;
-    doc = json_tokener_parse(r->document);
+    doc = json_parse_stored(r->document);
     if (doc && json_object_object_get_ex(doc, "category", &cat) && json_object_get_string(cat))
         want->category = xstrdup(json_object_get_string(cat));
     json_object_put(doc);

@@ -230,3 +230,12 @@ int json_parse_whole(const char *text, size_t len, struct json_object **out, con
     }
     return 0;
 }
+
+struct json_object *json_parse_stored(const char *text)
+{
+    struct json_object *v = NULL;
+    const char *why;
+    if (!text || json_parse_whole(text, strlen(text), &v, &why))
+        return NULL;
+    return v;
+}

@@ -2,6 +2,7 @@
 #include "mcp.h"
 #include "buf.h"
 #include "http.h"
+#include "jfield.h"
 #include "router.h"
 #include "util.h"
 
@@ -129,7 +130,7 @@ struct json_object *mcp_tools_list(void)
         struct json_object *t = json_object_new_object();
         json_object_object_add(t, "name", json_object_new_string(tools[i].name));
         json_object_object_add(t, "description", json_object_new_string(tools[i].description));
-        json_object_object_add(t, "inputSchema", json_tokener_parse(tools[i].schema));
+        json_object_object_add(t, "inputSchema", json_parse_stored(tools[i].schema));
         json_object_array_add(list, t);
     }
     return list;
@@ -142,7 +143,7 @@ struct json_object *mcp_tools_openai(void)
         struct json_object *t = json_object_new_object(), *f = json_object_new_object();
         json_object_object_add(f, "name", json_object_new_string(tools[i].name));
         json_object_object_add(f, "description", json_object_new_string(tools[i].description));
-        json_object_object_add(f, "parameters", json_tokener_parse(tools[i].schema));
+        json_object_object_add(f, "parameters", json_parse_stored(tools[i].schema));
         json_object_object_add(t, "type", json_object_new_string("function"));
         json_object_object_add(t, "function", f);
         json_object_array_add(list, t);
@@ -224,7 +225,7 @@ static struct json_object *tool_error(const char *code, const char *message)
  * nothing, where the schema promised an error). */
 static struct json_object *missing_required(const struct tool *t, struct json_object *arguments)
 {
-    struct json_object *schema = json_tokener_parse(t->schema), *list, *v, *error = NULL;
+    struct json_object *schema = json_parse_stored(t->schema), *list, *v, *error = NULL;
     if (json_object_object_get_ex(schema, "required", &list)) {
         for (size_t i = 0; !error && i < json_object_array_length(list); i++) {
             const char *key = json_object_get_string(json_object_array_get_idx(list, i));
@@ -326,7 +327,7 @@ struct json_object *mcp_tools_call(struct request *req, const char *name,
     sub.cfg = req->cfg;
     response_init(&res, req->request_id);
     router_dispatch(&sub, &res);
-    reply = json_tokener_parse(res.body.data);
+    reply = json_parse_stored(res.body.data);
     if (reply && json_object_object_get_ex(reply, "status", &v) &&
         strcmp(json_object_get_string(v), "success") == 0) {
         struct json_object *data = json_object_object_get(reply, "data"), *sc;
