@@ -73,7 +73,7 @@ describe('YAML anchors and aliases in front matter are refused', () => {
             'experiences/fine.md': '---\ntitle: Fine\n---\nbody\n',
         });
         const r = knowhub(s.dir, ['import', dir, '--space', 'imp-bomb']);
-        assert.equal(r.status, 0, r.stderr);
+        assert.equal(r.status, 3, r.stderr); // 3: some file was refused
         assert.match(r.stdout, /^refused experiences\/bomb\.md: .*alias/im);
         assert.match(r.stdout, /^imported experiences\/fine\.md$/m);
         assert.match(r.stderr, /1 imported, 0 updated, 0 unchanged, 0 skipped, 1 refused/);
@@ -134,7 +134,7 @@ describe('front matter obeys the entry limits', () => {
     test('import refuses a file whose front matter is over a limit', () => {
         const dir = writeTree(tempDir(), { [`experiences/long-title.md`]: fm([`title: ${'t'.repeat(300)}`]) });
         const r = knowhub(s.dir, ['import', dir, '--space', 'imp-limits']);
-        assert.equal(r.status, 0, r.stderr);
+        assert.equal(r.status, 3, r.stderr);
         assert.match(r.stdout, /^refused experiences\/long-title\.md: .*title/im);
     });
 });
