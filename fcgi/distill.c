@@ -1,5 +1,6 @@
 /* distill: an analysis becomes a reusable experience. */
 #include "distill.h"
+#include "config.h"
 #include "document.h"
 #include "frontmatter.h"
 #include "http.h"
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 /* ---- reading the context ---- */
 
@@ -319,6 +321,13 @@ void distill_local(struct json_object *ctx, const char *lang, struct buf *out)
 
 /* ---- the LLM distillation ---- */
 
+static long monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static const char *language_name(const char *lang)
 {
     static const char *const names[][2] = {{"zh", "Chinese (简体中文)"},
@@ -386,6 +395,7 @@ int distill_llm(struct request *req, struct json_object *ctx, const char *lang, 
     struct json_object *messages = json_object_new_array();
     struct llm_request lr;
     struct buf system, user;
+    long started;
     int rc = -1;
     buf_init(&system, 16384);
     buf_init(&user, 1 << 20);
@@ -404,10 +414,23 @@ int distill_llm(struct request *req, struct json_object *ctx, const char *lang, 
     json_object_array_add(messages, llm_message("user", user.data));
     lr = llm_request_for(req, "distill", messages);
     lr.model = model;
-    lr.timeout_ms = timeout_ms;
+    if (timeout_ms <= 0)
+        timeout_ms = req->cfg->llm_timeout_ms;
+    if (timeout_ms > DISTILL_MAX_TIMEOUT_SECONDS * 1000L)
+        timeout_ms = DISTILL_MAX_TIMEOUT_SECONDS * 1000L;
+    started = monotonic_ms();
     for (int attempt = 0; attempt < 2; attempt++) {
         size_t body_off = 0, chars;
         struct json_object *meta;
+        /* The condensing call gets what the first one left of the timeout. */
+        lr.timeout_ms = timeout_ms - (monotonic_ms() - started);
+        if (lr.timeout_ms < 1000) {
+            r->error_code = "LLM_TIMEOUT";
+            r->retry = 1;
+            buf_reset(&r->error_message);
+            buf_adds(&r->error_message, "The LLM did not answer in time");
+            goto out;
+        }
         if (llm_chat(req->llm, req->cfg, req->store, &lr, r))
             goto out;
         unwrap_document(r->text.data, out);

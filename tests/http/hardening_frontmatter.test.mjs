@@ -205,7 +205,7 @@ describe('distill', () => {
         const short = `a${'销'.repeat(40)}`; // 121 bytes: a byte cut at 120 splits the last character
         const d2 = ok(await distill({ experience_context: experienceContext({ context_id: 'hint-2' }), category_hint: short }));
         assert.equal(d2.path.split('/')[0], short);
-        err(await distill({ experience_context: experienceContext(), category_hint: `${'销'.repeat(121)}` }), 'INVALID_REQUEST');
+        err(await distill({ experience_context: experienceContext(), category_hint: '销'.repeat(121) }), 'LIMIT_EXCEEDED');
     });
 
     test("timeout_seconds is capped below nginx's fastcgi_read_timeout", async () => {
