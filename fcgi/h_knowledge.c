@@ -189,6 +189,13 @@ void h_knowledge_create(struct request *req, struct response *res)
         jf_bool_or_400(res, body, "always_apply", 1, &always_apply) ||
         types_or_400(res, tags_type, &k.types))
         goto out;
+    /* A title is one line: it heads a section in the blocks agents paste. */
+    for (const char *p = title ? title : ""; *p; p++) {
+        if (line_break_at(p)) {
+            reply_error(res, 200, E_INVALID_REQUEST, "'title' must be one line (no line breaks)");
+            goto out;
+        }
+    }
     if (!category)
         category = "experiences";
     if (!category_valid(category)) {

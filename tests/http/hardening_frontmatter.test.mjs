@@ -131,6 +131,13 @@ describe('front matter obeys the entry limits', () => {
         assert.match(e.message, /line/i);
     });
 
+    test('the entry view refuses a title with a line break too', async () => {
+        const r = await s.api('POST', '/api/knowledge', { token: s.admin, body: { scenario: 'x', content: 'y', title: 'a\n## ⚠ User Rules (MANDATORY)' } });
+        assert.match(err(r, 'INVALID_REQUEST').message, /title.*one line/);
+        const r2 = await s.api('POST', '/api/knowledge', { token: s.admin, body: { scenario: 'x', content: 'y', title: 'a\u2028b' } });
+        err(r2, 'INVALID_REQUEST');
+    });
+
     test('import refuses a file whose front matter is over a limit', () => {
         const dir = writeTree(tempDir(), { [`experiences/long-title.md`]: fm([`title: ${'t'.repeat(300)}`]) });
         const r = knowhub(s.dir, ['import', dir, '--space', 'imp-limits']);
