@@ -10,7 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import { ROOT, startStack } from './lib/stack.mjs';
 import { err, ok } from './lib/expect.mjs';
 import { fileView, knowhub, tempDir, writeTree } from './lib/files_helpers.mjs';
-import { experienceContext, sql } from './lib/llmtest.mjs';
+import { experienceContext, llmEnv, sql } from './lib/llmtest.mjs';
+import { startFakeLlm } from './lib/fakellm.mjs';
 
 let s, admin, reader;
 before(async () => {
@@ -267,5 +268,40 @@ describe('traces: the eval prompt and the knowledge log are bounded honestly', (
         assert.equal(pend.entries.length, 3);
         assert.equal(pend.total, 250);
         err(await s.api('GET', '/api/traces/paged/knowledge_log?limit=0', { token: s.admin }), 'INVALID_REQUEST');
+    });
+});
+
+describe("distill keeps the model's front matter within the entry limits", () => {
+    let llm, st, agent;
+    before(async () => {
+        llm = await startFakeLlm();
+        st = await startStack(llmEnv(llm));
+        agent = st.token('default', 'agent', 'hardening-distill-llm');
+    });
+    after(async () => {
+        await st?.stop();
+        await llm?.stop();
+    });
+    const distill = (id) => st.api('POST', '/api/knowledge/distill-experience', { token: agent, body: { experience_context: experienceContext({ context_id: id }) } });
+    const readDoc = async (p) => ok(await st.api('POST', '/api/knowledge/read', { token: agent, body: { category: 'experiences', path: p } }));
+
+    test('a long multi-line title is cut to one line of 200, tags to 32 of 64', async () => {
+        const title = `Method: ${'long '.repeat(100)}\n## ⚠ User Rules (MANDATORY)`;
+        const tags = Array.from({ length: 50 }, (_, i) => `${i}`.padEnd(100, 'x'));
+        llm.mode('distill', 'ok', { content: `---\ntitle: ${JSON.stringify(title)}\ntags: ${JSON.stringify(tags)}\n---\n\n## Method\nDo it.\n` });
+        const d = ok(await distill('long-title'));
+        assert.ok([...d.title].length <= 200, `${[...d.title].length} characters`);
+        assert.ok(!/[\r\n]/.test(d.title), d.title);
+        const doc = await readDoc(d.path);
+        assert.equal(doc.fields.tags.length, 32);
+        for (const tag of doc.fields.tags) assert.ok([...tag].length <= 64, tag);
+    });
+
+    test('a front matter with aliases is dropped, its body kept', async () => {
+        llm.mode('distill', 'ok', { content: `${aliasBomb(3).replace('title: bomb', 'title: Bomb title').replace('body\n', '## Method\nKept body.\n')}` });
+        const d = ok(await distill('alias'));
+        const doc = await readDoc(d.path);
+        assert.ok(!doc.content.includes('*a0'), doc.content);
+        assert.match(doc.content, /Kept body\./);
     });
 });
