@@ -105,3 +105,30 @@ int buf_addf(struct buf *b, const char *fmt, ...)
     va_end(ap);
     return r;
 }
+
+int buf_add_one_line(struct buf *b, const char *s)
+{
+    size_t start = b->len;
+    while (*s) {
+        size_t n = line_break_at(s), run = 0;
+        if (n) {
+            if (s[0] == '\r' && s[1] == '\n')
+                n = 2;
+            if (buf_addch(b, ' '))
+                goto full;
+            s += n;
+            continue;
+        }
+        while (s[run] && !line_break_at(s + run))
+            run++;
+        if (buf_add(b, s, run))
+            goto full;
+        s += run;
+    }
+    return 0;
+full:
+    b->len = start;
+    if (b->cap)
+        b->data[start] = '\0';
+    return -1;
+}

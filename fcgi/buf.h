@@ -29,5 +29,9 @@ int buf_adds(struct buf *b, const char *s);
 int buf_addch(struct buf *b, char c);
 int buf_addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int buf_vaddf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Append s as one line: every line break in it (see line_break_at) becomes
+ * a space, so text from users cannot start a heading, a list item or a
+ * section of its own in a block built for agents. */
+int buf_add_one_line(struct buf *b, const char *s);
 
 #endif

@@ -1,5 +1,6 @@
 /* distill: an analysis becomes a reusable experience. */
 #include "distill.h"
+#include "config.h"
 #include "document.h"
 #include "frontmatter.h"
 #include "http.h"
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 /* ---- reading the context ---- */
 
@@ -319,6 +321,13 @@ void distill_local(struct json_object *ctx, const char *lang, struct buf *out)
 
 /* ---- the LLM distillation ---- */
 
+static long monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static const char *language_name(const char *lang)
 {
     static const char *const names[][2] = {{"zh", "Chinese (简体中文)"},
@@ -386,6 +395,7 @@ int distill_llm(struct request *req, struct json_object *ctx, const char *lang, 
     struct json_object *messages = json_object_new_array();
     struct llm_request lr;
     struct buf system, user;
+    long started;
     int rc = -1;
     buf_init(&system, 16384);
     buf_init(&user, 1 << 20);
@@ -404,10 +414,23 @@ int distill_llm(struct request *req, struct json_object *ctx, const char *lang, 
     json_object_array_add(messages, llm_message("user", user.data));
     lr = llm_request_for(req, "distill", messages);
     lr.model = model;
-    lr.timeout_ms = timeout_ms;
+    if (timeout_ms <= 0)
+        timeout_ms = req->cfg->llm_timeout_ms;
+    if (timeout_ms > DISTILL_MAX_TIMEOUT_SECONDS * 1000L)
+        timeout_ms = DISTILL_MAX_TIMEOUT_SECONDS * 1000L;
+    started = monotonic_ms();
     for (int attempt = 0; attempt < 2; attempt++) {
         size_t body_off = 0, chars;
         struct json_object *meta;
+        /* The condensing call gets what the first one left of the timeout. */
+        lr.timeout_ms = timeout_ms - (monotonic_ms() - started);
+        if (lr.timeout_ms < 1000) {
+            r->error_code = "LLM_TIMEOUT";
+            r->retry = 1;
+            buf_reset(&r->error_message);
+            buf_adds(&r->error_message, "The LLM did not answer in time");
+            goto out;
+        }
         if (llm_chat(req->llm, req->cfg, req->store, &lr, r))
             goto out;
         unwrap_document(r->text.data, out);
@@ -440,29 +463,77 @@ out:
 
 /* ---- finishing ---- */
 
+/* A front matter value as one line of at most max_chars characters, or NULL
+ * (caller frees) when it is not a scalar or is blank. */
+static char *one_line_cut(struct json_object *v, size_t max_chars)
+{
+    struct buf line;
+    const char *s;
+    char *out = NULL;
+    size_t start, end;
+    if (!v || json_object_is_type(v, json_type_array) || json_object_is_type(v, json_type_object))
+        return NULL;
+    s = json_object_is_type(v, json_type_string)
+            ? json_object_get_string(v)
+            : json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
+    buf_init(&line, 1 << 20);
+    buf_add_one_line(&line, s);
+    start = strspn(line.data, " \t");
+    end = line.len;
+    while (end > start && strchr(" \t", line.data[end - 1]))
+        end--;
+    if (end > start)
+        out = xstrndup(line.data + start, utf8_prefix(line.data + start, end - start, max_chars));
+    buf_release(&line);
+    return out;
+}
+
+/* The model's tags within the entry limits: at most LIMIT_TAGS one-line
+ * texts of at most LIMIT_TAG characters (a lone scalar is one tag). */
+static struct json_object *tags_within_limits(struct json_object *v)
+{
+    struct json_object *tags = json_object_new_array();
+    size_t n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 1;
+    for (size_t i = 0; v && i < n && json_object_array_length(tags) < LIMIT_TAGS; i++) {
+        char *tag = one_line_cut(
+            json_object_is_type(v, json_type_array) ? json_object_array_get_idx(v, i) : v,
+            LIMIT_TAG);
+        if (tag)
+            json_object_array_add(tags, json_object_new_string(tag));
+        free(tag);
+    }
+    return tags;
+}
+
 void distill_finish(const char *text, const char *source, const char *context_id, struct buf *out)
 {
     size_t body_off = 0, len = strlen(text);
-    struct json_object *meta = frontmatter_parse(text, len, &body_off), *fm, *v;
-    char today[20];
+    struct json_object *meta = NULL, *fm, *v = NULL;
+    const char *why;
+    char today[20], *title = NULL;
+    /* A refused front matter (aliases) is dropped: its body is still used. */
+    frontmatter_read(text, len, &meta, &body_off, &why);
     time_utc_text(today);
     today[10] = '\0';
     fm = json_object_new_object();
-    if (meta && json_object_object_get_ex(meta, "title", &v) && v)
-        json_object_object_add(fm, "title", json_object_get(v));
-    if (!json_object_object_get_ex(fm, "title", NULL)) {
+    /* The model's title and tags obey the entry limits, the title one line. */
+    if (meta && json_object_object_get_ex(meta, "title", &v))
+        title = one_line_cut(v, LIMIT_TITLE);
+    if (!title) {
         /* The reference's fallback: the first non-empty line, at most 80. */
         const char *p = text + body_off + strspn(text + body_off, " \t\r\n#");
         size_t n = strcspn(p, "\r\n");
-        char *line = xstrndup(p, utf8_prefix(p, n, 80));
-        json_object_object_add(fm, "title",
-                               json_object_new_string(*line ? line : "Untitled Knowledge"));
-        free(line);
+        struct json_object *line = json_object_new_string_len(p, (int)utf8_prefix(p, n, 80));
+        title = one_line_cut(line, 80);
+        json_object_put(line);
+        if (!title)
+            title = xstrdup("Untitled Knowledge");
     }
-    json_object_object_add(fm, "tags",
-                           meta && json_object_object_get_ex(meta, "tags", &v) && v
-                               ? json_object_get(v)
-                               : json_object_new_array());
+    json_object_object_add(fm, "title", json_object_new_string(title));
+    free(title);
+    json_object_object_add(
+        fm, "tags",
+        tags_within_limits(meta && json_object_object_get_ex(meta, "tags", &v) ? v : NULL));
     json_object_object_add(fm, "created", json_object_new_string(today));
     json_object_object_add(fm, "updated", json_object_new_string(today));
     json_object_object_add(fm, "source", json_object_new_string(source));

@@ -27,9 +27,15 @@ void distill_summary(struct json_object *ctx, struct buf *out);
  * lang ("zh" or anything else for English). */
 void distill_local(struct json_object *ctx, const char *lang, struct buf *out);
 
+/* The longest a distillation may wait for the LLM, all calls together: below
+ * nginx's fastcgi_read_timeout (300 s, nginx/knowhub_fastcgi.conf), so the
+ * caller gets knowhub's answer (LLM_TIMEOUT), never nginx's 504. */
+#define DISTILL_MAX_TIMEOUT_SECONDS 240
+
 /* Ask the LLM for the document (one condensing retry when the body is over
  * 2000 characters); 0 with it in out, else -1 with r's error. model NULL:
- * the server's model; timeout_ms 0: the configured one. */
+ * the server's model; timeout_ms 0: the configured one. Both calls share
+ * the one timeout, at most DISTILL_MAX_TIMEOUT_SECONDS. */
 int distill_llm(struct request *req, struct json_object *ctx, const char *lang, const char *model,
                 long timeout_ms, struct buf *out, struct llm_reply *r);
 

@@ -1,6 +1,7 @@
 /* document: Markdown + YAML front matter documents of the file view. */
 #include "document.h"
 #include "frontmatter.h"
+#include "jfield.h"
 #include "knowledge_limits.h"
 #include "paths.h"
 #include "util.h"
@@ -160,15 +161,100 @@ static size_t stripped_length(const char *s, size_t n)
     return utf8_length(s + start, end - start);
 }
 
+/* 1 when s holds a line break (see line_break_at). */
+static int has_line_break(const char *s)
+{
+    for (; *s; s++)
+        if (line_break_at(s))
+            return 1;
+    return 0;
+}
+
+/* Check a JSON list text (tags, urls) against the entry view's limits. */
+static int list_within(const char *json_text, const char *key, const char *item, size_t max_items,
+                       size_t max_chars, struct buf *err)
+{
+    struct json_object *list = json_parse_stored(json_text);
+    size_t n = list ? json_object_array_length(list) : 0;
+    int rc = 0;
+    if (n > max_items) {
+        buf_addf(err, "Front matter '%s' has more than %zu items (got %zu)", key, max_items, n);
+        rc = -1;
+    }
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        struct json_object *v = json_object_array_get_idx(list, i);
+        size_t chars =
+            utf8_length(json_object_get_string(v), (size_t)json_object_get_string_len(v));
+        if (chars > max_chars) {
+            buf_addf(err, "A %s in front matter '%s' exceeds %zu characters (got %zu)", item, key,
+                     max_chars, chars);
+            rc = -1;
+        }
+    }
+    json_object_put(list);
+    return rc;
+}
+
+static int text_within(const char *text, const char *key, size_t max_chars, struct buf *err)
+{
+    size_t chars = utf8_length(text, strlen(text));
+    if (chars <= max_chars)
+        return 0;
+    buf_addf(err, "Front matter '%s' exceeds %zu characters (got %zu)", key, max_chars, chars);
+    return -1;
+}
+
+/* The entry view's limits on what document_fill makes of a front matter, so
+ * every way in (write, rename, import, distill) stores what POST
+ * /api/knowledge would accept: title (one line), scenario, tags, urls, ids
+ * and, for rules, the description as it is stored (a YAML list too). */
+static int fields_within_limits(const char *category, const char *path, const char *doc, size_t len,
+                                struct buf *err)
+{
+    struct knowledge k;
+    struct buf stem;
+    int rc = 0;
+    knowledge_init(&k);
+    document_fill(&k, category, path, doc, len);
+    /* A title that is the file's stem is bounded by the path (255). */
+    buf_init(&stem, 1024);
+    path_stem(path, &stem);
+    if (strcmp(category, "rules") == 0 &&
+        utf8_length(k.description, strlen(k.description)) > LIMIT_RULE_DESCRIPTION) {
+        buf_addf(err, "Rule description exceeds %d characters (got %zu)", LIMIT_RULE_DESCRIPTION,
+                 utf8_length(k.description, strlen(k.description)));
+        rc = -1;
+    } else if (has_line_break(k.title)) {
+        buf_adds(err, "Front matter 'title' must be one line (no line breaks)");
+        rc = -1;
+    } else if ((strcmp(k.title, stem.data) != 0 &&
+                text_within(k.title, "title", LIMIT_TITLE, err)) ||
+               text_within(k.scenario, "scenario", LIMIT_SCENARIO, err) ||
+               list_within(k.tags, "tags", "tag", LIMIT_TAGS, LIMIT_TAG, err) ||
+               list_within(k.urls, "urls", "url", LIMIT_URLS, LIMIT_URL, err) ||
+               text_within(k.agent_id, "agent_id", LIMIT_SHORT_TEXT, err) ||
+               text_within(k.message_id, "message_id", LIMIT_SHORT_TEXT, err)) {
+        rc = -1;
+    }
+    knowledge_release(&k);
+    buf_release(&stem);
+    return rc;
+}
+
 int document_prepare(const char *category, const char *path, const char *text, size_t len,
                      struct buf *out, struct buf *err)
 {
     size_t body_off = 0;
-    struct json_object *meta = frontmatter_parse(text, len, &body_off), *desc = NULL;
+    struct json_object *meta = NULL;
+    const char *why;
     int rules = strcmp(category, "rules") == 0, rc = 0;
 
     buf_reset(out);
     buf_reset(err);
+    if (frontmatter_read(text, len, &meta, &body_off, &why) == FRONTMATTER_REFUSED) {
+        buf_addf(err, "Front matter refused: %s", why);
+        return -1;
+    }
     /* An empty mapping counts as missing, as in the reference ("if meta"). */
     if (!meta || json_object_object_length(meta) == 0) {
         struct json_object *h = json_object_new_object();
@@ -190,27 +276,20 @@ int document_prepare(const char *category, const char *path, const char *text, s
         buf_addch(out, '\n');
         json_object_put(h);
         buf_release(&stem);
-        json_object_put(meta);
-        meta = NULL;
-    }
-    if (buf_add(out, text, len)) {
-        buf_adds(err, "Document too large");
-        rc = -1;
-        goto out;
     }
     json_object_put(meta);
-    meta = frontmatter_parse(out->data, out->len, &body_off);
-    if (rules && meta && json_object_object_get_ex(meta, "description", &desc) && desc &&
-        json_object_is_type(desc, json_type_string)) {
-        size_t n =
-            utf8_length(json_object_get_string(desc), (size_t)json_object_get_string_len(desc));
-        if (n > LIMIT_RULE_DESCRIPTION) {
-            buf_addf(err, "Rule description exceeds %d characters (got %zu)",
-                     LIMIT_RULE_DESCRIPTION, n);
-            rc = -1;
-            goto out;
-        }
+    meta = NULL;
+    if (buf_add(out, text, len)) {
+        buf_adds(err, "Document too large");
+        return -1;
     }
+    if (frontmatter_read(out->data, out->len, &meta, &body_off, &why) == FRONTMATTER_REFUSED) {
+        buf_addf(err, "Front matter refused: %s", why);
+        return -1;
+    }
+    json_object_put(meta);
+    if (fields_within_limits(category, path, out->data, out->len, err))
+        return -1;
     {
         size_t limit = rules ? LIMIT_RULES_BODY : LIMIT_EXPERIENCES_BODY;
         size_t n = stripped_length(out->data + body_off, out->len - body_off);
@@ -219,14 +298,12 @@ int document_prepare(const char *category, const char *path, const char *text, s
             rc = -1;
         }
     }
-out:
-    json_object_put(meta);
     return rc;
 }
 
 static void add_list(struct json_object *o, const char *key, const char *json_text)
 {
-    struct json_object *v = json_text ? json_tokener_parse(json_text) : NULL;
+    struct json_object *v = json_text ? json_parse_stored(json_text) : NULL;
     if (v && json_object_is_type(v, json_type_array) && json_object_array_length(v) > 0)
         json_object_object_add(o, key, v);
     else
@@ -241,7 +318,7 @@ void document_for_entry(const struct knowledge *k, struct buf *out)
     today[10] = '\0';
     json_object_object_add(fm, "title", json_object_new_string(k->title ? k->title : ""));
     {
-        struct json_object *tags = k->tags ? json_tokener_parse(k->tags) : NULL;
+        struct json_object *tags = k->tags ? json_parse_stored(k->tags) : NULL;
         json_object_object_add(fm, "tags", tags ? tags : json_object_new_array());
     }
     if (k->category && strcmp(k->category, "rules") == 0) {

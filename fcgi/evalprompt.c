@@ -1,6 +1,10 @@
 /* evalprompt: the knowledge-evaluation prompt of seed 000, en and zh. */
 #include "evalprompt.h"
+#include "knowledge_limits.h"
 #include "store.h"
+#include "util.h"
+
+#include <stdlib.h>
 
 #include <string.h>
 
@@ -25,19 +29,49 @@ void eval_prompt_begin(struct buf *out, const char *lang, const char *task, cons
                  *task ? task : "(not recorded)", goal && *goal ? goal : "(not given)");
 }
 
-void eval_prompt_entry(struct buf *out, const char *lang, const struct log_entry *e)
+int eval_prompt_entry(struct buf *out, const char *lang, const struct log_entry *e)
 {
+    struct buf entry;
+    size_t task_len = utf8_prefix(e->task, strlen(e->task), LIMIT_SCENARIO);
+    char *task = xstrndup(e->task, task_len);
+    int rc;
     (void)lang;
-    buf_addf(out,
-             "\n- knowledge_id: %s\n  task: %s\n  content: %s\n  injected_at_sequence: %ld\n"
-             "  goal_id: %s\n",
-             e->knowledge_id, e->task, e->content, e->injected_at_sequence, e->goal_id);
+    buf_init(&entry, EVAL_PROMPT_ENTRY_BYTES);
+    buf_addf(&entry, "\n- knowledge_id: %s\n  task: ", e->knowledge_id);
+    buf_add_one_line(&entry, task);
+    if (task_len < strlen(e->task))
+        buf_adds(&entry, "…");
+    buf_adds(&entry, "\n  content: ");
+    /* Continuation lines of the content stay indented inside the entry. */
+    for (const char *p = e->content; *p;) {
+        size_t n = line_break_at(p);
+        if (n) {
+            buf_adds(&entry, "\n    ");
+            p += (p[0] == '\r' && p[1] == '\n') ? 2 : n;
+        } else {
+            buf_addch(&entry, *p++);
+        }
+    }
+    buf_addf(&entry, "\n  injected_at_sequence: %ld\n  goal_id: ", e->injected_at_sequence);
+    buf_add_one_line(&entry, e->goal_id);
+    buf_addch(&entry, '\n');
+    rc = out->len + entry.len > EVAL_PROMPT_ENTRY_BYTES ? -1 : buf_add(out, entry.data, entry.len);
+    buf_release(&entry);
+    free(task);
+    return rc;
 }
 
-void eval_prompt_end(struct buf *out, const char *lang, long pending)
+void eval_prompt_end(struct buf *out, const char *lang, long included, long omitted)
 {
-    if (pending == 0)
+    if (included == 0 && omitted == 0)
         buf_adds(out, zh(lang) ? "\n（没有待评估的知识）\n" : "\n(no knowledge is pending)\n");
+    if (omitted > 0)
+        buf_addf(out,
+                 zh(lang) ? "\n（另有 %ld 条待评估的知识不在本提示中：先评估以上 %ld 条，"
+                            "再重新获取提示。）\n"
+                          : "\n(%ld more pending entries are not in this prompt: evaluate the "
+                            "%ld above, then ask for the prompt again.)\n",
+                 omitted, included);
     if (zh(lang))
         buf_adds(out, "\n## 评估维度\n"
                       "- 有用性（helpfulness）：知识是否对完成任务产生了实质帮助或负面作用\n"

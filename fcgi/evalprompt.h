@@ -10,9 +10,19 @@ struct log_entry;
 
 /* Start the prompt (mission and goal) in language "zh" or "en". */
 void eval_prompt_begin(struct buf *out, const char *lang, const char *task, const char *goal);
-/* Add one pending injection to the list. */
-void eval_prompt_entry(struct buf *out, const char *lang, const struct log_entry *e);
-/* Finish with the dimensions, the statuses and the output format. */
-void eval_prompt_end(struct buf *out, const char *lang, long pending);
+/* At most this many pending injections go into one prompt, in at most
+ * EVAL_PROMPT_ENTRY_BYTES bytes together; the rest are counted as left out,
+ * and the prompt says how many (the evaluator asks again after answering). */
+#define EVAL_PROMPT_MAX_ENTRIES 100
+#define EVAL_PROMPT_ENTRY_BYTES (4 * 1024 * 1024)
+
+/* Add one pending injection to the list: its task on one line (at most
+ * 2000 characters), its content indented under it, so stored text cannot
+ * start a section of the prompt. 0, or -1 (out unchanged) when it would pass
+ * EVAL_PROMPT_ENTRY_BYTES of entries. */
+int eval_prompt_entry(struct buf *out, const char *lang, const struct log_entry *e);
+/* Finish with how many pending injections were left out (when any), the
+ * dimensions, the statuses and the output format. */
+void eval_prompt_end(struct buf *out, const char *lang, long included, long omitted);
 
 #endif

@@ -75,11 +75,11 @@ static enum scalar_kind resolve_plain(const char *s, size_t n)
     return SC_STRING;
 }
 
-static struct json_object *scalar_json(const yaml_node_t *node)
+static struct json_object *scalar_json(const yaml_event_t *ev)
 {
-    const char *s = (const char *)node->data.scalar.value;
-    size_t n = node->data.scalar.length;
-    if (node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+    const char *s = (const char *)ev->data.scalar.value;
+    size_t n = ev->data.scalar.length;
+    if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
         switch (resolve_plain(s, n)) {
         case SC_NULL:
             return NULL;
@@ -104,74 +104,231 @@ static struct json_object *scalar_json(const yaml_node_t *node)
     return json_object_new_string_len(s, (int)n);
 }
 
-/* Convert a node to JSON; depth-bounded. Sets *ok = 0 on something unusable. */
-static struct json_object *node_json(yaml_document_t *doc, yaml_node_t *node, int depth, int *ok)
+/* ---- conversion, event by event, within the budget ---- */
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+static const char why_alias[] = "YAML anchors and aliases (&name, *name) are not accepted";
+static const char why_nodes[] = "more than " STR(FRONTMATTER_MAX_NODES) " values";
+static const char why_bytes[] = "larger than " STR(FRONTMATTER_MAX_BYTES) " bytes as JSON";
+static const char why_depth[] = "nested deeper than " STR(FRONTMATTER_MAX_DEPTH) " levels";
+
+/* The converter reads libyaml's events, not its document tree, so an alias
+ * is seen (and refused) before anything is expanded. */
+struct conv {
+    yaml_parser_t parser;
+    size_t nodes, bytes; /* so far; bytes is an estimate, checked exactly at the end */
+    const char *why;     /* set when the front matter is refused */
+};
+
+/* The next event, or -1 on a YAML error (the front matter is then not usable). */
+static int next_event(struct conv *c, yaml_event_t *ev)
 {
-    struct json_object *o;
-    if (!node || depth > 32) {
-        *ok = 0;
-        return NULL;
-    }
-    switch (node->type) {
-    case YAML_SCALAR_NODE:
-        return scalar_json(node);
-    case YAML_SEQUENCE_NODE:
-        o = json_object_new_array();
-        for (yaml_node_item_t *it = node->data.sequence.items.start;
-             it < node->data.sequence.items.top && *ok; it++)
-            json_object_array_add(o,
-                                  node_json(doc, yaml_document_get_node(doc, *it), depth + 1, ok));
-        return o;
-    case YAML_MAPPING_NODE:
-        o = json_object_new_object();
-        for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
-             pair < node->data.mapping.pairs.top && *ok; pair++) {
-            yaml_node_t *key = yaml_document_get_node(doc, pair->key);
-            if (!key || key->type != YAML_SCALAR_NODE) {
-                *ok = 0;
-                break;
-            }
-            char *k = xstrndup((const char *)key->data.scalar.value, key->data.scalar.length);
-            json_object_object_add(
-                o, k, node_json(doc, yaml_document_get_node(doc, pair->value), depth + 1, ok));
-            free(k);
-        }
-        return o;
+    return yaml_parser_parse(&c->parser, ev) ? 0 : -1;
+}
+
+static int anchored(const yaml_event_t *ev)
+{
+    switch (ev->type) {
+    case YAML_ALIAS_EVENT:
+        return 1;
+    case YAML_SCALAR_EVENT:
+        return ev->data.scalar.anchor != NULL;
+    case YAML_SEQUENCE_START_EVENT:
+        return ev->data.sequence_start.anchor != NULL;
+    case YAML_MAPPING_START_EVENT:
+        return ev->data.mapping_start.anchor != NULL;
     default:
-        *ok = 0;
-        return NULL;
+        return 0;
     }
+}
+
+/* Count one value of about `bytes` bytes; -1 (refused) past the budget. */
+static int spend(struct conv *c, size_t bytes)
+{
+    c->nodes++;
+    c->bytes += bytes + 4;
+    if (c->nodes > FRONTMATTER_MAX_NODES)
+        c->why = why_nodes;
+    else if (c->bytes > FRONTMATTER_MAX_BYTES)
+        c->why = why_bytes;
+    return c->why ? -1 : 0;
+}
+
+/* Convert the value that ev starts into *out (NULL for a YAML null); 0, or
+ * -1 with c->why set (refused) or not (a YAML error, a non-scalar key). */
+static int value_json(struct conv *c, const yaml_event_t *ev, int depth, struct json_object **out)
+{
+    yaml_event_t item;
+    int rc = 0;
+    *out = NULL;
+    if (anchored(ev)) {
+        c->why = why_alias;
+        return -1;
+    }
+    if (depth > FRONTMATTER_MAX_DEPTH) {
+        c->why = why_depth;
+        return -1;
+    }
+    switch (ev->type) {
+    case YAML_SCALAR_EVENT:
+        if (spend(c, ev->data.scalar.length))
+            return -1;
+        *out = scalar_json(ev);
+        return 0;
+    case YAML_SEQUENCE_START_EVENT:
+        if (spend(c, 2))
+            return -1;
+        *out = json_object_new_array();
+        while (rc == 0 && (rc = next_event(c, &item)) == 0) {
+            struct json_object *v;
+            if (item.type == YAML_SEQUENCE_END_EVENT) {
+                yaml_event_delete(&item);
+                return 0;
+            }
+            rc = value_json(c, &item, depth + 1, &v);
+            yaml_event_delete(&item);
+            if (rc == 0)
+                json_object_array_add(*out, v);
+        }
+        break;
+    case YAML_MAPPING_START_EVENT:
+        if (spend(c, 2))
+            return -1;
+        *out = json_object_new_object();
+        while (rc == 0 && (rc = next_event(c, &item)) == 0) {
+            struct json_object *v;
+            yaml_event_t value;
+            char *key;
+            if (item.type == YAML_MAPPING_END_EVENT) {
+                yaml_event_delete(&item);
+                return 0;
+            }
+            if (anchored(&item)) {
+                c->why = why_alias;
+                rc = -1;
+            } else if (item.type != YAML_SCALAR_EVENT) {
+                rc = -1; /* a key that is not text: not usable, as before */
+            } else {
+                c->bytes += item.data.scalar.length + 4;
+                key = xstrndup((const char *)item.data.scalar.value, item.data.scalar.length);
+                if ((rc = next_event(c, &value)) == 0) {
+                    rc = value_json(c, &value, depth + 1, &v);
+                    yaml_event_delete(&value);
+                    if (rc == 0)
+                        json_object_object_add(*out, key, v);
+                }
+                free(key);
+            }
+            yaml_event_delete(&item);
+        }
+        break;
+    default:
+        rc = -1;
+        break;
+    }
+    json_object_put(*out);
+    *out = NULL;
+    return -1;
+}
+
+/* Count the values of v (itself included). */
+static size_t json_nodes(struct json_object *v)
+{
+    size_t n = 1;
+    if (json_object_is_type(v, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(v); i++)
+            n += json_nodes(json_object_array_get_idx(v, i));
+    } else if (json_object_is_type(v, json_type_object)) {
+        json_object_object_foreach(v, key, val)
+        {
+            (void)key;
+            n += json_nodes(val);
+        }
+    }
+    return n;
+}
+
+int frontmatter_within_budget(struct json_object *meta)
+{
+    const char *text = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE);
+    return json_nodes(meta) <= FRONTMATTER_MAX_NODES && strlen(text) <= FRONTMATTER_MAX_BYTES;
+}
+
+/* The root mapping of the first document of the YAML text. */
+static enum frontmatter_status convert(struct conv *c, struct json_object **meta)
+{
+    yaml_event_t ev;
+    int rc;
+    *meta = NULL;
+    if (next_event(c, &ev))
+        return FRONTMATTER_NONE;
+    yaml_event_delete(&ev); /* the stream start */
+    if (next_event(c, &ev))
+        return FRONTMATTER_NONE;
+    if (ev.type != YAML_DOCUMENT_START_EVENT) { /* an empty stream */
+        yaml_event_delete(&ev);
+        return FRONTMATTER_NONE;
+    }
+    yaml_event_delete(&ev);
+    if (next_event(c, &ev))
+        return FRONTMATTER_NONE;
+    if (ev.type != YAML_MAPPING_START_EVENT) { /* not a mapping: no front matter */
+        yaml_event_delete(&ev);
+        return FRONTMATTER_NONE;
+    }
+    rc = value_json(c, &ev, 0, meta);
+    yaml_event_delete(&ev);
+    if (rc == 0) {
+        /* The document must end cleanly, as yaml_parser_load requires. */
+        rc = next_event(c, &ev);
+        if (rc == 0) {
+            if (ev.type != YAML_DOCUMENT_END_EVENT)
+                rc = -1;
+            yaml_event_delete(&ev);
+        }
+    }
+    if (rc == 0 && !frontmatter_within_budget(*meta))
+        c->why = why_bytes; /* escapes made it larger than its estimate */
+    if (rc == 0 && !c->why)
+        return FRONTMATTER_OK;
+    json_object_put(*meta);
+    *meta = NULL;
+    return c->why ? FRONTMATTER_REFUSED : FRONTMATTER_NONE;
+}
+
+enum frontmatter_status frontmatter_read(const char *text, size_t len, struct json_object **meta,
+                                         size_t *body_off, const char **why)
+{
+    size_t yoff, ylen, boff;
+    struct conv c = {0};
+    enum frontmatter_status st;
+
+    *meta = NULL;
+    *body_off = 0;
+    *why = NULL;
+    if (!frontmatter_split(text, len, &yoff, &ylen, &boff))
+        return FRONTMATTER_NONE;
+    if (!yaml_parser_initialize(&c.parser))
+        return FRONTMATTER_NONE;
+    yaml_parser_set_input_string(&c.parser, (const unsigned char *)text + yoff, ylen);
+    st = convert(&c, meta);
+    yaml_parser_delete(&c.parser);
+    if (st != FRONTMATTER_NONE)
+        *body_off = boff;
+    if (st == FRONTMATTER_REFUSED)
+        *why = c.why;
+    return st;
 }
 
 struct json_object *frontmatter_parse(const char *text, size_t len, size_t *body_off)
 {
-    size_t yoff, ylen, boff;
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    struct json_object *out = NULL;
-    int ok = 1;
-
-    *body_off = 0;
-    if (!frontmatter_split(text, len, &yoff, &ylen, &boff))
-        return NULL;
-    if (!yaml_parser_initialize(&parser))
-        return NULL;
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text + yoff, ylen);
-    if (yaml_parser_load(&parser, &doc)) {
-        yaml_node_t *root = yaml_document_get_root_node(&doc);
-        if (root && root->type == YAML_MAPPING_NODE) {
-            out = node_json(&doc, root, 0, &ok);
-            if (!ok) {
-                json_object_put(out);
-                out = NULL;
-            }
-        }
-        yaml_document_delete(&doc);
-    }
-    yaml_parser_delete(&parser);
-    if (out)
-        *body_off = boff;
-    return out;
+    struct json_object *meta;
+    const char *why;
+    if (frontmatter_read(text, len, &meta, body_off, &why) != FRONTMATTER_OK)
+        *body_off = 0;
+    return meta;
 }
 
 /* ---- rendering ---- */

@@ -45,7 +45,10 @@ static int rule_add(const struct knowledge *k, void *arg)
         json_object_array_add(c->rules, o);
         if (c->block.len == 0)
             buf_adds(&c->block, RULES_HEADER);
-        buf_addf(&c->block, "\n### %s\n%s\n", k->title, body.data);
+        /* The title stays on its heading line, whatever was stored. */
+        buf_adds(&c->block, "\n### ");
+        buf_add_one_line(&c->block, k->title);
+        buf_addf(&c->block, "\n%s\n", body.data);
     }
     buf_release(&body);
     return 0;
@@ -96,8 +99,9 @@ static void knowledge_add(const struct search_hit *h, void *arg)
     json_object_array_add(c->items, o);
     if (c->block.len == 0)
         buf_adds(&c->block, "[RELEVANT KNOWLEDGE]\n");
-    buf_addf(&c->block, "\n### [%s] %s\n%s\n",
-             strcmp(k->category, "rules") == 0 ? "rule" : "knowledge", k->title, snippet.data);
+    buf_addf(&c->block, "\n### [%s] ", strcmp(k->category, "rules") == 0 ? "rule" : "knowledge");
+    buf_add_one_line(&c->block, k->title);
+    buf_addf(&c->block, "\n%s\n", snippet.data);
     buf_release(&snippet);
 }
 

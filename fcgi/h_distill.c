@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CATEGORY_HINT_CHARS 120
+
 /* The context's checks, with the reference's messages. */
 static int context_or_400(struct response *res, struct json_object *body, struct json_object **ctx)
 {
@@ -50,15 +52,22 @@ static int context_or_400(struct response *res, struct json_object *body, struct
     return 0;
 }
 
-/* A folder name from category_hint: separators, control characters and
- * leading dots removed; empty means no folder. */
+/* A folder name from category_hint (valid UTF-8, at most
+ * CATEGORY_HINT_CHARS characters): separators, control characters and
+ * leading dots removed; empty means no folder. Whole characters only. */
 static void folder_of(const char *hint, struct buf *out)
 {
+    size_t chars = 0;
     buf_reset(out);
-    for (const char *p = hint ? hint : ""; *p && out->len < 120; p++) {
+    for (const char *p = hint ? hint : ""; *p && chars < CATEGORY_HINT_CHARS;) {
         unsigned char c = (unsigned char)*p;
-        if (c >= 0x20 && c != 0x7f && c != '/' && c != '\\')
-            buf_addch(out, (char)c);
+        size_t n = utf8_prefix(p, strlen(p), 1);
+        if (n == 0)
+            break;
+        if (n > 1 || (c >= 0x20 && c != 0x7f && c != '/' && c != '\\'))
+            buf_add(out, p, n);
+        p += n;
+        chars++;
     }
     while (out->len && (out->data[out->len - 1] == ' ' || out->data[out->len - 1] == '.'))
         out->data[--out->len] = '\0';
@@ -97,15 +106,16 @@ void h_distill_experience(struct request *req, struct response *res)
         reply_error(res, 200, E_INVALID_REQUEST, "'model' is not one of the allowed models");
         goto out;
     }
-    if (jf_string_or_400(res, body, "category_hint", 0, 120, &hint))
+    if (jf_string_or_400(res, body, "category_hint", 0, CATEGORY_HINT_CHARS, &hint))
         goto out;
     if (json_object_object_get_ex(body, "timeout_seconds", &v) && v) {
         double t = json_object_get_double(v);
         if (!(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)) ||
-            !(t > 0) || t > 600) {
+            !(t > 0) || t > DISTILL_MAX_TIMEOUT_SECONDS) {
             reply_error(res, 200, E_INVALID_REQUEST,
-                        "'timeout_seconds' must be a number above 0 "
-                        "(at most 600)");
+                        "'timeout_seconds' must be a number above 0 (at most %d, below the "
+                        "proxy's own timeout)",
+                        DISTILL_MAX_TIMEOUT_SECONDS);
             goto out;
         }
         timeout_ms = (long)(t * 1000);

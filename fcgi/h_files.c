@@ -4,6 +4,7 @@
  * messages and response shapes follow REFERENCE.md section 1. */
 #include "auth.h"
 #include "document.h"
+#include "frontmatter.h"
 #include "handlers.h"
 #include "jfield.h"
 #include "knowledge_limits.h"
@@ -84,10 +85,13 @@ static int target_or_400(struct response *res, struct json_object *body, const c
     return rc;
 }
 
-/* The parsed front matter of an entry (its meta column). */
+/* The parsed front matter of an entry (its meta column). A meta over the
+ * front matter budget (stored by a build that expanded YAML aliases) is
+ * not parsed again: it reads as empty. */
 static struct json_object *meta_of(const struct knowledge *k)
 {
-    struct json_object *m = json_tokener_parse(k->meta ? k->meta : "{}");
+    struct json_object *m =
+        k->meta && strlen(k->meta) <= FRONTMATTER_MAX_BYTES ? json_parse_stored(k->meta) : NULL;
     if (!m || !json_object_is_type(m, json_type_object)) {
         json_object_put(m);
         m = json_object_new_object();
@@ -107,7 +111,7 @@ static const char *meta_text(struct json_object *meta, const char *key)
 static struct json_object *list_item(const struct knowledge *k)
 {
     struct json_object *o = json_object_new_object(), *meta = meta_of(k);
-    struct json_object *tags = json_tokener_parse(k->tags ? k->tags : "[]");
+    struct json_object *tags = json_parse_stored(k->tags ? k->tags : "[]");
     json_object_object_add(o, "title", json_object_new_string(k->title));
     json_object_object_add(o, "tags", tags ? tags : json_object_new_array());
     json_object_object_add(o, "path", json_object_new_string(k->path));
@@ -498,12 +502,24 @@ void h_files_preview(struct request *req, struct response *res)
         return;
     buf_init(&html, 8 * 1024 * 1024);
     if (jf_string_or_400(res, body, "content", 0, 1000000, &content) == 0) {
-        const char *doc_body = document_body(content ? content : "");
-        struct json_object *data = json_object_new_object();
-        markdown_to_html(doc_body, strlen(doc_body), &html);
+        struct json_object *data, *meta;
+        size_t body_off;
+        const char *why;
+        if (!content)
+            content = "";
+        /* A refused front matter is named, as a write of it would be. */
+        if (frontmatter_read(content, strlen(content), &meta, &body_off, &why) ==
+            FRONTMATTER_REFUSED) {
+            reply_error(res, 200, E_INVALID_REQUEST, "Front matter refused: %s", why);
+            goto out;
+        }
+        json_object_put(meta);
+        data = json_object_new_object();
+        markdown_to_html(content + body_off, strlen(content + body_off), &html);
         json_object_object_add(data, "html", json_object_new_string_len(html.data, (int)html.len));
         reply_data(res, data);
     }
+out:
     buf_release(&html);
     json_object_put(body);
 }

@@ -189,6 +189,13 @@ void h_knowledge_create(struct request *req, struct response *res)
         jf_bool_or_400(res, body, "always_apply", 1, &always_apply) ||
         types_or_400(res, tags_type, &k.types))
         goto out;
+    /* A title is one line: it heads a section in the blocks agents paste. */
+    for (const char *p = title ? title : ""; *p; p++) {
+        if (line_break_at(p)) {
+            reply_error(res, 200, E_INVALID_REQUEST, "'title' must be one line (no line breaks)");
+            goto out;
+        }
+    }
     if (!category)
         category = "experiences";
     if (!category_valid(category)) {
@@ -660,7 +667,7 @@ static int revision_add(const struct knowledge_revision *r, void *ctx)
     json_object_object_add(o, "actor", json_object_new_string(r->actor));
     json_object_object_add(o, "reason", json_object_new_string(r->reason));
     json_object_object_add(o, "created_at", json_object_new_string(r->created_at));
-    json_object_object_add(o, "document", json_tokener_parse(r->document));
+    json_object_object_add(o, "document", json_parse_stored(r->document));
     json_object_array_add(page->items, o);
     return 0;
 }
@@ -696,7 +703,7 @@ void h_knowledge_revisions(struct request *req, struct response *res)
 static int last_active(const struct knowledge_revision *r, void *ctx)
 {
     long *version = ctx;
-    struct json_object *doc = json_tokener_parse(r->document), *status;
+    struct json_object *doc = json_parse_stored(r->document), *status;
     int active = doc && json_object_object_get_ex(doc, "status", &status) &&
                  strcmp(json_object_get_string(status), "active") == 0;
     json_object_put(doc);
@@ -717,7 +724,7 @@ static int revision_category(const struct knowledge_revision *r, void *ctx)
     struct json_object *doc, *cat;
     if (r->version != want->version)
         return 0;
-    doc = json_tokener_parse(r->document);
+    doc = json_parse_stored(r->document);
     if (doc && json_object_object_get_ex(doc, "category", &cat) && json_object_get_string(cat))
         want->category = xstrdup(json_object_get_string(cat));
     json_object_put(doc);

@@ -21,7 +21,7 @@
 static void file_hit(const struct search_hit *h, void *ctx)
 {
     struct json_object *o = json_object_new_object();
-    struct json_object *tags = json_tokener_parse(h->k->tags ? h->k->tags : "[]");
+    struct json_object *tags = json_parse_stored(h->k->tags ? h->k->tags : "[]");
     struct buf snippet;
     buf_init(&snippet, 1 << 20);
     search_snippet(h->k->content, &snippet);

@@ -34,7 +34,7 @@ static void add_summary(const struct session_info *s, void *ctx)
 
 static void keep_full(const struct session_info *s, void *ctx)
 {
-    struct json_object *o = json_object_new_object(), *doc = json_tokener_parse(s->document);
+    struct json_object *o = json_object_new_object(), *doc = json_parse_stored(s->document);
     struct json_object *tables = NULL;
     if (!doc || !json_object_object_get_ex(doc, "tables", &tables))
         tables = NULL;

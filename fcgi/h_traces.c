@@ -14,6 +14,8 @@
 #include <string.h>
 
 #define MAX_OUTPUT_CHARS (512 * 1024)
+#define LOG_PAGE_DEFAULT 100
+#define LOG_PAGE_MAX 1000
 
 static const char *const triggers[] = {"goal_completion", "compression", "task_completion"};
 
@@ -165,15 +167,21 @@ void h_traces_get(struct request *req, struct response *res)
 
 /* ---- the knowledge log ---- */
 
+/* The knowledge log, a page at a time: ?limit (1..1000, default 100) and
+ * ?offset; total counts them all, so a small log is one whole page. */
 static void reply_log(struct request *req, struct response *res, int pending_only)
 {
     struct json_object *entries;
     const char *trace_id = trace_param_or_400(req, res);
+    long limit, offset, total = 0;
     int rc;
-    if (!trace_id)
+    if (!trace_id ||
+        http_query_long_or_400(req, res, "limit", LOG_PAGE_DEFAULT, 1, LOG_PAGE_MAX, &limit) ||
+        http_query_long_or_400(req, res, "offset", 0, 0, 1000000000L, &offset))
         return;
     entries = json_object_new_array();
-    rc = store_log_each(req->store, req->who.space, trace_id, pending_only, add_log, entries);
+    rc = store_log_each(req->store, req->who.space, trace_id, pending_only, limit, offset, add_log,
+                        entries, &total);
     if (rc) {
         json_object_put(entries);
         reply_store_error(res, rc, "Trace");
@@ -182,6 +190,9 @@ static void reply_log(struct request *req, struct response *res, int pending_onl
     struct json_object *data = json_object_new_object();
     json_object_object_add(data, "trace_id", json_object_new_string(trace_id));
     json_object_object_add(data, "entries", entries);
+    json_object_object_add(data, "total", json_object_new_int64(total));
+    json_object_object_add(data, "limit", json_object_new_int64(limit));
+    json_object_object_add(data, "offset", json_object_new_int64(offset));
     reply_data(res, data);
 }
 
@@ -224,14 +235,17 @@ out:
 struct prompt_ctx {
     struct buf *out;
     const char *lang;
-    long n;
+    long n, full; /* entries in the prompt; 1 once one did not fit */
 };
 
 static void prompt_entry(const struct log_entry *e, void *arg)
 {
     struct prompt_ctx *p = arg;
-    eval_prompt_entry(p->out, p->lang, e);
-    p->n++;
+    /* In order: once one entry does not fit, the later ones are left out too. */
+    if (!p->full && eval_prompt_entry(p->out, p->lang, e) == 0)
+        p->n++;
+    else
+        p->full = 1;
 }
 
 static void keep_task(const struct trace_info *t, void *ctx)
@@ -246,6 +260,7 @@ void h_traces_eval_prompt(struct request *req, struct response *res)
     char *task = NULL;
     struct buf prompt;
     struct prompt_ctx p;
+    long pending = 0;
     int rc;
     if (!trace_id)
         return;
@@ -254,9 +269,10 @@ void h_traces_eval_prompt(struct request *req, struct response *res)
     rc = store_trace_get(req->store, req->who.space, trace_id, keep_task, &task);
     if (rc == STORE_OK) {
         eval_prompt_begin(&prompt, lang, task, goal);
-        p = (struct prompt_ctx){&prompt, lang, 0};
-        rc = store_log_each(req->store, req->who.space, trace_id, 1, prompt_entry, &p);
-        eval_prompt_end(&prompt, lang, p.n);
+        p = (struct prompt_ctx){&prompt, lang, 0, 0};
+        rc = store_log_each(req->store, req->who.space, trace_id, 1, EVAL_PROMPT_MAX_ENTRIES, 0,
+                            prompt_entry, &p, &pending);
+        eval_prompt_end(&prompt, lang, p.n, pending - p.n);
     }
     if (rc) {
         reply_store_error(res, rc, "Trace");
@@ -264,7 +280,9 @@ void h_traces_eval_prompt(struct request *req, struct response *res)
         struct json_object *data = json_object_new_object();
         json_object_object_add(data, "trace_id", json_object_new_string(trace_id));
         json_object_object_add(data, "language", json_object_new_string(lang));
-        json_object_object_add(data, "pending", json_object_new_int64(p.n));
+        json_object_object_add(data, "pending", json_object_new_int64(pending));
+        json_object_object_add(data, "included", json_object_new_int64(p.n));
+        json_object_object_add(data, "omitted", json_object_new_int64(pending - p.n));
         json_object_object_add(data, "prompt",
                                json_object_new_string_len(prompt.data, (int)prompt.len));
         reply_data(res, data);

@@ -359,3 +359,12 @@ out:
     free(shapes.members);
     return rc;
 }
+
+struct json_object *json_parse_stored(const char *text)
+{
+    struct json_object *v = NULL;
+    const char *why;
+    if (!text || json_parse_whole(text, strlen(text), &v, &why))
+        return NULL;
+    return v;
+}

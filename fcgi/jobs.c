@@ -1,6 +1,7 @@
 /* jobs: queued long work, run by the job thread. */
 #include "jobs.h"
 #include "config.h"
+#include "jfield.h"
 #include "slim.h"
 #include "store.h"
 #include "util.h"
@@ -29,9 +30,9 @@ struct json_object *jobs_to_json(const struct job_info *j)
     json_object_object_add(o, "status", json_object_new_string(j->status));
     json_object_object_add(o, "progress", json_object_new_int64(j->progress));
     json_object_object_add(o, "total", json_object_new_int64(j->total));
-    json_object_object_add(o, "params", json_tokener_parse(j->params));
-    json_object_object_add(o, "result", j->result ? json_tokener_parse(j->result) : NULL);
-    json_object_object_add(o, "error", j->error ? json_tokener_parse(j->error) : NULL);
+    json_object_object_add(o, "params", json_parse_stored(j->params));
+    json_object_object_add(o, "result", j->result ? json_parse_stored(j->result) : NULL);
+    json_object_object_add(o, "error", j->error ? json_parse_stored(j->error) : NULL);
     json_object_object_add(o, "actor", json_object_new_string(j->actor));
     json_object_object_add(o, "created_at", json_object_new_string(j->created_at));
     json_object_object_add(o, "updated_at", json_object_new_string(j->updated_at));
@@ -114,7 +115,7 @@ int jobs_run_next(struct store *st, struct llm *llm, const struct config *cfg)
         return 0;
     if (rc)
         return -1;
-    params = json_tokener_parse(job.params);
+    params = json_parse_stored(job.params);
     if (strcmp(job.kind, "slim") == 0)
         run_slim(st, llm, cfg, &job, params);
     else

@@ -3,6 +3,7 @@
 #include "knowledge.h"
 #include "document.h"
 #include "http.h"
+#include "jfield.h"
 #include "paths.h"
 #include "store.h"
 #include "buf.h"
@@ -63,7 +64,7 @@ static struct json_object *str(const char *s)
 /* Parse stored JSON array text; a broken value degrades to []. */
 static struct json_object *json_array_text(const char *text)
 {
-    struct json_object *v = text ? json_tokener_parse(text) : NULL;
+    struct json_object *v = text ? json_parse_stored(text) : NULL;
     if (!v || !json_object_is_type(v, json_type_array)) {
         json_object_put(v);
         v = json_object_new_array();

@@ -126,7 +126,7 @@ static void fail(struct llm_reply *r, const char *code, int retry, const char *m
  * matching the provider's message. */
 static void classify_http(struct llm_reply *r, long status, const char *body)
 {
-    struct json_object *j = json_tokener_parse(body), *err = NULL, *msg = NULL;
+    struct json_object *j = json_parse_stored(body), *err = NULL, *msg = NULL;
     const char *text = "";
     char message[512];
     if (j && json_object_object_get_ex(j, "error", &err)) {
@@ -163,7 +163,7 @@ static void classify_http(struct llm_reply *r, long status, const char *body)
 /* Take the assistant's text out of a 200 answer. */
 static void parse_success(struct llm_reply *r, const char *body)
 {
-    struct json_object *j = json_tokener_parse(body), *choices, *first, *message, *content, *finish,
+    struct json_object *j = json_parse_stored(body), *choices, *first, *message, *content, *finish,
                        *usage, *v;
     if (!j || !json_object_object_get_ex(j, "choices", &choices) ||
         !json_object_is_type(choices, json_type_array) ||

@@ -2,6 +2,7 @@
 #include "mcp.h"
 #include "buf.h"
 #include "http.h"
+#include "jfield.h"
 #include "router.h"
 #include "util.h"
 
@@ -136,7 +137,7 @@ struct json_object *mcp_tools_list(void)
         struct json_object *t = json_object_new_object();
         json_object_object_add(t, "name", json_object_new_string(tools[i].name));
         json_object_object_add(t, "description", json_object_new_string(tools[i].description));
-        json_object_object_add(t, "inputSchema", json_tokener_parse(tools[i].schema));
+        json_object_object_add(t, "inputSchema", json_parse_stored(tools[i].schema));
         json_object_array_add(list, t);
     }
     return list;
@@ -149,7 +150,7 @@ struct json_object *mcp_tools_openai(void)
         struct json_object *t = json_object_new_object(), *f = json_object_new_object();
         json_object_object_add(f, "name", json_object_new_string(tools[i].name));
         json_object_object_add(f, "description", json_object_new_string(tools[i].description));
-        json_object_object_add(f, "parameters", json_tokener_parse(tools[i].schema));
+        json_object_object_add(f, "parameters", json_parse_stored(tools[i].schema));
         json_object_object_add(t, "type", json_object_new_string("function"));
         json_object_object_add(t, "function", f);
         json_object_array_add(list, t);
@@ -323,7 +324,7 @@ static struct json_object *arguments_checked(const struct request *req, const st
                                              struct json_object *arguments,
                                              struct json_object **out)
 {
-    struct json_object *schema = json_tokener_parse(t->schema), *props = NULL, *list, *v;
+    struct json_object *schema = json_parse_stored(t->schema), *props = NULL, *list, *v;
     struct json_object *args = json_object_new_object(), *error = NULL;
     char name[64] = "", alias[64] = "";
     *out = NULL;
@@ -497,7 +498,7 @@ struct json_object *mcp_tools_call(struct request *req, const char *name,
         result = NULL;
         goto done;
     }
-    reply = json_tokener_parse(res.body.data);
+    reply = json_parse_stored(res.body.data);
     if (reply && json_object_object_get_ex(reply, "status", &v) &&
         strcmp(json_object_get_string(v), "success") == 0) {
         struct json_object *data = json_object_object_get(reply, "data"), *sc;

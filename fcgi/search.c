@@ -1,6 +1,7 @@
 /* search: FTS5 candidates in passes, exact scoring, deterministic order. */
 #include "search.h"
 #include "buf.h"
+#include "jfield.h"
 #include "paths.h"
 #include "store.h"
 #include "tokenize.h"
@@ -201,7 +202,7 @@ static void strlist_set_tags(struct strlist *l, const char *json, struct buf *tm
     }
     strlist_reset(l);
     {
-        struct json_object *arr = json_tokener_parse(json);
+        struct json_object *arr = json_parse_stored(json);
         if (json_object_is_type(arr, json_type_array))
             strlist_add_json(l, arr, 0, tmp);
         json_object_put(arr);

@@ -297,9 +297,15 @@ static int merged_text(const struct slim_ctx *c, const struct knowledge *survivo
              "data or secrets. Answer with the merged content only, in Markdown, at most %zu "
              "characters, in the entries' language.",
              limit);
-    buf_addf(&user, "Entry 1 (%s):\n%s\n\n", survivor->title, survivor->content);
-    for (size_t i = 0; i < n; i++)
-        buf_addf(&user, "Entry %zu (%s):\n%s\n\n", i + 2, members[i].title, members[i].content);
+    /* Titles on their entry's line, whatever was stored. */
+    buf_adds(&user, "Entry 1 (");
+    buf_add_one_line(&user, survivor->title);
+    buf_addf(&user, "):\n%s\n\n", survivor->content);
+    for (size_t i = 0; i < n; i++) {
+        buf_addf(&user, "Entry %zu (", i + 2);
+        buf_add_one_line(&user, members[i].title);
+        buf_addf(&user, "):\n%s\n\n", members[i].content);
+    }
     json_object_array_add(messages, llm_message("system", system.data));
     json_object_array_add(messages, llm_message("user", user.data));
     lr.purpose = "slim";

@@ -266,6 +266,7 @@ enum stmt_id {
     S_LOG_ADD,
     S_LOG_ALL,
     S_LOG_PENDING,
+    S_LOG_COUNT,
     S_LOG_ENTRY,
     S_LOG_FIND_PENDING,
     S_LOG_SET_EVAL,
@@ -414,9 +415,11 @@ static const char *const stmt_sql[S_COUNT] = {
                   " SELECT ?1, ?2, id, ?4, ?5, ?6, scenario, substr(content, 1, 500)"
                   " FROM knowledge WHERE id = ?3 AND space = ?1 AND status = 'active'",
     [S_LOG_ALL] = "SELECT " LOG_COLUMNS " FROM knowledge_log WHERE space = ?1 AND trace_id = ?2"
-                  " ORDER BY id",
+                  " ORDER BY id LIMIT ?3 OFFSET ?4",
     [S_LOG_PENDING] = "SELECT " LOG_COLUMNS " FROM knowledge_log WHERE space = ?1"
-                      " AND trace_id = ?2 AND eval_status IS NULL ORDER BY id",
+                      " AND trace_id = ?2 AND eval_status IS NULL ORDER BY id LIMIT ?3 OFFSET ?4",
+    [S_LOG_COUNT] = "SELECT count(*) FROM knowledge_log WHERE space = ?1 AND trace_id = ?2"
+                    " AND (?3 = 0 OR eval_status IS NULL)",
     [S_LOG_ENTRY] = "SELECT " LOG_COLUMNS " FROM knowledge_log WHERE knowledge_id = ?1"
                     " ORDER BY id DESC LIMIT ?2",
     [S_LOG_FIND_PENDING] = "SELECT id, goal_id FROM knowledge_log WHERE space = ?1"
@@ -1707,12 +1710,14 @@ static int log_rows(sqlite3_stmt *s, void (*each)(const struct log_entry *, void
 }
 
 int store_log_each(struct store *st, const char *space, const char *trace_id, int pending_only,
-                   void (*each)(const struct log_entry *, void *), void *ctx)
+                   long limit, long offset, void (*each)(const struct log_entry *, void *),
+                   void *ctx, long *total)
 {
     sqlite3_stmt *exists = stmt_get(st, S_TRACE_TASK);
     sqlite3_stmt *s = stmt_get(st, pending_only ? S_LOG_PENDING : S_LOG_ALL);
+    sqlite3_stmt *count = stmt_get(st, S_LOG_COUNT);
     int rc;
-    if (!s || !exists)
+    if (!s || !exists || !count)
         return STORE_ERROR;
     /* One read transaction: the trace and its log agree. */
     int own_tx = st->tx_depth == 0;
@@ -1723,9 +1728,22 @@ int store_log_each(struct store *st, const char *space, const char *trace_id, in
     rc = sqlite3_step(exists);
     finish(exists);
     if (rc == SQLITE_ROW) {
-        bind_text(s, 1, space);
-        bind_text(s, 2, trace_id);
-        rc = log_rows(s, each, ctx);
+        bind_text(count, 1, space);
+        bind_text(count, 2, trace_id);
+        sqlite3_bind_int(count, 3, pending_only);
+        rc = sqlite3_step(count);
+        if (total)
+            *total = rc == SQLITE_ROW ? (long)sqlite3_column_int64(count, 0) : 0;
+        finish(count);
+        if (rc != SQLITE_ROW) {
+            rc = status_of(rc);
+        } else {
+            bind_text(s, 1, space);
+            bind_text(s, 2, trace_id);
+            sqlite3_bind_int64(s, 3, limit);
+            sqlite3_bind_int64(s, 4, offset);
+            rc = log_rows(s, each, ctx);
+        }
     } else {
         rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
     }

@@ -260,9 +260,12 @@ struct log_entry {
 int store_log_add(struct store *st, const char *space, const char *trace_id,
                   const char *knowledge_id, const char *goal_id, long sequence, long *log_id);
 /* The log of a trace in injection order (only pending entries with
- * pending_only); STORE_NOT_FOUND when the trace is unknown. */
+ * pending_only): at most limit entries (-1: all) after the first offset,
+ * and in *total (when not NULL) how many there are in all.
+ * STORE_NOT_FOUND when the trace is unknown. */
 int store_log_each(struct store *st, const char *space, const char *trace_id, int pending_only,
-                   void (*each)(const struct log_entry *, void *), void *ctx);
+                   long limit, long offset, void (*each)(const struct log_entry *, void *),
+                   void *ctx, long *total);
 /* The latest injections of one entry (newest first, at most limit). */
 int store_log_of_entry(struct store *st, const char *knowledge_id, long limit,
                        void (*each)(const struct log_entry *, void *), void *ctx);

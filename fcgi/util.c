@@ -175,3 +175,15 @@ int id_text_valid(const char *s, size_t max)
     return n >= 1 && n <= max &&
            strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") == n;
 }
+
+size_t line_break_at(const char *p)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    if (*u == '\r' || *u == '\n' || *u == '\v' || *u == '\f')
+        return 1;
+    if (u[0] == 0xc2 && u[1] == 0x85)
+        return 2;
+    if (u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9))
+        return 3;
+    return 0;
+}

@@ -24,6 +24,10 @@ size_t utf8_length(const char *s, size_t n);
  * max_chars code points; never splits a character. */
 size_t utf8_prefix(const char *s, size_t n, size_t max_chars);
 
+/* The byte length of the line break at p (CR, LF, VT, FF, U+0085 NEL,
+ * U+2028 LS or U+2029 PS), or 0 when p does not start one. */
+size_t line_break_at(const char *p);
+
 /* Current UTC time: "YYYY-MM-DD HH:MM:SS" into out (at least 20 bytes). */
 void time_utc_text(char out[static 20]);
 

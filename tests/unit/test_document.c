@@ -406,11 +406,12 @@ static void test_limits(void)
     buf_addf(&doc, "---\ntitle: r\ndescription: %s\n---\nbody", s);
     CHECK_INT(prepare("rules", "r.md", doc.data, &out, &err), 0);
     free(s);
-    /* only a string description is checked (isinstance(desc, str)) */
+    /* Unlike the reference (isinstance(desc, str)), a list description is
+     * checked too, as the text it is stored as (issue 12). */
     s = repeat("d", 150);
     buf_reset(&doc);
     buf_addf(&doc, "---\ntitle: r\ndescription: [%s]\n---\nbody", s);
-    CHECK_INT(prepare("rules", "r.md", doc.data, &out, &err), 0);
+    CHECK_INT(prepare("rules", "r.md", doc.data, &out, &err), -1);
     free(s);
     /* experiences' descriptions are not limited */
     s = repeat("d", 300);
@@ -493,6 +494,89 @@ static void test_body_helpers(void)
     buf_release(&out);
 }
 
+/* Front matter: refused when it has aliases, and held to the entry view's
+ * limits as document_fill reads it (a list description counts as its text). */
+static void test_front_matter_limits(void)
+{
+    struct buf out, err;
+    char *s, *doc;
+    buf_init(&out, 1 << 22);
+    buf_init(&err, 4096);
+    CHECK_INT(prepare("experiences", "e.md", "---\ntitle: &t T\nscenario: *t\n---\nb", &out, &err),
+              -1);
+    CHECK_STR(err.data, "Front matter refused: YAML anchors and aliases (&name, *name) are not "
+                        "accepted");
+    /* title: 200 characters pass, 201 fail; one line only */
+    s = repeat("题", 200);
+    doc = malloc(strlen(s) + 64);
+    sprintf(doc, "---\ntitle: %s\n---\nb", s);
+    CHECK_INT(prepare("experiences", "e.md", doc, &out, &err), 0);
+    free(s);
+    free(doc);
+    s = repeat("题", 201);
+    doc = malloc(strlen(s) + 64);
+    sprintf(doc, "---\ntitle: %s\n---\nb", s);
+    CHECK_INT(prepare("experiences", "e.md", doc, &out, &err), -1);
+    CHECK_STR(err.data, "Front matter 'title' exceeds 200 characters (got 201)");
+    free(s);
+    free(doc);
+    const char *one_line[] = {"---\ntitle: \"a\\nb\"\n---\nb", "---\ntitle: \"a\\rb\"\n---\nb",
+                              "---\ntitle: \"a\\u2028b\"\n---\nb",
+                              "---\ntitle: \"a\\x85b\"\n---\nb", "---\ntitle: |\n  a\n  b\n---\nb"};
+    for (size_t i = 0; i < sizeof one_line / sizeof *one_line; i++) {
+        CHECK_INT(prepare("rules", "r.md", one_line[i], &out, &err), -1);
+        CHECK_STR(err.data, "Front matter 'title' must be one line (no line breaks)");
+    }
+    /* a folded title (>) is one line: accepted */
+    CHECK_INT(prepare("rules", "r.md", "---\ntitle: >-\n  a\n  b\n---\nb", &out, &err), 0);
+    /* scenario, tags, urls, ids */
+    s = repeat("s", 2001);
+    doc = malloc(strlen(s) + 64);
+    sprintf(doc, "---\ntitle: t\nscenario: %s\n---\nb", s);
+    CHECK_INT(prepare("experiences", "e.md", doc, &out, &err), -1);
+    CHECK_STR(err.data, "Front matter 'scenario' exceeds 2000 characters (got 2001)");
+    free(s);
+    free(doc);
+    s = repeat("t, ", 33);
+    doc = malloc(strlen(s) + 64);
+    sprintf(doc, "---\ntitle: t\ntags: [%s]\n---\nb", s);
+    CHECK_INT(prepare("experiences", "e.md", doc, &out, &err), -1);
+    CHECK_STR(err.data, "Front matter 'tags' has more than 32 items (got 33)");
+    free(s);
+    free(doc);
+    s = repeat("g", 65);
+    doc = malloc(strlen(s) + 64);
+    sprintf(doc, "---\ntitle: t\ntags: %s\n---\nb", s);
+    CHECK_INT(prepare("experiences", "e.md", doc, &out, &err), -1);
+    CHECK_STR(err.data, "A tag in front matter 'tags' exceeds 64 characters (got 65)");
+    free(s);
+    free(doc);
+    s = repeat("u, ", 33);
+    doc = malloc(strlen(s) + 64);
+    sprintf(doc, "---\ntitle: t\nurls: [%s]\n---\nb", s);
+    CHECK_INT(prepare("experiences", "e.md", doc, &out, &err), -1);
+    CHECK_STR(err.data, "Front matter 'urls' has more than 32 items (got 33)");
+    free(s);
+    free(doc);
+    s = repeat("a", 257);
+    doc = malloc(strlen(s) + 64);
+    sprintf(doc, "---\ntitle: t\nagent_id: %s\n---\nb", s);
+    CHECK_INT(prepare("experiences", "e.md", doc, &out, &err), -1);
+    CHECK_STR(err.data, "Front matter 'agent_id' exceeds 256 characters (got 257)");
+    free(s);
+    free(doc);
+    /* a rule description as a YAML list is stored as its JSON text: counted so */
+    s = repeat("word, ", 20);
+    doc = malloc(strlen(s) + 64);
+    sprintf(doc, "---\ntitle: t\ndescription: [%s]\n---\nb", s);
+    CHECK_INT(prepare("rules", "r.md", doc, &out, &err), -1);
+    CHECK(strncmp(err.data, "Rule description exceeds 100 characters", 39) == 0);
+    free(s);
+    free(doc);
+    buf_release(&out);
+    buf_release(&err);
+}
+
 int main(void)
 {
     char now[20];
@@ -504,6 +588,7 @@ int main(void)
     test_always_apply();
     test_auto_header();
     test_limits();
+    test_front_matter_limits();
     test_body_helpers();
     return test_summary();
 }

@@ -259,6 +259,111 @@ static void test_round_trip(void)
     }
 }
 
+/* ---- the budget: aliases refused, values, bytes and depth bounded ---- */
+
+/* frontmatter_read of s: its status, with the reason (or "") and the body. */
+static enum frontmatter_status read_fm(const char *s, const char **why, const char **body)
+{
+    struct json_object *meta = NULL;
+    size_t bo = 12345;
+    enum frontmatter_status st = frontmatter_read(s, strlen(s), &meta, &bo, why);
+    if (!*why)
+        *why = "";
+    *body = s + bo;
+    CHECK((st == FRONTMATTER_OK) == (meta != NULL));
+    json_object_put(meta);
+    return st;
+}
+
+/* "---\n<head><n items of item, joined by sep><tail>\n---\nbody\n" (caller frees). */
+static char *repeated_fm(const char *head, const char *item, const char *sep, size_t n,
+                         const char *tail)
+{
+    struct buf b;
+    buf_init(&b, 1 << 26);
+    buf_adds(&b, "---\n");
+    buf_adds(&b, head);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            buf_adds(&b, sep);
+        buf_adds(&b, item);
+    }
+    buf_adds(&b, tail);
+    buf_adds(&b, "\n---\nbody\n");
+    return buf_detach(&b, NULL);
+}
+
+static void test_budget(void)
+{
+    const char *why, *body;
+    char *s;
+    size_t bo = 99;
+    /* A six-level "billion laughs" (10^6 leaves) is refused at its first anchor. */
+    const char *bomb = "---\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+                       "a1: &a1 [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0]\n"
+                       "a2: &a2 [*a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1]\n"
+                       "a3: &a3 [*a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2]\n"
+                       "a4: &a4 [*a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3]\n"
+                       "a5: &a5 [*a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4]\n"
+                       "a6: &a6 [*a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5]\n"
+                       "---\nbody\n";
+    CHECK_INT(read_fm(bomb, &why, &body), FRONTMATTER_REFUSED);
+    CHECK(strstr(why, "anchors and aliases") != NULL);
+    CHECK_STR(body, "body\n");
+    /* frontmatter_parse treats it as no front matter: all of it is body */
+    CHECK(frontmatter_parse(bomb, strlen(bomb), &bo) == NULL);
+    CHECK_INT((int)bo, 0);
+    /* every anchor or alias, however small: on a value, a list, a key, a merge */
+    CHECK_INT(read_fm("---\na: &x 1\n---\nb", &why, &body), FRONTMATTER_REFUSED);
+    CHECK_INT(read_fm("---\na: &x [1]\n---\nb", &why, &body), FRONTMATTER_REFUSED);
+    CHECK_INT(read_fm("---\n&k a: 1\n---\nb", &why, &body), FRONTMATTER_REFUSED);
+    CHECK_INT(read_fm("---\na: &x {b: 1}\nc:\n  <<: *x\n---\nb", &why, &body), FRONTMATTER_REFUSED);
+    CHECK_INT(read_fm("---\na: &x [*x]\n---\nb", &why, &body), FRONTMATTER_REFUSED);
+    CHECK_STR(why, "YAML anchors and aliases (&name, *name) are not accepted");
+    /* '&' and '*' inside text are just text */
+    CHECK_INT(read_fm("---\na: \"&x *y\"\nb: x & y\n---\nb", &why, &body), FRONTMATTER_OK);
+
+    /* values: root + list + 4094 items = 4096 pass, one more is refused */
+    s = repeated_fm("a: [", "1", ",", FRONTMATTER_MAX_NODES - 2, "]");
+    CHECK_INT(read_fm(s, &why, &body), FRONTMATTER_OK);
+    free(s);
+    s = repeated_fm("a: [", "1", ",", FRONTMATTER_MAX_NODES - 1, "]");
+    CHECK_INT(read_fm(s, &why, &body), FRONTMATTER_REFUSED);
+    CHECK_STR(why, "more than 4096 values");
+    free(s);
+    /* bytes: one long text, and escapes that grow in JSON (\x01 is \u0001) */
+    s = repeated_fm("a: \"", "x", "", FRONTMATTER_MAX_BYTES, "\"");
+    CHECK_INT(read_fm(s, &why, &body), FRONTMATTER_REFUSED);
+    CHECK_STR(why, "larger than 262144 bytes as JSON");
+    free(s);
+    s = repeated_fm("a: \"", "\\x01", "", FRONTMATTER_MAX_BYTES / 5, "\"");
+    CHECK_INT(read_fm(s, &why, &body), FRONTMATTER_REFUSED);
+    CHECK_STR(why, "larger than 262144 bytes as JSON");
+    free(s);
+    s = repeated_fm("a: \"", "x", "", FRONTMATTER_MAX_BYTES / 2, "\"");
+    CHECK_INT(read_fm(s, &why, &body), FRONTMATTER_OK);
+    free(s);
+    /* depth: 32 levels below the root pass, 33 are refused */
+    {
+        char deep[256];
+        snprintf(deep, sizeof deep, "---\na: %.31s1%.31s\n---\nb",
+                 "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+                 "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]");
+        CHECK_INT(read_fm(deep, &why, &body), FRONTMATTER_OK);
+        snprintf(deep, sizeof deep, "---\na: %.32s1%.32s\n---\nb",
+                 "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+                 "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]");
+        CHECK_INT(read_fm(deep, &why, &body), FRONTMATTER_REFUSED);
+        CHECK_STR(why, "nested deeper than 32 levels");
+    }
+    /* what is not front matter stays so: no block, bad YAML, not a mapping */
+    CHECK_INT(read_fm("no block", &why, &body), FRONTMATTER_NONE);
+    CHECK_INT(read_fm("---\na: [\n---\nb", &why, &body), FRONTMATTER_NONE);
+    CHECK_STR(body, "---\na: [\n---\nb");
+    CHECK_INT(read_fm("---\n- a\n---\nb", &why, &body), FRONTMATTER_NONE);
+    CHECK_INT(read_fm("---\n---\nb", &why, &body), FRONTMATTER_NONE);
+}
+
 int main(void)
 {
     test_split();
@@ -266,5 +371,6 @@ int main(void)
     test_parse_unusable();
     test_render();
     test_round_trip();
+    test_budget();
     return test_summary();
 }
