@@ -182,6 +182,23 @@ static int import_file(struct importer *im, const char *category, const char *re
             src = STORE_NOT_FOUND;
         }
     }
+    {
+        /* A stored file where this file's folder would be, or the reverse:
+         * refused here, as the API refuses it, rather than failing the import. */
+        enum path_clash clash;
+        if (store_knowledge_path_clash(im->st, im->space, category, path,
+                                       src == STORE_OK ? old.id : NULL, &clash)) {
+            rc = -1;
+            goto out;
+        }
+        if (clash != PATH_CLASH_NONE) {
+            refuse(im, category, rel,
+                   clash == PATH_CLASH_FOLDER
+                       ? "a folder of that name holds documents (a name is a file or a folder)"
+                       : "its folder is the name of a document (a name is a file or a folder)");
+            goto out;
+        }
+    }
     k.space = xstrdup(im->space);
     k.category = xstrdup(category);
     k.path = xstrdup(path);
