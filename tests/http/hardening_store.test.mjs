@@ -131,6 +131,15 @@ describe('paths export can write', () => {
         // Deleting the file frees the name for a folder.
         ok(await agent.del('experiences', 'clash.md'));
         ok(await agent.write('experiences', 'clash.md/inner.md', doc('x')));
+        // distill-experience into a folder named like a document: CONFLICT, nothing written.
+        await agent.put('experiences', 'hint.md', doc('a document named like the folder'));
+        const before = (await agent.paths('experiences')).length;
+        const d = err(await s.api('POST', '/api/knowledge/distill-experience', { token: agent.token, body: { experience_context: { user_question: 'Which region grew?', result_summary: {} }, category_hint: 'hint.md' } }), 'CONFLICT');
+        assert.match(d.message, /file or a folder/);
+        assert.equal((await agent.paths('experiences')).length, before);
+        // A title of 80 four-byte characters still makes a name a file system holds.
+        const long = ok(await s.api('POST', '/api/knowledge/distill-experience', { token: agent.token, body: { experience_context: { user_question: '😀'.repeat(100), result_summary: {} } } }));
+        assert.ok(Buffer.byteLength(long.path.split('/').pop()) <= 255, long.path);
         // An agent whose id ends in .md gets a derived folder that clashes with no file.
         await agent.put('experiences', 'bot.md', doc('file named like the agent'));
         const e2 = ok(await s.api('POST', '/api/knowledge', { token: agent.token, body: { scenario: 's', content: 'c', agent_id: 'bot.md' } }));
