@@ -101,12 +101,22 @@ static int read_file(const char *file, struct buf *out, const char **why)
 static int free_path(struct importer *im, const char *category, const char *path, struct buf *out)
 {
     size_t n = strlen(path) - 3; /* without ".md" */
+    struct buf norm, err;
+    int bad;
     for (int i = 2; i < 1000; i++) {
         struct knowledge k;
         int rc;
         buf_reset(out);
         buf_add(out, path, n);
         buf_addf(out, "-%d.md", i);
+        /* "-N" may push a long name past what the file view (and a disk) holds. */
+        buf_init(&norm, 4096);
+        buf_init(&err, 4096);
+        bad = path_check(category, out->data, &norm, &err);
+        buf_release(&norm);
+        buf_release(&err);
+        if (bad)
+            return -1;
         rc = store_knowledge_get_by_path(im->st, im->space, category, out->data, &k);
         knowledge_release(&k);
         if (rc == STORE_NOT_FOUND)

@@ -199,6 +199,13 @@ describe('round trips of what the API accepts at its edges', () => {
         assert.equal(r3.status, 3, r3.stdout + r3.stderr);
         assert.match(r3.stdout, /refused experiences\/a\.md\/z\.md: .*file or a folder/);
         assert.match(r3.stdout, /imported experiences\/fine\.md/);
+        // --on-conflict rename never makes a name longer than a disk holds ("-2" on 255 bytes).
+        const src2 = writeTree(tempDir(), { [`experiences/${'é'.repeat(126)}.md`]: 'other text' });
+        const r4 = imp(src2, '--space', name, '--on-conflict', 'rename');
+        assert.equal(r4.status, 3, r4.stdout + r4.stderr);
+        assert.match(r4.stdout, /refused .*no free name/);
+        const dst3 = tempDir();
+        assert.equal(exp(dst3, '--space', name).status, 0);
     });
 });
 
