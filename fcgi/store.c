@@ -2468,6 +2468,26 @@ int store_check(struct store *st, struct buf *report)
         } else {
             buf_adds(report, "revisions: every entry has its history\n");
         }
+        /* What export cannot write (kept from before the file view refused
+         * it): a name over 255 bytes, or a file beside a folder of its name. */
+        query_text(st,
+                   "SELECT count(*) FROM knowledge k WHERE status = 'active' AND ("
+                   " length(CAST(substr(path, instr(path, '/') + 1) AS BLOB)) > 255 OR"
+                   " (instr(path, '/') > 0 AND"
+                   "  length(CAST(substr(path, 1, instr(path, '/') - 1) AS BLOB)) > 255) OR"
+                   " EXISTS(SELECT 1 FROM knowledge o WHERE o.space = k.space"
+                   "  AND o.category = k.category AND o.status = 'active'"
+                   "  AND o.path > k.path || '/' AND o.path < k.path || '0'))",
+                   &a);
+        if (strcmp(a.data, "0") != 0) {
+            buf_addf(report,
+                     "paths: %s active entries have a name over 255 bytes or a folder of "
+                     "their name; export cannot write them: rename them\n",
+                     a.data);
+            problems++;
+        } else {
+            buf_adds(report, "paths: every path can be exported\n");
+        }
         buf_release(&a);
         buf_release(&b);
     }
