@@ -115,14 +115,19 @@ static int tables_or_400(struct response *res, struct json_object *tables)
 void h_sessions_put(struct request *req, struct response *res)
 {
     struct json_object *body = http_body_json_or_400(req, res), *tables, *doc;
-    const char *id, *title;
+    const char *id, *title, *expected;
     char generated[40];
     int rc;
     if (!body)
         return;
     if (jf_string_or_400(res, body, "id", 0, 128, &id) ||
-        jf_string_or_400(res, body, "title", 0, 200, &title))
+        jf_string_or_400(res, body, "title", 0, 200, &title) ||
+        jf_string_or_400(res, body, "expected_updated_at", 0, 64, &expected))
         goto out;
+    if (expected && !id) {
+        reply_error(res, 200, E_INVALID_REQUEST, "'expected_updated_at' needs the session's 'id'");
+        goto out;
+    }
     if (id && !id_text_valid(id, 128)) {
         reply_error(res, 200, E_INVALID_REQUEST,
                     "Invalid session id: 1 to 128 of A-Z a-z 0-9 . _ : -, not . or ..");
@@ -144,9 +149,17 @@ void h_sessions_put(struct request *req, struct response *res)
     }
     doc = json_object_new_object();
     json_object_object_add(doc, "tables", json_object_get(tables));
-    rc = store_session_put(req->store, req->who.space, id, title, json_text(doc));
+    /* With expected_updated_at (the session as the caller read it) a save
+     * in between is never overwritten: CONFLICT, and the caller reloads. */
+    rc = expected
+             ? store_session_put_if(req->store, req->who.space, id, title, json_text(doc), expected)
+             : store_session_put(req->store, req->who.space, id, title, json_text(doc));
     json_object_put(doc);
-    if (rc)
+    if (rc == STORE_CONFLICT)
+        reply_error(res, 200, E_CONFLICT,
+                    "The session was changed (or removed) since %s; reload it and try again",
+                    expected);
+    else if (rc)
         reply_store_error(res, rc, "Session");
     else
         reply_session(req, res, id);

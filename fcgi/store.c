@@ -304,6 +304,7 @@ enum stmt_id {
     S_K_PLACE,
     S_REVISION_TIME,
     S_SESSION_REPLACE,
+    S_SESSION_PUT_IF,
     S_READ_BEGIN,
     S_READ_END,
     S_COUNT
@@ -510,6 +511,8 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_K_FILE_TAKEN] = "SELECT 1 FROM knowledge WHERE space = ?1 AND category = ?2"
                        " AND status = 'active' AND path = ?3 AND id != ?4",
     [S_K_PLACE] = "SELECT category, path FROM knowledge WHERE id = ?1 AND status = 'active'",
+    [S_SESSION_PUT_IF] = "UPDATE sessions SET title = ?3, document = ?4, updated_at = ?5"
+                         " WHERE space = ?1 AND id = ?2 AND updated_at = ?6",
     [S_SESSION_REPLACE] = "UPDATE sessions SET title = ?3, document = ?4, updated_at = ?5"
                           " WHERE space = ?1 AND id = ?2 AND document = ?6 AND title = ?7",
     [S_REVISION_TIME] = "SELECT created_at FROM knowledge_revisions"
@@ -2075,6 +2078,27 @@ int store_session_replace(struct store *st, const char *space, const char *id, c
     bind_text(s, 5, now);
     bind_text(s, 6, old_document);
     bind_text(s, 7, old_title ? old_title : "");
+    rc = step_done(s);
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = STORE_CONFLICT;
+    return rc;
+}
+
+int store_session_put_if(struct store *st, const char *space, const char *id, const char *title,
+                         const char *document, const char *expected_updated_at)
+{
+    char now[27];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_SESSION_PUT_IF);
+    if (!s)
+        return STORE_ERROR;
+    time_utc_iso_micro(now);
+    bind_text(s, 1, space);
+    bind_text(s, 2, id);
+    bind_text(s, 3, title ? title : "");
+    bind_text(s, 4, document);
+    bind_text(s, 5, now);
+    bind_text(s, 6, expected_updated_at);
     rc = step_done(s);
     if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
         rc = STORE_CONFLICT;

@@ -328,6 +328,10 @@ struct session_info {
 /* Create or replace a session of the space. */
 int store_session_put(struct store *st, const char *space, const char *id, const char *title,
                       const char *document);
+/* Replace a session only if its updated_at (microseconds) is still
+ * expected_updated_at; STORE_CONFLICT when it changed or is gone. */
+int store_session_put_if(struct store *st, const char *space, const char *id, const char *title,
+                         const char *document, const char *expected_updated_at);
 /* Replace a session only if it still has old_title and old_document (what
  * the caller read); STORE_CONFLICT when it changed or is gone meanwhile. */
 int store_session_replace(struct store *st, const char *space, const char *id, const char *title,

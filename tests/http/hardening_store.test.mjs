@@ -165,6 +165,38 @@ describe('rule scores are for admins', () => {
     });
 });
 
+describe('sessions are never saved over a change in between', () => {
+    test('POST /api/sessions with expected_updated_at: CONFLICT when the session changed since', async () => {
+        const t = agent.token;
+        const a = ok(await s.api('POST', '/api/sessions', { token: t, body: { id: 'occ-s', tables: [{ id: 'src' }] } }));
+        // an agent adds a table; a panel that read the first version saves its own change
+        const b = ok(await s.api('POST', '/api/sessions', { token: t, body: { id: 'occ-s', tables: [{ id: 'src' }, { id: 'agent-table' }] } }));
+        const e = err(await s.api('POST', '/api/sessions', { token: t, body: { id: 'occ-s', tables: [{ id: 'src', anchored: true }], expected_updated_at: a.updated_at } }), 'CONFLICT');
+        assert.match(e.message, /reload/);
+        assert.deepEqual(ok(await s.api('GET', '/api/sessions/occ-s', { token: t })).tables.map((x) => x.id), ['src', 'agent-table']);
+        const c = ok(await s.api('POST', '/api/sessions', { token: t, body: { id: 'occ-s', tables: [...b.tables, { id: 'mine' }], expected_updated_at: b.updated_at } }));
+        assert.deepEqual(c.tables.map((x) => x.id), ['src', 'agent-table', 'mine']);
+        err(await s.api('POST', '/api/sessions', { token: t, body: { id: 'never-saved', tables: [], expected_updated_at: b.updated_at } }), 'CONFLICT');
+        err(await s.api('POST', '/api/sessions', { token: t, body: { tables: [], expected_updated_at: b.updated_at } }), 'INVALID_REQUEST');
+    });
+
+    test('deleting a table keeps a table saved meanwhile (the session is replaced only as read)', async () => {
+        const t = agent.token;
+        // Whichever comes first, the table c saved by the POST survives: [a, b, c] or [b, c].
+        for (let i = 0; i < 10; i++) {
+            const id = `del-s${i}`;
+            ok(await s.api('POST', '/api/sessions', { token: t, body: { id, tables: [{ id: 'a' }, { id: 'b', derive: { trigger: { tableId: 'a' } } }] } }));
+            const [d] = await Promise.all([
+                s.api('DELETE', `/api/sessions/${id}/tables/a`, { token: t }),
+                s.api('POST', '/api/sessions', { token: t, body: { id, tables: [{ id: 'a' }, { id: 'b', derive: { trigger: { tableId: 'a' } } }, { id: 'c' }] } }),
+            ]);
+            ok(d);
+            const now = ok(await s.api('GET', `/api/sessions/${id}`, { token: t })).tables.map((x) => x.id);
+            assert.ok(now.includes('c'), `the table saved meanwhile was lost: ${now}`);
+        }
+    });
+});
+
 describe('client-chosen ids', () => {
     test('"." and ".." are refused for sessions, tables and traces', async () => {
         for (const id of ['.', '..']) {
