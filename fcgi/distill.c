@@ -565,7 +565,9 @@ void distill_file_name(const char *title, const char *context_id, struct buf *ou
         for (size_t i = start; i < end && chars < 80;) {
             unsigned char c = (unsigned char)title[i];
             size_t k = utf8_prefix(title + i, end - i, 1);
-            if (k == 0)
+            /* 240 bytes at most: with "-N.md" a name stays within the 255
+             * bytes a file system (and so export) holds. */
+            if (k == 0 || out->len + k > 240)
                 break;
             if (c == ' ')
                 buf_addch(out, '-');

@@ -169,6 +169,9 @@ void h_distill_experience(struct request *req, struct response *res)
         reply_error(res, 200, E_INVALID_REQUEST, "%s", err.data);
         goto out;
     }
+    /* A folder named like a stored document (or the reverse) cannot be exported. */
+    if (knowledge_path_free_or_409(req, res, "experiences", norm.data, NULL))
+        goto out;
     k.space = xstrdup(req->who.space);
     k.category = xstrdup("experiences");
     k.path = xstrdup(norm.data);

@@ -107,7 +107,46 @@ static const char *meta_text(struct json_object *meta, const char *key)
     return json_object_get_string(v);
 }
 
-/* The reference's list item, plus id, version and updated_at. */
+/* The updated_token of an entry: "<updated_at>#<version>", which changes
+ * with every write even within one second (expected_updated takes it). */
+static struct json_object *updated_token(const char *updated_at, long version)
+{
+    struct buf t;
+    struct json_object *o;
+    buf_init(&t, 64);
+    buf_addf(&t, "%s#%ld", updated_at, version);
+    o = json_object_new_string(t.data);
+    buf_release(&t);
+    return o;
+}
+
+/* Whether expected_updated still holds for old: an updated_token must name
+ * its version; a plain updated_at (one-second resolution) must match and be
+ * unambiguous — no earlier version written within that same second, else a
+ * write in between could pass unseen. 1 holds, 0 not, or -(store status). */
+static int updated_holds(struct request *req, const struct knowledge *old, const char *expected)
+{
+    const char *hash = strchr(expected, '#');
+    size_t at_len = hash ? (size_t)(hash - expected) : strlen(expected);
+    char before[20];
+    long version;
+    int rc;
+    if (at_len != strlen(old->updated_at) || strncmp(expected, old->updated_at, at_len) != 0)
+        return 0;
+    if (hash)
+        return parse_long(hash + 1, 1, 1L << 40, &version) == 0 && version == old->version;
+    if (old->version <= 1)
+        return 1;
+    rc = store_knowledge_revision_time(req->store, req->who.space, old->id, old->version - 1,
+                                       before);
+    if (rc == STORE_NOT_FOUND)
+        return 1;
+    if (rc)
+        return -rc;
+    return strcmp(before, old->updated_at) != 0;
+}
+
+/* The reference's list item, plus id, version, updated_at and updated_token. */
 static struct json_object *list_item(const struct knowledge *k)
 {
     struct json_object *o = json_object_new_object(), *meta = meta_of(k);
@@ -124,6 +163,7 @@ static struct json_object *list_item(const struct knowledge *k)
     json_object_object_add(o, "id", json_object_new_string(k->id));
     json_object_object_add(o, "version", json_object_new_int64(k->version));
     json_object_object_add(o, "updated_at", json_object_new_string(k->updated_at));
+    json_object_object_add(o, "updated_token", updated_token(k->updated_at, k->version));
     json_object_put(meta);
     return o;
 }
@@ -206,6 +246,7 @@ void h_files_read(struct request *req, struct response *res)
         json_object_object_add(data, "id", json_object_new_string(k.id));
         json_object_object_add(data, "version", json_object_new_int64(k.version));
         json_object_object_add(data, "updated_at", json_object_new_string(k.updated_at));
+        json_object_object_add(data, "updated_token", updated_token(k.updated_at, k.version));
         json_object_object_add(data, "fields", fields);
         json_object_object_add(data, "html", json_object_new_string_len(html.data, (int)html.len));
         buf_release(&html);
@@ -251,6 +292,8 @@ void h_files_write(struct request *req, struct response *res)
         reply_error(res, 200, E_INVALID_REQUEST, "%s", err.data);
         goto out;
     }
+    if (knowledge_path_free_or_409(req, res, t.category, t.path, NULL))
+        goto out;
     k.space = xstrdup(req->who.space);
     k.category = xstrdup(t.category);
     k.path = xstrdup(t.path);
@@ -262,12 +305,16 @@ void h_files_write(struct request *req, struct response *res)
         knowledge_release(&old);
         rc = store_knowledge_get_by_path(req->store, req->who.space, t.category, t.path, &old);
         if (rc == STORE_OK) {
-            if ((expected_version && expected_version != old.version) ||
-                (expected_updated && strcmp(expected_updated, old.updated_at) != 0)) {
+            int holds = expected_updated ? updated_holds(req, &old, expected_updated) : 1;
+            if (holds < 0) {
+                reply_store_error(res, -holds, "Knowledge file");
+                goto out;
+            }
+            if ((expected_version && expected_version != old.version) || !holds) {
                 reply_error(res, 200, E_CONFLICT,
                             "The document was changed by someone else (now version %ld, "
-                            "updated %s); reload it and try again",
-                            old.version, old.updated_at);
+                            "updated %s#%ld); reload it and try again",
+                            old.version, old.updated_at, old.version);
                 goto out;
             }
             /* With expected_updated alone, the version just read guards the
@@ -316,6 +363,8 @@ void h_files_write(struct request *req, struct response *res)
         if (store_knowledge_get(req->store, req->who.space, k.id, 0, &now) == STORE_OK) {
             json_object_object_add(data, "version", json_object_new_int64(now.version));
             json_object_object_add(data, "updated_at", json_object_new_string(now.updated_at));
+            json_object_object_add(data, "updated_token",
+                                   updated_token(now.updated_at, now.version));
             knowledge_release(&now);
         }
         json_object_object_add(data, "created", json_object_new_boolean(created));
@@ -332,11 +381,80 @@ out:
 
 /* ---- /rename ---- */
 
+/* One attempt at moving the document at from to to: reads it, checks the
+ * destination, and moves it guarded by the version just read. A store
+ * status; STORE_CONFLICT with nothing replied when the document changed
+ * between the read and the move (the caller may try again); -1 when a
+ * reply was written. */
+static int rename_once(struct request *req, struct response *res, const struct target *from,
+                       const struct target *to, long expected_version, struct knowledge *old)
+{
+    struct knowledge k, taken;
+    int rc;
+    knowledge_release(old);
+    rc = store_knowledge_get_by_path(req->store, req->who.space, from->category, from->path, old);
+    if (rc == STORE_NOT_FOUND) {
+        reply_error(res, 200, E_FILE_NOT_FOUND, "Knowledge file not found");
+        return -1;
+    }
+    if (rc) {
+        reply_store_error(res, rc, "Knowledge file");
+        return -1;
+    }
+    if (expected_version && expected_version != old->version) {
+        reply_error(res, 200, E_CONFLICT,
+                    "The document was changed by someone else (now version %ld); reload it and "
+                    "try again",
+                    old->version);
+        return -1;
+    }
+    if (strcmp(from->category, to->category) == 0 && strcmp(from->path, to->path) == 0)
+        return STORE_OK;
+    rc = store_knowledge_get_by_path(req->store, req->who.space, to->category, to->path, &taken);
+    knowledge_release(&taken);
+    if (rc == STORE_OK) {
+        reply_error(res, 200, E_CONFLICT, "A document already exists at %s/%s", to->category,
+                    to->path);
+        return -1;
+    }
+    if (rc != STORE_NOT_FOUND) {
+        reply_store_error(res, rc, "Knowledge file");
+        return -1;
+    }
+    if (knowledge_path_free_or_409(req, res, to->category, to->path, old->id))
+        return -1;
+    if (strcmp(from->category, to->category) != 0) {
+        /* Into another category: its limits apply, as to a write there. */
+        struct buf doc, err;
+        int bad;
+        buf_init(&doc, 4 * 1024 * 1024);
+        buf_init(&err, 4096);
+        bad = document_prepare(to->category, to->path, old->document, strlen(old->document), &doc,
+                               &err);
+        if (bad)
+            reply_error(res, 200, E_INVALID_REQUEST, "%s", err.data);
+        buf_release(&doc);
+        buf_release(&err);
+        if (bad)
+            return -1;
+    }
+    /* The fields the new place decides (a title from the stem, a rule's
+     * alwaysApply); the text itself is never written back. */
+    knowledge_init(&k);
+    document_fill(&k, to->category, to->path, old->document, strlen(old->document));
+    k.category = xstrdup(to->category);
+    k.path = xstrdup(to->path);
+    rc =
+        store_knowledge_move(req->store, req->who.space, old->id, old->version, &k, req->who.actor);
+    knowledge_release(&k);
+    return rc;
+}
+
 void h_files_rename(struct request *req, struct response *res)
 {
     struct json_object *body = http_body_json_or_400(req, res), *nb = NULL;
     struct target from = {0}, to = {0};
-    struct knowledge old, k;
+    struct knowledge old;
     long expected_version;
     char *new_category;
     int rc;
@@ -344,7 +462,6 @@ void h_files_rename(struct request *req, struct response *res)
     if (!body)
         return;
     knowledge_init(&old);
-    knowledge_init(&k);
     if (target_or_400(res, body, "path", &from) ||
         jf_long_or_400(res, body, "expected_version", 1, 1L << 40, 0, &expected_version))
         goto out;
@@ -362,56 +479,23 @@ void h_files_rename(struct request *req, struct response *res)
         auth_may_change_or_403(&req->who, res, from.category) ||
         auth_may_change_or_403(&req->who, res, to.category))
         goto out;
-    rc = store_knowledge_get_by_path(req->store, req->who.space, from.category, from.path, &old);
-    if (rc == STORE_NOT_FOUND) {
-        reply_error(res, 200, E_FILE_NOT_FOUND, "Knowledge file not found");
-        goto out;
+    /* A write between the read and the move makes the move a CONFLICT in
+     * the store (never a write-back of the text read); without an expected
+     * version the move is tried again on what is there now. */
+    for (int attempt = 0;; attempt++) {
+        rc = rename_once(req, res, &from, &to, expected_version, &old);
+        if (rc != STORE_CONFLICT || expected_version || attempt == 2)
+            break;
     }
-    if (rc) {
+    if (rc < 0)
+        goto out;
+    if (rc == STORE_CONFLICT) {
+        reply_error(res, 200, E_CONFLICT,
+                    "The document changed, or %s/%s was taken, meanwhile; reload and retry",
+                    to.category, to.path);
+    } else if (rc) {
         reply_store_error(res, rc, "Knowledge file");
-        goto out;
-    }
-    if (strcmp(from.category, to.category) || strcmp(from.path, to.path)) {
-        struct knowledge taken;
-        if (store_knowledge_get_by_path(req->store, req->who.space, to.category, to.path, &taken) ==
-            STORE_OK) {
-            knowledge_release(&taken);
-            reply_error(res, 200, E_CONFLICT, "A document already exists at %s/%s", to.category,
-                        to.path);
-            goto out;
-        }
-        if (strcmp(from.category, to.category) != 0) {
-            /* Into another category: its limits apply, as to a write there. */
-            struct buf doc, err;
-            int bad;
-            buf_init(&doc, 4 * 1024 * 1024);
-            buf_init(&err, 4096);
-            bad = document_prepare(to.category, to.path, old.document, strlen(old.document), &doc,
-                                   &err);
-            if (bad)
-                reply_error(res, 200, E_INVALID_REQUEST, "%s", err.data);
-            buf_release(&doc);
-            buf_release(&err);
-            if (bad)
-                goto out;
-        }
-        k.category = xstrdup(to.category);
-        k.path = xstrdup(to.path);
-        document_fill(&k, to.category, to.path, old.document, strlen(old.document));
-        rc = store_knowledge_update(req->store, req->who.space, old.id, &k, expected_version,
-                                    req->who.actor, "rename");
-        if (rc == STORE_CONFLICT) {
-            reply_error(res, 200, E_CONFLICT,
-                        "The document changed, or %s/%s was taken, meanwhile; reload and retry",
-                        to.category, to.path);
-            goto out;
-        }
-        if (rc) {
-            reply_store_error(res, rc, "Knowledge file");
-            goto out;
-        }
-    }
-    {
+    } else {
         struct json_object *data = json_object_new_object();
         json_object_object_add(data, "category", json_object_new_string(to.category));
         json_object_object_add(data, "path", json_object_new_string(to.path));
@@ -420,7 +504,6 @@ void h_files_rename(struct request *req, struct response *res)
     }
 out:
     knowledge_release(&old);
-    knowledge_release(&k);
     target_release(&from);
     target_release(&to);
     json_object_put(nb);
@@ -466,6 +549,10 @@ static int trash_add(const struct knowledge *k, void *ctx)
     json_object_object_add(o, "title", json_object_new_string(k->title));
     json_object_object_add(o, "version", json_object_new_int64(k->version));
     json_object_object_add(o, "deleted_at", json_object_new_string(k->updated_at));
+    /* "deleted", or "merged" (by slim) with the entry it was merged into. */
+    json_object_object_add(o, "status", json_object_new_string(k->status));
+    json_object_object_add(o, "merged_into",
+                           k->merged_into ? json_object_new_string(k->merged_into) : NULL);
     json_object_array_add(ctx, o);
     return 0;
 }

@@ -46,7 +46,8 @@ void h_knowledge_slim(struct request *req, struct response *res)
     }
     if (dry_run) {
         struct json_object *plan = NULL;
-        rc = slim_plan(req->store, req->who.space, threshold, req->who.role >= ROLE_ADMIN, &plan);
+        rc = slim_plan(req->store, req->who.space, threshold, req->who.role >= ROLE_ADMIN,
+                       config_llm_configured(req->cfg), &plan);
         if (rc) {
             reply_store_error(res, rc, "Knowledge");
         } else {

@@ -211,6 +211,8 @@ void h_knowledge_create(struct request *req, struct response *res)
             goto out;
         }
         k.path = xstrndup(norm.data, norm.len);
+        if (knowledge_path_free_or_409(req, res, category, k.path, NULL))
+            goto out;
     } else if (strcmp(category, "rules") == 0) {
         reply_error(res, 200, E_INVALID_REQUEST, "'path' is required for a rule");
         goto out;
@@ -366,6 +368,24 @@ void h_knowledge_update(struct request *req, struct response *res)
     applied = json_object_new_object();
     if ((rc = store_begin(req->store)))
         goto fail;
+    if (score || evolve_feedback_id) {
+        /* A score or a rewrite changes the entry: on a rule, admins only.
+         * Checked inside the transaction, on the entry as it is now. */
+        struct knowledge target;
+        int may;
+        if ((rc = store_knowledge_get(req->store, req->who.space, req->params[0], 0, &target)))
+            goto fail;
+        may = auth_may_change(&req->who, target.category);
+        knowledge_release(&target);
+        if (!may) {
+            store_rollback(req->store);
+            json_object_put(applied);
+            if (evolve_feedback_id)
+                store_knowledge_feedback_mark(req->store, evolve_feedback_id, "failed");
+            auth_may_change_or_403(&req->who, res, "rules");
+            goto out;
+        }
+    }
     if (evolve_feedback_id) {
         if ((rc = evolve_apply(req, &current, evolved.data)) ||
             (rc = store_knowledge_feedback_mark(req->store, evolve_feedback_id, "applied")))
@@ -431,13 +451,23 @@ void h_knowledge_delete(struct request *req, struct response *res)
 {
     struct knowledge k;
     int rc;
-    if (entry_or_404(req, res, 0, &k))
+    knowledge_init(&k);
+    /* The category that decides who may delete is read in the transaction
+     * that deletes, so a move into rules meanwhile cannot slip through. */
+    if ((rc = store_begin(req->store))) {
+        reply_store_error(res, rc, WHAT);
         return;
-    if (auth_may_change_or_403(&req->who, res, k.category)) {
+    }
+    if (entry_or_404(req, res, 0, &k) || auth_may_change_or_403(&req->who, res, k.category)) {
+        store_rollback(req->store);
         knowledge_release(&k);
         return;
     }
     rc = store_knowledge_delete(req->store, req->who.space, k.id, req->who.actor);
+    if (rc)
+        store_rollback(req->store);
+    else
+        rc = store_commit(req->store);
     if (rc) {
         reply_store_error(res, rc, WHAT);
     } else {
@@ -494,9 +524,12 @@ static void batch_evolve(struct request *req, const char *id, const char *feedba
         r.error_code = rc == STORE_CONFLICT ? E_CONFLICT : E_SERVICE_UNAVAILABLE;
         buf_reset(&r.error_message);
         buf_adds(&r.error_message, "The entry changed meanwhile, or could not be written");
-    } else if (rc) {
+    } else if (rc == STORE_NOT_FOUND) {
         r.error_code = E_NOT_FOUND;
         buf_adds(&r.error_message, WHAT " not found");
+    } else if (rc) { /* the entry (and so who may rewrite it) could not be read */
+        r.error_code = E_SERVICE_UNAVAILABLE;
+        buf_adds(&r.error_message, "The entry could not be read");
     }
     store_knowledge_feedback_mark(req->store, fid, "failed");
     json_object_object_add(out, "evolved", json_object_new_boolean(0));
@@ -715,6 +748,7 @@ static int last_active(const struct knowledge_revision *r, void *ctx)
 /* The category of revision want->version's snapshot (NULL when not found). */
 struct revision_category {
     long version;
+    int found;
     char *category;
 };
 
@@ -724,6 +758,7 @@ static int revision_category(const struct knowledge_revision *r, void *ctx)
     struct json_object *doc, *cat;
     if (r->version != want->version)
         return 0;
+    want->found = 1;
     doc = json_parse_stored(r->document);
     if (doc && json_object_object_get_ex(doc, "category", &cat) && json_object_get_string(cat))
         want->category = xstrdup(json_object_get_string(cat));
@@ -731,47 +766,84 @@ static int revision_category(const struct knowledge_revision *r, void *ctx)
     return 1;
 }
 
-void h_knowledge_revert(struct request *req, struct response *res)
+/* The revert itself, inside the caller's transaction: every read that
+ * decides who may revert fails closed (a store error is an error answer). */
+static void revert_in_tx(struct request *req, struct response *res, long version)
 {
-    struct json_object *body = http_body_json_or_400(req, res);
+    struct revision_category want = {0, 0, NULL};
     struct knowledge k;
-    long version;
     int rc;
-    if (!body)
+    if (entry_or_404(req, res, 1, &k))
         return;
-    knowledge_init(&k);
-    if (jf_long_or_400(res, body, "version", 1, 1000000000L, 0, &version))
+    if (auth_may_change_or_403(&req->who, res, k.category))
         goto out;
-    if (entry_or_404(req, res, 1, &k) || auth_may_change_or_403(&req->who, res, k.category))
+    if (!version && strcmp(k.status, "active") != 0 &&
+        (rc = store_knowledge_revisions_each(req->store, req->who.space, k.id, last_active,
+                                             &version))) {
+        reply_store_error(res, rc, WHAT);
         goto out;
-    if (!version && strcmp(k.status, "active") != 0)
-        store_knowledge_revisions_each(req->store, req->who.space, k.id, last_active, &version);
+    }
     if (!version) {
         reply_error(res, 200, E_INVALID_REQUEST,
                     "'version' is required (only a deleted entry can be restored without one)");
         goto out;
     }
-    {
-        /* Reverting to a revision that was a rule changes a rule: admins only. */
-        struct revision_category want = {version, NULL};
-        int denied;
-        store_knowledge_revisions_each(req->store, req->who.space, k.id, revision_category, &want);
-        denied = auth_may_change_or_403(&req->who, res, want.category);
-        free(want.category);
-        if (denied)
-            goto out;
+    /* Reverting to a revision that was a rule changes a rule: admins only. */
+    want.version = version;
+    rc = store_knowledge_revisions_each(req->store, req->who.space, k.id, revision_category, &want);
+    if (rc) {
+        reply_store_error(res, rc, WHAT);
+        goto out;
     }
+    if (!want.found) {
+        reply_error(res, 200, E_NOT_FOUND, "Revision %ld of %s not found", version, k.id);
+        goto out;
+    }
+    if (!want.category) {
+        reply_error(res, 500, E_INTERNAL, "Revision %ld of %s cannot be read", version, k.id);
+        goto out;
+    }
+    if (auth_may_change_or_403(&req->who, res, want.category))
+        goto out;
     rc = store_knowledge_revert(req->store, req->who.space, k.id, version, req->who.actor);
     if (rc == STORE_NOT_FOUND)
         reply_error(res, 200, E_NOT_FOUND, "Revision %ld of %s not found", version, k.id);
     else if (rc == STORE_CONFLICT)
         reply_error(res, 200, E_CONFLICT,
-                    "Another entry now holds the path of revision %ld; move it first", version);
+                    "Another entry now holds the path of revision %ld (or a folder or file of "
+                    "that name exists); move it first",
+                    version);
     else if (rc)
         reply_store_error(res, rc, WHAT);
-    else
-        reply_entry(req, res, k.id, NULL);
 out:
+    free(want.category);
     knowledge_release(&k);
+}
+
+void h_knowledge_revert(struct request *req, struct response *res)
+{
+    struct json_object *body = http_body_json_or_400(req, res);
+    long version;
+    int rc;
+    if (!body)
+        return;
+    if (jf_long_or_400(res, body, "version", 1, 1000000000L, 0, &version))
+        goto out;
+    /* One write transaction: the entry and revision read for the checks
+     * are the ones reverted, with no change possible in between. */
+    if ((rc = store_begin(req->store))) {
+        reply_store_error(res, rc, WHAT);
+        goto out;
+    }
+    revert_in_tx(req, res, version);
+    if (res->done) {
+        store_rollback(req->store);
+        goto out;
+    }
+    if ((rc = store_commit(req->store)))
+        reply_store_error(res, rc, WHAT);
+    else
+        reply_entry(req, res, req->params[0], NULL);
+out:
     json_object_put(body);
 }

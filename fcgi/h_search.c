@@ -240,7 +240,7 @@ void h_search_entries(struct request *req, struct response *res)
         return;
     if (trace_id && *trace_id && !id_text_valid(trace_id, 128)) {
         reply_error(res, 200, E_INVALID_REQUEST,
-                    "Invalid trace_id: 1 to 128 of A-Z a-z 0-9 . _ : -");
+                    "Invalid trace_id: 1 to 128 of A-Z a-z 0-9 . _ : -, not . or ..");
         return;
     }
     if (http_query(req, "task") &&

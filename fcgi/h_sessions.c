@@ -8,6 +8,7 @@
 #include "util.h"
 
 #include <sodium.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_TABLES 500
@@ -16,7 +17,7 @@ static int session_id_or_400(struct request *req, struct response *res)
 {
     if (!id_text_valid(req->params[0], 128)) {
         reply_error(res, 200, E_INVALID_REQUEST,
-                    "Invalid session id: 1 to 128 of A-Z a-z 0-9 . _ : -");
+                    "Invalid session id: 1 to 128 of A-Z a-z 0-9 . _ : -, not . or ..");
         return -1;
     }
     return 0;
@@ -95,7 +96,8 @@ static int tables_or_400(struct response *res, struct json_object *tables)
         if (!json_object_is_type(t, json_type_object) || !json_object_object_get_ex(t, "id", &id) ||
             !(tid = jf_str(id)) || !id_text_valid(tid, 256)) {
             reply_error(res, 200, E_INVALID_REQUEST,
-                        "Table %zu needs an 'id' (1 to 256 of A-Z a-z 0-9 . _ : -)", i);
+                        "Table %zu needs an 'id' (1 to 256 of A-Z a-z 0-9 . _ : -, not . or ..)",
+                        i);
             return -1;
         }
         for (size_t j = 0; j < i; j++) {
@@ -113,17 +115,22 @@ static int tables_or_400(struct response *res, struct json_object *tables)
 void h_sessions_put(struct request *req, struct response *res)
 {
     struct json_object *body = http_body_json_or_400(req, res), *tables, *doc;
-    const char *id, *title;
+    const char *id, *title, *expected;
     char generated[40];
     int rc;
     if (!body)
         return;
     if (jf_string_or_400(res, body, "id", 0, 128, &id) ||
-        jf_string_or_400(res, body, "title", 0, 200, &title))
+        jf_string_or_400(res, body, "title", 0, 200, &title) ||
+        jf_string_or_400(res, body, "expected_updated_at", 0, 64, &expected))
         goto out;
+    if (expected && !id) {
+        reply_error(res, 200, E_INVALID_REQUEST, "'expected_updated_at' needs the session's 'id'");
+        goto out;
+    }
     if (id && !id_text_valid(id, 128)) {
         reply_error(res, 200, E_INVALID_REQUEST,
-                    "Invalid session id: 1 to 128 of A-Z a-z 0-9 . _ : -");
+                    "Invalid session id: 1 to 128 of A-Z a-z 0-9 . _ : -, not . or ..");
         goto out;
     }
     if (!json_object_object_get_ex(body, "tables", &tables) ||
@@ -142,9 +149,17 @@ void h_sessions_put(struct request *req, struct response *res)
     }
     doc = json_object_new_object();
     json_object_object_add(doc, "tables", json_object_get(tables));
-    rc = store_session_put(req->store, req->who.space, id, title, json_text(doc));
+    /* With expected_updated_at (the session as the caller read it) a save
+     * in between is never overwritten: CONFLICT, and the caller reloads. */
+    rc = expected
+             ? store_session_put_if(req->store, req->who.space, id, title, json_text(doc), expected)
+             : store_session_put(req->store, req->who.space, id, title, json_text(doc));
     json_object_put(doc);
-    if (rc)
+    if (rc == STORE_CONFLICT)
+        reply_error(res, 200, E_CONFLICT,
+                    "The session was changed (or removed) since %s; reload it and try again",
+                    expected);
+    else if (rc)
         reply_store_error(res, rc, "Session");
     else
         reply_session(req, res, id);
@@ -164,22 +179,30 @@ void h_sessions_delete(struct request *req, struct response *res)
         reply_data(res, NULL);
 }
 
-/* DELETE /api/sessions/{id}/tables/{table_id}: drop one table; tables that
- * derived from it now derive from its parent (or start the chain), as the
- * reference re-parents a deleted middle step. */
-void h_sessions_delete_table(struct request *req, struct response *res)
+/* A session as stored: its title and document text (caller frees). */
+struct session_raw {
+    char *title, *document;
+};
+
+static void keep_raw(const struct session_info *s, void *ctx)
 {
-    struct json_object *s = NULL, *tables, *kept, *title;
-    const char *gone = req->params[1], *grandparent = NULL;
-    int found = 0, rc;
-    if (session_id_or_400(req, res))
-        return;
-    rc = store_session_get(req->store, req->who.space, req->params[0], keep_full, &s);
-    if (rc) {
-        reply_store_error(res, rc, "Session");
-        return;
+    struct session_raw *r = ctx;
+    r->title = xstrdup(s->title);
+    r->document = xstrdup(s->document);
+}
+
+/* The tables of a session document without the table gone; tables that
+ * derived from it now derive from its parent. NULL when gone is not there. */
+static struct json_object *without_table(const char *document, const char *gone)
+{
+    struct json_object *doc = json_parse_stored(document), *tables = NULL, *kept;
+    const char *grandparent = NULL;
+    int found = 0;
+    if (!doc || !json_object_object_get_ex(doc, "tables", &tables) ||
+        !json_object_is_type(tables, json_type_array)) {
+        json_object_put(doc);
+        return NULL;
     }
-    json_object_object_get_ex(s, "tables", &tables);
     kept = json_object_new_array();
     for (size_t i = 0; i < json_object_array_length(tables); i++) {
         struct json_object *t = json_object_array_get_idx(tables, i), *id;
@@ -191,11 +214,7 @@ void h_sessions_delete_table(struct request *req, struct response *res)
             json_object_array_add(kept, json_object_get(t));
         }
     }
-    if (!found) {
-        reply_error(res, 200, E_NOT_FOUND, "Table not found in this session");
-        goto out;
-    }
-    for (size_t i = 0; i < json_object_array_length(kept); i++) {
+    for (size_t i = 0; found && i < json_object_array_length(kept); i++) {
         struct json_object *t = json_object_array_get_idx(kept, i), *derive, *trigger;
         const char *parent = parent_of(t);
         if (!parent || strcmp(parent, gone) != 0)
@@ -205,19 +224,51 @@ void h_sessions_delete_table(struct request *req, struct response *res)
         json_object_object_add(trigger, "tableId",
                                grandparent ? json_object_new_string(grandparent) : NULL);
     }
-    {
-        struct json_object *doc = json_object_new_object();
-        json_object_object_add(doc, "tables", json_object_get(kept));
-        json_object_object_get_ex(s, "title", &title);
-        rc = store_session_put(req->store, req->who.space, req->params[0],
-                               json_object_get_string(title), json_text(doc));
-        json_object_put(doc);
+    json_object_put(doc); /* grandparent (a string of doc) was copied where it was used */
+    if (!found) {
+        json_object_put(kept);
+        return NULL;
     }
-    if (rc)
+    return kept;
+}
+
+/* DELETE /api/sessions/{id}/tables/{table_id}: drop one table; tables that
+ * derived from it now derive from its parent (or start the chain), as the
+ * reference re-parents a deleted middle step. The session is replaced only
+ * if it is still as read, so a save in between is never undone (the drop is
+ * then made again on what is there now). */
+void h_sessions_delete_table(struct request *req, struct response *res)
+{
+    int rc = STORE_CONFLICT;
+    if (session_id_or_400(req, res))
+        return;
+    for (int attempt = 0; attempt < 3 && rc == STORE_CONFLICT; attempt++) {
+        struct session_raw raw = {NULL, NULL};
+        struct json_object *kept, *doc;
+        rc = store_session_get(req->store, req->who.space, req->params[0], keep_raw, &raw);
+        if (rc) {
+            reply_store_error(res, rc, "Session");
+            return;
+        }
+        kept = without_table(raw.document, req->params[1]);
+        if (!kept) {
+            free(raw.title);
+            free(raw.document);
+            reply_error(res, 200, E_NOT_FOUND, "Table not found in this session");
+            return;
+        }
+        doc = json_object_new_object();
+        json_object_object_add(doc, "tables", kept);
+        rc = store_session_replace(req->store, req->who.space, req->params[0], raw.title,
+                                   json_text(doc), raw.title, raw.document);
+        json_object_put(doc);
+        free(raw.title);
+        free(raw.document);
+    }
+    if (rc == STORE_CONFLICT)
+        reply_error(res, 200, E_CONFLICT, "The session kept changing; try again");
+    else if (rc)
         reply_store_error(res, rc, "Session");
     else
         reply_session(req, res, req->params[0]);
-out:
-    json_object_put(kept);
-    json_object_put(s);
 }

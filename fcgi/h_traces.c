@@ -32,7 +32,7 @@ static const char *trace_param_or_400(struct request *req, struct response *res)
 {
     if (!id_text_valid(req->params[0], 128)) {
         reply_error(res, 200, E_INVALID_REQUEST,
-                    "Invalid trace_id: 1 to 128 of A-Z a-z 0-9 . _ : -");
+                    "Invalid trace_id: 1 to 128 of A-Z a-z 0-9 . _ : -, not . or ..");
         return NULL;
     }
     return req->params[0];
@@ -110,7 +110,7 @@ void h_traces_create(struct request *req, struct response *res)
         goto out;
     if (trace_id && !id_text_valid(trace_id, 128)) {
         reply_error(res, 200, E_INVALID_REQUEST,
-                    "Invalid trace_id: 1 to 128 of A-Z a-z 0-9 . _ : -");
+                    "Invalid trace_id: 1 to 128 of A-Z a-z 0-9 . _ : -, not . or ..");
         goto out;
     }
     if (!trace_id) {

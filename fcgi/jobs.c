@@ -69,7 +69,8 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
         c.model = json_object_get_string(v);
     v = NULL;
     json_object_object_get_ex(params, "with_rules", &v);
-    if (slim_plan(st, job->space, threshold, v && json_object_get_boolean(v), &plan)) {
+    if (slim_plan(st, job->space, threshold, v && json_object_get_boolean(v),
+                  config_llm_configured(cfg), &plan)) {
         store_job_finish(
             st, job->id, "failed", NULL,
             "{\"code\":\"SERVICE_UNAVAILABLE\",\"message\":\"The plan could not be made\"}");

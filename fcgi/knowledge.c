@@ -182,6 +182,36 @@ static void agent_folder(const char *agent_id, struct buf *out)
     }
     if (out->len == 0)
         buf_adds(out, "agent");
+    /* Never "x.md": a folder must not share its name with a document. */
+    if (out->len >= 3 && strcmp(out->data + out->len - 3, ".md") == 0)
+        out->data[out->len - 3] = '-';
+}
+
+int knowledge_path_free_or_409(const struct request *req, struct response *res,
+                               const char *category, const char *path, const char *except_id)
+{
+    enum path_clash clash;
+    const char *slash = strchr(path, '/');
+    int rc =
+        store_knowledge_path_clash(req->store, req->who.space, category, path, except_id, &clash);
+    if (rc) {
+        reply_store_error(res, rc, "Knowledge file");
+        return -1;
+    }
+    if (clash == PATH_CLASH_FOLDER) {
+        reply_error(res, 200, E_CONFLICT,
+                    "%s/%s is a folder that holds other documents; a name is a file or a "
+                    "folder, never both",
+                    category, path);
+        return -1;
+    }
+    if (clash == PATH_CLASH_FILE) {
+        reply_error(res, 200, E_CONFLICT,
+                    "%s/%.*s is a document; a name is a file or a folder, never both", category,
+                    (int)(slash - path), path);
+        return -1;
+    }
+    return 0;
 }
 
 int knowledge_create(struct store *st, struct knowledge *k, const char *actor)

@@ -107,4 +107,11 @@ int knowledge_case_to_json(const struct knowledge_case *c, void *ctx);
  * a path it is "<agent>/<id>.md". Returns a store status (store.h). */
 int knowledge_create(struct store *st, struct knowledge *k, const char *actor);
 
+/* 0 when a document at (category, path) of the caller's space would clash
+ * with no other active one (except_id, may be NULL, not counted); else a
+ * CONFLICT naming the file or folder it would clash with (or the store
+ * error) is written to res and -1 returned. */
+int knowledge_path_free_or_409(const struct request *req, struct response *res,
+                               const char *category, const char *path, const char *except_id);
+
 #endif

@@ -5,6 +5,10 @@
 #include <string.h>
 
 #define PATH_MAX_CHARS 255
+/* A file or folder name on disk (NAME_MAX): export writes every segment as
+ * one. The whole path, at most 255 characters of at most 4 bytes, stays
+ * far below PATH_MAX with the export directory in front. */
+#define SEGMENT_MAX_BYTES 255
 
 int category_valid(const char *category)
 {
@@ -75,6 +79,16 @@ int path_check(const char *category, const char *path, struct buf *out, struct b
     if (!utf8_valid(path, len) || utf8_length(path, len) > PATH_MAX_CHARS) {
         buf_addf(err, "Path must be valid UTF-8 of at most %d characters", PATH_MAX_CHARS);
         return -1;
+    }
+    for (const char *p = path; *p;) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (n > SEGMENT_MAX_BYTES) {
+            buf_addf(err, "A file or folder name must be at most %d bytes (got %zu)",
+                     SEGMENT_MAX_BYTES, n);
+            return -1;
+        }
+        p += n + (slash ? 1 : 0);
     }
     for (const char *p = path; *p;) {
         const char *slash = strchr(p, '/');

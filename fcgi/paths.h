@@ -1,6 +1,7 @@
 /* paths: validation of file-view paths, in the reference's order and with its
  * messages (REFERENCE.md section 2), plus the characters it let through that
- * KnowHub refuses (backslash, control characters). Paths are keys, never
+ * KnowHub refuses (backslash, control characters, a file or folder name over
+ * 255 bytes, which no file system holds). Paths are keys, never
  * opened as files; export confines them again when it writes. */
 #ifndef KNOWHUB_PATHS_H
 #define KNOWHUB_PATHS_H

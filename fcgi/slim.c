@@ -17,6 +17,7 @@
 #define BANDS 16
 #define ROWS (MINHASH / BANDS)
 #define BUCKET_CAP 64 /* compare at most this many entries sharing one band value */
+#define SHINGLE 3     /* words per shingle when the order of words counts */
 
 struct item {
     char *id, *title, *path, *category, *updated_at;
@@ -30,6 +31,7 @@ struct items {
     struct item *v;
     size_t n, cap;
     int with_rules;
+    int shingles; /* compare word 3-shingles (order-aware), not token sets */
 };
 
 static uint64_t fnv1a(const char *s, size_t n)
@@ -68,6 +70,38 @@ static int add_token(void *ctx, const char *token, size_t n, size_t start, size_
     return 0;
 }
 
+/* Every word of text, in order, for shingles: runs of ASCII letters and
+ * digits (lower-cased) and each other character on its own. Unlike the
+ * search tokenizer it drops nothing: "not" and "no" count here. */
+static void add_words(const char *text, struct token_set *t)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    char word[64];
+    size_t n = 0;
+    for (;; p++) {
+        int alnum =
+            (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
+        if (alnum && n < sizeof word) {
+            word[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+            continue;
+        }
+        if (n)
+            add_token(t, word, n, 0, 0);
+        n = 0;
+        if (!*p)
+            break;
+        if (*p >= 0x80) { /* one character of a non-ASCII script */
+            size_t len = 1;
+            while (len < 4 && (p[len] & 0xC0) == 0x80)
+                len++;
+            add_token(t, (const char *)p, len, 0, 0);
+            p += len - 1;
+        } else if (alnum) {
+            word[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p); /* a long word goes on */
+        }
+    }
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -93,10 +127,30 @@ static int collect(const struct knowledge *k, void *ctx)
     e->category = xstrdup(k->category);
     e->updated_at = xstrdup(k->updated_at);
     e->quality = k->score + (double)k->helpful - 2.0 * (double)k->harmful;
-    tokenize(k->title, strlen(k->title), add_token, &t);
-    tokenize(k->tags, strlen(k->tags), add_token, &t);
-    tokenize(k->scenario, strlen(k->scenario), add_token, &t);
-    tokenize(k->content, strlen(k->content), add_token, &t);
+    if (it->shingles) {
+        add_words(k->title, &t);
+        add_words(k->tags, &t);
+        add_words(k->scenario, &t);
+        add_words(k->content, &t);
+    } else {
+        tokenize(k->title, strlen(k->title), add_token, &t);
+        tokenize(k->tags, strlen(k->tags), add_token, &t);
+        tokenize(k->scenario, strlen(k->scenario), add_token, &t);
+        tokenize(k->content, strlen(k->content), add_token, &t);
+    }
+    if (it->shingles && t.n) {
+        /* Each run of SHINGLE consecutive tokens becomes one hash, so "enable
+         * A, disable B" and "disable A, enable B" share almost nothing. A
+         * text shorter than a shingle is one shingle of all its tokens. */
+        size_t n = t.n >= SHINGLE ? t.n - SHINGLE + 1 : 1;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t h = mix(t.h[i]);
+            for (size_t j = 1; j < SHINGLE && i + j < t.n; j++)
+                h = mix(h ^ t.h[i + j]);
+            t.h[i] = h; /* t.h[i] is not read again: later shingles start after it */
+        }
+        t.n = n;
+    }
     if (t.n > 1)
         qsort(t.h, t.n, sizeof *t.h, cmp_u64);
     size_t u = 0;
@@ -144,10 +198,34 @@ static size_t find(size_t *parent, size_t x)
     return x;
 }
 
+/* Item indexes ordered by their group (root), then by index. */
+struct member_key {
+    size_t root, item;
+};
+
+static int cmp_member(const void *a, const void *b)
+{
+    const struct member_key *x = a, *y = b;
+    if (x->root != y->root)
+        return x->root < y->root ? -1 : 1;
+    return x->item < y->item ? -1 : x->item > y->item;
+}
+
 struct band_key {
     uint64_t key;
     size_t item;
 };
+
+/* Whether a candidate pair needs its exact Jaccard: not when their MinHash
+ * values agree far less often than the threshold asks (the estimate's
+ * error at 32 values is about 0.07; 0.3 below is over 4 times that). */
+static int worth_measuring(const struct item *a, const struct item *b, double least)
+{
+    int agree = 0;
+    for (int j = 0; j < MINHASH; j++)
+        agree += a->sig[j] == b->sig[j];
+    return (double)agree / MINHASH >= least - 0.3;
+}
 
 static int cmp_band(const void *a, const void *b)
 {
@@ -179,13 +257,17 @@ static struct json_object *item_json(const struct item *e)
     return o;
 }
 
-int slim_plan(struct store *st, const char *space, double threshold, int with_rules,
+int slim_plan(struct store *st, const char *space, double threshold, int with_rules, int by_llm,
               struct json_object **plan)
 {
-    struct items it = {.with_rules = with_rules};
+    struct items it = {.with_rules = with_rules, .shingles = !by_llm};
     struct band_key *keys = NULL;
+    struct member_key *order = NULL;
     size_t *parent = NULL, nkeys = 0;
     struct json_object *groups;
+    double least =
+        by_llm ? threshold
+               : (threshold > SLIM_LOCAL_MIN_SIMILARITY ? threshold : SLIM_LOCAL_MIN_SIMILARITY);
     int rc = store_knowledge_scan(st, space, SCAN_ACTIVE, NULL, 0, collect, &it);
     *plan = NULL;
     if (rc)
@@ -216,39 +298,55 @@ int slim_plan(struct store *st, const char *space, double threshold, int with_ru
         for (size_t a = s; a < e && a < s + BUCKET_CAP; a++)
             for (size_t b = a + 1; b < e && b < s + BUCKET_CAP; b++) {
                 size_t x = keys[a].item, y = keys[b].item;
-                if (strcmp(it.v[x].category, it.v[y].category) == 0 &&
-                    find(parent, x) != find(parent, y) && jaccard(&it.v[x], &it.v[y]) >= threshold)
+                if (find(parent, x) != find(parent, y) &&
+                    worth_measuring(&it.v[x], &it.v[y], least) &&
+                    strcmp(it.v[x].category, it.v[y].category) == 0 &&
+                    jaccard(&it.v[x], &it.v[y]) >= least)
                     parent[find(parent, x)] = find(parent, y);
             }
         s = e;
     }
+    /* Groups in one sort by root (never a scan of all items per root). */
+    order = xcalloc(it.n + 1, sizeof *order);
+    for (size_t i = 0; i < it.n; i++) {
+        order[i].root = find(parent, i);
+        order[i].item = i;
+    }
+    if (it.n > 1)
+        qsort(order, it.n, sizeof *order, cmp_member);
     groups = json_object_new_array();
-    for (size_t root = 0; root < it.n; root++) {
-        size_t survivor = SIZE_MAX, count = 0;
-        if (find(parent, root) != root)
+    for (size_t s = 0; s < it.n;) {
+        size_t e = s + 1, survivor;
+        while (e < it.n && order[e].root == order[s].root)
+            e++;
+        if (e - s < 2) {
+            s = e;
             continue;
-        for (size_t i = 0; i < it.n; i++)
-            if (find(parent, i) == root) {
-                count++;
-                if (survivor == SIZE_MAX || better(&it.v[i], &it.v[survivor]))
-                    survivor = i;
-            }
-        if (count < 2)
-            continue;
+        }
+        survivor = order[s].item;
+        for (size_t i = s + 1; i < e; i++)
+            if (better(&it.v[order[i].item], &it.v[survivor]))
+                survivor = order[i].item;
         struct json_object *g = json_object_new_object(), *members = json_object_new_array();
         json_object_object_add(g, "survivor", item_json(&it.v[survivor]));
-        for (size_t i = 0; i < it.n; i++)
-            if (i != survivor && find(parent, i) == root) {
-                struct json_object *m = item_json(&it.v[i]);
-                json_object_object_add(m, "similarity",
-                                       json_object_new_double(jaccard(&it.v[i], &it.v[survivor])));
-                json_object_array_add(members, m);
-            }
+        for (size_t i = s; i < e; i++) {
+            size_t m = order[i].item;
+            if (m == survivor)
+                continue;
+            struct json_object *mj = item_json(&it.v[m]);
+            json_object_object_add(mj, "similarity",
+                                   json_object_new_double(jaccard(&it.v[m], &it.v[survivor])));
+            json_object_array_add(members, mj);
+        }
         json_object_object_add(g, "members", members);
         json_object_array_add(groups, g);
+        s = e;
     }
     *plan = json_object_new_object();
     json_object_object_add(*plan, "threshold", json_object_new_double(threshold));
+    json_object_object_add(*plan, "similarity",
+                           json_object_new_string(by_llm ? "token-set" : "word-3-shingles"));
+    json_object_object_add(*plan, "min_similarity", json_object_new_double(least));
     json_object_object_add(*plan, "entries", json_object_new_int64((int64_t)it.n));
     json_object_object_add(*plan, "groups", groups);
 out:
@@ -262,6 +360,7 @@ out:
     }
     free(it.v);
     free(keys);
+    free(order);
     free(parent);
     return rc;
 }
@@ -365,12 +464,17 @@ int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
         goto out;
     if (store_begin(c->st))
         goto store_failed;
-    if (text.len) {
+    {
+        /* The survivor gets a "merge" revision: the LLM's text, or (without
+         * an LLM) its own, so its history shows the merge. */
         struct knowledge next;
         struct buf doc;
         knowledge_init(&next);
         buf_init(&doc, 4 << 20);
-        document_with_body(survivor.document, text.data, &doc);
+        if (text.len)
+            document_with_body(survivor.document, text.data, &doc);
+        else
+            buf_adds(&doc, survivor.document);
         next.category = xstrdup(survivor.category);
         next.path = xstrdup(survivor.path);
         document_fill(&next, survivor.category, survivor.path, doc.data, doc.len);
@@ -388,11 +492,22 @@ int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
             goto store_failed;
         }
     }
-    for (size_t i = 0; i < n; i++)
-        if (store_knowledge_merge(c->st, c->space, survivor.id, members[i].id, c->actor)) {
+    for (size_t i = 0; i < n; i++) {
+        /* A member edited since it was read (and given to the LLM) is not
+         * merged over: the whole group is left as it was. */
+        int mrc = store_knowledge_merge(c->st, c->space, survivor.id, members[i].id,
+                                        members[i].version, c->actor);
+        if (mrc == STORE_CONFLICT || mrc == STORE_NOT_FOUND) {
+            store_rollback(c->st);
+            *error = error_json("CONFLICT", "An entry of the group changed meanwhile; the group "
+                                            "was left as it was");
+            goto out;
+        }
+        if (mrc) {
             store_rollback(c->st);
             goto store_failed;
         }
+    }
     if (store_commit(c->st))
         goto store_failed;
     rc = 0;

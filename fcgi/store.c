@@ -299,6 +299,13 @@ enum stmt_id {
     S_DATA_VERSION,
     S_CASES_PAGE,
     S_CASES_COUNT,
+    S_K_MOVE,
+    S_K_FOLDER_TAKEN,
+    S_K_FILE_TAKEN,
+    S_K_PLACE,
+    S_REVISION_TIME,
+    S_SESSION_REPLACE,
+    S_SESSION_PUT_IF,
     S_READ_BEGIN,
     S_READ_END,
     S_COUNT
@@ -483,7 +490,8 @@ static const char *const stmt_sql[S_COUNT] = {
         " goal_id, created_at FROM knowledge_cases WHERE knowledge_id = ?2 ORDER BY seq",
     [S_MERGE_TOMBSTONE] = "UPDATE knowledge SET status = 'merged', merged_into = ?1,"
                           " version = version + 1, updated_at = ?3"
-                          " WHERE id = ?2 AND space = ?4 AND status = 'active'",
+                          " WHERE id = ?2 AND space = ?4 AND status = 'active'"
+                          " AND (?5 <= 0 OR version = ?5)",
     [S_FEEDBACK_MARK] = "UPDATE knowledge_feedback SET status = ?2 WHERE seq = ?1",
     [S_DATA_VERSION] = "PRAGMA data_version",
     [S_CASES_PAGE] = "SELECT kind, case_id, scenario, result, agent_id, trace_id, goal_id,"
@@ -491,8 +499,27 @@ static const char *const stmt_sql[S_COUNT] = {
                      " ORDER BY seq LIMIT ?3 OFFSET ?4",
     [S_CASES_COUNT] = "SELECT count(*) FROM knowledge_cases WHERE knowledge_id = ?1 AND kind = ?2",
     [S_SCAN_DELETED] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
-                       " WHERE space = ?1 AND status = 'deleted' AND (?2 IS NULL OR category = ?2)"
+                       " WHERE space = ?1 AND status IN ('deleted', 'merged')"
+                       " AND (?2 IS NULL OR category = ?2)"
                        " ORDER BY updated_at DESC, seq DESC LIMIT 200",
+    /* Only where the document is: category, path and what they decide
+     * (the title and scenario a stem gives, a rule's alwaysApply). */
+    [S_K_MOVE] = "UPDATE knowledge SET category = ?4, path = ?5, title = ?6, scenario = ?7,"
+                 " always_apply = ?8, version = version + 1, updated_at = ?9"
+                 " WHERE id = ?1 AND space = ?2 AND status = 'active' AND version = ?3",
+    /* Another active entry inside the folder ?3 ("?3/..."): '0' follows '/'. */
+    [S_K_FOLDER_TAKEN] = "SELECT 1 FROM knowledge WHERE space = ?1 AND category = ?2"
+                         " AND status = 'active' AND path > ?3 || '/' AND path < ?3 || '0'"
+                         " AND id != ?4 LIMIT 1",
+    [S_K_FILE_TAKEN] = "SELECT 1 FROM knowledge WHERE space = ?1 AND category = ?2"
+                       " AND status = 'active' AND path = ?3 AND id != ?4",
+    [S_K_PLACE] = "SELECT category, path FROM knowledge WHERE id = ?1 AND status = 'active'",
+    [S_SESSION_PUT_IF] = "UPDATE sessions SET title = ?3, document = ?4, updated_at = ?5"
+                         " WHERE space = ?1 AND id = ?2 AND updated_at = ?6",
+    [S_SESSION_REPLACE] = "UPDATE sessions SET title = ?3, document = ?4, updated_at = ?5"
+                          " WHERE space = ?1 AND id = ?2 AND document = ?6 AND title = ?7",
+    [S_REVISION_TIME] = "SELECT created_at FROM knowledge_revisions"
+                        " WHERE knowledge_id = ?1 AND space = ?2 AND version = ?3",
 };
 
 struct store {
@@ -1073,6 +1100,71 @@ static int entry_active(struct store *st, const char *space, const char *id)
     return rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
 }
 
+/* STORE_CONFLICT when s (bound) returns a row, STORE_OK when none; s is reset. */
+static int row_means_conflict(sqlite3_stmt *s)
+{
+    int rc = sqlite3_step(s);
+    finish(s);
+    if (rc == SQLITE_ROW)
+        return STORE_CONFLICT;
+    return rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+}
+
+int store_knowledge_path_clash(struct store *st, const char *space, const char *category,
+                               const char *path, const char *except_id, enum path_clash *clash)
+{
+    sqlite3_stmt *folder = stmt_get(st, S_K_FOLDER_TAKEN), *file = stmt_get(st, S_K_FILE_TAKEN);
+    const char *slash = strchr(path, '/');
+    int rc;
+    *clash = PATH_CLASH_NONE;
+    if (!folder || !file)
+        return STORE_ERROR;
+    bind_text(folder, 1, space);
+    bind_text(folder, 2, category);
+    bind_text(folder, 3, path);
+    bind_text(folder, 4, except_id ? except_id : "");
+    rc = row_means_conflict(folder);
+    if (rc == STORE_CONFLICT)
+        *clash = PATH_CLASH_FOLDER;
+    if (rc != STORE_OK || !slash)
+        return rc == STORE_CONFLICT ? STORE_OK : rc;
+    bind_text(file, 1, space);
+    bind_text(file, 2, category);
+    sqlite3_bind_text(file, 3, path, (int)(slash - path), SQLITE_STATIC);
+    bind_text(file, 4, except_id ? except_id : "");
+    rc = row_means_conflict(file);
+    if (rc == STORE_CONFLICT)
+        *clash = PATH_CLASH_FILE;
+    return rc == STORE_CONFLICT ? STORE_OK : rc;
+}
+
+/* Inside a write: STORE_CONFLICT when the active entry id now sits where a
+ * file and a folder would share a name (export could not write both). */
+static int place_clash(struct store *st, const char *space, const char *id)
+{
+    sqlite3_stmt *s = stmt_get(st, S_K_PLACE);
+    char *category = NULL, *path = NULL;
+    enum path_clash clash = PATH_CLASH_NONE;
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        category = col_dup(s, 0);
+        path = col_dup(s, 1);
+    }
+    finish(s);
+    if (rc != SQLITE_ROW)
+        return rc == SQLITE_DONE ? STORE_OK : status_of(rc); /* not active: nothing to place */
+    rc = store_knowledge_path_clash(st, space, category, path, id, &clash);
+    free(category);
+    free(path);
+    if (rc == STORE_OK && clash != PATH_CLASH_NONE)
+        rc = STORE_CONFLICT;
+    return rc;
+}
+
 int store_knowledge_insert(struct store *st, const struct knowledge *k, const char *actor,
                            int *id_taken)
 {
@@ -1099,6 +1191,8 @@ int store_knowledge_insert(struct store *st, const struct knowledge *k, const ch
     bind_text(s, 19, k->source_ts ? k->source_ts : "");
     sqlite3_bind_int(s, 20, k->score);
     rc = step_done(s);
+    if (rc == STORE_OK)
+        rc = place_clash(st, k->space, k->id);
     if (rc == STORE_OK)
         rc = revision_add(st, k->id, actor, "create", now);
     if (rc == STORE_OK)
@@ -1422,6 +1516,8 @@ int store_knowledge_revert(struct store *st, const char *space, const char *id, 
     rc = step_done(upd); /* the partial unique index answers CONFLICT for a taken path */
     free(doc);
     if (rc == STORE_OK)
+        rc = place_clash(st, space, id);
+    if (rc == STORE_OK)
         rc = revision_add(st, id, actor, "revert", now);
     if (rc == STORE_OK)
         rc = audit_at(st, now, space, actor, "knowledge.revert", id);
@@ -1473,11 +1569,67 @@ int store_knowledge_update(struct store *st, const char *space, const char *id,
     if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
         rc = STORE_CONFLICT; /* it exists (checked above), so the version moved on */
     if (rc == STORE_OK)
+        rc = place_clash(st, space, id);
+    if (rc == STORE_OK)
         rc = revision_add(st, id, actor, reason, now);
     snprintf(action, sizeof action, "knowledge.%s", reason);
     if (rc == STORE_OK)
         rc = audit_at(st, now, space, actor, action, id);
     return tx_end(st, rc);
+}
+
+int store_knowledge_move(struct store *st, const char *space, const char *id, long expected_version,
+                         const struct knowledge *k, const char *actor)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_K_MOVE);
+    if (!s || expected_version <= 0)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    if ((rc = entry_active(st, space, id)))
+        return tx_end(st, rc);
+    time_utc_text(now);
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    sqlite3_bind_int64(s, 3, expected_version);
+    bind_text(s, 4, k->category);
+    bind_text(s, 5, k->path);
+    bind_text(s, 6, k->title);
+    bind_text(s, 7, k->scenario ? k->scenario : "");
+    sqlite3_bind_int(s, 8, k->always_apply);
+    bind_text(s, 9, now);
+    rc = step_done(s); /* the partial unique index answers CONFLICT for a taken path */
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = STORE_CONFLICT; /* it is active (checked above), so the version moved on */
+    if (rc == STORE_OK)
+        rc = place_clash(st, space, id);
+    if (rc == STORE_OK)
+        rc = revision_add(st, id, actor, "rename", now);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, space, actor, "knowledge.rename", id);
+    return tx_end(st, rc);
+}
+
+int store_knowledge_revision_time(struct store *st, const char *space, const char *id, long version,
+                                  char out[static 20])
+{
+    sqlite3_stmt *s = stmt_get(st, S_REVISION_TIME);
+    int rc;
+    out[0] = '\0';
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    sqlite3_bind_int64(s, 3, version);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        snprintf(out, 20, "%s", col_text(s, 0));
+    finish(s);
+    if (rc == SQLITE_ROW)
+        return STORE_OK;
+    return rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
 }
 
 int store_knowledge_scan(struct store *st, const char *space, enum knowledge_scan what,
@@ -1928,6 +2080,49 @@ int store_session_put(struct store *st, const char *space, const char *id, const
     return step_done(s);
 }
 
+int store_session_replace(struct store *st, const char *space, const char *id, const char *title,
+                          const char *document, const char *old_title, const char *old_document)
+{
+    char now[27];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_SESSION_REPLACE);
+    if (!s)
+        return STORE_ERROR;
+    time_utc_iso_micro(now);
+    bind_text(s, 1, space);
+    bind_text(s, 2, id);
+    bind_text(s, 3, title ? title : "");
+    bind_text(s, 4, document);
+    bind_text(s, 5, now);
+    bind_text(s, 6, old_document);
+    bind_text(s, 7, old_title ? old_title : "");
+    rc = step_done(s);
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = STORE_CONFLICT;
+    return rc;
+}
+
+int store_session_put_if(struct store *st, const char *space, const char *id, const char *title,
+                         const char *document, const char *expected_updated_at)
+{
+    char now[27];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_SESSION_PUT_IF);
+    if (!s)
+        return STORE_ERROR;
+    time_utc_iso_micro(now);
+    bind_text(s, 1, space);
+    bind_text(s, 2, id);
+    bind_text(s, 3, title ? title : "");
+    bind_text(s, 4, document);
+    bind_text(s, 5, now);
+    bind_text(s, 6, expected_updated_at);
+    rc = step_done(s);
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = STORE_CONFLICT;
+    return rc;
+}
+
 static int session_rows(sqlite3_stmt *s, void (*each)(const struct session_info *, void *),
                         void *ctx, int *found)
 {
@@ -2168,7 +2363,7 @@ int store_knowledge_feedback_mark(struct store *st, long feedback_id, const char
 }
 
 int store_knowledge_merge(struct store *st, const char *space, const char *survivor,
-                          const char *member, const char *actor)
+                          const char *member, long member_version, const char *actor)
 {
     char now[20];
     int rc;
@@ -2193,8 +2388,11 @@ int store_knowledge_merge(struct store *st, const char *space, const char *survi
     bind_text(tomb, 2, member);
     bind_text(tomb, 3, now);
     bind_text(tomb, 4, space);
+    sqlite3_bind_int64(tomb, 5, member_version);
     if ((rc = step_done(tomb)))
         return tx_end(st, rc);
+    if (sqlite3_changes(st->db) == 0) /* active (checked above): it changed since it was read */
+        return tx_end(st, STORE_CONFLICT);
     rc = revision_add(st, member, actor, "merge", now);
     if (rc == STORE_OK)
         rc = audit_at(st, now, space, actor, "knowledge.merge", member);
@@ -2311,6 +2509,26 @@ int store_check(struct store *st, struct buf *report)
             problems++;
         } else {
             buf_adds(report, "revisions: every entry has its history\n");
+        }
+        /* What export cannot write (kept from before the file view refused
+         * it): a name over 255 bytes, or a file beside a folder of its name. */
+        query_text(st,
+                   "SELECT count(*) FROM knowledge k WHERE status = 'active' AND ("
+                   " length(CAST(substr(path, instr(path, '/') + 1) AS BLOB)) > 255 OR"
+                   " (instr(path, '/') > 0 AND"
+                   "  length(CAST(substr(path, 1, instr(path, '/') - 1) AS BLOB)) > 255) OR"
+                   " EXISTS(SELECT 1 FROM knowledge o WHERE o.space = k.space"
+                   "  AND o.category = k.category AND o.status = 'active'"
+                   "  AND o.path > k.path || '/' AND o.path < k.path || '0'))",
+                   &a);
+        if (strcmp(a.data, "0") != 0) {
+            buf_addf(report,
+                     "paths: %s active entries have a name over 255 bytes or a folder of "
+                     "their name; export cannot write them: rename them\n",
+                     a.data);
+            problems++;
+        } else {
+            buf_adds(report, "paths: every path can be exported\n");
         }
         buf_release(&a);
         buf_release(&b);

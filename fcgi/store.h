@@ -107,7 +107,8 @@ struct knowledge_filter {
 };
 
 /* Insert k (k->id set by the caller) with revision 1 and an audit row.
- * STORE_CONFLICT with *id_taken = 1 when the id exists, 0 when the path does. */
+ * STORE_CONFLICT with *id_taken = 1 when the id exists, 0 when the path is
+ * taken or clashes (store_knowledge_path_clash). */
 int store_knowledge_insert(struct store *st, const struct knowledge *k, const char *actor,
                            int *id_taken);
 /* Fetch an entry of the space into out (caller releases): only an active
@@ -138,9 +139,11 @@ int store_knowledge_add_feedback(struct store *st, const char *space, const char
                                  const char *text, const char *actor, long *feedback_id);
 /* Merge member into survivor (both active in space): counters summed, cases
  * copied, the member a tombstone (status merged, merged_into) with revision
- * "merge". Reverting the member brings it back (the counters stay summed). */
+ * "merge". Reverting the member brings it back (the counters stay summed).
+ * With member_version > 0 the member must still be at that version, else
+ * STORE_CONFLICT and nothing changes. */
 int store_knowledge_merge(struct store *st, const char *space, const char *survivor,
-                          const char *member, const char *actor);
+                          const char *member, long member_version, const char *actor);
 /* Mark a stored feedback "applied" (an evolve used it) or "failed". */
 int store_knowledge_feedback_mark(struct store *st, long feedback_id, const char *status);
 /* Soft delete: status "deleted", a new revision. */
@@ -155,16 +158,43 @@ int store_knowledge_get_by_path(struct store *st, const char *space, const char 
  * message_id, meta and document from k; a new version and revision with
  * reason ("write", "rename", "evolve" ...). With expected_version > 0 the
  * entry must still be at that version, else STORE_CONFLICT and nothing
- * changes; a taken (category, path) is STORE_CONFLICT too. */
+ * changes; a taken or clashing (category, path) is STORE_CONFLICT too. */
 int store_knowledge_update(struct store *st, const char *space, const char *id,
                            const struct knowledge *k, long expected_version, const char *actor,
                            const char *reason);
+
+/* Move an active entry to k's category and path, changing nothing but them
+ * and what they decide (k's title, scenario and always_apply, as
+ * document_fill derives them): a new version and revision "rename". It must
+ * still be at expected_version (> 0, required), else STORE_CONFLICT and
+ * nothing changes; a taken (category, path), or a file beside a folder of
+ * the same name, is STORE_CONFLICT too. */
+int store_knowledge_move(struct store *st, const char *space, const char *id, long expected_version,
+                         const struct knowledge *k, const char *actor);
+
+enum path_clash {
+    PATH_CLASH_NONE,
+    PATH_CLASH_FOLDER, /* the path names a folder that holds other documents */
+    PATH_CLASH_FILE,   /* the path's folder is the name of another document */
+};
+/* Whether a document at (category, path) of the space would clash with
+ * another active one (except_id, which may be NULL, is not counted): on
+ * disk a name is a file or a folder, never both. Every write (insert,
+ * update, move, revert) refuses a clash with STORE_CONFLICT; this tells a
+ * handler which one, for its message. Returns a store status. */
+int store_knowledge_path_clash(struct store *st, const char *space, const char *category,
+                               const char *path, const char *except_id, enum path_clash *clash);
+
+/* The time ("YYYY-MM-DD HH:MM:SS") of revision `version` of an entry of
+ * the space into out; STORE_NOT_FOUND when there is no such revision. */
+int store_knowledge_revision_time(struct store *st, const char *space, const char *id, long version,
+                                  char out[static 20]);
 
 enum knowledge_scan {
     SCAN_CATEGORY,     /* active entries of one category, by path */
     SCAN_ALWAYS_RULES, /* active rules with alwaysApply, by path */
     SCAN_ACTIVE,       /* every active entry, by category then path */
-    SCAN_DELETED,      /* deleted entries (of one category, or all), newest first */
+    SCAN_DELETED,      /* deleted and merged entries (of one category, or all), newest first */
 };
 /* Call each(k, ctx) for the entries of a scan (document loaded only with
  * with_document); stops early when each returns non-zero. */
@@ -211,7 +241,7 @@ int store_knowledge_revisions_each(struct store *st, const char *space, const ch
                                    int (*each)(const struct knowledge_revision *, void *),
                                    void *ctx);
 /* Restore the entry to the snapshot of `version` (a deleted entry comes back),
- * as a new revision. STORE_CONFLICT when its path is now taken. */
+ * as a new revision. STORE_CONFLICT when its path is now taken or clashes. */
 int store_knowledge_revert(struct store *st, const char *space, const char *id, long version,
                            const char *actor);
 
@@ -301,6 +331,14 @@ struct session_info {
 /* Create or replace a session of the space. */
 int store_session_put(struct store *st, const char *space, const char *id, const char *title,
                       const char *document);
+/* Replace a session only if its updated_at (microseconds) is still
+ * expected_updated_at; STORE_CONFLICT when it changed or is gone. */
+int store_session_put_if(struct store *st, const char *space, const char *id, const char *title,
+                         const char *document, const char *expected_updated_at);
+/* Replace a session only if it still has old_title and old_document (what
+ * the caller read); STORE_CONFLICT when it changed or is gone meanwhile. */
+int store_session_replace(struct store *st, const char *space, const char *id, const char *title,
+                          const char *document, const char *old_title, const char *old_document);
 int store_session_get(struct store *st, const char *space, const char *id,
                       void (*each)(const struct session_info *, void *), void *ctx);
 /* Sessions of the space, most recently updated first (without documents). */

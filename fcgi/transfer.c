@@ -101,12 +101,22 @@ static int read_file(const char *file, struct buf *out, const char **why)
 static int free_path(struct importer *im, const char *category, const char *path, struct buf *out)
 {
     size_t n = strlen(path) - 3; /* without ".md" */
+    struct buf norm, err;
+    int bad;
     for (int i = 2; i < 1000; i++) {
         struct knowledge k;
         int rc;
         buf_reset(out);
         buf_add(out, path, n);
         buf_addf(out, "-%d.md", i);
+        /* "-N" may push a long name past what the file view (and a disk) holds. */
+        buf_init(&norm, 4096);
+        buf_init(&err, 4096);
+        bad = path_check(category, out->data, &norm, &err);
+        buf_release(&norm);
+        buf_release(&err);
+        if (bad)
+            return -1;
         rc = store_knowledge_get_by_path(im->st, im->space, category, out->data, &k);
         knowledge_release(&k);
         if (rc == STORE_NOT_FOUND)
@@ -180,6 +190,23 @@ static int import_file(struct importer *im, const char *category, const char *re
             }
             path = alt.data;
             src = STORE_NOT_FOUND;
+        }
+    }
+    {
+        /* A stored file where this file's folder would be, or the reverse:
+         * refused here, as the API refuses it, rather than failing the import. */
+        enum path_clash clash;
+        if (store_knowledge_path_clash(im->st, im->space, category, path,
+                                       src == STORE_OK ? old.id : NULL, &clash)) {
+            rc = -1;
+            goto out;
+        }
+        if (clash != PATH_CLASH_NONE) {
+            refuse(im, category, rel,
+                   clash == PATH_CLASH_FOLDER
+                       ? "a folder of that name holds documents (a name is a file or a folder)"
+                       : "its folder is the name of a document (a name is a file or a folder)");
+            goto out;
         }
     }
     k.space = xstrdup(im->space);

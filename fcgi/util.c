@@ -172,6 +172,10 @@ int parse_long(const char *s, long min, long max, long *out)
 int id_text_valid(const char *s, size_t max)
 {
     size_t n = s ? strlen(s) : 0;
+    /* "." and ".." are path segments a browser resolves: /api/sessions/..
+     * would never reach the session, so no id may be one. */
+    if (n && strspn(s, ".") == n && n <= 2)
+        return 0;
     return n >= 1 && n <= max &&
            strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") == n;
 }

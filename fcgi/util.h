@@ -40,8 +40,9 @@ void time_utc_text_offset(char out[static 20], long offset);
 /* Current UTC date: "YYYYMMDD" into out (at least 9 bytes). */
 void time_utc_compact_date(char out[static 9]);
 
-/* Return 1 when s is 1..max characters of [A-Za-z0-9._:-] (ids chosen by
- * clients: trace ids, request ids). */
+/* Return 1 when s is 1..max characters of [A-Za-z0-9._:-] and not "." or
+ * ".." (ids chosen by clients and put in URLs: sessions, tables, traces,
+ * request ids). The one check of every client-chosen id. */
 int id_text_valid(const char *s, size_t max);
 
 /* Parse a whole decimal integer in [min, max]; 0 on success, -1 otherwise. */

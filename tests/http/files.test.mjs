@@ -233,7 +233,10 @@ describe('path checks (reference order and messages)', () => {
 
     test('one folder level in experiences and a flat rule are fine', async () => {
         assert.equal((await agent.put('experiences', 'level1/file.md', 'ok')).path, 'level1/file.md');
-        assert.equal((await agent.put('experiences', `${'知'.repeat(252)}.md`, 'ok')).path, `${'知'.repeat(252)}.md`);
+        // a name is at most 255 bytes (what a file system holds): 84 × 3 + 3 passes
+        assert.equal((await agent.put('experiences', `${'知'.repeat(84)}.md`, 'ok')).path, `${'知'.repeat(84)}.md`);
+        const long = err(await agent.write('experiences', `${'知'.repeat(252)}.md`, 'ok'), 'INVALID_REQUEST');
+        assert.equal(long.message, 'A file or folder name must be at most 255 bytes (got 759)');
         assert.equal((await admin.put('rules', 'flat.md', 'ok')).path, 'flat.md');
     });
 });
@@ -539,8 +542,9 @@ describe('/write', () => {
         let d = await agent.get('experiences', 'occ/doc.md');
         assert.match(d.content, /theirs$/);
         assert.equal(d.version, 3);
-        // expected_updated: the updated_at the writer last saw
-        const now = await agent.put('experiences', 'occ/doc.md', 'by updated', { expected_updated: d.updated_at });
+        // expected_updated: the updated_token the writer last saw (the plain updated_at,
+        // one-second resolution, is refused here: versions 2 and 3 share their second)
+        const now = await agent.put('experiences', 'occ/doc.md', 'by updated', { expected_updated: d.updated_token });
         assert.equal(now.version, 4);
         const e2 = err(await agent.write('experiences', 'occ/doc.md', 'stale2', { expected_updated: '2000-01-01 00:00:00' }), 'CONFLICT');
         assert.match(e2.message, /changed by someone else/);

@@ -154,6 +154,61 @@ describe('round trips through the API and the files', () => {
     });
 });
 
+describe('round trips of what the API accepts at its edges', () => {
+    test('long names, a file beside a folder of its name, agents named like files: whatever was accepted exports and imports back', async () => {
+        const [name, v] = space();
+        const accepted = [];
+        const tryWrite = async (category, p, text) => {
+            const r = await v.write(category, p, text);
+            if (r.json?.status === 'success') accepted.push(`${category}/${r.json.data.path}`);
+        };
+        await tryWrite('experiences', `${'é'.repeat(126)}.md`, 'a 255-byte name'); // 255 bytes: fine
+        await tryWrite('experiences', `${'é'.repeat(130)}.md`, 'a 263-byte name');
+        await tryWrite('experiences', `${'知'.repeat(84)}/${'知'.repeat(84)}.md`, 'two 252-byte names');
+        await tryWrite('rules', `${'知'.repeat(252)}.md`, 'a 759-byte name');
+        await tryWrite('experiences', 'a.md', 'a file');
+        await tryWrite('experiences', 'a.md/x.md', 'in a folder named like the file');
+        await tryWrite('experiences', 'b.md/y.md', 'in a folder');
+        await tryWrite('experiences', 'b.md', 'a file named like the folder');
+        await tryWrite('experiences', 'c.md', 'to be moved');
+        ok(await v.write('experiences', 'm.md', 'moved below'));
+        const moved = await v.rename('experiences', 'm.md', 'c.md/m.md');
+        accepted.push(moved.json?.status === 'success' ? 'experiences/c.md/m.md' : 'experiences/m.md');
+        // An agent whose id is a file name gets a folder export can write.
+        await tryWrite('experiences', 'bot.md', 'a file named like the agent');
+        const entry = ok(await s.api('POST', '/api/knowledge', { token: v.token, body: { scenario: 'Agent saved', content: 'agent text', agent_id: 'bot.md' } }));
+        accepted.push(`experiences/${entry.path}`);
+        const cr = await s.api('POST', '/api/knowledge', { token: v.token, body: { scenario: 'Agent saved', content: 'agent text', path: `${'é'.repeat(130)}.md` } });
+        if (cr.json?.status === 'success') accepted.push(`experiences/${cr.json.data.path}`);
+
+        const dst = tempDir();
+        const r = exp(dst, '--space', name);
+        assert.equal(r.status, 0, `export failed: ${r.stdout}${r.stderr}`);
+        const tree = readTree(dst);
+        assert.deepEqual(Object.keys(tree).sort(), accepted.sort());
+        const [name2, w] = space();
+        const r2 = imp(dst, '--space', name2);
+        assert.equal(r2.status, 0, r2.stderr);
+        for (const f of accepted) {
+            const [category, ...rest] = f.split('/');
+            assert.equal((await w.get(category, rest.join('/'))).content, (await v.get(category, rest.join('/'))).content, f);
+        }
+        // A tree whose folder is a file already stored is refused file by file, not as a whole.
+        const src = writeTree(tempDir(), { 'experiences/a.md/z.md': 'clash', 'experiences/fine.md': 'fine' });
+        const r3 = imp(src, '--space', name);
+        assert.equal(r3.status, 3, r3.stdout + r3.stderr);
+        assert.match(r3.stdout, /refused experiences\/a\.md\/z\.md: .*file or a folder/);
+        assert.match(r3.stdout, /imported experiences\/fine\.md/);
+        // --on-conflict rename never makes a name longer than a disk holds ("-2" on 255 bytes).
+        const src2 = writeTree(tempDir(), { [`experiences/${'é'.repeat(126)}.md`]: 'other text' });
+        const r4 = imp(src2, '--space', name, '--on-conflict', 'rename');
+        assert.equal(r4.status, 3, r4.stdout + r4.stderr);
+        assert.match(r4.stdout, /refused .*no free name/);
+        const dst3 = tempDir();
+        assert.equal(exp(dst3, '--space', name).status, 0);
+    });
+});
+
 describe('refused files', () => {
     test('rules sub-folder, three-level experiences, .txt, .MD, invalid UTF-8, over-limit bodies, symlinks: reported, exit 3, the rest imported', async () => {
         const [name, v] = space();

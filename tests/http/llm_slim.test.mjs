@@ -1,6 +1,7 @@
 // POST /api/knowledge/slim {dry_run?, threshold?, model?}: near-duplicate
-// entries (Jaccard of token sets >= threshold, default 0.8, per category) are
-// grouped; dry_run answers the plan and changes nothing; otherwise a job
+// entries (per category; with an LLM, Jaccard of token sets >= threshold,
+// default 0.8; without one, of word 3-shingles >= max(threshold, 0.9), so
+// only near-identical text in the same order) are grouped; dry_run answers the plan and changes nothing; otherwise a job
 // (GET /api/jobs/{id}: progress groups done / total, result) merges each
 // group into its best-quality entry — text merged by the LLM when configured,
 // counters and histories summed, members left as revertable tombstones. A
@@ -80,12 +81,17 @@ describe('slim without an LLM', () => {
         assert.equal(plan.entries, 7);
         assert.equal(plan.groups.length, 2);
         assert.equal(ok(await slim(n, n.token('slim-local', 'admin'), { dry_run: true })).entries, 8);
+        assert.equal(plan.similarity, 'word-3-shingles');
+        assert.equal(plan.min_similarity, 0.9);
         const a = groupOf(plan, e.A1);
         assert.ok(a, JSON.stringify(plan));
         assert.deepEqual(a.survivor, { id: e.A1, title: a.survivor.title, path: a.survivor.path, category: 'experiences', quality: 6 });
-        assert.deepEqual(a.members.map((m) => m.id).sort(), [e.A2, e.A3].sort());
+        // Without an LLM only near-identical text groups: A2 (a word appended to the
+        // content) does; A3 (a word inserted in the scenario) is too far for text
+        // that nothing rewrites.
+        assert.deepEqual(a.members.map((m) => m.id), [e.A2]);
         for (const m of a.members) {
-            assert.ok(m.similarity >= 0.8 && m.similarity < 1, `similarity ${m.similarity}`);
+            assert.ok(m.similarity >= 0.9 && m.similarity < 1, `similarity ${m.similarity}`);
             assert.equal(m.category, 'experiences');
         }
         assert.deepEqual(a.members.find((m) => m.id === e.A2).quality, 3);
@@ -93,7 +99,7 @@ describe('slim without an LLM', () => {
         assert.deepEqual(b.members.map((m) => m.id), [e.B1]);
         // The rule has A1's very text but another category; the loners stay alone.
         const grouped = plan.groups.flatMap((g) => [g.survivor.id, ...g.members.map((m) => m.id)]);
-        for (const id of [e.R, e.U1, e.U2]) assert.ok(!grouped.includes(id), id);
+        for (const id of [e.R, e.U1, e.U2, e.A3]) assert.ok(!grouped.includes(id), id);
         // Even at threshold 1 (the rule and A1 have the same tokens) categories never mix.
         const exact = ok(await slim(n, t, { dry_run: true, threshold: 1 }));
         assert.equal(exact.threshold, 1);
@@ -123,7 +129,7 @@ describe('slim without an LLM', () => {
         assert.deepEqual(job.result.merged_groups.map((g) => g.survivor.id).sort(), [e.A1, e.B2].sort());
 
         // Members are tombstones: gone from GET, list and search; a "merge" revision.
-        for (const [m, into] of [[e.A2, e.A1], [e.A3, e.A1], [e.B1, e.B2]]) {
+        for (const [m, into] of [[e.A2, e.A1], [e.B1, e.B2]]) {
             err(await get(n, t, m), 'NOT_FOUND');
             const [rev] = await revisions(n, t, m);
             assert.equal(rev.reason, 'merge');
@@ -131,22 +137,32 @@ describe('slim without an LLM', () => {
             assert.equal(rev.document.merged_into, into);
             assert.equal(rev.version, before[m].entry.version + 1);
         }
-        assert.equal(ok(await n.api('GET', '/api/knowledge?limit=100', { token: t })).total, total0 - 3);
+        assert.equal(ok(await n.api('GET', '/api/knowledge?limit=100', { token: t })).total, total0 - 2);
         const found = ok(await n.api('GET', `/api/knowledge/search?q=${encodeURIComponent('chunks encoding pandas')}&top_k=10`, { token: t }));
-        assert.ok(!found.results.some((r) => [e.A2, e.A3].includes(r.id)));
+        assert.ok(!found.results.some((r) => [e.A2].includes(r.id)));
+        // ... and in the file view's trash, with the entry they went into.
+        const trash = ok(await n.api('POST', '/api/knowledge/trash', { token: t, body: {} })).items;
+        for (const [m, into] of [[e.A2, e.A1], [e.B1, e.B2]]) {
+            const item = trash.find((x) => x.id === m);
+            assert.ok(item, `${m} not in the trash`);
+            assert.equal(item.status, 'merged');
+            assert.equal(item.merged_into, into);
+        }
 
-        // The survivor: its own text (no LLM), the members' counters and cases added.
+        // The survivor: its own text (no LLM), the members' counters and cases added,
+        // and a "merge" revision.
         const a1 = ok(await get(n, t, e.A1));
         assert.equal(a1.content, A_TEXT);
-        assert.equal(a1.version, before[e.A1].entry.version);
+        assert.equal(a1.version, before[e.A1].entry.version + 1);
+        assert.equal((await revisions(n, t, e.A1))[0].reason, 'merge');
         assert.deepEqual([a1.eval.helpful, a1.eval.harmful], [3, 1]);
         assert.deepEqual([a1.metrics.helpful, a1.metrics.harmful], [3, 1]);
         assert.deepEqual(a1.eval.helpful_history.map((c) => c.case_id).sort(), ['a1-h', 'a2-h1', 'a2-h2']);
         assert.deepEqual(a1.eval.harmful_history.map((c) => [c.case_id, c.result]), [['a2-x', 'ran out of memory']]);
         const b2 = ok(await get(n, t, e.B2));
         assert.equal(b2.content, `${B_TEXT} Done.`);
-        // The rule and the loners are untouched.
-        for (const id of [e.R, e.U1, e.U2]) assert.deepEqual(ok(await get(n, t, id)), before[id].entry);
+        // The rule, the loners and A3 are untouched.
+        for (const id of [e.R, e.U1, e.U2, e.A3]) assert.deepEqual(ok(await get(n, t, id)), before[id].entry);
 
         const jobs = ok(await n.api('GET', '/api/jobs', { token: t })).items;
         assert.deepEqual(jobs.map((j) => j.id), [started.id]);
@@ -167,6 +183,34 @@ describe('slim without an LLM', () => {
         // It is a near-duplicate again.
         const plan = ok(await slim(n, t, { dry_run: true }));
         assert.deepEqual(plan.groups.map((g) => [g.survivor.id, g.members.map((m) => m.id)]), [[e.A1, [e.A2]]]);
+    });
+
+    test('opposite advice is never merged; identical text is, and comes back from the trash', async () => {
+        const t2 = n.token('slim-opposite', 'agent');
+        const mk = async (scenario, content) => ok(await n.api('POST', '/api/knowledge', { token: t2, body: { scenario, content } })).id;
+        const on = await mk('Serving static assets from the edge', 'Always enable compression and disable caching');
+        const off = await mk('Serving static assets from the edge', 'Always disable compression and enable caching');
+        const not = await mk('Serving static assets from the edge', 'Do not enable compression and do not disable caching');
+        const same1 = await mk('Rotate the API keys every quarter', 'Rotate keys quarterly, revoke the old ones after a day.');
+        const same2 = await mk('Rotate the API keys every quarter', 'Rotate keys quarterly,  revoke the old ones after a day');
+        const plan = ok(await slim(n, t2, { dry_run: true, threshold: 0.3 }));
+        assert.equal(plan.min_similarity, 0.9);
+        const grouped = plan.groups.flatMap((g) => [g.survivor.id, ...g.members.map((m) => m.id)]);
+        for (const id of [on, off, not]) assert.ok(!grouped.includes(id), `opposite advice grouped: ${JSON.stringify(plan.groups)}`);
+        assert.equal(plan.groups.length, 1);
+        assert.deepEqual([plan.groups[0].survivor.id, ...plan.groups[0].members.map((m) => m.id)].sort(), [same1, same2].sort());
+        const job = await waitJob(n, t2, ok(await slim(n, t2, {})).id);
+        assert.equal(job.result.merged_groups.length, 1);
+        const survivor = job.result.merged_groups[0].survivor.id;
+        const member = survivor === same1 ? same2 : same1;
+        for (const id of [on, off, not]) ok(await get(n, t2, id));
+        err(await get(n, t2, member), 'NOT_FOUND');
+        const [item] = ok(await n.api('POST', '/api/knowledge/trash', { token: t2, body: { category: 'experiences' } })).items;
+        assert.deepEqual([item.id, item.status, item.merged_into], [member, 'merged', survivor]);
+        // Restore: the file view's way back from the trash (revert without a version).
+        const back = ok(await n.api('POST', `/api/knowledge/${member}/revert`, { token: t2, body: {} }));
+        assert.equal(back.status, 'active');
+        assert.deepEqual(ok(await n.api('POST', '/api/knowledge/trash', { token: t2, body: {} })).items, []);
     });
 
     test('nothing to merge: a job with total 0', async () => {

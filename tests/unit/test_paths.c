@@ -112,12 +112,38 @@ static void test_length_limit(void)
         buf_addch(&p, 'a');
     buf_adds(&p, ".md");
     REFUSED("rules", p.data, "Path must be valid UTF-8 of at most 255 characters");
-    /* counted in characters, not bytes: 252 CJK characters + ".md" pass */
+    /* A file or folder name is at most 255 bytes (what a file system holds):
+     * 84 CJK characters + ".md" = 255 bytes pass, one more byte does not. */
+    buf_reset(&p);
+    for (int i = 0; i < 84; i++)
+        buf_adds(&p, "\xe4\xb8\xad");
+    buf_adds(&p, ".md");
+    CHECK_INT(path_check("rules", p.data, &out, &err), 0);
+    buf_reset(&p);
+    for (int i = 0; i < 84; i++)
+        buf_adds(&p, "\xe4\xb8\xad");
+    buf_adds(&p, "a.md");
+    REFUSED("rules", p.data, "A file or folder name must be at most 255 bytes (got 256)");
+    /* 252 CJK characters (under 255 characters, 756 bytes) in one name: refused */
     buf_reset(&p);
     for (int i = 0; i < 252; i++)
         buf_adds(&p, "\xe4\xb8\xad");
     buf_adds(&p, ".md");
-    CHECK_INT(path_check("rules", p.data, &out, &err), 0);
+    REFUSED("rules", p.data, "A file or folder name must be at most 255 bytes (got 759)");
+    /* the same in a folder name; split over a folder and a file, they pass */
+    buf_reset(&p);
+    for (int i = 0; i < 100; i++)
+        buf_adds(&p, "\xe4\xb8\xad");
+    buf_adds(&p, "/a.md");
+    REFUSED("experiences", p.data, "A file or folder name must be at most 255 bytes (got 300)");
+    buf_reset(&p);
+    for (int i = 0; i < 84; i++)
+        buf_adds(&p, "\xe4\xb8\xad");
+    buf_addch(&p, '/');
+    for (int i = 0; i < 84; i++)
+        buf_adds(&p, "\xe4\xb8\xad");
+    buf_adds(&p, ".md");
+    CHECK_INT(path_check("experiences", p.data, &out, &err), 0);
     buf_release(&p);
 }
 

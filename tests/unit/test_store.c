@@ -783,6 +783,74 @@ static void test_knowledge_create(struct store *st)
     knowledge_release(&k);
 }
 
+/* A move changes only where an entry is: guarded by its version, never its text. */
+static void test_move(struct store *st)
+{
+    struct knowledge k, got;
+    CHECK_INT(insert_entry(st, "M", "mv-1", "experiences", "a/one.md", 0, NULL), STORE_OK);
+    knowledge_init(&k);
+    k.category = xstrdup("experiences");
+    k.path = xstrdup("b/two.md");
+    k.title = xstrdup("two");
+    k.scenario = xstrdup("two");
+    /* a stale version: CONFLICT, nothing moved */
+    CHECK_INT(store_knowledge_move(st, "M", "mv-1", 7, &k, ACTOR), STORE_CONFLICT);
+    CHECK_INT(store_knowledge_move(st, "M", "mv-1", 0, &k, ACTOR), STORE_ERROR);
+    CHECK_INT(store_knowledge_move(st, "M", "mv-1", 1, &k, ACTOR), STORE_OK);
+    CHECK_INT(store_knowledge_get(st, "M", "mv-1", 0, &got), STORE_OK);
+    CHECK_STR(got.path, "b/two.md");
+    CHECK_STR(got.title, "two");
+    CHECK_STR(got.content, "body"); /* the text is never written by a move */
+    CHECK_STR(got.tags, "[\"t1\",\"t2\"]");
+    CHECK_INT(got.version, 2);
+    knowledge_release(&got);
+    /* another space's entry is not found */
+    CHECK_INT(store_knowledge_move(st, "other", "mv-1", 2, &k, ACTOR), STORE_NOT_FOUND);
+    knowledge_release(&k);
+}
+
+/* A name is a file or a folder, never both: every write refuses a clash. */
+static void test_path_clash(struct store *st)
+{
+    enum path_clash clash;
+    struct knowledge k;
+    int taken;
+    CHECK_INT(insert_entry(st, "P", "pc-file", "experiences", "x.md", 0, NULL), STORE_OK);
+    CHECK_INT(insert_entry(st, "P", "pc-in", "experiences", "y.md/in.md", 0, NULL), STORE_OK);
+    CHECK_INT(store_knowledge_path_clash(st, "P", "experiences", "x.md/a.md", NULL, &clash),
+              STORE_OK);
+    CHECK_INT(clash, PATH_CLASH_FILE);
+    CHECK_INT(store_knowledge_path_clash(st, "P", "experiences", "y.md", NULL, &clash), STORE_OK);
+    CHECK_INT(clash, PATH_CLASH_FOLDER);
+    /* "y.md0" and "y.mdz/..." are other names; the entry itself does not count */
+    CHECK_INT(store_knowledge_path_clash(st, "P", "experiences", "y.m", NULL, &clash), STORE_OK);
+    CHECK_INT(clash, PATH_CLASH_NONE);
+    CHECK_INT(store_knowledge_path_clash(st, "P", "experiences", "x.md/x.md", "pc-file", &clash),
+              STORE_OK);
+    CHECK_INT(clash, PATH_CLASH_NONE);
+    CHECK_INT(store_knowledge_path_clash(st, "P", "rules", "y.md", NULL, &clash), STORE_OK);
+    CHECK_INT(clash, PATH_CLASH_NONE);
+    CHECK_INT(store_knowledge_path_clash(st, "Q", "experiences", "y.md", NULL, &clash), STORE_OK);
+    CHECK_INT(clash, PATH_CLASH_NONE);
+    /* the writes refuse it themselves */
+    CHECK_INT(insert_entry(st, "P", "pc-2", "experiences", "x.md/a.md", 0, &taken), STORE_CONFLICT);
+    CHECK_INT(taken, 0);
+    CHECK_INT(insert_entry(st, "P", "pc-3", "experiences", "y.md", 0, NULL), STORE_CONFLICT);
+    knowledge_init(&k);
+    k.category = xstrdup("experiences");
+    k.path = xstrdup("y.md");
+    k.title = xstrdup("t");
+    CHECK_INT(store_knowledge_move(st, "P", "pc-file", 1, &k, ACTOR), STORE_CONFLICT);
+    CHECK_INT(store_knowledge_update(st, "P", "pc-file", &k, 0, ACTOR, "write"), STORE_CONFLICT);
+    knowledge_release(&k);
+    CHECK(active(st, "P", "pc-file"));
+    CHECK_INT(version_of(st, "P", "pc-file"), 1);
+    /* once the file is gone, the folder may be made; reverting the file back clashes */
+    CHECK_INT(store_knowledge_delete(st, "P", "pc-file", ACTOR), STORE_OK);
+    CHECK_INT(insert_entry(st, "P", "pc-4", "experiences", "x.md/a.md", 0, NULL), STORE_OK);
+    CHECK_INT(store_knowledge_revert(st, "P", "pc-file", 1, ACTOR), STORE_CONFLICT);
+}
+
 int main(void)
 {
     struct store *st = NULL;
@@ -802,6 +870,8 @@ int main(void)
     test_transactions(st);
     test_space_scoping(st);
     test_knowledge_create(st);
+    test_move(st);
+    test_path_clash(st);
     store_close(st);
     return test_summary();
 }

@@ -234,6 +234,23 @@ static void test_alloc(void)
     free(z);
 }
 
+/* Client-chosen ids (sessions, tables, traces): never "." or "..", which a
+ * browser resolves away in a URL. */
+static void test_id_text_valid(void)
+{
+    CHECK(id_text_valid("trace-1", 128));
+    CHECK(id_text_valid("a.b", 128));
+    CHECK(id_text_valid("...", 128));
+    CHECK(id_text_valid(".x", 128));
+    CHECK(id_text_valid("run:1_2-3", 128));
+    CHECK(!id_text_valid(".", 128));
+    CHECK(!id_text_valid("..", 128));
+    CHECK(!id_text_valid("", 128));
+    CHECK(!id_text_valid(NULL, 128));
+    CHECK(!id_text_valid("a/b", 128));
+    CHECK(!id_text_valid("abc", 2));
+}
+
 int main(void)
 {
     test_utf8_valid();
@@ -242,5 +259,6 @@ int main(void)
     test_parse_long();
     test_time_text();
     test_alloc();
+    test_id_text_valid();
     return test_summary();
 }

@@ -369,10 +369,12 @@ async function runDistill(tb, hint) {
 async function toggleAnchor(tb) {
     const tables = session.tables.map((x) => (x.id === tb.id ? { ...x, anchored: !x.anchored } : x));
     try {
-        session = await api.put({ id: session.id, title: session.title, tables });
+        // Saved only over the session as shown: an agent's table added meanwhile is never lost.
+        session = await api.put({ id: session.id, title: session.title, tables, expected_updated_at: session.updated_at });
         renderSession();
     } catch (e) {
         toast(errorText('sessions.failedToSave', e), 'error');
+        if (e && e.code === 'CONFLICT') loadSession(session.id);
     }
 }
 
