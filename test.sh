@@ -110,7 +110,7 @@ if [ -d tests/reliability ]; then
     echo "== reliability tests (isolation, load, crash, disk full, hostile input)"
     node_stage reliability tests/reliability/
     # Their figures (throughput, p99, crash repetitions ...), also in tests/out/reliability-*.json.
-    grep -E '^# \\# (load|crash|disk full|isolation|bad input)' "$OUT/reliability.log" | sed 's/^# \\# /  /'
+    grep -E '^# \\# (load|crash|disk full|isolation|bad input|memory)' "$OUT/reliability.log" | sed 's/^# \\# /  /'
 fi
 
 echo "== browser tests (Debian chromium + playwright-core)"
