@@ -54,7 +54,8 @@ static int context_or_400(struct response *res, struct json_object *body, struct
 
 /* A folder name from category_hint (valid UTF-8, at most
  * CATEGORY_HINT_CHARS characters): separators, control characters and
- * leading dots removed; empty means no folder. Whole characters only. */
+ * leading dots removed, at most a folder name's bytes; empty means no
+ * folder. Whole characters only. */
 static void folder_of(const char *hint, struct buf *out)
 {
     size_t chars = 0;
@@ -62,7 +63,7 @@ static void folder_of(const char *hint, struct buf *out)
     for (const char *p = hint ? hint : ""; *p && chars < CATEGORY_HINT_CHARS;) {
         unsigned char c = (unsigned char)*p;
         size_t n = utf8_prefix(p, strlen(p), 1);
-        if (n == 0)
+        if (n == 0 || out->len + n > PATH_SEGMENT_MAX_BYTES)
             break;
         if (n > 1 || (c >= 0x20 && c != 0x7f && c != '/' && c != '\\'))
             buf_add(out, p, n);

@@ -8,7 +8,6 @@
 /* A file or folder name on disk (NAME_MAX): export writes every segment as
  * one. The whole path, at most 255 characters of at most 4 bytes, stays
  * far below PATH_MAX with the export directory in front. */
-#define SEGMENT_MAX_BYTES 255
 
 int category_valid(const char *category)
 {
@@ -83,9 +82,9 @@ int path_check(const char *category, const char *path, struct buf *out, struct b
     for (const char *p = path; *p;) {
         const char *slash = strchr(p, '/');
         size_t n = slash ? (size_t)(slash - p) : strlen(p);
-        if (n > SEGMENT_MAX_BYTES) {
+        if (n > PATH_SEGMENT_MAX_BYTES) {
             buf_addf(err, "A file or folder name must be at most %d bytes (got %zu)",
-                     SEGMENT_MAX_BYTES, n);
+                     PATH_SEGMENT_MAX_BYTES, n);
             return -1;
         }
         p += n + (slash ? 1 : 0);

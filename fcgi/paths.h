@@ -6,6 +6,9 @@
 #ifndef KNOWHUB_PATHS_H
 #define KNOWHUB_PATHS_H
 
+/* A file or folder name's bytes at most: what a file system holds. */
+#define PATH_SEGMENT_MAX_BYTES 255
+
 #include "buf.h"
 
 /* Return 1 for "rules" and "experiences". */
