@@ -55,6 +55,16 @@ void config_from_env(struct config *cfg)
         cfg->mcp_budget_bytes = (size_t)bytes;
         cfg->mcp_budget_ms = ms;
     }
+    {
+        long bytes, keep;
+        cfg->access_log = strcmp(env_or("KNOWHUB_ACCESS_LOG", "on"), "off") != 0;
+        if (parse_long(env_or("KNOWHUB_LOG_MAX_BYTES", ""), 0, 1L << 40, &bytes))
+            bytes = 64L * 1024 * 1024;
+        if (parse_long(env_or("KNOWHUB_LOG_KEEP", ""), 1, 100, &keep))
+            keep = 5;
+        cfg->log_max_bytes = bytes;
+        cfg->log_keep = (int)keep;
+    }
 }
 
 int config_llm_configured(const struct config *cfg)

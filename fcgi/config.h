@@ -21,6 +21,11 @@ struct config {
     size_t cache_bytes;      /* KNOWHUB_CACHE_BYTES: all threads' caches together; 0 = none */
     size_t mcp_budget_bytes; /* KNOWHUB_MCP_BUDGET_BYTES: one /mcp answer, default 4 MiB */
     long mcp_budget_ms;      /* KNOWHUB_MCP_BUDGET_MS: a batch starts nothing after, 10000 */
+
+    /* Logs under $KNOWHUB_DATA/logs (docs/operations.md "Logs") */
+    int access_log; /* KNOWHUB_ACCESS_LOG: on (default) or off: access + audit JSON lines */
+    long long log_max_bytes; /* KNOWHUB_LOG_MAX_BYTES: rotate at this size, 0 = never, 64 MiB */
+    int log_keep;            /* KNOWHUB_LOG_KEEP: rotated files kept (name.1 ... name.N), 5 */
 };
 
 /* Return 1 when an LLM is configured (KNOWHUB_LLM_BASE_URL is set). */

@@ -7,6 +7,8 @@
 
 /* h_health.c */
 void h_health(struct request *req, struct response *res);
+/* h_metrics.c */
+void h_metrics(struct request *req, struct response *res);
 
 /* h_auth.c */
 void h_auth_me(struct request *req, struct response *res);

@@ -13,6 +13,7 @@ void request_init(struct request *req)
 {
     memset(req, 0, sizeof *req);
     req->who.role = ROLE_NONE;
+    req->route = -1;
     req->query = "";
     req->body = "";
 }

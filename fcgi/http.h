@@ -61,6 +61,10 @@ struct request {
     int https;               /* over TLS: nginx's HTTPS, or X-Forwarded-Proto: https from a proxy */
     const char *mcp_version; /* MCP-Protocol-Version header */
     const char *accept_language;
+    const char *remote_addr;       /* REMOTE_ADDR: the client as nginx saw it */
+    const char *forwarded_for;     /* X-Forwarded-For header: came through another proxy */
+    const char *forwarded;         /* Forwarded header, likewise */
+    int route;                     /* index in the route table once dispatched, else -1 */
     char *params[HTTP_MAX_PARAMS]; /* decoded {name} segments of the route, owned */
     size_t n_params;
     struct query_param *qp; /* owned, parsed once */
@@ -69,6 +73,7 @@ struct request {
     struct store *store;      /* this thread's connection */
     struct llm *llm;          /* this thread's LLM client (may be NULL) */
     struct cache *cache;      /* this thread's answer cache (may be NULL) */
+    struct metrics *metrics;  /* this thread's counters (may be NULL) */
     const struct config *cfg; /* read-only, shared by every thread */
 };
 
@@ -77,9 +82,10 @@ struct response {
     struct buf headers; /* extra header lines, each ending in \r\n */
     struct buf body;
     const char *request_id;
-    int done;      /* a reply was written */
-    int streamed;  /* head and body already went to the sink */
-    int head_only; /* HEAD: the head as for GET, never a body */
+    int done;                 /* a reply was written */
+    int streamed;             /* head and body already went to the sink */
+    int head_only;            /* HEAD: the head as for GET, never a body */
+    const char *content_type; /* NULL: JSON */
     /* The answer was over body.max and was replaced by a LIMIT_EXCEEDED
      * error; a caller may lower body.max after response_init. */
     int too_large;

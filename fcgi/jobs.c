@@ -2,6 +2,7 @@
 #include "jobs.h"
 #include "config.h"
 #include "jfield.h"
+#include "metrics.h"
 #include "slim.h"
 #include "store.h"
 #include "util.h"
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int jobs_start(struct store *st, const char *space, const char *kind, struct json_object *params,
                const char *actor, char *id_out)
@@ -107,15 +109,17 @@ out:
     json_object_put(plan);
 }
 
-int jobs_run_next(struct store *st, struct llm *llm, const struct config *cfg)
+int jobs_run_next(struct store *st, struct llm *llm, const struct config *cfg, struct metrics *m)
 {
     struct claimed job = {0};
     struct json_object *params;
+    struct timespec t0, t1;
     int rc = store_job_claim(st, keep, &job);
     if (rc == STORE_NOT_FOUND)
         return 0;
     if (rc)
         return -1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     params = json_parse_stored(job.params);
     if (strcmp(job.kind, "slim") == 0)
         run_slim(st, llm, cfg, &job, params);
@@ -123,6 +127,9 @@ int jobs_run_next(struct store *st, struct llm *llm, const struct config *cfg)
         store_job_finish(st, job.id, "failed", NULL,
                          "{\"code\":\"INVALID_REQUEST\",\"message\":\"Unknown job kind\"}");
     json_object_put(params);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    metrics_job(m, job.kind,
+                (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
     free(job.id);
     free(job.space);
     free(job.kind);

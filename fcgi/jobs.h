@@ -18,7 +18,9 @@ int jobs_start(struct store *st, const char *space, const char *kind, struct jso
 
 /* Run the oldest queued job, if any, to its end. Returns 1 when one ran, 0
  * when none waited, -1 on a store error. */
-int jobs_run_next(struct store *st, struct llm *llm, const struct config *cfg);
+struct metrics;
+/* Its run time goes to m (the job thread's counters; may be NULL). */
+int jobs_run_next(struct store *st, struct llm *llm, const struct config *cfg, struct metrics *m);
 
 /* The JSON of a job row. */
 struct job_info;

@@ -5,6 +5,7 @@
 #include "agentlog.h"
 #include "config.h"
 #include "jfield.h"
+#include "metrics.h"
 #include "store.h"
 #include "util.h"
 
@@ -20,6 +21,7 @@
 
 struct llm {
     CURL *curl;
+    struct metrics *metrics;
 };
 
 void llm_global_init(void)
@@ -44,6 +46,12 @@ void llm_free(struct llm *llm)
         return;
     curl_easy_cleanup(llm->curl);
     free(llm);
+}
+
+void llm_set_metrics(struct llm *llm, struct metrics *m)
+{
+    if (llm)
+        llm->metrics = m;
 }
 
 struct json_object *llm_message(const char *role, const char *content)
@@ -307,6 +315,8 @@ int llm_chat(struct llm *llm, const struct config *cfg, struct store *st,
     r->latency_ms = now_ms() - started;
     free(text);
 
+    metrics_llm_call(llm->metrics, req->purpose, r->error_code ? r->error_code : "ok",
+                     r->prompt_tokens, r->completion_tokens, r->latency_ms);
     if (st)
         store_llm_call_add(st, req->space, req->purpose, model, r->prompt_tokens,
                            r->completion_tokens, r->latency_ms,

@@ -21,6 +21,9 @@ void llm_global_init(void);
 /* A handle for one thread (one CURL easy handle, reused). */
 struct llm *llm_new(void);
 void llm_free(struct llm *llm);
+struct metrics;
+/* Count this handle's calls in m (its thread's counters; may be NULL). */
+void llm_set_metrics(struct llm *llm, struct metrics *m);
 
 struct llm_request {
     const char *purpose;          /* route, evolve, distill, slim: the ledger's key */

@@ -2,6 +2,7 @@
  * and runs KNOWHUB_THREADS workers, each with its own SQLite connection, in an
  * FCGX_Accept_r loop. SIGTERM/SIGINT stop accepting, let in-flight requests
  * finish, and exit 0. The only file that includes fcgiapp.h. */
+#include "accesslog.h"
 #include "buf.h"
 #include "cache.h"
 #include "cli.h"
@@ -10,6 +11,7 @@
 #include "http.h"
 #include "jobs.h"
 #include "llm.h"
+#include "metrics.h"
 #include "router.h"
 #include "server.h"
 #include "store.h"
@@ -25,6 +27,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Set by main before the workers start; the signal handler reads it. */
@@ -38,7 +41,29 @@ struct worker {
     struct llm *llm;
     struct cache *cache;
     const struct config *cfg;
+    struct metrics *metrics;  /* this thread's counters */
+    struct accesslog *access; /* shared by every thread (NULL: no log) */
+    struct accesslog *audit;  /* likewise */
+    const char *request_id;   /* the request being answered, for audit lines */
+    struct buf line;          /* this thread's log line */
 };
+
+/* The store's audit hook: one JSON line per committed audit row. */
+static void log_audit(void *arg, const char *ts, const char *space, const char *actor,
+                      const char *action, const char *target)
+{
+    struct worker *w = arg;
+    accesslog_audit_line(&w->line, w->request_id, ts, space, actor, action, target);
+    if (w->line.len && w->line.data[w->line.len - 1] == '\n')
+        accesslog_write(w->audit, w->line.data, w->line.len);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
 
 static void on_signal(int sig)
 {
@@ -78,10 +103,17 @@ static int read_body(FCGX_Stream *in, long length, struct buf *b)
     return 0;
 }
 
-/* The sink of a streamed response: straight to the FastCGI stream. */
+/* The sink of a streamed response: straight to the FastCGI stream, counted. */
+struct sink {
+    FCGX_Stream *out;
+    size_t bytes;
+};
+
 static void fcgx_sink(void *ctx, const char *data, size_t n)
 {
-    FCGX_PutStr(data, (int)n, ctx);
+    struct sink *s = ctx;
+    FCGX_PutStr(data, (int)n, s->out);
+    s->bytes += n;
 }
 
 static void write_response(FCGX_Request *fr, const struct response *res)
@@ -90,7 +122,8 @@ static void write_response(FCGX_Request *fr, const struct response *res)
     if (res->streamed)
         return; /* already written through the sink */
     buf_init(&head, 16384);
-    response_head(res, "application/json; charset=utf-8", (long)res->body.len, &head);
+    response_head(res, res->content_type ? res->content_type : "application/json; charset=utf-8",
+                  (long)res->body.len, &head);
     FCGX_PutStr(head.data, (int)head.len, fr->out);
     if (!res->head_only)
         FCGX_PutStr(res->body.data, (int)res->body.len, fr->out);
@@ -107,12 +140,19 @@ static void handle(FCGX_Request *fr, struct worker *w)
     const char *clen = FCGX_GetParam("CONTENT_LENGTH", fr->envp), *proto;
     char *path = NULL;
     long length = 0;
+    struct sink sink = {fr->out, 0};
+    struct timespec started;
+    double seconds;
+    const struct route *routes;
+    size_t n_routes;
 
+    clock_gettime(CLOCK_MONOTONIC, &started);
     request_id_of(FCGX_GetParam("KNOWHUB_REQUEST_ID", fr->envp), request_id);
+    w->request_id = request_id;
     request_init(&req);
     response_init(&res, request_id);
     res.sink = fcgx_sink;
-    res.sink_ctx = fr->out;
+    res.sink_ctx = &sink;
     buf_init(&body, HTTP_MAX_BODY);
     req.method = FCGX_GetParam("REQUEST_METHOD", fr->envp);
     req.query = FCGX_GetParam("QUERY_STRING", fr->envp);
@@ -125,6 +165,9 @@ static void handle(FCGX_Request *fr, struct worker *w)
     req.origin = FCGX_GetParam("HTTP_ORIGIN", fr->envp);
     req.host = FCGX_GetParam("HTTP_HOST", fr->envp);
     req.sec_fetch_site = FCGX_GetParam("HTTP_SEC_FETCH_SITE", fr->envp);
+    req.remote_addr = FCGX_GetParam("REMOTE_ADDR", fr->envp);
+    req.forwarded_for = FCGX_GetParam("HTTP_X_FORWARDED_FOR", fr->envp);
+    req.forwarded = FCGX_GetParam("HTTP_FORWARDED", fr->envp);
     proto = FCGX_GetParam("HTTP_X_FORWARDED_PROTO", fr->envp);
     req.https = (FCGX_GetParam("HTTPS", fr->envp) && *FCGX_GetParam("HTTPS", fr->envp)) ||
                 (proto && strcasecmp(proto, "https") == 0);
@@ -133,6 +176,7 @@ static void handle(FCGX_Request *fr, struct worker *w)
     req.store = w->store;
     req.llm = w->llm;
     req.cache = w->cache;
+    req.metrics = w->metrics;
     req.cfg = w->cfg;
     if (!req.method)
         req.method = "GET";
@@ -159,6 +203,30 @@ static void handle(FCGX_Request *fr, struct worker *w)
                     req.path, store_errmsg(w->store));
     }
     write_response(fr, &res);
+
+    seconds = seconds_since(&started);
+    metrics_request(w->metrics, req.route, res.status, seconds);
+    metrics_cache_bytes(w->metrics, w->cache ? cache_bytes(w->cache) : 0);
+    if (w->access) {
+        routes = router_table(&n_routes);
+        struct access_entry e = {
+            request_id,
+            req.who.space,
+            req.who.actor,
+            req.who.token_id,
+            req.route >= 0 ? routes[req.route].method : req.method,
+            req.route >= 0 ? routes[req.route].pattern : "unmatched",
+            res.status,
+            seconds * 1000.0,
+            res.streamed    ? sink.bytes
+            : res.head_only ? 0
+                            : res.body.len,
+        };
+        accesslog_access_line(&w->line, &e);
+        if (w->line.len && w->line.data[w->line.len - 1] == '\n')
+            accesslog_write(w->access, w->line.data, w->line.len);
+    }
+    w->request_id = NULL;
     request_release(&req);
     response_release(&res);
     buf_release(&body);
@@ -196,16 +264,47 @@ static void *job_main(void *arg)
     pthread_sigmask(SIG_BLOCK, &block, NULL);
     store_job_requeue_running(w->store); /* a crash's unfinished jobs run again */
     while (!stopping) {
-        int ran = jobs_run_next(w->store, w->llm, w->cfg);
+        int ran = jobs_run_next(w->store, w->llm, w->cfg, w->metrics);
         for (int i = 0; ran <= 0 && i < 4 && !stopping; i++)
             usleep(50 * 1000);
     }
     return NULL;
 }
 
+/* Open $KNOWHUB_DATA/logs/<name>, or NULL when logs are off or it cannot. */
+static struct accesslog *open_log(const struct config *cfg, const char *name)
+{
+    struct buf path;
+    struct accesslog *log;
+    if (!cfg->access_log)
+        return NULL;
+    buf_init(&path, 8192);
+    buf_addf(&path, "%s/logs/%s", cfg->data_dir, name);
+    log = accesslog_open(path.data, cfg->log_max_bytes, cfg->log_keep);
+    buf_release(&path);
+    return log;
+}
+
+/* Give a thread its counters and the logs. */
+static void worker_attach(struct worker *w, struct metrics *m, struct accesslog *access,
+                          struct accesslog *audit)
+{
+    w->metrics = m;
+    w->access = access;
+    w->audit = audit;
+    buf_init(&w->line, 64 * 1024);
+    store_set_metrics(w->store, m);
+    llm_set_metrics(w->llm, m);
+    if (audit)
+        store_set_audit_hook(w->store, log_audit, w);
+}
+
 static int serve(const struct config *cfg)
 {
     struct buf db, sock;
+    struct metrics_set *metrics = NULL;
+    struct accesslog *access = NULL, *audit = NULL;
+    struct timespec now;
     struct worker *workers = NULL, jobber = {0};
     int jobber_started = 0;
     struct sigaction sa;
@@ -230,6 +329,13 @@ static int serve(const struct config *cfg)
     }
     if (server_first_start(cfg, workers[0].store))
         goto out;
+    /* Threads 0..n-1 are the workers, thread n the job thread. */
+    clock_gettime(CLOCK_REALTIME, &now);
+    metrics = metrics_set_new((size_t)cfg->threads + 1, (double)now.tv_sec + now.tv_nsec / 1e9);
+    access = open_log(cfg, "access.jsonl");
+    audit = open_log(cfg, "audit.jsonl");
+    for (int i = 0; i < cfg->threads; i++)
+        worker_attach(&workers[i], metrics_of(metrics, (size_t)i), access, audit);
     if (agentlog_mode(cfg) != AGENTLOG_OFF)
         agentlog_cleanup(cfg, 30);
     if (FCGX_Init()) {
@@ -260,10 +366,11 @@ static int serve(const struct config *cfg)
         }
     jobber.cfg = cfg;
     jobber.llm = llm_new();
-    if (store_open(db.data, &jobber.store) == STORE_OK &&
-        pthread_create(&jobber.thread, NULL, job_main, &jobber) == 0)
-        jobber_started = 1;
-    else
+    if (store_open(db.data, &jobber.store) == STORE_OK) {
+        worker_attach(&jobber, metrics_of(metrics, (size_t)cfg->threads), access, audit);
+        jobber_started = pthread_create(&jobber.thread, NULL, job_main, &jobber) == 0;
+    }
+    if (!jobber_started)
         fputs("knowhub: the job thread did not start; jobs will wait\n", stderr);
     fprintf(stderr, "knowhub: serving on %s with %d threads\n", sock.data, started);
     for (int i = 0; i < started; i++)
@@ -281,9 +388,14 @@ out:
         store_close(workers[i].store);
         llm_free(workers[i].llm);
         cache_free(workers[i].cache);
+        buf_release(&workers[i].line);
     }
     store_close(jobber.store);
     llm_free(jobber.llm);
+    buf_release(&jobber.line);
+    accesslog_close(access);
+    accesslog_close(audit);
+    metrics_set_free(metrics);
     free(workers);
     buf_release(&db);
     buf_release(&sock);

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "store.h"
 #include "handlers.h"
+#include "metrics.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -57,6 +58,8 @@ static const struct route routes[] = {
     {"GET", "/api/llm/usage", ROLE_READER, h_llm_usage, 0},
     {"GET", "/api/tools", ROLE_READER, h_tools, 0},
     {"POST", "/mcp", ROLE_READER, h_mcp, 0},
+    /* Loopback, or an admin token: the handler decides (docs/operations.md). */
+    {"GET", "/metrics", ROLE_NONE, h_metrics, 0},
 };
 #define ROUTE_COUNT (sizeof routes / sizeof routes[0])
 
@@ -148,10 +151,12 @@ static void cached_dispatch(const struct route *route, struct request *req, stru
         buf_reset(&res->body);
         buf_add(&res->body, hit, len);
         buf_adds(&res->headers, "X-Cache: hit\r\n");
+        metrics_cache_lookup(req->metrics, 1);
         res->status = 200;
         res->done = 1;
     } else {
         buf_adds(&res->headers, "X-Cache: miss\r\n");
+        metrics_cache_lookup(req->metrics, 0);
         route->handler(req, res);
         static const char success[] = "{\"status\":\"success\"";
         if (res->status == 200 && !res->streamed && res->body.len <= cache_max_answer(req->cache) &&
@@ -195,6 +200,7 @@ void router_dispatch(struct request *req, struct response *res)
         return;
     }
     buf_release(&allow);
+    req->route = (int)(chosen - routes);
     /* -1 when a {name} segment is a bad %-escape or not UTF-8: then the
      * handler must not run with its params missing (answered below). */
     int params_bad = match(chosen->pattern, req->path, req) < 0;

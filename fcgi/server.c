@@ -38,8 +38,11 @@ int server_prepare_dirs(const struct config *cfg)
     struct buf run;
     int rc;
     buf_init(&run, 4096);
-    buf_addf(&run, "%s/run", cfg->data_dir);
+    buf_addf(&run, "%s/logs", cfg->data_dir);
     rc = mkdir_p(cfg->data_dir, 0750) || mkdir_p(run.data, 0750) ? -1 : 0;
+    buf_reset(&run);
+    buf_addf(&run, "%s/run", cfg->data_dir);
+    rc = rc || mkdir_p(run.data, 0750) ? -1 : 0;
     if (rc)
         fprintf(stderr, "knowhub: cannot create %s: %s\n", run.data, strerror(errno));
     buf_release(&run);

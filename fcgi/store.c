@@ -2,6 +2,7 @@
  * table below, are prepared lazily once per connection and reset after use. */
 #include "store.h"
 #include "buf.h"
+#include "metrics.h"
 #include "tokenize.h"
 #include "util.h"
 
@@ -288,6 +289,8 @@ enum stmt_id {
     S_JOB_CREATE,
     S_JOB_GET,
     S_JOB_LIST,
+    S_JOB_COUNTS,
+    S_SPACE_COUNTS,
     S_JOB_CLAIM,
     S_JOB_PROGRESS,
     S_JOB_FINISH,
@@ -467,6 +470,15 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_JOB_CREATE] = "INSERT INTO jobs(id, space, kind, status, params, actor, created_at,"
                      " updated_at) VALUES(?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?6)",
     [S_JOB_GET] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = ?1 AND id = ?2",
+    [S_JOB_COUNTS] = "SELECT kind, status, count(*) FROM jobs GROUP BY kind, status"
+                     " ORDER BY kind, status",
+    /* Both counts walk an index range per space (knowledge_space_status, the
+     * traces' primary key); the largest spaces first. */
+    [S_SPACE_COUNTS] = "SELECT name,"
+                       " (SELECT count(*) FROM knowledge k WHERE k.space = s.name"
+                       "  AND k.status = 'active'),"
+                       " (SELECT count(*) FROM traces t WHERE t.space = s.name)"
+                       " FROM spaces s ORDER BY 2 DESC, 3 DESC, name",
     [S_JOB_LIST] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = ?1"
                    " ORDER BY created_at DESC, id LIMIT ?2",
     [S_JOB_CLAIM] = "UPDATE jobs SET status = 'running', updated_at = ?1 WHERE id ="
@@ -526,8 +538,16 @@ struct store {
     sqlite3 *db;
     sqlite3_stmt *stmt[S_COUNT];
     int tx_depth;
-    int read_depth; /* store_read_begin() calls not yet ended */
-    int read_open;  /* the outermost of them opened a read transaction */
+    int read_depth;          /* store_read_begin() calls not yet ended */
+    int read_open;           /* the outermost of them opened a read transaction */
+    struct metrics *metrics; /* this connection's thread's counters, or NULL */
+    /* Audit rows of the open transaction (five NUL-ended fields each), handed
+     * to audit_hook at the outermost commit; audit_mark[d]: the length when
+     * savepoint depth d began, so a savepoint's rollback drops its rows. */
+    struct buf audit_pending;
+    size_t audit_mark[8];
+    store_audit_fn audit_hook;
+    void *audit_ctx;
 };
 
 /* ---- errors ---- */
@@ -721,11 +741,39 @@ static int register_tokenizer(sqlite3 *db)
     return STORE_OK;
 }
 
+/* SQLite's busy handler: what sqlite3_busy_timeout does (sleeps of 1 to 100
+ * ms until BUSY_TIMEOUT_MS have passed), counted for the metrics. */
+static int busy_wait(void *arg, int count)
+{
+    static const int delays[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100};
+    enum { N_DELAYS = sizeof delays / sizeof delays[0] };
+    struct store *st = arg;
+    int spent = 0, delay;
+    if (count < N_DELAYS) {
+        delay = delays[count];
+        for (int i = 0; i < count; i++)
+            spent += delays[i];
+    } else {
+        delay = delays[N_DELAYS - 1];
+        spent = 328 + (count - N_DELAYS) * delay; /* 328: the sum of delays */
+    }
+    if (spent >= BUSY_TIMEOUT_MS) {
+        metrics_store_event(st->metrics, METRICS_SQLITE_TIMEOUT);
+        return 0;
+    }
+    if (spent + delay > BUSY_TIMEOUT_MS)
+        delay = BUSY_TIMEOUT_MS - spent;
+    metrics_store_event(st->metrics, METRICS_SQLITE_RETRY);
+    sqlite3_sleep(delay);
+    return 1;
+}
+
 int store_open(const char *path, struct store **out)
 {
     struct store *st = xcalloc(1, sizeof *st);
     int rc;
     *out = NULL;
+    buf_init(&st->audit_pending, 1024 * 1024);
     rc = sqlite3_open_v2(path, &st->db,
                          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
@@ -733,7 +781,7 @@ int store_open(const char *path, struct store **out)
         goto fail;
     }
     sqlite3_extended_result_codes(st->db, 1);
-    sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+    sqlite3_busy_handler(st->db, busy_wait, st);
     if ((rc = exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
                        "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;")))
         goto fail;
@@ -755,7 +803,39 @@ void store_close(struct store *st)
     for (int i = 0; i < S_COUNT; i++)
         sqlite3_finalize(st->stmt[i]);
     sqlite3_close(st->db);
+    buf_release(&st->audit_pending);
     free(st);
+}
+
+void store_set_metrics(struct store *st, struct metrics *m)
+{
+    st->metrics = m;
+}
+
+void store_set_audit_hook(struct store *st, store_audit_fn hook, void *ctx)
+{
+    st->audit_hook = hook;
+    st->audit_ctx = ctx;
+}
+
+const char *store_sqlite_version(void)
+{
+    return sqlite3_libversion();
+}
+
+/* Hand the committed audit rows to the hook and forget them. */
+static void audit_flush(struct store *st)
+{
+    const char *p = st->audit_pending.data, *end = p + st->audit_pending.len;
+    while (st->audit_hook && p < end) {
+        const char *f[5];
+        for (int i = 0; i < 5; i++) {
+            f[i] = p;
+            p += strlen(p) + 1;
+        }
+        st->audit_hook(st->audit_ctx, f[0], f[1], f[2], f[3], f[4]);
+    }
+    buf_reset(&st->audit_pending);
 }
 
 /* ---- transactions ---- */
@@ -766,23 +846,33 @@ void store_close(struct store *st)
  * processes (the CLI) still meet SQLite's busy timeout. */
 static pthread_mutex_t writer_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int writer_lock_take(void)
+static int writer_lock_take(struct store *st)
 {
     struct timespec deadline;
+    if (pthread_mutex_trylock(&writer_lock) == 0)
+        return STORE_OK;
+    metrics_store_event(st->metrics, METRICS_WRITER_WAIT);
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += BUSY_TIMEOUT_MS / 1000;
-    return pthread_mutex_timedlock(&writer_lock, &deadline) == 0 ? STORE_OK : STORE_BUSY;
+    if (pthread_mutex_timedlock(&writer_lock, &deadline) == 0)
+        return STORE_OK;
+    metrics_store_event(st->metrics, METRICS_WRITER_TIMEOUT);
+    return STORE_BUSY;
 }
 
 int store_begin(struct store *st)
 {
     int rc;
-    if (st->tx_depth == 0 && (rc = writer_lock_take()))
+    if (st->tx_depth == 0 && (rc = writer_lock_take(st)))
         return rc;
     rc = exec(st, st->tx_depth ? "SAVEPOINT nested" : "BEGIN IMMEDIATE");
-    if (rc == STORE_OK)
+    if (rc == STORE_OK) {
+        if (st->tx_depth == 0)
+            buf_reset(&st->audit_pending);
+        if (st->tx_depth < 8)
+            st->audit_mark[st->tx_depth] = st->audit_pending.len;
         st->tx_depth++;
-    else if (st->tx_depth == 0)
+    } else if (st->tx_depth == 0)
         pthread_mutex_unlock(&writer_lock);
     return rc;
 }
@@ -794,8 +884,10 @@ int store_commit(struct store *st)
         return STORE_ERROR;
     rc = exec(st, st->tx_depth > 1 ? "RELEASE nested" : "COMMIT");
     if (rc == STORE_OK) {
-        if (--st->tx_depth == 0)
+        if (--st->tx_depth == 0) {
             pthread_mutex_unlock(&writer_lock);
+            audit_flush(st);
+        }
     } else {
         store_rollback(st);
     }
@@ -810,7 +902,10 @@ void store_rollback(struct store *st)
         exec(st, "ROLLBACK TO nested; RELEASE nested");
     else
         exec(st, "ROLLBACK");
-    if (--st->tx_depth == 0)
+    if (--st->tx_depth < 8)
+        st->audit_pending.len = st->audit_mark[st->tx_depth];
+    st->audit_pending.data[st->audit_pending.len] = '\0';
+    if (st->tx_depth == 0)
         pthread_mutex_unlock(&writer_lock);
 }
 
@@ -1071,7 +1166,20 @@ static int audit_at(struct store *st, const char *now, const char *space, const 
     bind_text(s, 3, actor);
     bind_text(s, 4, action);
     bind_text(s, 5, target ? target : "");
-    return step_done(s);
+    int rc = step_done(s);
+    if (rc == STORE_OK && st->audit_hook) {
+        const char *fields[] = {now, space, actor, action, target ? target : ""};
+        size_t len = st->audit_pending.len;
+        for (int i = 0; i < 5; i++)
+            if (buf_add(&st->audit_pending, fields[i], strlen(fields[i]) + 1)) {
+                st->audit_pending.len = len; /* too many rows: the log misses these */
+                st->audit_pending.data[len] = '\0';
+                break;
+            }
+        if (st->tx_depth == 0)
+            audit_flush(st);
+    }
+    return rc;
 }
 
 int store_audit(struct store *st, const char *space, const char *actor, const char *action,
@@ -2217,6 +2325,36 @@ int store_llm_usage(struct store *st, const char *space, const char *since,
                               (long)sqlite3_column_int64(s, 6)};
         each(&u, ctx);
     }
+    rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
+}
+
+/* ---- metrics ---- */
+
+int store_space_counts(struct store *st, void (*each)(const char *, long, long, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_SPACE_COUNTS);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        each(col_text(s, 0), (long)sqlite3_column_int64(s, 1), (long)sqlite3_column_int64(s, 2),
+             ctx);
+    rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
+}
+
+int store_job_counts(struct store *st, void (*each)(const char *, const char *, long, void *),
+                     void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_JOB_COUNTS);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        each(col_text(s, 0), col_text(s, 1), (long)sqlite3_column_int64(s, 2), ctx);
     rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
     finish(s);
     return rc;

@@ -387,6 +387,27 @@ int store_job_finish(struct store *st, const char *id, const char *status, const
  * steps are committed, so re-running them is safe). */
 int store_job_requeue_running(struct store *st);
 
+/* ---- operating: metrics and the audit log ---- */
+
+struct metrics;
+/* Count this connection's busy waits and retries in m (its thread's; may be NULL). */
+void store_set_metrics(struct store *st, struct metrics *m);
+/* Called with each audit row (time, space, actor, action, target) once it is
+ * committed: at the outermost commit, or at once outside a transaction. */
+typedef void (*store_audit_fn)(void *ctx, const char *ts, const char *space, const char *actor,
+                               const char *action, const char *target);
+void store_set_audit_hook(struct store *st, store_audit_fn hook, void *ctx);
+/* SQLite's version text ("3.40.1"). */
+const char *store_sqlite_version(void);
+/* Every space with its active entries and traces, the most entries first. */
+int store_space_counts(struct store *st,
+                       void (*each)(const char *space, long entries, long traces, void *ctx),
+                       void *ctx);
+/* Jobs counted by kind and status. */
+int store_job_counts(struct store *st,
+                     void (*each)(const char *kind, const char *status, long count, void *ctx),
+                     void *ctx);
+
 /* Append to the audit trail (inside the caller's transaction if any). */
 int store_audit(struct store *st, const char *space, const char *actor, const char *action,
                 const char *target);
