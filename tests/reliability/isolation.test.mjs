@@ -209,6 +209,8 @@ const PROBES = {
     'GET /api/jobs/{id}': (att, role, vic) => ({ m: 'GET', p: `/api/jobs/${vic.jobIds[0]}`, check: (r) => err(r, 'NOT_FOUND') }),
     'GET /api/llm/usage': () => ({ m: 'GET', p: '/api/llm/usage', check: (r) => assert.equal(ok(r).configured, true) }),
     'GET /api/tools': () => ({ m: 'GET', p: '/api/tools', check: (r) => assert.ok(JSON.stringify(ok(r)).includes('knowledge_search')) }),
+    // Metrics: open to loopback (the tour's case) whatever the token; counts only, never a space's data.
+    'GET /metrics': () => ({ m: 'GET', p: '/metrics', check: (r) => assert.ok(r.status === 200 && r.text.includes('# TYPE knowhub_http_requests_total counter'), r.text.slice(0, 200)) }),
     // MCP tools run with the caller's role and space: a batch reaching for the victim's entry and file.
     'POST /mcp': (att, role, vic) => ({
         m: 'POST',
@@ -260,7 +262,7 @@ async function tour(att, vic) {
                 continue;
             }
             assert.notEqual(r.status, 403, `${what}: refused a role that may call it: ${r.text.slice(0, 200)}`);
-            if (req.m !== 'GET' || !req.p.startsWith('/api/knowledge/export')) {
+            if (req.m !== 'GET' || !(req.p.startsWith('/api/knowledge/export') || req.p === '/metrics')) {
                 if (req.p !== '/mcp') assertCommon(r);
             }
             try {
