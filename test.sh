@@ -13,6 +13,9 @@ ROOT=$(pwd)
 
 deps_ensure || exit 1
 command -v node >/dev/null || deps_ensure nodejs || exit 1
+# shellcheck disable=SC2086
+command -v promtool >/dev/null || deps_ensure $DEPS_TEST ||
+    echo "promtool is missing: the metrics test skips its promtool check"
 
 passed=0
 failed=0
