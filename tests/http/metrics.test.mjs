@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { startStack } from './lib/stack.mjs';
 import { startFakeLlm } from './lib/fakellm.mjs';
 import { ok } from './lib/expect.mjs';
+import { waitJob } from './lib/llmtest.mjs';
 
 const NAME_RE = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -290,6 +291,24 @@ describe('LLM calls (fake LLM)', () => {
         assert.equal(d('knowhub_llm_completion_tokens_total', { purpose: 'evolve' }), 20);
         assert.equal(d('knowhub_llm_call_duration_seconds_count', { purpose: 'evolve' }), 2);
         assert.ok(!a.samples.some((x) => x.name.startsWith('knowhub_embedding')), 'no embedding series before embeddings exist');
+    });
+});
+
+describe('jobs', () => {
+    test('a slim job: the queue gauge by kind and status, and its run time', async () => {
+        const b = (await scrape(sl)).parsed;
+        assert.equal(value(b, 'knowhub_job_duration_seconds_count', { kind: 'slim' }), 0);
+        const started = ok(await sl.api('POST', '/api/knowledge/slim', { token: sl.admin, body: {} }));
+        assert.equal((await waitJob(sl, sl.admin, started.id)).status, 'done');
+        // the job thread counts the run time just after it marked the job done
+        let a;
+        for (const until = Date.now() + 5000; ; await new Promise((r) => setTimeout(r, 20))) {
+            a = (await scrape(sl)).parsed;
+            if (value(a, 'knowhub_job_duration_seconds_count', { kind: 'slim' }) === 1) break;
+            assert.ok(Date.now() < until, 'the job duration was never counted');
+        }
+        assert.equal(value(a, 'knowhub_jobs', { kind: 'slim', status: 'done' }), 1);
+        assert.equal(value(a, 'knowhub_jobs', { kind: 'slim', status: 'queued' }), 0);
     });
 });
 
