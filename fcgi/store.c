@@ -2064,11 +2064,16 @@ int store_login_delete(struct store *st, const unsigned char hash[32])
 
 /* ---- analysis sessions ---- */
 
-int store_session_put(struct store *st, const char *space, const char *id, const char *title,
-                      const char *document)
+/* Write a session with statement `which`: ?1-?5 are space, id, title,
+ * document and now; a guarded statement (guard set) binds it and guard2 as
+ * ?6 and ?7 and answers STORE_CONFLICT when the guard no longer holds. */
+static int session_write(struct store *st, int which, const char *space, const char *id,
+                         const char *title, const char *document, const char *guard,
+                         const char *guard2)
 {
     char now[27];
-    sqlite3_stmt *s = stmt_get(st, S_SESSION_PUT);
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, which);
     if (!s)
         return STORE_ERROR;
     time_utc_iso_micro(now);
@@ -2077,50 +2082,34 @@ int store_session_put(struct store *st, const char *space, const char *id, const
     bind_text(s, 3, title ? title : "");
     bind_text(s, 4, document);
     bind_text(s, 5, now);
-    return step_done(s);
+    if (guard)
+        bind_text(s, 6, guard);
+    if (guard2)
+        bind_text(s, 7, guard2);
+    rc = step_done(s);
+    if (guard && rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = STORE_CONFLICT;
+    return rc;
+}
+
+int store_session_put(struct store *st, const char *space, const char *id, const char *title,
+                      const char *document)
+{
+    return session_write(st, S_SESSION_PUT, space, id, title, document, NULL, NULL);
 }
 
 int store_session_replace(struct store *st, const char *space, const char *id, const char *title,
                           const char *document, const char *old_title, const char *old_document)
 {
-    char now[27];
-    int rc;
-    sqlite3_stmt *s = stmt_get(st, S_SESSION_REPLACE);
-    if (!s)
-        return STORE_ERROR;
-    time_utc_iso_micro(now);
-    bind_text(s, 1, space);
-    bind_text(s, 2, id);
-    bind_text(s, 3, title ? title : "");
-    bind_text(s, 4, document);
-    bind_text(s, 5, now);
-    bind_text(s, 6, old_document);
-    bind_text(s, 7, old_title ? old_title : "");
-    rc = step_done(s);
-    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
-        rc = STORE_CONFLICT;
-    return rc;
+    return session_write(st, S_SESSION_REPLACE, space, id, title, document, old_document,
+                         old_title ? old_title : "");
 }
 
 int store_session_put_if(struct store *st, const char *space, const char *id, const char *title,
                          const char *document, const char *expected_updated_at)
 {
-    char now[27];
-    int rc;
-    sqlite3_stmt *s = stmt_get(st, S_SESSION_PUT_IF);
-    if (!s)
-        return STORE_ERROR;
-    time_utc_iso_micro(now);
-    bind_text(s, 1, space);
-    bind_text(s, 2, id);
-    bind_text(s, 3, title ? title : "");
-    bind_text(s, 4, document);
-    bind_text(s, 5, now);
-    bind_text(s, 6, expected_updated_at);
-    rc = step_done(s);
-    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
-        rc = STORE_CONFLICT;
-    return rc;
+    return session_write(st, S_SESSION_PUT_IF, space, id, title, document, expected_updated_at,
+                         NULL);
 }
 
 static int session_rows(sqlite3_stmt *s, void (*each)(const struct session_info *, void *),
