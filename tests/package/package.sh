@@ -312,6 +312,59 @@ else
     fail "the unpacked package, live" "${bad[@]}" "$(tail -3 "$T/nginx.log")"
 fi
 
+# --- the unit's users and modes, live (as root) ----------------------------------
+# What knowhub.service sets up, without systemd: knowhub as an unprivileged
+# user (uid 64123 stands for knowhub) with the primary group www-data and umask
+# 077, its data directory 0750 user:user as postinst makes it, its socket in a
+# runtime directory 0750 user:www-data; nginx's master as root with
+# `user www-data`, as Debian runs it. The workers must reach the socket and
+# nothing else.
+if [ "$(id -u)" = 0 ] && getent group www-data >/dev/null && command -v setpriv >/dev/null; then
+    bad=()
+    KUID=64123
+    chmod 0711 "$T" # traversable, as / and /run are
+    PDATA=$T/var-lib-knowhub PRUN=$T/run-knowhub
+    install -d -m 0750 -o "$KUID" -g "$KUID" "$PDATA"
+    install -d -m 0750 -o "$KUID" -g www-data "$PRUN"
+    PPORT=$(free_port)
+    mkdir -p "$T/pnginx/sites-enabled" "$T/pnginx/conf.d"
+    sed -e "s|unix:$T/run/knowhub.sock|unix:$PRUN/knowhub.sock|" -e "s|listen 127.0.0.1:$PORT;|listen 127.0.0.1:$PPORT;|" \
+        "$T/nginx/sites-enabled/knowhub" > "$T/pnginx/sites-enabled/knowhub"
+    sed -e 's/^master_process off;/user www-data www-data;\nworker_processes 1;/' \
+        -e "s|$T/nginx/sites-enabled|$T/pnginx/sites-enabled|" -e "s|$T/nginx/nginx.pid|$T/pnginx/nginx.pid|" \
+        "$T/nginx/nginx.conf" > "$T/pnginx/nginx.conf"
+    (umask 077; exec setpriv --reuid="$KUID" --regid="$(getent group www-data | cut -d: -f3)" --clear-groups \
+        env KNOWHUB_DATA="$PDATA" KNOWHUB_SOCKET="$PRUN/knowhub.sock" KNOWHUB_THREADS=2 \
+        "$BIN" serve) 2> "$T/pknowhub.log" &
+    KNOWHUB_PID=$!
+    for _ in $(seq 100); do [ -S "$PRUN/knowhub.sock" ] && break; sleep 0.05; done
+    nginx -p "$T/pnginx" -c "$T/pnginx/nginx.conf" -e stderr 2> "$T/pnginx.log" &
+    NGINX_PID=$!
+    for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$PPORT") 2>/dev/null && break; sleep 0.05; done
+    sock=$(stat -c '%a %u %G' "$PRUN/knowhub.sock" 2>/dev/null)
+    [ "$sock" = "660 $KUID www-data" ] || bad+=("the socket is '$sock', not '660 $KUID www-data': $(tail -2 "$T/pknowhub.log")")
+    code=$(curl -sS -o "$T/phealth.json" -w '%{http_code}' "http://127.0.0.1:$PPORT/api/health" 2>> "$T/curl.log")
+    [ "$code" = 200 ] || bad+=("GET /api/health through nginx's www-data workers: $code $(grep -m1 -i 'denied\|connect()' "$T/pnginx/logs/knowhub-error.log" 2>/dev/null)")
+    code=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PPORT/" 2>> "$T/curl.log")
+    [ "$code" = 200 ] || bad+=("GET / (the panel) as www-data: $code")
+    for f in knowhub.db admin.token; do
+        m=$(stat -c '%a' "$PDATA/$f" 2>/dev/null)
+        [ "$m" = 600 ] || bad+=("$f is '$m', not 600")
+    done
+    setpriv --reuid=33 --regid=33 --clear-groups cat "$PDATA/knowhub.db" > /dev/null 2>&1 &&
+        bad+=("www-data can read the database")
+    kill -TERM "$NGINX_PID" 2>/dev/null; wait "$NGINX_PID" 2>/dev/null; NGINX_PID=
+    kill -TERM "$KNOWHUB_PID" 2>/dev/null; wait "$KNOWHUB_PID"; rc=$?; KNOWHUB_PID=
+    [ "$rc" = 0 ] || bad+=("knowhub (unprivileged) exited $rc on SIGTERM")
+    if [ ${#bad[@]} = 0 ]; then
+        ok "as the unit runs it: knowhub unprivileged (group www-data, umask 077), nginx workers www-data reach the socket (660) and the panel, not the database (600)"
+    else
+        fail "the unit's users and modes, live" "${bad[@]}"
+    fi
+else
+    echo "skip  the unit's users and modes, live (needs root, setpriv and the group www-data)"
+fi
+
 # --- logrotate --------------------------------------------------------------------
 if command -v logrotate >/dev/null; then
     mkdir -p "$T/lr/logs"
