@@ -290,6 +290,10 @@ cmp -s "$T/index.html" "$ROOT/web/index.html" || bad+=("GET / is not web/index.h
 grep -qi '^content-security-policy:' "$T/index.h" || bad+=("GET /: no Content-Security-Policy")
 curl -sS -o "$T/zh.json" "$BASE/i18n/zh/common.json" 2>> "$T/curl.log"
 cmp -s "$T/zh.json" "$ROOT/i18n/zh/common.json" || bad+=("GET /i18n/zh/common.json is not i18n/zh/common.json")
+# The unit's readiness check (ExecStartPost, "$$" unescaped as systemd does) sees the socket.
+post=$(sed -n 's/^ExecStartPost=\/bin\/sh -c //p' "$UNIT" | sed -e "s/^'//" -e "s/'$//" -e 's/\$\$/$/g')
+{ [ -n "$post" ] && KNOWHUB_SOCKET=$T/run/knowhub.sock timeout 5 /bin/sh -c "$post"; } ||
+    bad+=("the unit's ExecStartPost readiness check fails on a live socket: $post")
 code=$(curl -sS -o "$T/health.json" -w '%{http_code}' "$BASE/api/health" 2>> "$T/curl.log")
 { [ "$code" = 200 ] && grep -q '"status":"success"' "$T/health.json"; } ||
     bad+=("GET /api/health: $code $(head -c 200 "$T/health.json")")
