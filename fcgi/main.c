@@ -294,7 +294,8 @@ static int usage(void)
 {
     fputs("usage: knowhub serve | init | token | import | export | backup | check | login-link |"
           " version\n"
-          "  serve    run the FastCGI server on $KNOWHUB_DATA/run/knowhub.sock\n"
+          "  serve    run the FastCGI server on $KNOWHUB_SOCKET\n"
+          "           (default $KNOWHUB_DATA/run/knowhub.sock)\n"
           "  init     create $KNOWHUB_DATA, the database and the first admin token\n"
           "  token    create, list and revoke API tokens (knowhub token for help)\n"
           "  import   DIR [--space S] [--on-conflict skip|overwrite|rename]: load Markdown files\n"

@@ -55,7 +55,10 @@ void server_db_path(const struct config *cfg, struct buf *out)
 void server_socket_path(const struct config *cfg, struct buf *out)
 {
     buf_reset(out);
-    buf_addf(out, "%s/run/knowhub.sock", cfg->data_dir);
+    if (cfg->socket_path)
+        buf_adds(out, cfg->socket_path);
+    else
+        buf_addf(out, "%s/run/knowhub.sock", cfg->data_dir);
 }
 
 int server_first_start(const struct config *cfg, struct store *st)

@@ -13,7 +13,8 @@ struct store;
 int server_prepare_dirs(const struct config *cfg);
 /* The database path, data_dir/knowhub.db, into out. */
 void server_db_path(const struct config *cfg, struct buf *out);
-/* The FastCGI socket path, data_dir/run/knowhub.sock, into out. */
+/* The FastCGI socket path into out: KNOWHUB_SOCKET when set (a service
+ * manager's runtime directory nginx can reach), else data_dir/run/knowhub.sock. */
 void server_socket_path(const struct config *cfg, struct buf *out);
 /* On first start (no token ever created) create space "default" and an admin
  * token written to data_dir/admin.token (mode 0600). 0, or -1 on error. */
