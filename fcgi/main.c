@@ -146,8 +146,9 @@ static void handle(FCGX_Request *fr, struct worker *w)
     if (clen && *clen && parse_long(clen, 0, 1L << 40, &length)) {
         reply_error(&res, 200, E_INVALID_REQUEST, "Invalid Content-Length");
     } else if (length > HTTP_MAX_BODY) {
-        reply_error(&res, 413, E_PAYLOAD_TOO_LARGE, "The request body exceeds %d bytes",
-                    HTTP_MAX_BODY);
+        error_param_int(&res, "max", HTTP_MAX_BODY);
+        reply_error_key(&res, 413, E_PAYLOAD_TOO_LARGE, "payload_too_large",
+                        "The request body exceeds %d bytes", HTTP_MAX_BODY);
     } else if (read_body(fr->in, length, &body)) {
         reply_error(&res, 200, E_INVALID_REQUEST, "The request body was cut short");
     } else {
