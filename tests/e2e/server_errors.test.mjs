@@ -16,8 +16,10 @@ function fill(dict, key, vars) {
     return text.replace(/\{\{\s*(\w+)\s*\}\}/g, (m, name) => String(vars[name]));
 }
 
-/** Press Save and wait for the editor's error line; returns its text. */
+/** Press Save (once the preview shows the body) and wait for the editor's
+ * error line; returns its text. */
 async function saveAndReadError(page) {
+    await page.waitForFunction(() => document.querySelector('.editor-dialog[open] .preview')?.textContent.trim());
     await page.click('.editor-dialog[open] .ed-save');
     const line = page.locator('.editor-dialog[open] .form-error');
     await line.waitFor({ state: 'visible' });
