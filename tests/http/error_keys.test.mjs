@@ -69,7 +69,10 @@ test('server errors carry a key and params; each key has an en and a zh string w
         keyed(await s.api('GET', '/api/knowledge'), 'UNAUTHORIZED', 'token_required', {}, 401);
         keyed(await s.api('DELETE', '/api/health', { token: admin }), 'METHOD_NOT_ALLOWED', 'method_not_allowed', { method: 'DELETE', allowed: 'GET, HEAD' }, 405);
         keyed(await s.api('POST', '/api/knowledge', { token: admin, rawBody: '{"scenario":' }), 'INVALID_REQUEST', 'body_malformed', { reason: 'unexpected end of data' });
-        // nginx's own pages: 413
+        // nginx's own pages: 405 (TRACE), 413
+        const trace = await s.api('TRACE', '/api/knowledge', { token: admin });
+        keyed(trace, 'METHOD_NOT_ALLOWED', 'method_refused', { allowed: trace.headers.allow }, 405);
+        assert.ok(trace.headers.allow && !/TRACE/.test(trace.headers.allow), trace.headers.allow);
         keyed(await s.api('POST', '/api/knowledge', { token: admin, rawBody: 'x'.repeat(1024 * 1024 + 10) }), 'PAYLOAD_TOO_LARGE', 'payload_too_large', { max: 1048576 }, 413);
 
         // knowhub gone: nginx's 503 page
