@@ -146,8 +146,9 @@ static void handle(FCGX_Request *fr, struct worker *w)
     if (clen && *clen && parse_long(clen, 0, 1L << 40, &length)) {
         reply_error(&res, 200, E_INVALID_REQUEST, "Invalid Content-Length");
     } else if (length > HTTP_MAX_BODY) {
-        reply_error(&res, 413, E_PAYLOAD_TOO_LARGE, "The request body exceeds %d bytes",
-                    HTTP_MAX_BODY);
+        error_param_int(&res, "max", HTTP_MAX_BODY);
+        reply_error_key(&res, 413, E_PAYLOAD_TOO_LARGE, "payload_too_large",
+                        "The request body exceeds %d bytes", HTTP_MAX_BODY);
     } else if (read_body(fr->in, length, &body)) {
         reply_error(&res, 200, E_INVALID_REQUEST, "The request body was cut short");
     } else {
@@ -205,25 +206,23 @@ static void *job_main(void *arg)
 
 static int serve(const struct config *cfg)
 {
-    struct buf db, sock;
+    struct buf sock;
     struct worker *workers = NULL, jobber = {0};
     int jobber_started = 0;
     struct sigaction sa;
     int rc = 1, started = 0;
 
-    buf_init(&db, 4096);
     buf_init(&sock, 4096);
     if (server_prepare_dirs(cfg))
         goto out;
-    server_db_path(cfg, &db);
     server_socket_path(cfg, &sock);
     workers = xcalloc((size_t)cfg->threads, sizeof *workers);
     for (int i = 0; i < cfg->threads; i++) {
         workers[i].cfg = cfg;
-        if (store_open(db.data, &workers[i].store)) {
-            fprintf(stderr, "knowhub: cannot open the database %s\n", db.data);
+        /* The first open migrates (after a backup) or refuses a newer
+         * database, with a message; the others find it current. */
+        if (!(workers[i].store = server_open_store(cfg)))
             goto out;
-        }
         workers[i].llm = llm_new();
         workers[i].cache =
             cache_new((size_t)cfg->cache_slots, cfg->cache_bytes / (size_t)cfg->threads);
@@ -260,7 +259,7 @@ static int serve(const struct config *cfg)
         }
     jobber.cfg = cfg;
     jobber.llm = llm_new();
-    if (store_open(db.data, &jobber.store) == STORE_OK &&
+    if ((jobber.store = server_open_store(cfg)) &&
         pthread_create(&jobber.thread, NULL, job_main, &jobber) == 0)
         jobber_started = 1;
     else
@@ -285,7 +284,6 @@ out:
     store_close(jobber.store);
     llm_free(jobber.llm);
     free(workers);
-    buf_release(&db);
     buf_release(&sock);
     return rc;
 }
