@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh: install what is missing, build, and run every test layer: unit
 # tests (ctest), HTTP black-box tests through real nginx + knowhub, the MCP
-# SDK tests, the reliability tests, the browser tests, the unit and HTTP
+# SDK tests, the reliability tests, the browser tests, the Debian package
+# (tests/package/package.sh), the unit and HTTP
 # tests again on an ASan + UBSan build, and a bounded run of every libFuzzer
 # target. Ends with "N passed, N failed"; exits non-zero on any failure.
 #   SANITIZE_STAGE=0 ./test.sh   skip the ASan + UBSan stage
@@ -124,6 +125,31 @@ else
     echo "browser: chromium or playwright-core could not be installed (see $OUT/e2e-npm.log)"
     failed=$((failed + 1))
 fi
+
+# --- package (issue 16): build the .deb and inspect it: files and modes,
+# control fields, maintainer scripts, systemd-analyze verify on the unit,
+# nginx -t on the site, the unpacked binary live behind the packaged site.
+echo "== package (tests/package/package.sh: the .deb, its unit and nginx site)"
+if deps_ensure systemd logrotate; then
+    tests/package/package.sh build > "$OUT/package.log" 2>&1
+    rc=$?
+    p=$(sed -n 's/^package: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$OUT/package.log")
+    f=$(sed -n 's/^package: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$OUT/package.log")
+    if [ -z "$p" ]; then
+        p=0; f=1
+        tail -20 "$OUT/package.log"
+    elif [ "$rc" != 0 ]; then
+        grep -A8 '^FAIL' "$OUT/package.log" | head -40
+        [ "$f" = 0 ] && f=1
+    fi
+    echo "package: $p passed, $f failed"
+    passed=$((passed + p))
+    failed=$((failed + f))
+else
+    echo "package: systemd (systemd-analyze) or logrotate could not be installed"
+    failed=$((failed + 1))
+fi
+# --- end package
 
 if [ "${SANITIZE_STAGE:-1}" != 0 ]; then
     # The same unit and HTTP tests on an ASan + UBSan build: a leak, an

@@ -35,7 +35,7 @@ int auth_may_change_or_403(const struct identity *who, struct response *res, con
 {
     if (auth_may_change(who, category))
         return 0;
-    reply_error(res, 403, E_FORBIDDEN, "Only admins may change rules");
+    reply_error_key(res, 403, E_FORBIDDEN, "rules_admin_only", "Only admins may change rules");
     return -1;
 }
 

@@ -15,16 +15,9 @@
 
 static struct store *open_store(const struct config *cfg)
 {
-    struct buf path;
-    struct store *st = NULL;
     if (server_prepare_dirs(cfg))
         return NULL;
-    buf_init(&path, 4096);
-    server_db_path(cfg, &path);
-    if (store_open(path.data, &st))
-        fprintf(stderr, "knowhub: cannot open the database %s\n", path.data);
-    buf_release(&path);
-    return st;
+    return server_open_store(cfg);
 }
 
 int cli_init(const struct config *cfg, int argc, char **argv)

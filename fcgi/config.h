@@ -7,6 +7,7 @@
 
 struct config {
     const char *data_dir;     /* KNOWHUB_DATA, default ./var */
+    const char *socket_path;  /* KNOWHUB_SOCKET, NULL: data_dir/run/knowhub.sock */
     int threads;              /* KNOWHUB_THREADS, default 2 x cores */
     const char *llm_base_url; /* KNOWHUB_LLM_BASE_URL, NULL when unset */
     const char *llm_api_key;

@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "buf.h"
+#include "errmsg.h"
 #include "knowledge.h"
 
 /* Reset the document fields of k (title, tags, description, always_apply,
@@ -27,6 +28,9 @@ void document_fill(struct knowledge *k, const char *category, const char *path, 
  * -1 is returned. */
 int document_prepare(const char *category, const char *path, const char *text, size_t len,
                      struct buf *out, struct buf *err);
+/* document_prepare with the error's key and parameters (docs/api.md, "Errors"). */
+int document_prepare_e(const char *category, const char *path, const char *text, size_t len,
+                       struct buf *out, struct errmsg *err);
 
 /* The document of an entry-view entry: front matter from k's fields
  * (title, tags, scenario, types, urls, agent_id, message_id, rules'

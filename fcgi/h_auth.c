@@ -43,11 +43,12 @@ void h_auth_login(struct request *req, struct response *res)
     buf_addf(&header, "Bearer %s", token);
     rc = auth_check(req->store, header.data, &who);
     if (rc == -2) {
-        reply_error(res, 503, E_SERVICE_UNAVAILABLE, "The database is busy; try again");
+        reply_error_key(res, 503, E_SERVICE_UNAVAILABLE, "db_busy",
+                        "The database is busy; try again");
         goto out;
     }
     if (rc) {
-        reply_error(res, 401, E_UNAUTHORIZED, "That token is not valid");
+        reply_error_key(res, 401, E_UNAUTHORIZED, "token_invalid", "That token is not valid");
         goto out;
     }
     if ((rc = auth_login_start(req->store, &who, &cookie, &csrf))) {

@@ -60,27 +60,30 @@ static int target_or_400(struct response *res, struct json_object *body, const c
                          struct target *t)
 {
     char *path = stripped_field(body, path_key);
-    struct buf norm, err;
+    struct buf norm;
+    struct errmsg err;
     int rc = -1;
     t->category = stripped_field(body, "category");
     t->path = NULL;
     if (!t->category)
         t->category = xstrdup("");
     if (!path || !*path) {
-        reply_error(res, 200, E_INVALID_REQUEST, "'%s' is required", path_key);
+        error_param_str(res, "field", path_key);
+        reply_error_key(res, 200, E_INVALID_REQUEST, "field_required", "'%s' is required",
+                        path_key);
         free(path);
         return -1;
     }
     buf_init(&norm, 4096);
-    buf_init(&err, 4096);
-    if (path_check(t->category, path, &norm, &err)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "%s", err.data);
+    errmsg_init(&err);
+    if (path_check_e(t->category, path, &norm, &err)) {
+        reply_errmsg(res, 200, E_INVALID_REQUEST, &err);
     } else {
         t->path = xstrndup(norm.data, norm.len);
         rc = 0;
     }
     buf_release(&norm);
-    buf_release(&err);
+    errmsg_release(&err);
     free(path);
     return rc;
 }
@@ -199,9 +202,12 @@ void h_files_list(struct request *req, struct response *res)
         return;
     category = stripped_field(body, "category");
     if (!category || !*category) {
-        reply_error(res, 200, E_INVALID_REQUEST, "'category' is required");
+        error_param_str(res, "field", "category");
+        reply_error_key(res, 200, E_INVALID_REQUEST, "field_required", "'category' is required");
     } else if (!category_valid(category)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "Invalid category: %s", category);
+        error_param_str(res, "category", category);
+        reply_error_key(res, 200, E_INVALID_REQUEST, "invalid_category", "Invalid category: %s",
+                        category);
     } else {
         items = json_object_new_array();
         rc = store_knowledge_scan(req->store, req->who.space, SCAN_CATEGORY, category, 0, list_add,
@@ -227,7 +233,7 @@ void h_files_read(struct request *req, struct response *res)
         goto out;
     rc = store_knowledge_get_by_path(req->store, req->who.space, t.category, t.path, &k);
     if (rc == STORE_NOT_FOUND) {
-        reply_error(res, 200, E_FILE_NOT_FOUND, "Knowledge file not found");
+        reply_error_key(res, 200, E_FILE_NOT_FOUND, "file_not_found", "Knowledge file not found");
     } else if (rc) {
         reply_store_error(res, rc, "Knowledge file");
     } else {
@@ -265,7 +271,8 @@ void h_files_write(struct request *req, struct response *res)
     struct json_object *body = http_body_json_or_400(req, res), *v;
     struct target t = {0};
     struct knowledge k, old;
-    struct buf doc, err;
+    struct buf doc;
+    struct errmsg err;
     const char *content = "", *expected_updated;
     long expected_version;
     int rc = STORE_ERROR, created = 0;
@@ -275,12 +282,14 @@ void h_files_write(struct request *req, struct response *res)
     knowledge_init(&k);
     knowledge_init(&old);
     buf_init(&doc, 4 * 1024 * 1024);
-    buf_init(&err, 4096);
+    errmsg_init(&err);
     if (target_or_400(res, body, "path", &t))
         goto out;
     if (json_object_object_get_ex(body, "content", &v) && v) {
         if (!(content = jf_str(v)) || strlen(content) != (size_t)json_object_get_string_len(v)) {
-            reply_error(res, 200, E_INVALID_REQUEST, "'content' must be a string");
+            error_param_str(res, "field", "content");
+            reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_string",
+                            "'content' must be a string");
             goto out;
         }
     }
@@ -288,8 +297,8 @@ void h_files_write(struct request *req, struct response *res)
         jf_string_or_400(res, body, "expected_updated", 0, 64, &expected_updated) ||
         auth_may_change_or_403(&req->who, res, t.category))
         goto out;
-    if (document_prepare(t.category, t.path, content, strlen(content), &doc, &err)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "%s", err.data);
+    if (document_prepare_e(t.category, t.path, content, strlen(content), &doc, &err)) {
+        reply_errmsg(res, 200, E_INVALID_REQUEST, &err);
         goto out;
     }
     if (knowledge_path_free_or_409(req, res, t.category, t.path, NULL))
@@ -311,10 +320,11 @@ void h_files_write(struct request *req, struct response *res)
                 goto out;
             }
             if ((expected_version && expected_version != old.version) || !holds) {
-                reply_error(res, 200, E_CONFLICT,
-                            "The document was changed by someone else (now version %ld, "
-                            "updated %s#%ld); reload it and try again",
-                            old.version, old.updated_at, old.version);
+                error_param_int(res, "version", old.version);
+                reply_error_key(res, 200, E_CONFLICT, "version_conflict",
+                                "The document was changed by someone else (now version %ld, "
+                                "updated %s#%ld); reload it and try again",
+                                old.version, old.updated_at, old.version);
                 goto out;
             }
             /* With expected_updated alone, the version just read guards the
@@ -331,16 +341,16 @@ void h_files_write(struct request *req, struct response *res)
                 /* Deleted since the lookup: create it anew (next attempt),
                  * unless the writer expected that version. */
                 if (expected_version || expected_updated) {
-                    reply_error(res, 200, E_CONFLICT,
-                                "The document was deleted or moved since you read it");
+                    reply_error_key(res, 200, E_CONFLICT, "document_gone",
+                                    "The document was deleted or moved since you read it");
                     goto out;
                 }
                 continue;
             }
         } else if (rc == STORE_NOT_FOUND) {
             if (expected_version || expected_updated) {
-                reply_error(res, 200, E_CONFLICT,
-                            "The document was deleted or moved since you read it");
+                reply_error_key(res, 200, E_CONFLICT, "document_gone",
+                                "The document was deleted or moved since you read it");
                 goto out;
             }
             rc = knowledge_create(req->store, &k, req->who.actor);
@@ -350,8 +360,8 @@ void h_files_write(struct request *req, struct response *res)
             break;
     }
     if (rc == STORE_CONFLICT) {
-        reply_error(res, 200, E_CONFLICT,
-                    "The document was changed by someone else; reload it and try again");
+        reply_error_key(res, 200, E_CONFLICT, "changed_meanwhile",
+                        "The document was changed by someone else; reload it and try again");
     } else if (rc) {
         reply_store_error(res, rc, "Knowledge file");
     } else {
@@ -374,7 +384,7 @@ out:
     knowledge_release(&k);
     knowledge_release(&old);
     buf_release(&doc);
-    buf_release(&err);
+    errmsg_release(&err);
     target_release(&t);
     json_object_put(body);
 }
@@ -394,7 +404,7 @@ static int rename_once(struct request *req, struct response *res, const struct t
     knowledge_release(old);
     rc = store_knowledge_get_by_path(req->store, req->who.space, from->category, from->path, old);
     if (rc == STORE_NOT_FOUND) {
-        reply_error(res, 200, E_FILE_NOT_FOUND, "Knowledge file not found");
+        reply_error_key(res, 200, E_FILE_NOT_FOUND, "file_not_found", "Knowledge file not found");
         return -1;
     }
     if (rc) {
@@ -402,10 +412,11 @@ static int rename_once(struct request *req, struct response *res, const struct t
         return -1;
     }
     if (expected_version && expected_version != old->version) {
-        reply_error(res, 200, E_CONFLICT,
-                    "The document was changed by someone else (now version %ld); reload it and "
-                    "try again",
-                    old->version);
+        error_param_int(res, "version", old->version);
+        reply_error_key(res, 200, E_CONFLICT, "version_conflict",
+                        "The document was changed by someone else (now version %ld); reload it "
+                        "and try again",
+                        old->version);
         return -1;
     }
     if (strcmp(from->category, to->category) == 0 && strcmp(from->path, to->path) == 0)
@@ -413,8 +424,10 @@ static int rename_once(struct request *req, struct response *res, const struct t
     rc = store_knowledge_get_by_path(req->store, req->who.space, to->category, to->path, &taken);
     knowledge_release(&taken);
     if (rc == STORE_OK) {
-        reply_error(res, 200, E_CONFLICT, "A document already exists at %s/%s", to->category,
-                    to->path);
+        error_param_str(res, "category", to->category);
+        error_param_str(res, "path", to->path);
+        reply_error_key(res, 200, E_CONFLICT, "path_taken", "A document already exists at %s/%s",
+                        to->category, to->path);
         return -1;
     }
     if (rc != STORE_NOT_FOUND) {
@@ -425,16 +438,17 @@ static int rename_once(struct request *req, struct response *res, const struct t
         return -1;
     if (strcmp(from->category, to->category) != 0) {
         /* Into another category: its limits apply, as to a write there. */
-        struct buf doc, err;
+        struct buf doc;
+        struct errmsg err;
         int bad;
         buf_init(&doc, 4 * 1024 * 1024);
-        buf_init(&err, 4096);
-        bad = document_prepare(to->category, to->path, old->document, strlen(old->document), &doc,
-                               &err);
+        errmsg_init(&err);
+        bad = document_prepare_e(to->category, to->path, old->document, strlen(old->document), &doc,
+                                 &err);
         if (bad)
-            reply_error(res, 200, E_INVALID_REQUEST, "%s", err.data);
+            reply_errmsg(res, 200, E_INVALID_REQUEST, &err);
         buf_release(&doc);
-        buf_release(&err);
+        errmsg_release(&err);
         if (bad)
             return -1;
     }
@@ -490,9 +504,11 @@ void h_files_rename(struct request *req, struct response *res)
     if (rc < 0)
         goto out;
     if (rc == STORE_CONFLICT) {
-        reply_error(res, 200, E_CONFLICT,
-                    "The document changed, or %s/%s was taken, meanwhile; reload and retry",
-                    to.category, to.path);
+        error_param_str(res, "category", to.category);
+        error_param_str(res, "path", to.path);
+        reply_error_key(res, 200, E_CONFLICT, "rename_conflict",
+                        "The document changed, or %s/%s was taken, meanwhile; reload and retry",
+                        to.category, to.path);
     } else if (rc) {
         reply_store_error(res, rc, "Knowledge file");
     } else {
@@ -527,7 +543,7 @@ void h_files_delete(struct request *req, struct response *res)
     if (rc == STORE_OK)
         rc = store_knowledge_delete(req->store, req->who.space, k.id, req->who.actor);
     if (rc == STORE_NOT_FOUND)
-        reply_error(res, 200, E_FILE_NOT_FOUND, "Knowledge file not found");
+        reply_error_key(res, 200, E_FILE_NOT_FOUND, "file_not_found", "Knowledge file not found");
     else if (rc)
         reply_store_error(res, rc, "Knowledge file");
     else
@@ -566,7 +582,9 @@ void h_files_trash(struct request *req, struct response *res)
         return;
     category = stripped_field(body, "category");
     if (category && *category && !category_valid(category)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "Invalid category: %s", category);
+        error_param_str(res, "category", category);
+        reply_error_key(res, 200, E_INVALID_REQUEST, "invalid_category", "Invalid category: %s",
+                        category);
     } else {
         items = json_object_new_array();
         rc = store_knowledge_scan(req->store, req->who.space, SCAN_DELETED,
@@ -597,7 +615,9 @@ void h_files_preview(struct request *req, struct response *res)
         /* A refused front matter is named, as a write of it would be. */
         if (frontmatter_read(content, strlen(content), &meta, &body_off, &why) ==
             FRONTMATTER_REFUSED) {
-            reply_error(res, 200, E_INVALID_REQUEST, "Front matter refused: %s", why);
+            error_param_str(res, "reason", why);
+            reply_error_key(res, 200, E_INVALID_REQUEST, "front_matter_refused",
+                            "Front matter refused: %s", why);
             goto out;
         }
         json_object_put(meta);

@@ -10,7 +10,8 @@ void h_health(struct request *req, struct response *res)
     int schema = store_schema_version(req->store);
     if (schema < 0) {
         json_object_put(data);
-        reply_error(res, 503, E_SERVICE_UNAVAILABLE, "The database is not available");
+        reply_error_key(res, 503, E_SERVICE_UNAVAILABLE, "db_unavailable",
+                        "The database is not available");
         return;
     }
     json_object_object_add(data, "ok", json_object_new_boolean(1));

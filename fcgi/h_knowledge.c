@@ -152,8 +152,11 @@ static int body_limit_or_400(struct response *res, const char *category, const c
     size_t max = strcmp(category, "rules") == 0 ? LIMIT_RULES_BODY : LIMIT_EXPERIENCES_BODY;
     size_t chars = utf8_length(content, strlen(content));
     if (chars > max) {
-        reply_error(res, 200, E_LIMIT_EXCEEDED, "%s body exceeds %zu characters (got %zu)",
-                    category, max, chars);
+        error_param_str(res, "category", category);
+        error_param_int(res, "max", (long long)max);
+        error_param_int(res, "got", (long long)chars);
+        reply_error_key(res, 200, E_LIMIT_EXCEEDED, "body_too_long",
+                        "%s body exceeds %zu characters (got %zu)", category, max, chars);
         return -1;
     }
     return 0;
@@ -167,13 +170,14 @@ void h_knowledge_create(struct request *req, struct response *res)
     long score;
     int always_apply, rc;
     struct knowledge k;
-    struct buf norm, err;
+    struct buf norm;
+    struct errmsg err;
 
     if (!body)
         return;
     knowledge_init(&k);
     buf_init(&norm, 1024);
-    buf_init(&err, 1024);
+    errmsg_init(&err);
     if (jf_string_or_400(res, body, "scenario", 1, LIMIT_SCENARIO, &scenario) ||
         jf_string_or_400(res, body, "content", 1, LIMIT_EXPERIENCES_BODY * 4, &content) ||
         jf_string_list_or_400(res, body, "tags_type", KTYPE_COUNT * 2, 32, 0, &tags_type) ||
@@ -192,29 +196,33 @@ void h_knowledge_create(struct request *req, struct response *res)
     /* A title is one line: it heads a section in the blocks agents paste. */
     for (const char *p = title ? title : ""; *p; p++) {
         if (line_break_at(p)) {
-            reply_error(res, 200, E_INVALID_REQUEST, "'title' must be one line (no line breaks)");
+            reply_error_key(res, 200, E_INVALID_REQUEST, "title_one_line",
+                            "'title' must be one line (no line breaks)");
             goto out;
         }
     }
     if (!category)
         category = "experiences";
     if (!category_valid(category)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "Invalid category: %s", category);
+        error_param_str(res, "category", category);
+        reply_error_key(res, 200, E_INVALID_REQUEST, "invalid_category", "Invalid category: %s",
+                        category);
         goto out;
     }
     if (auth_may_change_or_403(&req->who, res, category) ||
         body_limit_or_400(res, category, content))
         goto out;
     if (path) {
-        if (path_check(category, path, &norm, &err)) {
-            reply_error(res, 200, E_INVALID_REQUEST, "%s", err.data);
+        if (path_check_e(category, path, &norm, &err)) {
+            reply_errmsg(res, 200, E_INVALID_REQUEST, &err);
             goto out;
         }
         k.path = xstrndup(norm.data, norm.len);
         if (knowledge_path_free_or_409(req, res, category, k.path, NULL))
             goto out;
     } else if (strcmp(category, "rules") == 0) {
-        reply_error(res, 200, E_INVALID_REQUEST, "'path' is required for a rule");
+        reply_error_key(res, 200, E_INVALID_REQUEST, "rule_path_required",
+                        "'path' is required for a rule");
         goto out;
     }
     k.space = xstrdup(req->who.space);
@@ -237,16 +245,19 @@ void h_knowledge_create(struct request *req, struct response *res)
         k.source_ts = xstrdup(now);
     }
     rc = knowledge_create(req->store, &k, req->who.actor);
-    if (rc == STORE_CONFLICT)
-        reply_error(res, 200, E_CONFLICT, "An entry already exists at %s/%s", k.category, k.path);
-    else if (rc)
+    if (rc == STORE_CONFLICT) {
+        error_param_str(res, "category", k.category);
+        error_param_str(res, "path", k.path);
+        reply_error_key(res, 200, E_CONFLICT, "path_taken", "An entry already exists at %s/%s",
+                        k.category, k.path);
+    } else if (rc)
         reply_store_error(res, rc, WHAT);
     else
         reply_entry(req, res, k.id, NULL);
 out:
     knowledge_release(&k);
     buf_release(&norm);
-    buf_release(&err);
+    errmsg_release(&err);
     json_object_put(body);
 }
 
@@ -784,8 +795,8 @@ static void revert_in_tx(struct request *req, struct response *res, long version
         goto out;
     }
     if (!version) {
-        reply_error(res, 200, E_INVALID_REQUEST,
-                    "'version' is required (only a deleted entry can be restored without one)");
+        reply_error_key(res, 200, E_INVALID_REQUEST, "revert_version_required",
+                        "'version' is required (only a deleted entry can be restored without one)");
         goto out;
     }
     /* Reverting to a revision that was a rule changes a rule: admins only. */
@@ -796,7 +807,9 @@ static void revert_in_tx(struct request *req, struct response *res, long version
         goto out;
     }
     if (!want.found) {
-        reply_error(res, 200, E_NOT_FOUND, "Revision %ld of %s not found", version, k.id);
+        error_param_int(res, "version", version);
+        reply_error_key(res, 200, E_NOT_FOUND, "revision_not_found", "Revision %ld of %s not found",
+                        version, k.id);
         goto out;
     }
     if (!want.category) {
@@ -806,14 +819,17 @@ static void revert_in_tx(struct request *req, struct response *res, long version
     if (auth_may_change_or_403(&req->who, res, want.category))
         goto out;
     rc = store_knowledge_revert(req->store, req->who.space, k.id, version, req->who.actor);
-    if (rc == STORE_NOT_FOUND)
-        reply_error(res, 200, E_NOT_FOUND, "Revision %ld of %s not found", version, k.id);
-    else if (rc == STORE_CONFLICT)
-        reply_error(res, 200, E_CONFLICT,
-                    "Another entry now holds the path of revision %ld (or a folder or file of "
-                    "that name exists); move it first",
-                    version);
-    else if (rc)
+    if (rc == STORE_NOT_FOUND) {
+        error_param_int(res, "version", version);
+        reply_error_key(res, 200, E_NOT_FOUND, "revision_not_found", "Revision %ld of %s not found",
+                        version, k.id);
+    } else if (rc == STORE_CONFLICT) {
+        error_param_int(res, "version", version);
+        reply_error_key(res, 200, E_CONFLICT, "revert_path_taken",
+                        "Another entry now holds the path of revision %ld (or a folder or file of "
+                        "that name exists); move it first",
+                        version);
+    } else if (rc)
         reply_store_error(res, rc, WHAT);
 out:
     free(want.category);

@@ -156,9 +156,9 @@ void h_sessions_put(struct request *req, struct response *res)
              : store_session_put(req->store, req->who.space, id, title, json_text(doc));
     json_object_put(doc);
     if (rc == STORE_CONFLICT)
-        reply_error(res, 200, E_CONFLICT,
-                    "The session was changed (or removed) since %s; reload it and try again",
-                    expected);
+        reply_error_key(res, 200, E_CONFLICT, "session_changed",
+                        "The session was changed (or removed) since %s; reload it and try again",
+                        expected);
     else if (rc)
         reply_store_error(res, rc, "Session");
     else

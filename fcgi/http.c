@@ -111,6 +111,25 @@ void response_release(struct response *res)
 {
     buf_release(&res->headers);
     buf_release(&res->body);
+    json_object_put(res->error_params);
+    res->error_params = NULL;
+}
+
+static void param_add(struct json_object **params, const char *name, struct json_object *v)
+{
+    if (!*params)
+        *params = json_object_new_object();
+    json_object_object_add(*params, name, v);
+}
+
+void error_param_str(struct response *res, const char *name, const char *value)
+{
+    param_add(&res->error_params, name, json_object_new_string(value ? value : ""));
+}
+
+void error_param_int(struct response *res, const char *name, long long value)
+{
+    param_add(&res->error_params, name, json_object_new_int64(value));
 }
 
 static int hexval(char c)
@@ -203,8 +222,11 @@ int http_query_long_or_400(const struct request *req, struct response *res, cons
         return 0;
     }
     if (parse_long(v, min, max, out)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be an integer between %ld and %ld",
-                    name, min, max);
+        error_param_str(res, "field", name);
+        error_param_int(res, "min", min);
+        error_param_int(res, "max", max);
+        reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_integer",
+                        "'%s' must be an integer between %ld and %ld", name, min, max);
         return -1;
     }
     return 0;
@@ -223,23 +245,29 @@ struct json_object *http_body_json_or_400(const struct request *req, struct resp
     if (i == req->body_len)
         return json_object_new_object();
     if (!utf8_valid(req->body, req->body_len)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "Request body is not valid UTF-8");
+        reply_error_key(res, 200, E_INVALID_REQUEST, "body_not_utf8",
+                        "Request body is not valid UTF-8");
         return NULL;
     }
     buf_init(&dup, 4096);
     if (json_parse_whole_ex(req->body, req->body_len, &obj, &why, &dup)) {
-        if (dup.len || strcmp(why, "duplicate key") == 0)
-            reply_error(res, 200, E_INVALID_REQUEST, "Duplicate key '%s' in the JSON body",
-                        dup.data);
-        else
-            reply_error(res, 200, E_INVALID_REQUEST, "Malformed JSON body: %s", why);
+        if (dup.len || strcmp(why, "duplicate key") == 0) {
+            error_param_str(res, "field", dup.data);
+            reply_error_key(res, 200, E_INVALID_REQUEST, "body_duplicate_key",
+                            "Duplicate key '%s' in the JSON body", dup.data);
+        } else {
+            error_param_str(res, "reason", why);
+            reply_error_key(res, 200, E_INVALID_REQUEST, "body_malformed",
+                            "Malformed JSON body: %s", why);
+        }
         buf_release(&dup);
         return NULL;
     }
     buf_release(&dup);
     if (!json_object_is_type(obj, json_type_object)) {
         json_object_put(obj);
-        reply_error(res, 200, E_INVALID_REQUEST, "Request body must be a JSON object");
+        reply_error_key(res, 200, E_INVALID_REQUEST, "body_not_object",
+                        "Request body must be a JSON object");
         return NULL;
     }
     return obj;
@@ -283,13 +311,13 @@ int http_browser_request_or_error(const struct request *req, struct response *re
                                   int body_required)
 {
     if (http_cross_site(req)) {
-        reply_error(res, 403, E_FORBIDDEN,
-                    "Cross-site request refused (Origin or Sec-Fetch-Site is not this site)");
+        reply_error_key(res, 403, E_FORBIDDEN, "cross_site",
+                        "Cross-site request refused (Origin or Sec-Fetch-Site is not this site)");
         return -1;
     }
     if ((body_required || req->body_len > 0) && !http_content_is_json(req)) {
-        reply_error(res, 415, E_UNSUPPORTED_MEDIA_TYPE,
-                    "The body must be sent as Content-Type: application/json");
+        reply_error_key(res, 415, E_UNSUPPORTED_MEDIA_TYPE, "body_not_json",
+                        "The body must be sent as Content-Type: application/json");
         return -1;
     }
     return 0;
@@ -334,9 +362,10 @@ static void reply_json(struct response *res, struct json_object *envelope)
             return;
         }
         res->too_large = 1;
-        reply_error(res, 200, E_LIMIT_EXCEEDED,
-                    "The answer would be over %zu bytes: ask for less (a smaller limit)",
-                    res->body.max);
+        error_param_int(res, "max", (long long)res->body.max);
+        reply_error_key(res, 200, E_LIMIT_EXCEEDED, "response_too_large",
+                        "The answer would be over %zu bytes: ask for less (a smaller limit)",
+                        res->body.max);
         return;
     }
     json_object_put(envelope);
@@ -398,51 +427,96 @@ static int retryable(const char *code)
     return 0;
 }
 
-void reply_error(struct response *res, int http_status, const char *code, const char *fmt, ...)
+/* The error envelope; key and params (taken) are added when given. */
+static void reply_error_envelope(struct response *res, int http_status, const char *code,
+                                 const char *key, struct json_object *params, const char *message,
+                                 size_t len)
 {
     struct json_object *env = json_object_new_object(), *err = json_object_new_object();
+    json_object_object_add(err, "code", json_object_new_string(code));
+    json_object_object_add(err, "message", json_object_new_string_len(message, (int)len));
+    json_object_object_add(err, "retry", json_object_new_boolean(retryable(code)));
+    json_object_object_add(err, "request_id",
+                           json_object_new_string(res->request_id ? res->request_id : ""));
+    if (key) {
+        json_object_object_add(err, "key", json_object_new_string(key));
+        json_object_object_add(err, "params", params ? params : json_object_new_object());
+    } else {
+        json_object_put(params);
+    }
+    json_object_object_add(env, "status", json_object_new_string("error"));
+    json_object_object_add(env, "error", err);
+    res->status = http_status;
+    reply_json(res, env);
+}
+
+static void reply_error_va(struct response *res, int http_status, const char *code, const char *key,
+                           const char *fmt, va_list ap)
+{
+    struct json_object *params = res->error_params;
     struct buf msg;
-    va_list ap;
     buf_init(&msg, 4096);
-    va_start(ap, fmt);
     if (buf_vaddf(&msg, fmt, ap)) {
         buf_reset(&msg);
         buf_adds(&msg, code);
     }
-    va_end(ap);
-    json_object_object_add(err, "code", json_object_new_string(code));
-    json_object_object_add(err, "message", json_object_new_string_len(msg.data, (int)msg.len));
-    json_object_object_add(err, "retry", json_object_new_boolean(retryable(code)));
-    json_object_object_add(err, "request_id",
-                           json_object_new_string(res->request_id ? res->request_id : ""));
-    json_object_object_add(env, "status", json_object_new_string("error"));
-    json_object_object_add(env, "error", err);
+    res->error_params = NULL;
+    reply_error_envelope(res, http_status, code, key, params, msg.data, msg.len);
     buf_release(&msg);
-    res->status = http_status;
-    reply_json(res, env);
+}
+
+void reply_error(struct response *res, int http_status, const char *code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    reply_error_va(res, http_status, code, NULL, fmt, ap);
+    va_end(ap);
+}
+
+void reply_error_key(struct response *res, int http_status, const char *code, const char *key,
+                     const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    reply_error_va(res, http_status, code, key, fmt, ap);
+    va_end(ap);
+}
+
+void reply_errmsg(struct response *res, int http_status, const char *code, struct errmsg *e)
+{
+    struct json_object *params = e->params;
+    e->params = NULL;
+    json_object_put(res->error_params);
+    res->error_params = NULL;
+    if (e->message.len == 0)
+        buf_adds(&e->message, code);
+    reply_error_envelope(res, http_status, code, e->key, params, e->message.data, e->message.len);
 }
 
 void reply_store_error(struct response *res, int store_status, const char *what)
 {
     switch (store_status) {
     case STORE_NOT_FOUND:
-        reply_error(res, 200, E_NOT_FOUND, "%s not found", what);
+        reply_error_key(res, 200, E_NOT_FOUND, "not_found", "%s not found", what);
         break;
     case STORE_CONFLICT:
-        reply_error(res, 200, E_CONFLICT, "%s conflicts with an existing one", what);
+        reply_error_key(res, 200, E_CONFLICT, "conflict", "%s conflicts with an existing one",
+                        what);
         break;
     case STORE_BUSY:
-        reply_error(res, 503, E_SERVICE_UNAVAILABLE, "The database is busy; try again");
+        reply_error_key(res, 503, E_SERVICE_UNAVAILABLE, "db_busy",
+                        "The database is busy; try again");
         break;
     case STORE_FULL:
-        reply_error(res, 503, E_SERVICE_UNAVAILABLE, "The database is full; nothing was written");
+        reply_error_key(res, 503, E_SERVICE_UNAVAILABLE, "db_full",
+                        "The database is full; nothing was written");
         break;
     case STORE_READONLY:
-        reply_error(res, 503, E_SERVICE_UNAVAILABLE,
-                    "The database is read-only; nothing was written");
+        reply_error_key(res, 503, E_SERVICE_UNAVAILABLE, "db_readonly",
+                        "The database is read-only; nothing was written");
         break;
     default:
-        reply_error(res, 500, E_INTERNAL, "An unexpected error occurred");
+        reply_error_key(res, 500, E_INTERNAL, "internal_error", "An unexpected error occurred");
         break;
     }
 }

@@ -1,7 +1,9 @@
 /* http: struct request and struct response as handlers see them (never
  * FastCGI), the query string, the JSON body and the response envelopes of
  * DESIGN.md: success {"status":"success","data":...}; application errors are
- * HTTP 200 {"status":"error","error":{code,message,retry,request_id}}. */
+ * HTTP 200 {"status":"error","error":{code,message,retry,request_id}}, plus
+ * for the errors a person can meet a stable key and its params, which the
+ * panel shows in the UI's language (i18n errors.<key>). */
 #ifndef KNOWHUB_HTTP_H
 #define KNOWHUB_HTTP_H
 
@@ -9,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "buf.h"
+#include "errmsg.h"
 
 #define HTTP_MAX_PARAMS 4
 #define HTTP_MAX_BODY (1024 * 1024) /* nginx's client_max_body_size too */
@@ -93,6 +96,8 @@ struct response {
      * sink, streamed output collects in body (tests). */
     void (*sink)(void *ctx, const char *data, size_t n);
     void *sink_ctx;
+    /* The params of the next reply_error_key (error_param_*), owned. */
+    struct json_object *error_params;
 };
 
 /* Zero a request; the caller then points its fields at the incoming data. */
@@ -155,6 +160,15 @@ void reply_page(struct response *res, struct json_object *items, long total, lon
 /* Error envelope; http_status is 200 for application errors. */
 void reply_error(struct response *res, int http_status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Error envelope with a stable key (docs/api.md lists them) and the
+ * parameters added by error_param_* since the last error reply. */
+void reply_error_key(struct response *res, int http_status, const char *code, const char *key,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A parameter of the next reply_error_key. */
+void error_param_str(struct response *res, const char *name, const char *value);
+void error_param_int(struct response *res, const char *name, long long value);
+/* Error envelope of e: its message, key and params (taken). */
+void reply_errmsg(struct response *res, int http_status, const char *code, struct errmsg *e);
 /* The error envelope for a store status (NOT_FOUND, CONFLICT, 503, 500). */
 void reply_store_error(struct response *res, int store_status, const char *what);
 

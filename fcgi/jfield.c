@@ -28,13 +28,18 @@ static int check_text(struct response *res, const char *key, struct json_object 
     const char *s = json_object_get_string(v);
     size_t len = (size_t)json_object_get_string_len(v), chars;
     if (strlen(s) != len || !utf8_valid(s, len)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be valid UTF-8 text without NUL", key);
+        error_param_str(res, "field", key);
+        reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_text",
+                        "'%s' must be valid UTF-8 text without NUL", key);
         return -1;
     }
     chars = utf8_length(s, len);
     if (chars > max_chars) {
-        reply_error(res, 200, E_LIMIT_EXCEEDED, "'%s' exceeds %zu characters (got %zu)", key,
-                    max_chars, chars);
+        error_param_str(res, "field", key);
+        error_param_int(res, "max", (long long)max_chars);
+        error_param_int(res, "got", (long long)chars);
+        reply_error_key(res, 200, E_LIMIT_EXCEEDED, "field_too_long",
+                        "'%s' exceeds %zu characters (got %zu)", key, max_chars, chars);
         return -1;
     }
     return 0;
@@ -52,19 +57,23 @@ int jf_string_or_400(struct response *res, struct json_object *obj, const char *
     *out = NULL;
     if (!v) {
         if (required) {
-            reply_error(res, 200, E_INVALID_REQUEST, "'%s' is required", key);
+            error_param_str(res, "field", key);
+            reply_error_key(res, 200, E_INVALID_REQUEST, "field_required", "'%s' is required", key);
             return -1;
         }
         return 0;
     }
     if (!json_object_is_type(v, json_type_string)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be a string", key);
+        error_param_str(res, "field", key);
+        reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_string", "'%s' must be a string",
+                        key);
         return -1;
     }
     if (check_text(res, key, v, max_chars))
         return -1;
     if (required && blank(json_object_get_string(v))) {
-        reply_error(res, 200, E_INVALID_REQUEST, "'%s' is required", key);
+        error_param_str(res, "field", key);
+        reply_error_key(res, 200, E_INVALID_REQUEST, "field_required", "'%s' is required", key);
         return -1;
     }
     *out = json_object_get_string(v);
@@ -87,8 +96,11 @@ int jf_long_or_400(struct response *res, struct json_object *obj, const char *ke
     *out = (long)n;
     return 0;
 bad:
-    reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be an integer between %ld and %ld", key,
-                min, max);
+    error_param_str(res, "field", key);
+    error_param_int(res, "min", min);
+    error_param_int(res, "max", max);
+    reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_integer",
+                    "'%s' must be an integer between %ld and %ld", key, min, max);
     return -1;
 }
 
@@ -100,7 +112,9 @@ int jf_bool_or_400(struct response *res, struct json_object *obj, const char *ke
     if (!v)
         return 0;
     if (!json_object_is_type(v, json_type_boolean)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be true or false", key);
+        error_param_str(res, "field", key);
+        reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_boolean",
+                        "'%s' must be true or false", key);
         return -1;
     }
     *out = json_object_get_boolean(v);
@@ -115,7 +129,9 @@ int jf_object_or_400(struct response *res, struct json_object *obj, const char *
     if (!v)
         return 0;
     if (!json_object_is_type(v, json_type_object)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be an object", key);
+        error_param_str(res, "field", key);
+        reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_object", "'%s' must be an object",
+                        key);
         return -1;
     }
     *out = v;
@@ -138,19 +154,26 @@ int jf_string_list_or_400(struct response *res, struct json_object *obj, const c
         return 0;
     }
     if (!json_object_is_type(v, json_type_array)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be a list of strings", key);
+        error_param_str(res, "field", key);
+        reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_string_list",
+                        "'%s' must be a list of strings", key);
         return -1;
     }
     n = json_object_array_length(v);
     if (n > max_items) {
-        reply_error(res, 200, E_LIMIT_EXCEEDED, "'%s' has more than %zu items (got %zu)", key,
-                    max_items, n);
+        error_param_str(res, "field", key);
+        error_param_int(res, "max", (long long)max_items);
+        error_param_int(res, "got", (long long)n);
+        reply_error_key(res, 200, E_LIMIT_EXCEEDED, "field_too_many",
+                        "'%s' has more than %zu items (got %zu)", key, max_items, n);
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
         struct json_object *item = json_object_array_get_idx(v, i);
         if (!item || !json_object_is_type(item, json_type_string)) {
-            reply_error(res, 200, E_INVALID_REQUEST, "'%s' must be a list of strings", key);
+            error_param_str(res, "field", key);
+            reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_string_list",
+                            "'%s' must be a list of strings", key);
             return -1;
         }
         if (check_text(res, key, item, max_chars))

@@ -199,16 +199,22 @@ int knowledge_path_free_or_409(const struct request *req, struct response *res,
         return -1;
     }
     if (clash == PATH_CLASH_FOLDER) {
-        reply_error(res, 200, E_CONFLICT,
-                    "%s/%s is a folder that holds other documents; a name is a file or a "
-                    "folder, never both",
-                    category, path);
+        error_param_str(res, "category", category);
+        error_param_str(res, "path", path);
+        reply_error_key(res, 200, E_CONFLICT, "path_is_folder",
+                        "%s/%s is a folder that holds other documents; a name is a file or a "
+                        "folder, never both",
+                        category, path);
         return -1;
     }
     if (clash == PATH_CLASH_FILE) {
-        reply_error(res, 200, E_CONFLICT,
-                    "%s/%.*s is a document; a name is a file or a folder, never both", category,
-                    (int)(slash - path), path);
+        char *folder = xstrndup(path, (size_t)(slash - path));
+        error_param_str(res, "category", category);
+        error_param_str(res, "path", folder);
+        free(folder);
+        reply_error_key(res, 200, E_CONFLICT, "path_is_document",
+                        "%s/%.*s is a document; a name is a file or a folder, never both", category,
+                        (int)(slash - path), path);
         return -1;
     }
     return 0;
@@ -287,7 +293,9 @@ int knowledge_filter_from_query_or_400(const struct request *req, struct respons
     if (f->category && !*f->category)
         f->category = NULL;
     if (f->category && !category_valid(f->category)) {
-        reply_error(res, 200, E_INVALID_REQUEST, "Invalid category: %s", f->category);
+        error_param_str(res, "category", f->category);
+        reply_error_key(res, 200, E_INVALID_REQUEST, "invalid_category", "Invalid category: %s",
+                        f->category);
         return -1;
     }
     return 0;

@@ -190,8 +190,9 @@ static void handle(FCGX_Request *fr, struct worker *w)
     if (clen && *clen && parse_long(clen, 0, 1L << 40, &length)) {
         reply_error(&res, 200, E_INVALID_REQUEST, "Invalid Content-Length");
     } else if (length > HTTP_MAX_BODY) {
-        reply_error(&res, 413, E_PAYLOAD_TOO_LARGE, "The request body exceeds %d bytes",
-                    HTTP_MAX_BODY);
+        error_param_int(&res, "max", HTTP_MAX_BODY);
+        reply_error_key(&res, 413, E_PAYLOAD_TOO_LARGE, "payload_too_large",
+                        "The request body exceeds %d bytes", HTTP_MAX_BODY);
     } else if (read_body(fr->in, length, &body)) {
         reply_error(&res, 200, E_INVALID_REQUEST, "The request body was cut short");
     } else {
@@ -301,7 +302,7 @@ static void worker_attach(struct worker *w, struct metrics *m, struct accesslog 
 
 static int serve(const struct config *cfg)
 {
-    struct buf db, sock;
+    struct buf sock;
     struct metrics_set *metrics = NULL;
     struct accesslog *access = NULL, *audit = NULL;
     struct timespec now;
@@ -310,19 +311,17 @@ static int serve(const struct config *cfg)
     struct sigaction sa;
     int rc = 1, started = 0;
 
-    buf_init(&db, 4096);
     buf_init(&sock, 4096);
     if (server_prepare_dirs(cfg))
         goto out;
-    server_db_path(cfg, &db);
     server_socket_path(cfg, &sock);
     workers = xcalloc((size_t)cfg->threads, sizeof *workers);
     for (int i = 0; i < cfg->threads; i++) {
         workers[i].cfg = cfg;
-        if (store_open(db.data, &workers[i].store)) {
-            fprintf(stderr, "knowhub: cannot open the database %s\n", db.data);
+        /* The first open migrates (after a backup) or refuses a newer
+         * database, with a message; the others find it current. */
+        if (!(workers[i].store = server_open_store(cfg)))
             goto out;
-        }
         workers[i].llm = llm_new();
         workers[i].cache =
             cache_new((size_t)cfg->cache_slots, cfg->cache_bytes / (size_t)cfg->threads);
@@ -366,7 +365,7 @@ static int serve(const struct config *cfg)
         }
     jobber.cfg = cfg;
     jobber.llm = llm_new();
-    if (store_open(db.data, &jobber.store) == STORE_OK) {
+    if ((jobber.store = server_open_store(cfg))) {
         worker_attach(&jobber, metrics_of(metrics, (size_t)cfg->threads), access, audit);
         jobber_started = pthread_create(&jobber.thread, NULL, job_main, &jobber) == 0;
     }
@@ -397,7 +396,6 @@ out:
     accesslog_close(audit);
     metrics_set_free(metrics);
     free(workers);
-    buf_release(&db);
     buf_release(&sock);
     return rc;
 }
@@ -406,7 +404,8 @@ static int usage(void)
 {
     fputs("usage: knowhub serve | init | token | import | export | backup | check | login-link |"
           " version\n"
-          "  serve    run the FastCGI server on $KNOWHUB_DATA/run/knowhub.sock\n"
+          "  serve    run the FastCGI server on $KNOWHUB_SOCKET\n"
+          "           (default $KNOWHUB_DATA/run/knowhub.sock)\n"
           "  init     create $KNOWHUB_DATA, the database and the first admin token\n"
           "  token    create, list and revoke API tokens (knowhub token for help)\n"
           "  import   DIR [--space S] [--on-conflict skip|overwrite|rename]: load Markdown files\n"

@@ -106,7 +106,8 @@ nomatch:
 static void reply_unauthorized(struct response *res)
 {
     buf_adds(&res->headers, "WWW-Authenticate: Bearer realm=\"knowhub\"\r\n");
-    reply_error(res, 401, E_UNAUTHORIZED, "A valid token is required (Authorization: Bearer ...)");
+    reply_error_key(res, 401, E_UNAUTHORIZED, "token_required",
+                    "A valid token is required (Authorization: Bearer ...)");
 }
 
 /* 1 when a GET (or HEAD) may write after all: it logs injections (trace_id,
@@ -177,7 +178,7 @@ void router_dispatch(struct request *req, struct response *res)
             best = m;
     }
     if (best < 0) {
-        reply_error(res, 404, E_NOT_FOUND, "No such endpoint");
+        reply_error_key(res, 404, E_NOT_FOUND, "no_endpoint", "No such endpoint");
         return;
     }
     /* HEAD is GET without the body (main.c leaves the body out). */
@@ -194,8 +195,10 @@ void router_dispatch(struct request *req, struct response *res)
     }
     if (!chosen) {
         buf_addf(&res->headers, "Allow: %s\r\n", allow.data);
-        reply_error(res, 405, E_METHOD_NOT_ALLOWED, "Method %s is not allowed here (allowed: %s)",
-                    req->method, allow.data);
+        error_param_str(res, "method", req->method);
+        error_param_str(res, "allowed", allow.data);
+        reply_error_key(res, 405, E_METHOD_NOT_ALLOWED, "method_not_allowed",
+                        "Method %s is not allowed here (allowed: %s)", req->method, allow.data);
         buf_release(&allow);
         return;
     }
@@ -215,7 +218,8 @@ void router_dispatch(struct request *req, struct response *res)
                                             &req->who, &req->who.csrf)
                         : auth_check(req->store, req->authorization, &req->who);
         if (rc == -2) {
-            reply_error(res, 503, E_SERVICE_UNAVAILABLE, "The database is busy; try again");
+            reply_error_key(res, 503, E_SERVICE_UNAVAILABLE, "db_busy",
+                            "The database is busy; try again");
             return;
         }
         if (rc != 0) {
@@ -226,29 +230,30 @@ void router_dispatch(struct request *req, struct response *res)
             return;
         if (cookie && strcmp(chosen->method, "GET") != 0 &&
             !auth_csrf_ok(req->who.csrf, req->csrf)) {
-            reply_error(res, 403, E_FORBIDDEN, "Missing or wrong X-CSRF-Token header");
+            reply_error_key(res, 403, E_FORBIDDEN, "csrf", "Missing or wrong X-CSRF-Token header");
             return;
         }
         if (req->who.role < chosen->role) {
-            reply_error(res, 403, E_FORBIDDEN, "The %s role may not do this",
-                        role_name(req->who.role));
+            error_param_str(res, "role", role_name(req->who.role));
+            reply_error_key(res, 403, E_FORBIDDEN, "role_forbidden", "The %s role may not do this",
+                            role_name(req->who.role));
             return;
         }
     }
     if (params_bad) {
-        reply_error(res, 200, E_INVALID_REQUEST,
-                    "Malformed path (bad %%-escape, invalid UTF-8 or NUL)");
+        reply_error_key(res, 200, E_INVALID_REQUEST, "malformed_url",
+                        "Malformed path (bad %%-escape, invalid UTF-8 or NUL)");
         return;
     }
     if (http_parse_query(req)) {
-        reply_error(res, 200, E_INVALID_REQUEST,
-                    "Malformed query string (bad %%-escape or invalid UTF-8)");
+        reply_error_key(res, 200, E_INVALID_REQUEST, "malformed_url",
+                        "Malformed query string (bad %%-escape or invalid UTF-8)");
         return;
     }
     if (cookie && strcmp(chosen->method, "GET") == 0 && read_writes(chosen, req) &&
         !auth_csrf_ok(req->who.csrf, req->csrf)) {
-        reply_error(res, 403, E_FORBIDDEN,
-                    "This read writes (trace_id, LLM routing): X-CSRF-Token header required");
+        reply_error_key(res, 403, E_FORBIDDEN, "csrf",
+                        "This read writes (trace_id, LLM routing): X-CSRF-Token header required");
         return;
     }
     if (chosen->cached && req->cache)
@@ -256,5 +261,5 @@ void router_dispatch(struct request *req, struct response *res)
     else
         chosen->handler(req, res);
     if (!res->done)
-        reply_error(res, 500, E_INTERNAL, "An unexpected error occurred");
+        reply_error_key(res, 500, E_INTERNAL, "internal_error", "An unexpected error occurred");
 }

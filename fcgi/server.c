@@ -58,7 +58,50 @@ void server_db_path(const struct config *cfg, struct buf *out)
 void server_socket_path(const struct config *cfg, struct buf *out)
 {
     buf_reset(out);
-    buf_addf(out, "%s/run/knowhub.sock", cfg->data_dir);
+    if (cfg->socket_path)
+        buf_adds(out, cfg->socket_path);
+    else
+        buf_addf(out, "%s/run/knowhub.sock", cfg->data_dir);
+}
+
+struct store *server_open_store(const struct config *cfg)
+{
+    struct buf db, backups;
+    struct store_upgrade up;
+    struct store *st = NULL;
+    int rc;
+    buf_init(&db, 4096);
+    buf_init(&backups, 4096);
+    server_db_path(cfg, &db);
+    buf_addf(&backups, "%s/backups", cfg->data_dir);
+    store_upgrade_init(&up);
+    rc = store_open_upgrade(db.data, backups.data, &up, &st);
+    if (rc == STORE_TOO_NEW)
+        fprintf(stderr,
+                "knowhub: the database %s has schema version %d, newer than this knowhub "
+                "knows (%d): it was written by a newer knowhub. Run that version, or restore "
+                "a backup taken before the upgrade (docs/operations.md, \"Upgrade\"); the "
+                "database was not changed\n",
+                db.data, up.from_version, store_schema_latest());
+    else if (rc == STORE_BACKUP_FAILED)
+        fprintf(stderr,
+                "knowhub: the database %s needs a migration from schema version %d to %d, but "
+                "the backup before it could not be written to %s (%s); nothing was migrated. "
+                "Make room or fix %s, then start again\n",
+                db.data, up.from_version, store_schema_latest(), up.backup.data, up.why,
+                backups.data);
+    else if (rc)
+        fprintf(stderr, "knowhub: cannot open the database %s\n", db.data);
+    else if (up.from_version > 0 && up.from_version < up.to_version)
+        fprintf(stderr,
+                "knowhub: migrated the database %s from schema version %d to %d (backup of "
+                "version %d: %s)\n",
+                db.data, up.from_version, up.to_version, up.from_version,
+                up.backup.len ? up.backup.data : "none");
+    store_upgrade_release(&up);
+    buf_release(&db);
+    buf_release(&backups);
+    return st;
 }
 
 int server_first_start(const struct config *cfg, struct store *st)

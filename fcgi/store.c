@@ -6,7 +6,11 @@
 #include "tokenize.h"
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -661,17 +665,88 @@ int store_schema_version(struct store *st)
     return v;
 }
 
-static int migrate(struct store *st)
+int store_schema_latest(void)
+{
+    return MIGRATION_COUNT;
+}
+
+void store_upgrade_init(struct store_upgrade *up)
+{
+    up->from_version = -1;
+    up->to_version = -1;
+    up->why = "";
+    buf_init(&up->backup, 4096);
+}
+
+void store_upgrade_release(struct store_upgrade *up)
+{
+    buf_release(&up->backup);
+}
+
+/* Copy the database at version old into dir (NULL: the directory of path)
+ * as knowhub-v<old>-<UTC time>.db, named in *backup; never over an existing
+ * file. 0, or -1 with the reason in *why. */
+static int backup_before_migrating(struct store *st, const char *path, const char *dir, int old,
+                                   struct buf *backup, const char **why)
+{
+    char stamp[20];
+    time_t now = time(NULL);
+    struct tm tm;
+    int fd, rc;
+    buf_reset(backup);
+    if (dir) {
+        buf_adds(backup, dir);
+    } else {
+        const char *slash = strrchr(path, '/');
+        if (slash)
+            buf_add(backup, path, slash == path ? 1 : (size_t)(slash - path));
+        else
+            buf_adds(backup, ".");
+        /* the directory of an existing database exists: nothing to create */
+    }
+    if (dir && mkdir(dir, 0700) && errno != EEXIST) {
+        *why = strerror(errno);
+        return -1;
+    }
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    if (buf_addf(backup, "/knowhub-v%d-%s.db", old, stamp)) {
+        *why = "the path is too long";
+        return -1;
+    }
+    /* A new, empty file of our own: a second start within the same second
+     * must not overwrite the first copy. */
+    fd = open(backup->data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        *why = strerror(errno);
+        return -1;
+    }
+    close(fd);
+    rc = store_backup(st, backup->data);
+    if (rc) {
+        *why = rc == STORE_FULL ? "the disk is full" : "the copy failed";
+        unlink(backup->data);
+    }
+    return rc ? -1 : 0;
+}
+
+static int migrate(struct store *st, int *version)
 {
     int rc = STORE_OK;
     if ((rc = store_begin(st)))
         return rc;
-    int version = store_schema_version(st);
-    if (version < 0 || version > MIGRATION_COUNT) {
-        rc = STORE_ERROR; /* a database from a newer knowhub */
+    /* Read again inside the write lock: another process may have migrated
+     * since the caller looked. */
+    *version = store_schema_version(st);
+    if (*version < 0) {
+        rc = STORE_ERROR;
         goto out;
     }
-    for (int v = version; v < MIGRATION_COUNT; v++) {
+    if (*version > MIGRATION_COUNT) {
+        rc = STORE_TOO_NEW;
+        goto out;
+    }
+    for (int v = *version; v < MIGRATION_COUNT; v++) {
         char pragma[48];
         if ((rc = exec(st, migrations[v])))
             goto out;
@@ -770,10 +845,21 @@ static int busy_wait(void *arg, int count)
 
 int store_open(const char *path, struct store **out)
 {
+    return store_open_upgrade(path, NULL, NULL, out);
+}
+
+int store_open_upgrade(const char *path, const char *backup_dir, struct store_upgrade *up,
+                       struct store **out)
+{
     struct store *st = xcalloc(1, sizeof *st);
-    int rc;
+    struct store_upgrade local;
+    int rc, found;
     *out = NULL;
     buf_init(&st->audit_pending, 1024 * 1024);
+    if (!up) {
+        store_upgrade_init(&local);
+        up = &local;
+    }
     rc = sqlite3_open_v2(path, &st->db,
                          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
@@ -782,15 +868,36 @@ int store_open(const char *path, struct store **out)
     }
     sqlite3_extended_result_codes(st->db, 1);
     sqlite3_busy_handler(st->db, busy_wait, st);
+    /* Before anything writes (even the journal mode): a newer schema is
+     * left exactly as it is. */
+    found = up->from_version = up->to_version = store_schema_version(st);
+    if (found > MIGRATION_COUNT) {
+        rc = STORE_TOO_NEW;
+        goto fail;
+    }
     if ((rc = exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
                        "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;")))
         goto fail;
-    if ((rc = register_tokenizer(st->db)) || (rc = migrate(st)))
+    if ((rc = register_tokenizer(st->db)))
         goto fail;
+    /* Outside the migration's write transaction: SQLite's backup cannot
+     * read a source connection that holds one. */
+    if (found > 0 && found < MIGRATION_COUNT &&
+        backup_before_migrating(st, path, backup_dir, found, &up->backup, &up->why)) {
+        rc = STORE_BACKUP_FAILED;
+        goto fail;
+    }
+    if ((rc = migrate(st, &up->from_version)))
+        goto fail;
+    up->to_version = MIGRATION_COUNT;
     *out = st;
+    if (up == &local)
+        store_upgrade_release(&local);
     return STORE_OK;
 fail:
     store_close(st);
+    if (up == &local)
+        store_upgrade_release(&local);
     return rc ? rc : STORE_ERROR;
 }
 
@@ -2172,11 +2279,16 @@ int store_login_delete(struct store *st, const unsigned char hash[32])
 
 /* ---- analysis sessions ---- */
 
-int store_session_put(struct store *st, const char *space, const char *id, const char *title,
-                      const char *document)
+/* Write a session with statement `which`: ?1-?5 are space, id, title,
+ * document and now; a guarded statement (guard set) binds it and guard2 as
+ * ?6 and ?7 and answers STORE_CONFLICT when the guard no longer holds. */
+static int session_write(struct store *st, int which, const char *space, const char *id,
+                         const char *title, const char *document, const char *guard,
+                         const char *guard2)
 {
     char now[27];
-    sqlite3_stmt *s = stmt_get(st, S_SESSION_PUT);
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, which);
     if (!s)
         return STORE_ERROR;
     time_utc_iso_micro(now);
@@ -2185,50 +2297,34 @@ int store_session_put(struct store *st, const char *space, const char *id, const
     bind_text(s, 3, title ? title : "");
     bind_text(s, 4, document);
     bind_text(s, 5, now);
-    return step_done(s);
+    if (guard)
+        bind_text(s, 6, guard);
+    if (guard2)
+        bind_text(s, 7, guard2);
+    rc = step_done(s);
+    if (guard && rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = STORE_CONFLICT;
+    return rc;
+}
+
+int store_session_put(struct store *st, const char *space, const char *id, const char *title,
+                      const char *document)
+{
+    return session_write(st, S_SESSION_PUT, space, id, title, document, NULL, NULL);
 }
 
 int store_session_replace(struct store *st, const char *space, const char *id, const char *title,
                           const char *document, const char *old_title, const char *old_document)
 {
-    char now[27];
-    int rc;
-    sqlite3_stmt *s = stmt_get(st, S_SESSION_REPLACE);
-    if (!s)
-        return STORE_ERROR;
-    time_utc_iso_micro(now);
-    bind_text(s, 1, space);
-    bind_text(s, 2, id);
-    bind_text(s, 3, title ? title : "");
-    bind_text(s, 4, document);
-    bind_text(s, 5, now);
-    bind_text(s, 6, old_document);
-    bind_text(s, 7, old_title ? old_title : "");
-    rc = step_done(s);
-    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
-        rc = STORE_CONFLICT;
-    return rc;
+    return session_write(st, S_SESSION_REPLACE, space, id, title, document, old_document,
+                         old_title ? old_title : "");
 }
 
 int store_session_put_if(struct store *st, const char *space, const char *id, const char *title,
                          const char *document, const char *expected_updated_at)
 {
-    char now[27];
-    int rc;
-    sqlite3_stmt *s = stmt_get(st, S_SESSION_PUT_IF);
-    if (!s)
-        return STORE_ERROR;
-    time_utc_iso_micro(now);
-    bind_text(s, 1, space);
-    bind_text(s, 2, id);
-    bind_text(s, 3, title ? title : "");
-    bind_text(s, 4, document);
-    bind_text(s, 5, now);
-    bind_text(s, 6, expected_updated_at);
-    rc = step_done(s);
-    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
-        rc = STORE_CONFLICT;
-    return rc;
+    return session_write(st, S_SESSION_PUT_IF, space, id, title, document, expected_updated_at,
+                         NULL);
 }
 
 static int session_rows(sqlite3_stmt *s, void (*each)(const struct session_info *, void *),

@@ -14,12 +14,14 @@ struct store;
 
 enum store_status {
     STORE_OK = 0,
-    STORE_NOT_FOUND, /* no such row in this space */
-    STORE_CONFLICT,  /* a unique constraint (path taken, duplicate id) */
-    STORE_BUSY,      /* the database stayed locked past the busy timeout */
-    STORE_FULL,      /* disk or quota full */
-    STORE_READONLY,  /* the database cannot be written */
-    STORE_ERROR,     /* anything else; see store_errmsg() */
+    STORE_NOT_FOUND,     /* no such row in this space */
+    STORE_CONFLICT,      /* a unique constraint (path taken, duplicate id) */
+    STORE_BUSY,          /* the database stayed locked past the busy timeout */
+    STORE_FULL,          /* disk or quota full */
+    STORE_READONLY,      /* the database cannot be written */
+    STORE_ERROR,         /* anything else; see store_errmsg() */
+    STORE_TOO_NEW,       /* the database comes from a newer knowhub (left untouched) */
+    STORE_BACKUP_FAILED, /* the copy before a migration failed: nothing migrated */
 };
 
 /* Process-wide SQLite settings; call once before any other store call
@@ -27,8 +29,33 @@ enum store_status {
 void store_global_init(void);
 
 /* Open (creating if needed) the database at path, or ":memory:", apply the
- * migrations and prepare the connection. *out is NULL on failure. */
+ * migrations and prepare the connection. *out is NULL on failure. Same
+ * rules as store_open_upgrade, backups going to the database's directory. */
 int store_open(const char *path, struct store **out);
+
+/* The schema version (user_version) this build creates and migrates to. */
+int store_schema_latest(void);
+
+/* What store_open_upgrade found and did. */
+struct store_upgrade {
+    int from_version;  /* user_version found: 0 for a new database, -1 unread */
+    int to_version;    /* user_version after the open (from_version when none ran) */
+    struct buf backup; /* the copy made before migrating (or attempted), or empty */
+    const char *why;   /* STORE_BACKUP_FAILED: why, in words (static) */
+};
+/* Init and release up->backup. */
+void store_upgrade_init(struct store_upgrade *up);
+void store_upgrade_release(struct store_upgrade *up);
+
+/* store_open with the upgrade rules. A database from a newer knowhub
+ * (user_version above store_schema_latest()) is refused, STORE_TOO_NEW,
+ * and not written to. Before migrating an older one (user_version above 0)
+ * it is copied with store_backup to backup_dir/knowhub-v<old>-<UTC time>.db
+ * (backup_dir is created if missing; NULL: the database's directory); when
+ * that copy fails nothing is migrated: STORE_BACKUP_FAILED. up (may be NULL)
+ * says what happened, for the caller's log. */
+int store_open_upgrade(const char *path, const char *backup_dir, struct store_upgrade *up,
+                       struct store **out);
 /* Close the connection and finalize every statement. NULL is allowed. */
 void store_close(struct store *st);
 /* The last SQLite error message of this connection (for server logs only). */

@@ -61,7 +61,7 @@ stack_start() { # DATA HOST PORT
     data=$(cd "$data" && pwd)
     chmod -R go-rwx "$data" || return 1
     stack_render "$data" "$host" "$port" || return 1
-    KNOWHUB_DATA=$data "$KNOWHUB_BIN" serve 2>>"$data/logs/knowhub.log" &
+    KNOWHUB_DATA=$data KNOWHUB_SOCKET= "$KNOWHUB_BIN" serve 2>>"$data/logs/knowhub.log" &
     STACK_KNOWHUB_PID=$!
     echo "$STACK_KNOWHUB_PID" > "$data/run/knowhub.pid"
     if ! stack_wait 10 test -S "$data/run/knowhub.sock"; then

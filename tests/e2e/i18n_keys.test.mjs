@@ -118,7 +118,9 @@ describe('keys used by web/', () => {
     });
 
     test('every key in the files is used by the page (no dead strings)', () => {
-        const unused = [...EN.keys()].filter((k) => !used.has(k));
+        // errors.* are named by the server's error keys and errorFields.* by
+        // their params ("server error keys" below checks those).
+        const unused = [...EN.keys()].filter((k) => !used.has(k) && !/^(errors|errorFields)\./.test(k));
         assert.deepEqual(unused, []);
     });
 });
@@ -149,5 +151,37 @@ describe('the page keeps to its CSP', () => {
             'web/js/details.js:body.innerHTML = doc.html; // rendered by the server with libcmark in safe mode (no raw HTML, no javascript: links)',
             "web/js/editor.js:preview.innerHTML = d.html; // the server's safe rendering (cmark safe mode)",
         ]);
+    });
+});
+
+describe('server error keys', () => {
+    /** Every key knowhub (reply_error_key, errmsg_set) and nginx's JSON pages can send. */
+    function serverKeys() {
+        const keys = new Set();
+        const dir = path.join(ROOT, 'fcgi');
+        for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.c'))) {
+            const src = fs.readFileSync(path.join(dir, f), 'utf8');
+            for (const m of src.matchAll(/reply_error_key\([^;]*?,\s*"([a-z0-9_]+)"\s*,/g)) keys.add(m[1]);
+            for (const m of src.matchAll(/errmsg_set\(\s*\w+,\s*"([a-z0-9_]+)"/g)) keys.add(m[1]);
+        }
+        const conf = fs.readFileSync(path.join(ROOT, 'nginx/knowhub.conf.in'), 'utf8');
+        for (const m of conf.matchAll(/"key":"([a-z0-9_]+)"/g)) keys.add(m[1]);
+        return keys;
+    }
+
+    test('each has an en and a zh string (errors.<key>), with the same placeholders', () => {
+        const keys = serverKeys();
+        assert.ok(keys.size >= 40, `only ${keys.size} keys found: the scan is broken`);
+        for (const k of ['field_too_long', 'path_traversal', 'version_conflict', 'rate_limited', 'payload_too_large', 'service_unavailable', 'token_invalid'])
+            assert.ok(keys.has(k), `${k} not found in the sources`);
+        const missing = [...keys].filter((k) => !EN.has(`errors.${k}`) || !ZH.has(`errors.${k}`));
+        assert.deepEqual(missing, [], 'server error keys without a panel string');
+        for (const k of keys) assert.deepEqual(placeholders(ZH.get(`errors.${k}`)), placeholders(EN.get(`errors.${k}`)), `errors.${k}`);
+    });
+
+    test('no dead error strings: each errors.* key is one the server sends (or the panel\'s own "network")', () => {
+        const keys = serverKeys();
+        const dead = Object.keys(en.errors).filter((k) => !keys.has(k) && k !== 'network');
+        assert.deepEqual(dead, []);
     });
 });

@@ -30,6 +30,10 @@ function aliasBomb(levels) {
     return `${lines.join('\n')}\n---\nbody\n`;
 }
 
+// A sanitizer build keeps freed memory in quarantine and shadow memory: its
+// peak grows more for the same work, yet far less than an expanded bomb.
+const growthKb = () => (/libasan|libubsan/.test(fs.readFileSync(`/proc/${s.knowhubPid()}/maps`, 'utf8')) ? 128 : 16) * 1024;
+
 /** knowhub's peak resident memory so far, in kB. */
 function peakKb() {
     const status = fs.readFileSync(`/proc/${s.knowhubPid()}/status`, 'utf8');
@@ -48,7 +52,7 @@ describe('YAML anchors and aliases in front matter are refused', () => {
         const e = err(await reader.post('preview', { content: bomb }), 'INVALID_REQUEST');
         assert.match(e.message, /anchors? (and|or) alias/i);
         const grown = peakKb() - before;
-        assert.ok(grown < 16 * 1024, `knowhub's peak RSS grew by ${grown} kB`);
+        assert.ok(grown < growthKb(), `knowhub's peak RSS grew by ${grown} kB`);
     });
 
     test('write: refused with the reason, nothing stored; even one small alias', async () => {
@@ -93,7 +97,7 @@ describe('YAML anchors and aliases in front matter are refused', () => {
             assert.ok((await admin.paths('experiences')).includes('old-bomb.md'));
         }
         const grown = peakKb() - before;
-        assert.ok(grown < 16 * 1024, `knowhub's peak RSS grew by ${grown} kB`);
+        assert.ok(grown < growthKb(), `knowhub's peak RSS grew by ${grown} kB`);
     });
 });
 

@@ -205,6 +205,38 @@ static void test_path_stem(void)
     buf_release(&s);
 }
 
+/* path_check_e: the same message, plus a stable key and the params it names. */
+static void test_error_keys(void)
+{
+    struct errmsg e;
+    struct buf name;
+    errmsg_init(&e);
+    CHECK_INT(path_check_e("experiences", "../a.md", &out, &e), -1);
+    CHECK_STR(e.key, "path_traversal");
+    CHECK_STR(e.message.data, "Path traversal segment '..' in: '../a.md'");
+    CHECK_STR(json_object_to_json_string_ext(e.params, JSON_C_TO_STRING_PLAIN),
+              "{\"path\":\"..\\/a.md\"}");
+    CHECK_INT(path_check_e("rules", "a.txt", &out, &e), -1);
+    CHECK_STR(e.key, "path_not_md");
+    CHECK(e.params == NULL);
+    CHECK_INT(path_check_e("notes", "a.md", &out, &e), -1);
+    CHECK_STR(e.key, "invalid_category");
+    buf_init(&name, 1024);
+    for (int i = 0; i < 300; i++)
+        buf_addch(&name, 'n');
+    buf_adds(&name, ".md");
+    CHECK_INT(path_check_e("experiences", name.data, &out, &e), -1);
+    CHECK_STR(e.key, "path_too_long");
+    CHECK_STR(json_object_to_json_string_ext(e.params, JSON_C_TO_STRING_PLAIN), "{\"max\":255}");
+    /* accepted: no key, no params, an empty message */
+    CHECK_INT(path_check_e("experiences", "a/b.md", &out, &e), 0);
+    CHECK(e.key == NULL);
+    CHECK(e.params == NULL);
+    CHECK_STR(e.message.data, "");
+    buf_release(&name);
+    errmsg_release(&e);
+}
+
 int main(void)
 {
     buf_init(&out, 4096);
@@ -215,6 +247,7 @@ int main(void)
     test_length_limit();
     test_accepted_and_normalised();
     test_path_stem();
+    test_error_keys();
     buf_release(&out);
     buf_release(&err);
     return test_summary();

@@ -2,20 +2,23 @@
 // HttpOnly session cookie; each request echoes the CSRF token
 // (X-CSRF-Token) that login and /auth/me hand out. Success is
 // {status:"success", data}; any error, whatever its HTTP status, becomes an
-// ApiError with the envelope's code and message. A 401 tells the app the
+// ApiError with the envelope's code and message, and its key and params when
+// it has them (the panel shows those in the UI's language). A 401 tells the app the
 // login is gone (event "auth-lost"). A 429 from nginx's rate limit (the
 // request never reached knowhub) is sent again, at most twice.
 
 let csrf = null;
 
 export class ApiError extends Error {
-    constructor(status, code, message, retry = false, requestId = '') {
+    constructor(status, code, message, retry = false, requestId = '', key = '', params = {}) {
         super(message || code);
         this.name = 'ApiError';
         this.status = status;
         this.code = code;
         this.retry = retry;
         this.requestId = requestId;
+        this.key = key;
+        this.params = params;
     }
 }
 
@@ -40,7 +43,7 @@ export async function request(method, path, body, { headers = {}, signal } = {})
             res = await fetch(path, init);
         } catch (e) {
             if (e && e.name === 'AbortError') throw e;
-            throw new ApiError(0, 'NETWORK_ERROR', e && e.message ? e.message : 'network error', true);
+            throw new ApiError(0, 'NETWORK_ERROR', e && e.message ? e.message : 'network error', true, '', 'network');
         }
         // nginx's rate limit answered before the request reached knowhub: safe to send again
         if (res.status !== 429 || attempt === 2) break;
@@ -56,7 +59,9 @@ export async function request(method, path, body, { headers = {}, signal } = {})
     if (res.ok && json && json.status === 'success') return json.data;
     const err = (json && json.error) || {};
     if (res.status === 401 && path !== '/api/auth/login') window.dispatchEvent(new CustomEvent('auth-lost'));
-    throw new ApiError(res.status, err.code || `HTTP_${res.status}`, err.message || res.statusText, !!err.retry, err.request_id || '');
+    const key = typeof err.key === 'string' ? err.key : '';
+    const params = err.params && typeof err.params === 'object' && !Array.isArray(err.params) ? err.params : {};
+    throw new ApiError(res.status, err.code || `HTTP_${res.status}`, err.message || res.statusText, !!err.retry, err.request_id || '', key, params);
 }
 
 const get = (p, o) => request('GET', p, undefined, o);

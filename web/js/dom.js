@@ -2,7 +2,7 @@
 // textContent or an attribute, so data is never parsed as markup. The page
 // runs under a CSP without 'unsafe-inline': no inline handlers, no style=""
 // (element.style from script is fine; classes are preferred).
-import { t } from './i18n.js';
+import { hasKey, t } from './i18n.js';
 
 const PROPS = new Set(['value', 'checked', 'disabled', 'hidden', 'selected', 'open', 'readOnly', 'indeterminate']);
 
@@ -71,10 +71,28 @@ export function toast(message, kind = 'info') {
     return el;
 }
 
-/** An error as a line for a toast: "Failed to save knowledge: <server message>". */
+// Parameter values the UI has words for: a role, a category, a field name.
+const PARAM_WORDS = { role: (v) => `role.${v}`, category: (v) => `knowledge.${v}`, field: (v) => `errorFields.${v}` };
+
+/** A server error in the UI's language: errors.<key> with its params when the
+ * key is known, else the server's English message. */
+export function errorMessage(err) {
+    const key = err && err.key ? `errors.${err.key}` : '';
+    if (key && hasKey(key)) {
+        const vars = {};
+        for (const [name, value] of Object.entries(err.params || {})) {
+            const word = PARAM_WORDS[name] && typeof value === 'string' ? PARAM_WORDS[name](value) : null;
+            vars[name] = word && hasKey(word) ? t(word) : value;
+        }
+        return t(key, vars);
+    }
+    return err && err.message ? err.message : String(err || '');
+}
+
+/** An error as a line for a toast: "Failed to save knowledge: <server error>". */
 export function errorText(prefixKey, err) {
-    const msg = err && err.message ? err.message : String(err || '');
-    return msg ? `${t(prefixKey)}: ${msg}` : t(prefixKey);
+    const msg = errorMessage(err);
+    return msg ? t('app.errorLine', { what: t(prefixKey), why: msg }) : t(prefixKey);
 }
 
 /** A modal confirmation; resolves true when confirmed. */

@@ -87,6 +87,11 @@ function lookup(key) {
     return typeof v === 'string' ? v : undefined;
 }
 
+/** Whether the language has a text for key. */
+export function hasKey(key) {
+    return lookup(key) !== undefined;
+}
+
 /** The text of a key with {{name}} replaced; numbers are formatted for the language. */
 export function t(key, vars = {}) {
     const s = lookup(key);

@@ -33,11 +33,28 @@ export function err(r, code, status = 200) {
     assert.equal(r.json.status, 'error', show(r));
     assert.deepEqual(Object.keys(r.json).sort(), ['error', 'status'], show(r));
     const e = r.json.error;
-    assert.deepEqual(Object.keys(e).sort(), ['code', 'message', 'request_id', 'retry'], show(r));
+    // key and params (docs/api.md, "Errors") are additive: present together or not at all.
+    const keys = Object.keys(e).sort();
+    const base = ['code', 'message', 'request_id', 'retry'];
+    if ('key' in e || 'params' in e) {
+        assert.deepEqual(keys, [...base, 'key', 'params'].sort(), show(r));
+        assert.match(e.key, /^[a-z][a-z0-9_]*$/, show(r));
+        assert.ok(e.params && typeof e.params === 'object' && !Array.isArray(e.params), show(r));
+    } else {
+        assert.deepEqual(keys, base, show(r));
+    }
     assert.equal(e.code, code, show(r));
     assert.equal(typeof e.message, 'string');
     assert.ok(e.message.length > 0, 'empty error message');
     assert.equal(typeof e.retry, 'boolean');
     assert.equal(e.request_id, r.headers['x-request-id'], 'request_id in body and header differ');
+    return e;
+}
+
+/** An error envelope with a stable key and exactly these params; returns the error. */
+export function errKey(r, code, key, params = {}, status = 200) {
+    const e = err(r, code, status);
+    assert.equal(e.key, key, show(r));
+    assert.deepEqual(e.params, params, show(r));
     return e;
 }

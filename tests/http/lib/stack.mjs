@@ -202,13 +202,15 @@ function watchdog(dir) {
     return w.pid;
 }
 
-/** Start nginx + knowhub in a fresh temporary directory on a free port. */
-export async function startStack(env = {}) {
+/** Start nginx + knowhub in a fresh temporary directory on a free port;
+ * prepare(dir), when given, fills the directory first (an old database). */
+export async function startStack(env = {}, { prepare } = {}) {
     if (!fs.existsSync(BIN)) throw new Error(`knowhub binary not found: ${BIN} (set KNOWHUB_BIN)`);
     let lastError = '';
     for (let attempt = 0; attempt < 5; attempt++) {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'knowhub-http-'));
         const port = await freePort();
+        if (prepare) await prepare(dir);
         const r = run('bash', [STACK_SH, 'start', dir, '127.0.0.1', String(port)], env, 'ignore');
         if (r.status === 0) {
             const s = new Stack(dir, port);
