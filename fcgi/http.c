@@ -451,6 +451,9 @@ static void reply_error_envelope(struct response *res, int http_status, const ch
 }
 
 static void reply_error_va(struct response *res, int http_status, const char *code, const char *key,
+                           const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static void reply_error_va(struct response *res, int http_status, const char *code, const char *key,
                            const char *fmt, va_list ap)
 {
     struct json_object *params = res->error_params;

@@ -20,6 +20,7 @@
 #include <fcgiapp.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,8 +33,9 @@
 
 /* Set by main before the workers start; the signal handler reads it. */
 static int listen_fd = -1;
-/* Set by the signal handler: the job thread stops between jobs. */
-static volatile sig_atomic_t stopping;
+/* Set by the signal handler (a lock-free atomic is async-signal-safe) and
+ * read by the job thread, which stops between jobs. */
+static atomic_int stopping;
 
 struct worker {
     pthread_t thread;
