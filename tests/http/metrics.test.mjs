@@ -358,7 +358,9 @@ describe('a busy server', () => {
         const median = (times[9] + times[10]) / 2;
         console.log(`# scrape under load: median ${median.toFixed(2)} ms, max ${times.at(-1).toFixed(2)} ms over 20 scrapes (${loadRequests} load requests meanwhile)`);
         assert.ok(loadRequests > 20, 'the load loop ran');
-        assert.ok(median < 5, `median scrape ${median} ms`);
+        // A sanitizer build runs several times slower: its figure is printed, not held to 5 ms.
+        const sanitized = /libasan|libubsan/.test(fs.readFileSync(`/proc/${s.knowhubPid()}/maps`, 'utf8'));
+        if (!sanitized) assert.ok(median < 5, `median scrape ${median} ms`);
     });
 });
 
