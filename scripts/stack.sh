@@ -25,13 +25,18 @@ stack_render() { # DATA HOST PORT
         # Workers run as the owner of the data directory, so they can reach the socket.
         user_line="user $(stat -c %U "$data") $(stat -c %G "$data");"
     fi
-    sed -e "s|@USER_LINE@|$user_line|" \
-        -e "s|@WORKERS@|${KNOWHUB_NGINX_WORKERS:-2}|" \
-        -e "s|@DATA@|$data|g" -e "s|@HOST@|$host|g" -e "s|@PORT@|$port|g" \
-        -e "s|@WEB@|$STACK_ROOT/web|g" -e "s|@I18N@|$STACK_ROOT/i18n|g" \
-        -e "s|@NGINX@|$STACK_ROOT/nginx|g" -e "s|@RATE@|$rate|g" \
-        -e "s|@BURST@|${KNOWHUB_RATE_BURST:-40}|g" -e "s|@LOOPBACK_EXEMPT@|$exempt|g" \
-        "$STACK_ROOT/nginx/knowhub.conf.in" > "$data/nginx/nginx.conf"
+    # nginx.conf, and the http-level and server-level parts it includes (the
+    # Debian site includes the same two parts, rendered by CMake).
+    for part in knowhub:nginx knowhub_http:knowhub_http knowhub_server:knowhub_server; do
+        sed -e "s|@USER_LINE@|$user_line|" \
+            -e "s|@WORKERS@|${KNOWHUB_NGINX_WORKERS:-2}|" \
+            -e "s|@DATA@|$data|g" -e "s|@HOST@|$host|g" -e "s|@PORT@|$port|g" \
+            -e "s|@WEB@|$STACK_ROOT/web|g" -e "s|@I18N@|$STACK_ROOT/i18n|g" \
+            -e "s|@NGINX@|$STACK_ROOT/nginx|g" -e "s|@RATE@|$rate|g" \
+            -e "s|@SOCKET@|$data/run/knowhub.sock|g" \
+            -e "s|@BURST@|${KNOWHUB_RATE_BURST:-40}|g" -e "s|@LOOPBACK_EXEMPT@|$exempt|g" \
+            "$STACK_ROOT/nginx/${part%%:*}.conf.in" > "$data/nginx/${part#*:}.conf" || return 1
+    done
 }
 
 # Wait until a condition command succeeds (50 ms steps), or give up.

@@ -164,8 +164,10 @@ describe('server error keys', () => {
             for (const m of src.matchAll(/reply_error_key\([^;]*?,\s*"([a-z0-9_]+)"\s*,/g)) keys.add(m[1]);
             for (const m of src.matchAll(/errmsg_set\(\s*\w+,\s*"([a-z0-9_]+)"/g)) keys.add(m[1]);
         }
-        const conf = fs.readFileSync(path.join(ROOT, 'nginx/knowhub.conf.in'), 'utf8');
-        for (const m of conf.matchAll(/"key":"([a-z0-9_]+)"/g)) keys.add(m[1]);
+        for (const f of fs.readdirSync(path.join(ROOT, 'nginx')).filter((n) => n.endsWith('.conf') || n.endsWith('.conf.in'))) {
+            const conf = fs.readFileSync(path.join(ROOT, 'nginx', f), 'utf8');
+            for (const m of conf.matchAll(/"key":"([a-z0-9_]+)"/g)) keys.add(m[1]);
+        }
         return keys;
     }
 
