@@ -1315,6 +1315,19 @@ static int entry_active(struct store *st, const char *space, const char *id)
     return rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
 }
 
+/* Begin a write transaction on the active entry id of space, with the
+ * transaction's time in now; on any error nothing is left open. */
+static int begin_on_entry(struct store *st, const char *space, const char *id, char now[static 20])
+{
+    int rc;
+    if ((rc = store_begin(st)))
+        return rc;
+    if ((rc = entry_active(st, space, id)))
+        return tx_end(st, rc);
+    time_utc_text(now);
+    return STORE_OK;
+}
+
 /* STORE_CONFLICT when s (bound) returns a row, STORE_OK when none; s is reset. */
 static int row_means_conflict(sqlite3_stmt *s)
 {
@@ -1495,11 +1508,8 @@ int store_knowledge_add_case(struct store *st, const char *space, const char *id
     *added = 0;
     if (!ins || !bump)
         return STORE_ERROR;
-    if ((rc = store_begin(st)))
+    if ((rc = begin_on_entry(st, space, id, now)))
         return rc;
-    if ((rc = entry_active(st, space, id)))
-        return tx_end(st, rc);
-    time_utc_text(now);
     bind_text(ins, 1, space);
     bind_text(ins, 2, id);
     bind_text(ins, 3, helpful ? "helpful" : "harmful");
@@ -1592,11 +1602,8 @@ int store_knowledge_set_score(struct store *st, const char *space, const char *i
     sqlite3_stmt *s = stmt_get(st, S_K_SET_SCORE);
     if (!s)
         return STORE_ERROR;
-    if ((rc = store_begin(st)))
+    if ((rc = begin_on_entry(st, space, id, now)))
         return rc;
-    if ((rc = entry_active(st, space, id)))
-        return tx_end(st, rc);
-    time_utc_text(now);
     bind_text(s, 1, id);
     bind_text(s, 2, space);
     sqlite3_bind_int(s, 3, score);
@@ -1618,11 +1625,8 @@ int store_knowledge_add_feedback(struct store *st, const char *space, const char
     sqlite3_stmt *s = stmt_get(st, S_FEEDBACK_INSERT);
     if (!s)
         return STORE_ERROR;
-    if ((rc = store_begin(st)))
+    if ((rc = begin_on_entry(st, space, id, now)))
         return rc;
-    if ((rc = entry_active(st, space, id)))
-        return tx_end(st, rc);
-    time_utc_text(now);
     bind_text(s, 1, space);
     bind_text(s, 2, id);
     bind_text(s, 3, text);
@@ -1770,11 +1774,8 @@ int store_knowledge_update(struct store *st, const char *space, const char *id,
     sqlite3_stmt *s = stmt_get(st, S_K_UPDATE);
     if (!s)
         return STORE_ERROR;
-    if ((rc = store_begin(st)))
+    if ((rc = begin_on_entry(st, space, id, now)))
         return rc;
-    if ((rc = entry_active(st, space, id)))
-        return tx_end(st, rc);
-    time_utc_text(now);
     bind_text(s, 1, id);
     bind_text(s, 2, space);
     sqlite3_bind_int64(s, 3, expected_version);
@@ -1801,11 +1802,8 @@ int store_knowledge_move(struct store *st, const char *space, const char *id, lo
     sqlite3_stmt *s = stmt_get(st, S_K_MOVE);
     if (!s || expected_version <= 0)
         return STORE_ERROR;
-    if ((rc = store_begin(st)))
+    if ((rc = begin_on_entry(st, space, id, now)))
         return rc;
-    if ((rc = entry_active(st, space, id)))
-        return tx_end(st, rc);
-    time_utc_text(now);
     bind_text(s, 1, id);
     bind_text(s, 2, space);
     sqlite3_bind_int64(s, 3, expected_version);
