@@ -140,6 +140,13 @@ static void add_string(struct buf *out, const char *s)
     buf_addch(out, '"');
 }
 
+/* ,"name":"value" (value as add_string writes it). */
+static void add_field(struct buf *out, const char *name, const char *value)
+{
+    buf_addf(out, ",\"%s\":", name);
+    add_string(out, value);
+}
+
 /* "2026-12-03T09:00:00.123Z" */
 static void add_now(struct buf *out)
 {
@@ -156,18 +163,13 @@ void accesslog_access_line(struct buf *out, const struct access_entry *e)
     buf_reset(out);
     buf_adds(out, "{\"time\":");
     add_now(out);
-    buf_adds(out, ",\"type\":\"access\",\"request_id\":");
-    add_string(out, e->request_id);
-    buf_adds(out, ",\"space\":");
-    add_string(out, e->space);
-    buf_adds(out, ",\"actor\":");
-    add_string(out, e->actor);
-    buf_adds(out, ",\"token_id\":");
-    add_string(out, e->token_id);
-    buf_adds(out, ",\"method\":");
-    add_string(out, e->method);
-    buf_adds(out, ",\"route\":");
-    add_string(out, e->route);
+    buf_adds(out, ",\"type\":\"access\"");
+    add_field(out, "request_id", e->request_id);
+    add_field(out, "space", e->space);
+    add_field(out, "actor", e->actor);
+    add_field(out, "token_id", e->token_id);
+    add_field(out, "method", e->method);
+    add_field(out, "route", e->route);
     buf_addf(out, ",\"status\":%d,\"duration_ms\":%.3f,\"bytes\":%zu}\n", e->status, e->duration_ms,
              e->bytes);
 }
@@ -179,17 +181,12 @@ void accesslog_audit_line(struct buf *out, const char *request_id, const char *t
     buf_reset(out);
     buf_adds(out, "{\"time\":");
     add_now(out);
-    buf_adds(out, ",\"type\":\"audit\",\"request_id\":");
-    add_string(out, request_id);
-    buf_adds(out, ",\"ts\":");
-    add_string(out, ts);
-    buf_adds(out, ",\"space\":");
-    add_string(out, space);
-    buf_adds(out, ",\"actor\":");
-    add_string(out, actor);
-    buf_adds(out, ",\"action\":");
-    add_string(out, action);
-    buf_adds(out, ",\"target\":");
-    add_string(out, target);
+    buf_adds(out, ",\"type\":\"audit\"");
+    add_field(out, "request_id", request_id);
+    add_field(out, "ts", ts);
+    add_field(out, "space", space);
+    add_field(out, "actor", actor);
+    add_field(out, "action", action);
+    add_field(out, "target", target);
     buf_adds(out, "}\n");
 }
