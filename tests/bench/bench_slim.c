@@ -22,17 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_rng.h"
+
 #define SPACE "default"
-
-static unsigned long long rng_state = 0x9E3779B97F4A7C15ull;
-
-static unsigned long long rng(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1Dull;
-}
 
 static const char *const words[] = {
     "sales",     "revenue",  "customer", "data",     "report",   "analysis",  "monthly",
