@@ -311,7 +311,6 @@ enum stmt_id {
     S_K_FILE_TAKEN,
     S_K_PLACE,
     S_REVISION_TIME,
-    S_SESSION_REPLACE,
     S_SESSION_PUT_IF,
     S_READ_BEGIN,
     S_READ_END,
@@ -532,8 +531,6 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_K_PLACE] = "SELECT category, path FROM knowledge WHERE id = ?1 AND status = 'active'",
     [S_SESSION_PUT_IF] = "UPDATE sessions SET title = ?3, document = ?4, updated_at = ?5"
                          " WHERE space = ?1 AND id = ?2 AND updated_at = ?6",
-    [S_SESSION_REPLACE] = "UPDATE sessions SET title = ?3, document = ?4, updated_at = ?5"
-                          " WHERE space = ?1 AND id = ?2 AND document = ?6 AND title = ?7",
     [S_REVISION_TIME] = "SELECT created_at FROM knowledge_revisions"
                         " WHERE knowledge_id = ?1 AND space = ?2 AND version = ?3",
 };
@@ -1368,11 +1365,23 @@ int store_knowledge_path_clash(struct store *st, const char *space, const char *
 
 /* Inside a write: STORE_CONFLICT when the active entry id now sits where a
  * file and a folder would share a name (export could not write both). */
+/* CONFLICT when the active entry id, at (category, path), shares its name
+ * with a folder (or, a folder of its, with a file) of space. */
+static int place_clash_at(struct store *st, const char *space, const char *id, const char *category,
+                          const char *path)
+{
+    enum path_clash clash = PATH_CLASH_NONE;
+    int rc = store_knowledge_path_clash(st, space, category, path, id, &clash);
+    if (rc == STORE_OK && clash != PATH_CLASH_NONE)
+        rc = STORE_CONFLICT;
+    return rc;
+}
+
+/* place_clash_at for entry id where it now is (nothing when it is not active). */
 static int place_clash(struct store *st, const char *space, const char *id)
 {
     sqlite3_stmt *s = stmt_get(st, S_K_PLACE);
     char *category = NULL, *path = NULL;
-    enum path_clash clash = PATH_CLASH_NONE;
     int rc;
     if (!s)
         return STORE_ERROR;
@@ -1385,11 +1394,9 @@ static int place_clash(struct store *st, const char *space, const char *id)
     finish(s);
     if (rc != SQLITE_ROW)
         return rc == SQLITE_DONE ? STORE_OK : status_of(rc); /* not active: nothing to place */
-    rc = store_knowledge_path_clash(st, space, category, path, id, &clash);
+    rc = place_clash_at(st, space, id, category, path);
     free(category);
     free(path);
-    if (rc == STORE_OK && clash != PATH_CLASH_NONE)
-        rc = STORE_CONFLICT;
     return rc;
 }
 
@@ -1785,7 +1792,7 @@ int store_knowledge_update(struct store *st, const char *space, const char *id,
     if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
         rc = STORE_CONFLICT; /* it exists (checked above), so the version moved on */
     if (rc == STORE_OK)
-        rc = place_clash(st, space, id);
+        rc = place_clash_at(st, space, id, k->category, k->path);
     if (rc == STORE_OK)
         rc = revision_add(st, id, actor, reason, now);
     snprintf(action, sizeof action, "knowledge.%s", reason);
@@ -1817,7 +1824,7 @@ int store_knowledge_move(struct store *st, const char *space, const char *id, lo
     if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
         rc = STORE_CONFLICT; /* it is active (checked above), so the version moved on */
     if (rc == STORE_OK)
-        rc = place_clash(st, space, id);
+        rc = place_clash_at(st, space, id, k->category, k->path);
     if (rc == STORE_OK)
         rc = revision_add(st, id, actor, "rename", now);
     if (rc == STORE_OK)
@@ -2278,11 +2285,10 @@ int store_login_delete(struct store *st, const unsigned char hash[32])
 /* ---- analysis sessions ---- */
 
 /* Write a session with statement `which`: ?1-?5 are space, id, title,
- * document and now; a guarded statement (guard set) binds it and guard2 as
- * ?6 and ?7 and answers STORE_CONFLICT when the guard no longer holds. */
+ * document and now; a guarded statement (guard set) binds it as ?6 and
+ * answers STORE_CONFLICT when the guard no longer holds. */
 static int session_write(struct store *st, int which, const char *space, const char *id,
-                         const char *title, const char *document, const char *guard,
-                         const char *guard2)
+                         const char *title, const char *document, const char *guard)
 {
     char now[27];
     int rc;
@@ -2297,8 +2303,6 @@ static int session_write(struct store *st, int which, const char *space, const c
     bind_text(s, 5, now);
     if (guard)
         bind_text(s, 6, guard);
-    if (guard2)
-        bind_text(s, 7, guard2);
     rc = step_done(s);
     if (guard && rc == STORE_OK && sqlite3_changes(st->db) == 0)
         rc = STORE_CONFLICT;
@@ -2308,21 +2312,13 @@ static int session_write(struct store *st, int which, const char *space, const c
 int store_session_put(struct store *st, const char *space, const char *id, const char *title,
                       const char *document)
 {
-    return session_write(st, S_SESSION_PUT, space, id, title, document, NULL, NULL);
-}
-
-int store_session_replace(struct store *st, const char *space, const char *id, const char *title,
-                          const char *document, const char *old_title, const char *old_document)
-{
-    return session_write(st, S_SESSION_REPLACE, space, id, title, document, old_document,
-                         old_title ? old_title : "");
+    return session_write(st, S_SESSION_PUT, space, id, title, document, NULL);
 }
 
 int store_session_put_if(struct store *st, const char *space, const char *id, const char *title,
                          const char *document, const char *expected_updated_at)
 {
-    return session_write(st, S_SESSION_PUT_IF, space, id, title, document, expected_updated_at,
-                         NULL);
+    return session_write(st, S_SESSION_PUT_IF, space, id, title, document, expected_updated_at);
 }
 
 static int session_rows(sqlite3_stmt *s, void (*each)(const struct session_info *, void *),
