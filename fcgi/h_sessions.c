@@ -179,9 +179,10 @@ void h_sessions_delete(struct request *req, struct response *res)
         reply_data(res, NULL);
 }
 
-/* A session as stored: its title and document text (caller frees). */
+/* A session as stored: its title, document text and when it was written
+ * (caller frees). */
 struct session_raw {
-    char *title, *document;
+    char *title, *document, *updated_at;
 };
 
 static void keep_raw(const struct session_info *s, void *ctx)
@@ -189,6 +190,14 @@ static void keep_raw(const struct session_info *s, void *ctx)
     struct session_raw *r = ctx;
     r->title = xstrdup(s->title);
     r->document = xstrdup(s->document);
+    r->updated_at = xstrdup(s->updated_at);
+}
+
+static void session_raw_release(struct session_raw *r)
+{
+    free(r->title);
+    free(r->document);
+    free(r->updated_at);
 }
 
 /* The tables of a session document without the table gone; tables that
@@ -243,7 +252,7 @@ void h_sessions_delete_table(struct request *req, struct response *res)
     if (session_id_or_400(req, res))
         return;
     for (int attempt = 0; attempt < 3 && rc == STORE_CONFLICT; attempt++) {
-        struct session_raw raw = {NULL, NULL};
+        struct session_raw raw = {NULL, NULL, NULL};
         struct json_object *kept, *doc;
         rc = store_session_get(req->store, req->who.space, req->params[0], keep_raw, &raw);
         if (rc) {
@@ -252,18 +261,17 @@ void h_sessions_delete_table(struct request *req, struct response *res)
         }
         kept = without_table(raw.document, req->params[1]);
         if (!kept) {
-            free(raw.title);
-            free(raw.document);
+            session_raw_release(&raw);
             reply_error(res, 200, E_NOT_FOUND, "Table not found in this session");
             return;
         }
         doc = json_object_new_object();
         json_object_object_add(doc, "tables", kept);
-        rc = store_session_replace(req->store, req->who.space, req->params[0], raw.title,
-                                   json_text(doc), raw.title, raw.document);
+        /* Only if nobody wrote it since it was read (else read it again). */
+        rc = store_session_put_if(req->store, req->who.space, req->params[0], raw.title,
+                                  json_text(doc), raw.updated_at);
         json_object_put(doc);
-        free(raw.title);
-        free(raw.document);
+        session_raw_release(&raw);
     }
     if (rc == STORE_CONFLICT)
         reply_error(res, 200, E_CONFLICT, "The session kept changing; try again");

@@ -362,10 +362,6 @@ int store_session_put(struct store *st, const char *space, const char *id, const
  * expected_updated_at; STORE_CONFLICT when it changed or is gone. */
 int store_session_put_if(struct store *st, const char *space, const char *id, const char *title,
                          const char *document, const char *expected_updated_at);
-/* Replace a session only if it still has old_title and old_document (what
- * the caller read); STORE_CONFLICT when it changed or is gone meanwhile. */
-int store_session_replace(struct store *st, const char *space, const char *id, const char *title,
-                          const char *document, const char *old_title, const char *old_document);
 int store_session_get(struct store *st, const char *space, const char *id,
                       void (*each)(const struct session_info *, void *), void *ctx);
 /* Sessions of the space, most recently updated first (without documents). */
