@@ -321,13 +321,6 @@ void distill_local(struct json_object *ctx, const char *lang, struct buf *out)
 
 /* ---- the LLM distillation ---- */
 
-static long monotonic_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static const char *language_name(const char *lang)
 {
     static const char *const names[][2] = {{"zh", "Chinese (简体中文)"},

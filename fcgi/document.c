@@ -161,15 +161,6 @@ static size_t stripped_length(const char *s, size_t n)
     return utf8_length(s + start, end - start);
 }
 
-/* 1 when s holds a line break (see line_break_at). */
-static int has_line_break(const char *s)
-{
-    for (; *s; s++)
-        if (line_break_at(s))
-            return 1;
-    return 0;
-}
-
 /* Check a JSON list text (tags, urls) against the entry view's limits. */
 static int list_within(const char *json_text, const char *key, const char *item, size_t max_items,
                        size_t max_chars, struct errmsg *err)

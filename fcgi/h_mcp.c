@@ -7,9 +7,9 @@
 #include "handlers.h"
 #include "jfield.h"
 #include "mcp.h"
+#include "util.h"
 
 #include <string.h>
-#include <time.h>
 
 #define KNOWHUB_VERSION "0.1.0"
 
@@ -37,13 +37,6 @@ struct budget {
     int started;   /* messages run so far */
     int exhausted; /* an answer did not fit: later messages are not run */
 };
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* JSON-RPC 2.0 ids are strings, numbers without a fraction, or null: an
  * invalid one (object, array, float, boolean) is never echoed, the error
@@ -157,7 +150,7 @@ static struct json_object *handle_one(struct request *req, struct json_object *m
     /* The first message always runs; later ones only within the budget. */
     if (b->exhausted)
         return budget_error(req, id, b, 0);
-    if (b->started++ > 0 && now_ms() > b->deadline_ms)
+    if (b->started++ > 0 && monotonic_ms() > b->deadline_ms)
         return budget_error(req, id, b, 1);
     if (strcmp(method, "initialize") == 0)
         return rpc_result(id, initialize(params));
@@ -253,7 +246,7 @@ void h_mcp(struct request *req, struct response *res)
      * under 512 bytes), so the answer stays within the budget. */
     b.ms = req->cfg ? req->cfg->mcp_budget_ms : 10000;
     b.bytes = req->cfg ? req->cfg->mcp_budget_bytes : 4 * 1024 * 1024;
-    b.deadline_ms = now_ms() + b.ms;
+    b.deadline_ms = monotonic_ms() + b.ms;
     b.started = 0;
     b.bytes_left = b.bytes;
     if (json_object_is_type(msg, json_type_array)) {

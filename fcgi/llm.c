@@ -199,13 +199,6 @@ static void parse_success(struct llm_reply *r, const char *body)
     json_object_put(j);
 }
 
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* One HTTP exchange. Returns 1 when a retry may help. */
 static int attempt(CURL *c, const struct config *cfg, const char *body, long timeout_ms,
                    struct llm_reply *r)
@@ -301,10 +294,10 @@ int llm_chat(struct llm *llm, const struct config *cfg, struct store *st,
     json_object_object_add(event, "messages", json_object_get(req->messages));
     agentlog_write(cfg, req->actor, req->session_id, req->purpose, "llm_request", event);
 
-    started = now_ms();
+    started = monotonic_ms();
     if (attempt(llm->curl, cfg, text, timeout, r)) {
         /* One retry, after a short pause, for failures that may pass. */
-        long spent = now_ms() - started;
+        long spent = monotonic_ms() - started;
         if (spent + 500 < timeout) {
             usleep(500 * 1000);
             buf_reset(&r->text);
@@ -312,7 +305,7 @@ int llm_chat(struct llm *llm, const struct config *cfg, struct store *st,
             attempt(llm->curl, cfg, text, timeout - spent - 500, r);
         }
     }
-    r->latency_ms = now_ms() - started;
+    r->latency_ms = monotonic_ms() - started;
     free(text);
 
     metrics_llm_call(llm->metrics, req->purpose, r->error_code ? r->error_code : "ok",

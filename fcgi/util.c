@@ -191,3 +191,18 @@ size_t line_break_at(const char *p)
         return 3;
     return 0;
 }
+
+int has_line_break(const char *s)
+{
+    for (; *s; s++)
+        if (line_break_at(s))
+            return 1;
+    return 0;
+}
+
+long monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

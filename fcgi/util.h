@@ -27,6 +27,11 @@ size_t utf8_prefix(const char *s, size_t n, size_t max_chars);
 /* The byte length of the line break at p (CR, LF, VT, FF, U+0085 NEL,
  * U+2028 LS or U+2029 PS), or 0 when p does not start one. */
 size_t line_break_at(const char *p);
+/* 1 when s holds a line break (see line_break_at). */
+int has_line_break(const char *s);
+
+/* Milliseconds of the monotonic clock (for durations and deadlines). */
+long monotonic_ms(void);
 
 /* Current UTC time: "YYYY-MM-DD HH:MM:SS" into out (at least 20 bytes). */
 void time_utc_text(char out[static 20]);
