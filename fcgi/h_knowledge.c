@@ -194,12 +194,10 @@ void h_knowledge_create(struct request *req, struct response *res)
         types_or_400(res, tags_type, &k.types))
         goto out;
     /* A title is one line: it heads a section in the blocks agents paste. */
-    for (const char *p = title ? title : ""; *p; p++) {
-        if (line_break_at(p)) {
-            reply_error_key(res, 200, E_INVALID_REQUEST, "title_one_line",
-                            "'title' must be one line (no line breaks)");
-            goto out;
-        }
+    if (title && has_line_break(title)) {
+        reply_error_key(res, 200, E_INVALID_REQUEST, "title_one_line",
+                        "'title' must be one line (no line breaks)");
+        goto out;
     }
     if (!category)
         category = "experiences";
@@ -386,14 +384,13 @@ void h_knowledge_update(struct request *req, struct response *res)
         int may;
         if ((rc = store_knowledge_get(req->store, req->who.space, req->params[0], 0, &target)))
             goto fail;
-        may = auth_may_change(&req->who, target.category);
+        may = auth_may_change_or_403(&req->who, res, target.category) == 0;
         knowledge_release(&target);
         if (!may) {
             store_rollback(req->store);
             json_object_put(applied);
             if (evolve_feedback_id)
                 store_knowledge_feedback_mark(req->store, evolve_feedback_id, "failed");
-            auth_may_change_or_403(&req->who, res, "rules");
             goto out;
         }
     }
