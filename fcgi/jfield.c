@@ -195,8 +195,8 @@ struct object_shapes {
 /* What json-c lets through even in strict mode but JSON (RFC 8259) does not:
  * single quotes, and bare words other than true, false and null (NaN,
  * Infinity, unquoted keys). A lexical scan outside strings; 1 when clean.
- * The same pass records the objects' shapes (members counted to
- * JSON_MAX_DEPTH levels: a deeper text fails to parse anyway). */
+ * The same pass records the objects' shapes when shapes is given (members
+ * counted to JSON_MAX_DEPTH levels: a deeper text fails to parse anyway). */
 static int lexically_strict(const char *s, size_t n, struct object_shapes *shapes)
 {
     /* open containers: an object's index in shapes, or SIZE_MAX for an array */
@@ -213,7 +213,7 @@ static int lexically_strict(const char *s, size_t n, struct object_shapes *shape
             in_string = 1;
         } else if (c == '{' || c == '[') {
             size_t slot = SIZE_MAX;
-            if (c == '{') {
+            if (c == '{' && shapes) {
                 if (shapes->n == shapes->cap) {
                     shapes->cap = shapes->cap ? 2 * shapes->cap : 16;
                     shapes->at = xrealloc(shapes->at, shapes->cap * sizeof *shapes->at);
@@ -231,7 +231,7 @@ static int lexically_strict(const char *s, size_t n, struct object_shapes *shape
             if (depth)
                 depth--;
         } else if (c == ':') {
-            if (depth && depth <= JSON_MAX_DEPTH && open[depth - 1] != SIZE_MAX)
+            if (shapes && depth && depth <= JSON_MAX_DEPTH && open[depth - 1] != SIZE_MAX)
                 shapes->members[open[depth - 1]]++;
         } else if (c == '\'') {
             return 0;
@@ -323,13 +323,10 @@ static void name_duplicate(const char *s, size_t n, struct buf *dup_key)
     json_object_put(seen);
 }
 
-int json_parse_whole(const char *text, size_t len, struct json_object **out, const char **why)
-{
-    return json_parse_whole_ex(text, len, out, why, NULL);
-}
-
-int json_parse_whole_ex(const char *text, size_t len, struct json_object **out, const char **why,
-                        struct buf *dup_key)
+/* json_parse_whole_ex; duplicate keys are looked for only when dups is set
+ * (text KnowHub wrote itself through json-c cannot hold any). */
+static int parse_whole(const char *text, size_t len, struct json_object **out, const char **why,
+                       int dups, struct buf *dup_key)
 {
     struct object_shapes shapes = {0};
     struct json_tokener *tok;
@@ -342,7 +339,7 @@ int json_parse_whole_ex(const char *text, size_t len, struct json_object **out, 
         buf_reset(dup_key);
     if (len == 0 || len > (size_t)1 << 30)
         goto out;
-    if (!lexically_strict(text, len, &shapes)) {
+    if (!lexically_strict(text, len, dups ? &shapes : NULL)) {
         *why = "single quotes or a bare word (only true, false and null)";
         goto out;
     }
@@ -366,7 +363,7 @@ int json_parse_whole_ex(const char *text, size_t len, struct json_object **out, 
         *why = json_tokener_error_desc(jerr);
         goto out;
     }
-    if (shape_differs(*out, &shapes, &next, &found)) {
+    if (dups && shape_differs(*out, &shapes, &next, &found)) {
         *why = "duplicate key";
         if (dup_key)
             name_duplicate(text + shapes.at[found], len - shapes.at[found], dup_key);
@@ -383,11 +380,22 @@ out:
     return rc;
 }
 
+int json_parse_whole(const char *text, size_t len, struct json_object **out, const char **why)
+{
+    return parse_whole(text, len, out, why, 1, NULL);
+}
+
+int json_parse_whole_ex(const char *text, size_t len, struct json_object **out, const char **why,
+                        struct buf *dup_key)
+{
+    return parse_whole(text, len, out, why, 1, dup_key);
+}
+
 struct json_object *json_parse_stored(const char *text)
 {
     struct json_object *v = NULL;
     const char *why;
-    if (!text || json_parse_whole(text, strlen(text), &v, &why))
+    if (!text || parse_whole(text, strlen(text), &v, &why, 0, NULL))
         return NULL;
     return v;
 }

@@ -47,7 +47,8 @@ int json_parse_whole_ex(const char *text, size_t len, struct json_object **out, 
  * got from a peer (the LLM's answer, a handler's reply), parsed by
  * json_parse_whole: the same strictness and depth (64) as request bodies, so
  * whatever a body could hold reads back whole. The value (caller puts it),
- * or NULL when text is NULL, not one JSON value, or a JSON null. */
+ * or NULL when text is NULL, not one JSON value, or a JSON null. It does not
+ * look for duplicate keys: the text json-c writes never has one. */
 struct json_object *json_parse_stored(const char *text);
 
 /* The string of a JSON string value, NULL when it is not a string. */
