@@ -61,13 +61,13 @@ unit_stage build
 
 echo "== format (clang-format, .clang-format)"
 if deps_ensure clang-format &&
-    clang-format --dry-run --Werror fcgi/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c tests/bench/*.c \
+    clang-format --dry-run --Werror fcgi/*/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c tests/bench/*.c \
         > "$OUT/format.log" 2>&1; then
     echo "format: 1 passed, 0 failed"
     passed=$((passed + 1))
 else
     head -20 "$OUT/format.log"
-    echo "format: 0 passed, 1 failed (run: clang-format -i fcgi/*.[ch] tests/unit/*.[ch] ...)"
+    echo "format: 0 passed, 1 failed (run: clang-format -i fcgi/*/*.[ch] tests/unit/*.[ch] ...)"
     failed=$((failed + 1))
 fi
 

@@ -19,12 +19,12 @@
  * database as DIR/knowhub.db (space "default") instead of deleting it, and
  * when that database already exists it is searched as it is (no build).
  * The generator is seeded, so every run builds the same corpus. */
-#include "buf.h"
-#include "document.h"
-#include "knowledge.h"
-#include "search.h"
-#include "store.h"
-#include "util.h"
+#include "base/buf.h"
+#include "domain/document.h"
+#include "domain/knowledge.h"
+#include "service/search.h"
+#include "store/store.h"
+#include "base/util.h"
 
 #include <sodium.h>
 #include <stdio.h>

@@ -9,11 +9,11 @@
  * generator is seeded, so every run builds the same corpus.
  *
  *   bench_slim [--rounds R] [N ...] */
-#include "buf.h"
-#include "knowledge.h"
-#include "slim.h"
-#include "store.h"
-#include "util.h"
+#include "base/buf.h"
+#include "domain/knowledge.h"
+#include "service/slim.h"
+#include "store/store.h"
+#include "base/util.h"
 
 #include <sodium.h>
 #include <stdio.h>

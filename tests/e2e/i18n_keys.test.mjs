@@ -159,7 +159,7 @@ describe('server error keys', () => {
     function serverKeys() {
         const keys = new Set();
         const dir = path.join(ROOT, 'fcgi');
-        for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.c'))) {
+        for (const f of fs.readdirSync(dir, { recursive: true }).filter((n) => n.endsWith('.c'))) {
             const src = fs.readFileSync(path.join(dir, f), 'utf8');
             for (const m of src.matchAll(/reply_error_key\([^;]*?,\s*"([a-z0-9_]+)"\s*,/g)) keys.add(m[1]);
             for (const m of src.matchAll(/errmsg_set\(\s*\w+,\s*"([a-z0-9_]+)"/g)) keys.add(m[1]);

@@ -1,12 +1,13 @@
 /* fuzz_api: JSON bodies and query strings through the router and every
  * handler, against an in-memory store with an admin token. The first byte
  * picks the endpoint; the rest is the body (POST/PUT) or the query (GET). */
-#include "auth.h"
-#include "config.h"
-#include "http.h"
-#include "router.h"
-#include "store.h"
-#include "util.h"
+#include "service/auth.h"
+#include "base/config.h"
+#include "http/http.h"
+#include "app/routes.h"
+#include "http/router.h"
+#include "store/store.h"
+#include "base/util.h"
 
 #include <sodium.h>
 #include <stdint.h>
@@ -45,6 +46,7 @@ static const struct {
 
 static void setup(void)
 {
+    routes_install();
     struct buf t;
     struct request req;
     struct response res;

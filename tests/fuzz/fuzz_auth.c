@@ -1,8 +1,8 @@
 /* fuzz_auth: the Authorization header against a store holding one token:
  * nothing but that exact token may authenticate. */
-#include "auth.h"
-#include "store.h"
-#include "util.h"
+#include "service/auth.h"
+#include "store/store.h"
+#include "base/util.h"
 
 #include <sodium.h>
 #include <stdint.h>

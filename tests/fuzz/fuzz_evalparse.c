@@ -1,5 +1,5 @@
 /* fuzz_evalparse: the evaluator-output parser (seed 000) on arbitrary text. */
-#include "evalparse.h"
+#include "domain/evalparse.h"
 
 #include <stddef.h>
 #include <stdint.h>

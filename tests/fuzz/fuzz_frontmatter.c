@@ -2,9 +2,9 @@
  * the file view on arbitrary documents. Aborts when a converted front matter
  * exceeds its documented budget (FRONTMATTER_MAX_NODES values,
  * FRONTMATTER_MAX_BYTES bytes of JSON) or a refused one yields a value. */
-#include "document.h"
-#include "frontmatter.h"
-#include "util.h"
+#include "domain/document.h"
+#include "domain/frontmatter.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* fuzz_paths: file-view path validation: whatever passes is confined. */
-#include "paths.h"
-#include "util.h"
+#include "domain/paths.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* fuzz_query: URL decoding and query-string parsing. */
-#include "http.h"
-#include "util.h"
+#include "http/http.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* fuzz_tokenize: the tokenizer on arbitrary bytes: offsets stay in range and
  * every token is valid UTF-8 that tokenizes to itself. */
-#include "buf.h"
-#include "tokenize.h"
-#include "util.h"
+#include "base/buf.h"
+#include "domain/tokenize.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 // Isolation: two spaces x four roles (reader, agent, editor, admin) tour every
-// route of fcgi/router.c. Each role limit holds (403 exactly below the route's
+// route of fcgi/app/routes.c. Each role limit holds (403 exactly below the route's
 // role, admin-only rules), and no request of one space ever reads or changes
 // the other's entries, files, rules, traces, sessions, jobs or LLM usage: the
 // answer is NOT_FOUND / TABLE_NOT_FOUND or empty, never the other's data, and
@@ -295,7 +295,7 @@ after(async () => {
 });
 
 describe('two spaces, every route, every role', () => {
-    test('the route table is read from fcgi/router.c and every route has a probe', () => {
+    test('the route table is read from fcgi/app/routes.c and every route has a probe', () => {
         const keys = routes.map((r) => `${r.method} ${r.pattern}`);
         for (const k of ['GET /api/health', 'POST /mcp', 'PUT /api/knowledge/{id}', 'GET /api/llm/usage', 'DELETE /api/sessions/{id}/tables/{table_id}'])
             assert.ok(keys.includes(k), `${k} missing from the parsed table`);

@@ -123,13 +123,13 @@ export function rawHttp(port, request, timeout = 15000) {
     });
 }
 
-/** The route table of fcgi/router.c: [{method, pattern, role}] (/api/ and /mcp). */
+/** The route table of fcgi/app/routes.c: [{method, pattern, role}] (/api/ and /mcp). */
 export function routeTable() {
-    const table = fs.readFileSync(path.join(ROOT, 'fcgi/router.c'), 'utf8');
+    const table = fs.readFileSync(path.join(ROOT, 'fcgi/app/routes.c'), 'utf8');
     const routes = [...table.matchAll(/\{\s*"([A-Z]+)",\s*"(\/[^"]*)",\s*ROLE_([A-Z]+),\s*\w+\s*(?:,\s*\d+\s*)?\}/g)].map(
         ([, method, pattern, role]) => ({ method, pattern, role: role.toLowerCase() }),
     );
-    assert.ok(routes.length >= 40, `only ${routes.length} routes parsed from fcgi/router.c`);
+    assert.ok(routes.length >= 40, `only ${routes.length} routes parsed from fcgi/app/routes.c`);
     return routes;
 }
 

@@ -1,8 +1,8 @@
 /* test_auth: token creation and checking on a ":memory:" store (identity,
  * forged, malformed, revoked), role names and space names. */
-#include "auth.h"
+#include "service/auth.h"
 #include "harness.h"
-#include "store.h"
+#include "store/store.h"
 
 #include <sodium.h>
 #include <stdlib.h>

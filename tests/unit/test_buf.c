@@ -1,6 +1,6 @@
 /* test_buf: the bounded growable buffer (growth, the maximum refusing an
  * append whole, formatted appends, detach, reset, release and reuse). */
-#include "buf.h"
+#include "base/buf.h"
 #include "harness.h"
 
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* test_cache: the answer cache: keys are digests of the request's parts
  * (part boundaries count), the cache never holds more than its bytes,
  * large answers are not kept, and a new generation frees every old answer. */
-#include "cache.h"
+#include "base/cache.h"
 #include "harness.h"
 
 #include <stdlib.h>

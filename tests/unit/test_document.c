@@ -7,11 +7,11 @@
  * exactly-at-limit passing, Unicode characters counted, not bytes), and the
  * helpers document_body, document_with_body, document_for_entry. */
 #include "harness.h"
-#include "buf.h"
-#include "document.h"
-#include "frontmatter.h"
-#include "knowledge.h"
-#include "util.h"
+#include "base/buf.h"
+#include "domain/document.h"
+#include "domain/frontmatter.h"
+#include "domain/knowledge.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

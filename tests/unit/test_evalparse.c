@@ -1,6 +1,6 @@
 /* test_evalparse: the evaluator-output parser (seed 000): whole text, the
  * first ```json block, the first balanced bare object with "evaluations". */
-#include "evalparse.h"
+#include "domain/evalparse.h"
 #include "harness.h"
 
 #include <string.h>

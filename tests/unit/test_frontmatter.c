@@ -6,8 +6,8 @@
  * NULL. Rendering quotes strings that would read back as another type, writes
  * lists in flow style and Unicode unescaped; parse(render(x)) == x. */
 #include "harness.h"
-#include "buf.h"
-#include "frontmatter.h"
+#include "base/buf.h"
+#include "domain/frontmatter.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* test_http: percent-decoding, the query string, JSON bodies and the
  * response envelopes (success, error with retry, store status mapping). */
 #include "harness.h"
-#include "http.h"
-#include "store.h"
+#include "http/http.h"
+#include "store/store.h"
 
 #include <stdlib.h>
 #include <string.h>

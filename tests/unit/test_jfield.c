@@ -1,10 +1,10 @@
 /* test_jfield: the typed JSON body fields (each _or_400 helper): absent,
  * null, wrong type, too long (in Unicode characters), required and blank,
  * embedded NUL, integer bounds, doubles refused as integers. */
-#include "buf.h"
+#include "base/buf.h"
 #include "harness.h"
-#include "http.h"
-#include "jfield.h"
+#include "http/http.h"
+#include "base/jfield.h"
 
 #include <string.h>
 

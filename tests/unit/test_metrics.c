@@ -3,10 +3,11 @@
  * the count, label values escaped, the space labels capped), the audit hook
  * (rows only once committed), and the JSON lines of the access log with
  * their size rotation. */
-#include "accesslog.h"
+#include "app/routes.h"
+#include "http/accesslog.h"
 #include "harness.h"
-#include "metrics.h"
-#include "store.h"
+#include "base/metrics.h"
+#include "store/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,6 +249,7 @@ static void test_rotation(void)
 
 int main(void)
 {
+    routes_install();
     test_loopback();
     test_render();
     test_spaces_capped();

@@ -2,7 +2,7 @@
  * messages (REFERENCE.md section 2), the characters KnowHub refuses on top,
  * normalisation and path_stem. */
 #include "harness.h"
-#include "paths.h"
+#include "domain/paths.h"
 
 static struct buf out, err;
 

@@ -2,11 +2,12 @@
  * ":memory:" store: 404, 405 + Allow, 401, 403, a malformed query, and the
  * entry view round trip (create, get, PUT helpful and score, list, delete,
  * revisions, revert) through the real handlers. */
-#include "auth.h"
-#include "config.h"
+#include "service/auth.h"
+#include "base/config.h"
 #include "harness.h"
-#include "router.h"
-#include "store.h"
+#include "app/routes.h"
+#include "http/router.h"
+#include "store/store.h"
 
 #include <sodium.h>
 #include <stdlib.h>
@@ -630,6 +631,7 @@ static void test_round_trip(void)
 
 int main(void)
 {
+    routes_install();
     if (sodium_init() < 0) {
         CHECK(0);
         return test_summary();

@@ -15,13 +15,13 @@
  *     space scoping, and the index kept in step after update, rename,
  *     delete, revert and import. */
 #include "harness.h"
-#include "buf.h"
-#include "document.h"
-#include "knowledge.h"
-#include "search.h"
-#include "store.h"
-#include "transfer.h"
-#include "util.h"
+#include "base/buf.h"
+#include "domain/document.h"
+#include "domain/knowledge.h"
+#include "service/search.h"
+#include "store/store.h"
+#include "service/transfer.h"
+#include "base/util.h"
 
 #include <sodium.h>
 #include <sqlite3.h>

@@ -1,8 +1,8 @@
 /* test_server: where knowhub serve puts its socket and database, from the
  * environment (KNOWHUB_DATA, KNOWHUB_SOCKET) as config_from_env reads it. */
-#include "config.h"
+#include "base/config.h"
 #include "harness.h"
-#include "server.h"
+#include "app/server.h"
 
 #include <stdlib.h>
 

@@ -2,9 +2,9 @@
  * migrations, tokens, knowledge entries (insert, get, list, cases, score,
  * soft delete, revisions, revert), nested transactions and space scoping. */
 #include "harness.h"
-#include "knowledge.h"
-#include "store.h"
-#include "util.h"
+#include "domain/knowledge.h"
+#include "store/store.h"
+#include "base/util.h"
 
 #include <sodium.h>
 #include <sqlite3.h>

@@ -6,9 +6,9 @@
  * kept as words, byte offsets, early stop, long input, and idempotence (FTS5
  * re-tokenizes every query term, so a produced token must tokenize to itself). */
 #include "harness.h"
-#include "buf.h"
-#include "tokenize.h"
-#include "util.h"
+#include "base/buf.h"
+#include "domain/tokenize.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

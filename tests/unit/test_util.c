@@ -1,7 +1,7 @@
 /* test_util: UTF-8 validation, length and prefix, parse_long, the UTC time
  * texts and the x-allocation helpers. */
 #include "harness.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <limits.h>
 #include <stdio.h>

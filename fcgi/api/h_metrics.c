@@ -1,0 +1,41 @@
+/* h_metrics: GET /metrics, the Prometheus text exposition of every thread's
+ * counters. Open from loopback (nginx's REMOTE_ADDR, no proxy header);
+ * from anywhere else only with an admin token (docs/operations.md). */
+#include "service/auth.h"
+#include "api/handlers.h"
+#include "base/metrics.h"
+
+#define METRICS_MAX_TEXT (4 * 1024 * 1024)
+
+void h_metrics(struct request *req, struct response *res)
+{
+    struct buf text;
+    if (!metrics_loopback_request(req->remote_addr, req->forwarded_for, req->forwarded)) {
+        int rc = auth_check(req->store, req->authorization, &req->who);
+        if (rc == -2) {
+            reply_error(res, 503, E_SERVICE_UNAVAILABLE, "The database is busy; try again");
+            return;
+        }
+        if (rc != 0) {
+            buf_adds(&res->headers, "WWW-Authenticate: Bearer realm=\"knowhub\"\r\n");
+            reply_error(res, 401, E_UNAUTHORIZED,
+                        "Metrics are open to loopback only; elsewhere an admin token is required");
+            return;
+        }
+        if (req->who.role < ROLE_ADMIN) {
+            reply_error(res, 403, E_FORBIDDEN, "Metrics need an admin token from outside loopback");
+            return;
+        }
+    }
+    buf_init(&text, METRICS_MAX_TEXT);
+    if (!req->metrics || metrics_render(req->metrics, req->store, &text)) {
+        reply_error(res, 500, E_INTERNAL, "The metrics could not be rendered");
+    } else {
+        buf_reset(&res->body);
+        buf_add(&res->body, text.data, text.len);
+        res->content_type = "text/plain; version=0.0.4; charset=utf-8";
+        res->status = 200;
+        res->done = 1;
+    }
+    buf_release(&text);
+}

@@ -1,0 +1,307 @@
+/* cli: operator sub-commands (init, token). Output meant for scripts goes to
+ * stdout alone; everything else to stderr. */
+#include "app/cli.h"
+#include "service/auth.h"
+#include "app/server.h"
+#include "store/store.h"
+#include "service/transfer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct store *open_store(const struct config *cfg)
+{
+    if (server_prepare_dirs(cfg))
+        return NULL;
+    return server_open_store(cfg);
+}
+
+int cli_init(const struct config *cfg, int argc, char **argv)
+{
+    struct store *st;
+    int rc;
+    (void)argv;
+    if (argc != 0) {
+        fputs("usage: knowhub init\n", stderr);
+        return 2;
+    }
+    if (!(st = open_store(cfg)))
+        return 1;
+    rc = server_first_start(cfg, st) ? 1 : 0;
+    store_close(st);
+    return rc;
+}
+
+static int token_usage(void)
+{
+    fputs("usage: knowhub token create --space NAME --role admin|editor|agent|reader"
+          " [--label TEXT]\n"
+          "       knowhub token list\n"
+          "       knowhub token revoke ID\n",
+          stderr);
+    return 2;
+}
+
+static int token_create(struct store *st, int argc, char **argv)
+{
+    const char *space = NULL, *role = NULL, *label = "";
+    struct buf token;
+    int rc;
+    for (int i = 0; i < argc; i++) {
+        const char **slot = strcmp(argv[i], "--space") == 0   ? &space
+                            : strcmp(argv[i], "--role") == 0  ? &role
+                            : strcmp(argv[i], "--label") == 0 ? &label
+                                                              : NULL;
+        if (!slot || i + 1 == argc)
+            return token_usage();
+        *slot = argv[++i];
+    }
+    if (!space || !role)
+        return token_usage();
+    if (!space_name_valid(space)) {
+        fprintf(stderr, "knowhub: invalid space name '%s' (a-z, 0-9, _ and -, 1 to 64)\n", space);
+        return 2;
+    }
+    if (role_from_name(role) == ROLE_NONE) {
+        fprintf(stderr, "knowhub: invalid role '%s' (admin, editor, agent or reader)\n", role);
+        return 2;
+    }
+    if (strlen(label) > 200) {
+        fputs("knowhub: the label is longer than 200 bytes\n", stderr);
+        return 2;
+    }
+    buf_init(&token, 256);
+    rc = auth_token_create(st, space, role_from_name(role), label, &token);
+    if (rc == 0)
+        printf("%s\n", token.data);
+    else
+        fprintf(stderr, "knowhub: cannot create the token: %s\n", store_errmsg(st));
+    buf_release(&token);
+    return rc ? 1 : 0;
+}
+
+static int print_token(const struct token_record *t, void *ctx)
+{
+    (void)ctx;
+    printf("%-16s  %-16s  %-6s  %-19s  %-19s  %-7s  %s\n", t->id, t->space, t->role, t->created_at,
+           t->last_used_at ? t->last_used_at : "-", t->revoked_at ? "revoked" : "valid", t->label);
+    return 0;
+}
+
+int cli_token(const struct config *cfg, int argc, char **argv)
+{
+    struct store *st;
+    int rc;
+    if (argc < 1)
+        return token_usage();
+    if (strcmp(argv[0], "create") && strcmp(argv[0], "list") && strcmp(argv[0], "revoke"))
+        return token_usage();
+    if (strcmp(argv[0], "revoke") == 0 && argc != 2)
+        return token_usage();
+    if (!(st = open_store(cfg)))
+        return 1;
+    if (strcmp(argv[0], "create") == 0) {
+        rc = token_create(st, argc - 1, argv + 1);
+    } else if (strcmp(argv[0], "list") == 0) {
+        printf("%-16s  %-16s  %-6s  %-19s  %-19s  %-7s  %s\n", "ID", "SPACE", "ROLE", "CREATED",
+               "LAST USED", "STATE", "LABEL");
+        rc = store_token_each(st, print_token, NULL) ? 1 : 0;
+    } else {
+        rc = store_token_revoke(st, argv[1]);
+        if (rc == STORE_NOT_FOUND)
+            fprintf(stderr, "knowhub: no valid token with id %s\n", argv[1]);
+        else if (rc)
+            fprintf(stderr, "knowhub: cannot revoke: %s\n", store_errmsg(st));
+        else
+            fprintf(stderr, "knowhub: token %s revoked\n", argv[1]);
+        rc = rc ? 1 : 0;
+    }
+    store_close(st);
+    return rc;
+}
+
+/* Parse DIR [--space S] [--on-conflict X]; 0, or 2 after printing usage. */
+static int transfer_args(int argc, char **argv, int with_conflict, const char **dir,
+                         const char **space, enum on_conflict *on_conflict)
+{
+    *dir = NULL;
+    *space = "default";
+    *on_conflict = ON_CONFLICT_SKIP;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--space") == 0 && i + 1 < argc) {
+            *space = argv[++i];
+        } else if (with_conflict && strcmp(argv[i], "--on-conflict") == 0 && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (strcmp(v, "skip") == 0)
+                *on_conflict = ON_CONFLICT_SKIP;
+            else if (strcmp(v, "overwrite") == 0)
+                *on_conflict = ON_CONFLICT_OVERWRITE;
+            else if (strcmp(v, "rename") == 0)
+                *on_conflict = ON_CONFLICT_RENAME;
+            else
+                return 2;
+        } else if (argv[i][0] != '-' && !*dir) {
+            *dir = argv[i];
+        } else {
+            return 2;
+        }
+    }
+    if (!*dir || !space_name_valid(*space))
+        return 2;
+    return 0;
+}
+
+int cli_import(const struct config *cfg, int argc, char **argv)
+{
+    const char *dir, *space;
+    enum on_conflict oc;
+    struct transfer_counts c = {0};
+    struct store *st;
+    int rc;
+    if (transfer_args(argc, argv, 1, &dir, &space, &oc)) {
+        fputs("usage: knowhub import DIR [--space NAME] [--on-conflict skip|overwrite|rename]\n"
+              "  DIR holds rules/*.md, experiences/*.md and experiences/<folder>/*.md\n",
+              stderr);
+        return 2;
+    }
+    if (!(st = open_store(cfg)))
+        return 1;
+    rc = transfer_import(st, space, dir, oc, stdout, &c);
+    if (rc)
+        fprintf(stderr, "knowhub: import from %s failed: %s\n", dir, store_errmsg(st));
+    fprintf(stderr, "knowhub: %ld imported, %ld updated, %ld unchanged, %ld skipped, %ld refused\n",
+            c.imported, c.updated, c.unchanged, c.skipped, c.refused);
+    store_close(st);
+    return rc ? 1 : c.refused ? 3 : 0;
+}
+
+int cli_export(const struct config *cfg, int argc, char **argv)
+{
+    const char *dir, *space;
+    enum on_conflict oc;
+    struct transfer_counts c = {0};
+    struct store *st;
+    int rc;
+    if (transfer_args(argc, argv, 0, &dir, &space, &oc)) {
+        fputs("usage: knowhub export DIR [--space NAME]\n", stderr);
+        return 2;
+    }
+    if (!(st = open_store(cfg)))
+        return 1;
+    rc = transfer_export(st, space, dir, stdout, &c);
+    if (rc)
+        fprintf(stderr, "knowhub: export to %s failed\n", dir);
+    fprintf(stderr, "knowhub: %ld exported\n", c.exported);
+    store_close(st);
+    return rc ? 1 : 0;
+}
+
+int cli_backup(const struct config *cfg, int argc, char **argv)
+{
+    struct store *st;
+    int rc;
+    if (argc != 1) {
+        fputs("usage: knowhub backup FILE\n", stderr);
+        return 2;
+    }
+    if (!(st = open_store(cfg)))
+        return 1;
+    rc = store_backup(st, argv[0]);
+    if (rc)
+        fprintf(stderr, "knowhub: backup to %s failed\n", argv[0]);
+    else
+        fprintf(stderr, "knowhub: backup written to %s\n", argv[0]);
+    store_close(st);
+    return rc ? 1 : 0;
+}
+
+int cli_check(const struct config *cfg, int argc, char **argv)
+{
+    struct store *st;
+    struct buf report;
+    int problems;
+    (void)argv;
+    if (argc != 0) {
+        fputs("usage: knowhub check\n", stderr);
+        return 2;
+    }
+    if (!(st = open_store(cfg)))
+        return 1;
+    buf_init(&report, 1 << 20);
+    problems = store_check(st, &report);
+    fputs(report.data, stdout);
+    printf("%s\n", problems ? "problems found" : "ok");
+    buf_release(&report);
+    store_close(st);
+    return problems ? 1 : 0;
+}
+
+/* The first line of a small file into out (at most out's maximum); -1 with
+ * errno when it cannot be read. */
+static int read_first_line(const char *path, struct buf *out)
+{
+    char chunk[512];
+    ssize_t got;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    while ((got = read(fd, chunk, sizeof chunk)) > 0)
+        if (buf_add(out, chunk, (size_t)got)) {
+            close(fd);
+            errno = EFBIG;
+            return -1;
+        }
+    close(fd);
+    if (got < 0)
+        return -1;
+    out->len = strcspn(out->data, "\r\n");
+    out->data[out->len] = '\0';
+    return 0;
+}
+
+int cli_login_link(const struct config *cfg, int argc, char **argv)
+{
+    const char *host = getenv("KNOWHUB_HOST"), *port = getenv("KNOWHUB_PORT");
+    struct buf path, token, link;
+    int rc = 1;
+    (void)argv;
+    if (argc != 0) {
+        fputs("usage: knowhub login-link\n", stderr);
+        return 2;
+    }
+    if (!host || !*host)
+        host = "127.0.0.1";
+    if (!port || !*port)
+        port = "8080";
+    if (strspn(port, "0123456789") != strlen(port) || strlen(port) > 5) {
+        fprintf(stderr, "knowhub: KNOWHUB_PORT must be a number (got '%s')\n", port);
+        return 2;
+    }
+    buf_init(&path, 4096);
+    buf_init(&token, 1024);
+    buf_init(&link, 8192);
+    buf_addf(&path, "%s/admin.token", cfg->data_dir);
+    if (read_first_line(path.data, &token) || token.len == 0) {
+        fprintf(stderr, "knowhub: no admin token in %s (knowhub init creates one)\n", path.data);
+        goto out;
+    }
+    /* An IPv6 address goes in brackets. */
+    if (buf_addf(&link,
+                 strchr(host, ':') && host[0] != '[' ? "http://[%s]:%s/#token=%s\n"
+                                                     : "http://%s:%s/#token=%s\n",
+                 host, port, token.data)) {
+        fputs("knowhub: KNOWHUB_HOST is too long\n", stderr);
+        goto out;
+    }
+    fputs(link.data, stdout);
+    rc = 0;
+out:
+    buf_release(&path);
+    buf_release(&token);
+    buf_release(&link);
+    return rc;
+}

@@ -1,0 +1,29 @@
+/* cli: the operator sub-commands other than serve. Each takes the arguments
+ * after its name and returns the process exit status (0 ok, 1 failure,
+ * 2 usage error). They work on $KNOWHUB_DATA while the server runs. */
+#ifndef KNOWHUB_CLI_H
+#define KNOWHUB_CLI_H
+
+#include "base/config.h"
+
+/* knowhub init: create the data directory, database and first admin token. */
+int cli_init(const struct config *cfg, int argc, char **argv);
+/* knowhub token create|list|revoke ... */
+int cli_token(const struct config *cfg, int argc, char **argv);
+
+/* knowhub import DIR [--space S] [--on-conflict skip|overwrite|rename] */
+int cli_import(const struct config *cfg, int argc, char **argv);
+/* knowhub export DIR [--space S] */
+int cli_export(const struct config *cfg, int argc, char **argv);
+
+/* knowhub backup FILE: an online copy of the database. */
+int cli_backup(const struct config *cfg, int argc, char **argv);
+/* knowhub login-link: print the panel's one-click login link for the admin
+ * token ($KNOWHUB_DATA/admin.token) at http://$KNOWHUB_HOST:$KNOWHUB_PORT/
+ * (default 127.0.0.1:8080), so run.sh need not print it into logs. */
+int cli_login_link(const struct config *cfg, int argc, char **argv);
+
+/* knowhub check: integrity, index against table, statements (exit 1 on a problem). */
+int cli_check(const struct config *cfg, int argc, char **argv);
+
+#endif

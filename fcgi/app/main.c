@@ -1,0 +1,463 @@
+/* main: knowhub's entry point. Sub-commands; `serve` opens the FastCGI socket
+ * and runs KNOWHUB_THREADS workers, each with its own SQLite connection, in an
+ * FCGX_Accept_r loop. SIGTERM/SIGINT stop accepting, let in-flight requests
+ * finish, and exit 0. The only file that includes fcgiapp.h. */
+#include "http/accesslog.h"
+#include "base/buf.h"
+#include "base/cache.h"
+#include "app/cli.h"
+#include "base/config.h"
+#include "llm/agentlog.h"
+#include "http/http.h"
+#include "service/jobs.h"
+#include "llm/llm.h"
+#include "base/metrics.h"
+#include "app/routes.h"
+#include "http/router.h"
+#include "app/server.h"
+#include "store/store.h"
+#include "base/util.h"
+
+#include <fcgiapp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Set by main before the workers start; the signal handler reads it. */
+static int listen_fd = -1;
+/* Set by the signal handler (a lock-free atomic is async-signal-safe) and
+ * read by the job thread, which stops between jobs. */
+static atomic_int stopping;
+
+struct worker {
+    pthread_t thread;
+    struct store *store;
+    struct llm *llm;
+    struct cache *cache;
+    const struct config *cfg;
+    struct metrics *metrics;  /* this thread's counters */
+    struct accesslog *access; /* shared by every thread (NULL: no log) */
+    struct accesslog *audit;  /* likewise */
+    const char *request_id;   /* the request being answered, for audit lines */
+    struct buf line;          /* this thread's log line */
+};
+
+/* The store's audit hook: one JSON line per committed audit row. */
+static void log_audit(void *arg, const char *ts, const char *space, const char *actor,
+                      const char *action, const char *target)
+{
+    struct worker *w = arg;
+    accesslog_audit_line(&w->line, w->request_id, ts, space, actor, action, target);
+    if (w->line.len && w->line.data[w->line.len - 1] == '\n')
+        accesslog_write(w->audit, w->line.data, w->line.len);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stopping = 1;
+    FCGX_ShutdownPending();
+    if (listen_fd >= 0)
+        shutdown(listen_fd, SHUT_RDWR);
+}
+
+/* The request id: the caller's (nginx passes it, or its own $request_id)
+ * when it is plain, else a fresh random one. */
+static void request_id_of(const char *given, char out[static 65])
+{
+    size_t n = given ? strlen(given) : 0;
+    if (n >= 8 && id_text_valid(given, 64) && !strchr(given, ':')) {
+        memcpy(out, given, n + 1);
+        return;
+    }
+    unsigned char rnd[16];
+    randombytes_buf(rnd, sizeof rnd);
+    sodium_bin2hex(out, 65, rnd, sizeof rnd);
+}
+
+/* Read the body (at most max bytes) into b; -1 when it is longer or cut short. */
+static int read_body(FCGX_Stream *in, long length, struct buf *b)
+{
+    char chunk[16384];
+    long left = length;
+    while (left > 0) {
+        int want = left > (long)sizeof chunk ? (int)sizeof chunk : (int)left;
+        int got = FCGX_GetStr(chunk, want, in);
+        if (got <= 0 || buf_add(b, chunk, (size_t)got))
+            return -1;
+        left -= got;
+    }
+    return 0;
+}
+
+/* The sink of a streamed response: straight to the FastCGI stream, counted. */
+struct sink {
+    FCGX_Stream *out;
+    size_t bytes;
+};
+
+static void fcgx_sink(void *ctx, const char *data, size_t n)
+{
+    struct sink *s = ctx;
+    FCGX_PutStr(data, (int)n, s->out);
+    s->bytes += n;
+}
+
+static void write_response(FCGX_Request *fr, const struct response *res)
+{
+    struct buf head;
+    if (res->streamed)
+        return; /* already written through the sink */
+    buf_init(&head, 16384);
+    response_head(res, res->content_type ? res->content_type : "application/json; charset=utf-8",
+                  (long)res->body.len, &head);
+    FCGX_PutStr(head.data, (int)head.len, fr->out);
+    if (!res->head_only)
+        FCGX_PutStr(res->body.data, (int)res->body.len, fr->out);
+    buf_release(&head);
+}
+
+static void handle(FCGX_Request *fr, struct worker *w)
+{
+    struct request req;
+    struct response res;
+    struct buf body;
+    char request_id[65];
+    const char *uri = FCGX_GetParam("REQUEST_URI", fr->envp);
+    const char *clen = FCGX_GetParam("CONTENT_LENGTH", fr->envp), *proto;
+    char *path = NULL;
+    long length = 0;
+    struct sink sink = {fr->out, 0};
+    struct timespec started;
+    double seconds;
+    const struct route *routes;
+    size_t n_routes;
+
+    clock_gettime(CLOCK_MONOTONIC, &started);
+    request_id_of(FCGX_GetParam("KNOWHUB_REQUEST_ID", fr->envp), request_id);
+    w->request_id = request_id;
+    request_init(&req);
+    response_init(&res, request_id);
+    res.sink = fcgx_sink;
+    res.sink_ctx = &sink;
+    buf_init(&body, HTTP_MAX_BODY);
+    req.method = FCGX_GetParam("REQUEST_METHOD", fr->envp);
+    req.query = FCGX_GetParam("QUERY_STRING", fr->envp);
+    req.authorization = FCGX_GetParam("HTTP_AUTHORIZATION", fr->envp);
+    req.accept_language = FCGX_GetParam("HTTP_ACCEPT_LANGUAGE", fr->envp);
+    req.cookie = FCGX_GetParam("HTTP_COOKIE", fr->envp);
+    req.csrf = FCGX_GetParam("HTTP_X_CSRF_TOKEN", fr->envp);
+    req.mcp_version = FCGX_GetParam("HTTP_MCP_PROTOCOL_VERSION", fr->envp);
+    req.content_type = FCGX_GetParam("CONTENT_TYPE", fr->envp);
+    req.origin = FCGX_GetParam("HTTP_ORIGIN", fr->envp);
+    req.host = FCGX_GetParam("HTTP_HOST", fr->envp);
+    req.sec_fetch_site = FCGX_GetParam("HTTP_SEC_FETCH_SITE", fr->envp);
+    req.remote_addr = FCGX_GetParam("REMOTE_ADDR", fr->envp);
+    req.forwarded_for = FCGX_GetParam("HTTP_X_FORWARDED_FOR", fr->envp);
+    req.forwarded = FCGX_GetParam("HTTP_FORWARDED", fr->envp);
+    proto = FCGX_GetParam("HTTP_X_FORWARDED_PROTO", fr->envp);
+    req.https = (FCGX_GetParam("HTTPS", fr->envp) && *FCGX_GetParam("HTTPS", fr->envp)) ||
+                (proto && strcasecmp(proto, "https") == 0);
+    res.head_only = strcmp(req.method ? req.method : "", "HEAD") == 0;
+    req.request_id = request_id;
+    req.store = w->store;
+    req.llm = w->llm;
+    req.cache = w->cache;
+    req.metrics = w->metrics;
+    req.cfg = w->cfg;
+    if (!req.method)
+        req.method = "GET";
+    if (!req.query)
+        req.query = "";
+    if (!uri)
+        uri = "/";
+    path = xstrndup(uri, strcspn(uri, "?"));
+    req.path = path;
+
+    if (clen && *clen && parse_long(clen, 0, 1L << 40, &length)) {
+        reply_error(&res, 200, E_INVALID_REQUEST, "Invalid Content-Length");
+    } else if (length > HTTP_MAX_BODY) {
+        error_param_int(&res, "max", HTTP_MAX_BODY);
+        reply_error_key(&res, 413, E_PAYLOAD_TOO_LARGE, "payload_too_large",
+                        "The request body exceeds %d bytes", HTTP_MAX_BODY);
+    } else if (read_body(fr->in, length, &body)) {
+        reply_error(&res, 200, E_INVALID_REQUEST, "The request body was cut short");
+    } else {
+        req.body = body.data;
+        req.body_len = body.len;
+        router_dispatch(&req, &res);
+        if (res.status == 500)
+            fprintf(stderr, "knowhub: %s %s %s: internal error: %s\n", request_id, req.method,
+                    req.path, store_errmsg(w->store));
+    }
+    write_response(fr, &res);
+
+    seconds = seconds_since(&started);
+    metrics_request(w->metrics, req.route, res.status, seconds);
+    metrics_cache_bytes(w->metrics, w->cache ? cache_bytes(w->cache) : 0);
+    if (w->access) {
+        routes = router_table(&n_routes);
+        struct access_entry e = {
+            request_id,
+            req.who.space,
+            req.who.actor,
+            req.who.token_id,
+            req.route >= 0 ? routes[req.route].method : req.method,
+            req.route >= 0 ? routes[req.route].pattern : "unmatched",
+            res.status,
+            seconds * 1000.0,
+            res.streamed    ? sink.bytes
+            : res.head_only ? 0
+                            : res.body.len,
+        };
+        accesslog_access_line(&w->line, &e);
+        if (w->line.len && w->line.data[w->line.len - 1] == '\n')
+            accesslog_write(w->access, w->line.data, w->line.len);
+    }
+    w->request_id = NULL;
+    request_release(&req);
+    response_release(&res);
+    buf_release(&body);
+    free(path);
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    FCGX_Request fr;
+    sigset_t block;
+    /* Signals go to the main thread, whose handler shuts the socket down. */
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &block, NULL);
+    FCGX_InitRequest(&fr, listen_fd, 0);
+    while (FCGX_Accept_r(&fr) >= 0) {
+        handle(&fr, w);
+        FCGX_Finish_r(&fr);
+    }
+    FCGX_Free(&fr, 1);
+    return NULL;
+}
+
+/* The job thread: runs queued jobs (slim) one after another, outside any
+ * request, with its own connection and LLM handle. */
+static void *job_main(void *arg)
+{
+    struct worker *w = arg;
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &block, NULL);
+    store_job_requeue_running(w->store); /* a crash's unfinished jobs run again */
+    while (!stopping) {
+        int ran = jobs_run_next(w->store, w->llm, w->cfg, w->metrics);
+        for (int i = 0; ran <= 0 && i < 4 && !stopping; i++)
+            usleep(50 * 1000);
+    }
+    return NULL;
+}
+
+/* Open $KNOWHUB_DATA/logs/<name>, or NULL when logs are off or it cannot. */
+static struct accesslog *open_log(const struct config *cfg, const char *name)
+{
+    struct buf path;
+    struct accesslog *log;
+    if (!cfg->access_log)
+        return NULL;
+    buf_init(&path, 8192);
+    buf_addf(&path, "%s/logs/%s", cfg->data_dir, name);
+    log = accesslog_open(path.data, cfg->log_max_bytes, cfg->log_keep);
+    buf_release(&path);
+    return log;
+}
+
+/* Give a thread its counters and the logs. */
+static void worker_attach(struct worker *w, struct metrics *m, struct accesslog *access,
+                          struct accesslog *audit)
+{
+    w->metrics = m;
+    w->access = access;
+    w->audit = audit;
+    buf_init(&w->line, 64 * 1024);
+    store_set_metrics(w->store, m);
+    llm_set_metrics(w->llm, m);
+    if (audit)
+        store_set_audit_hook(w->store, log_audit, w);
+}
+
+static int serve(const struct config *cfg)
+{
+    struct buf sock;
+    struct metrics_set *metrics = NULL;
+    struct accesslog *access = NULL, *audit = NULL;
+    struct timespec now;
+    struct worker *workers = NULL, jobber = {0};
+    int jobber_started = 0;
+    struct sigaction sa;
+    int rc = 1, started = 0;
+
+    buf_init(&sock, 4096);
+    if (server_prepare_dirs(cfg))
+        goto out;
+    server_socket_path(cfg, &sock);
+    workers = xcalloc((size_t)cfg->threads, sizeof *workers);
+    for (int i = 0; i < cfg->threads; i++) {
+        workers[i].cfg = cfg;
+        /* The first open migrates (after a backup) or refuses a newer
+         * database, with a message; the others find it current. */
+        if (!(workers[i].store = server_open_store(cfg)))
+            goto out;
+        workers[i].llm = llm_new();
+        workers[i].cache =
+            cache_new((size_t)cfg->cache_slots, cfg->cache_bytes / (size_t)cfg->threads);
+    }
+    if (server_first_start(cfg, workers[0].store))
+        goto out;
+    /* Threads 0..n-1 are the workers, thread n the job thread. */
+    clock_gettime(CLOCK_REALTIME, &now);
+    metrics = metrics_set_new((size_t)cfg->threads + 1, (double)now.tv_sec + now.tv_nsec / 1e9);
+    access = open_log(cfg, "access.jsonl");
+    audit = open_log(cfg, "audit.jsonl");
+    for (int i = 0; i < cfg->threads; i++)
+        worker_attach(&workers[i], metrics_of(metrics, (size_t)i), access, audit);
+    if (agentlog_mode(cfg) != AGENTLOG_OFF)
+        agentlog_cleanup(cfg, 30);
+    if (FCGX_Init()) {
+        fputs("knowhub: FCGX_Init failed\n", stderr);
+        goto out;
+    }
+    /* Handlers first: the socket tells scripts we are ready, and a SIGTERM
+     * right after that must stop us cleanly, not by the default action. */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: accept() must return */
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    unlink(sock.data);
+    listen_fd = FCGX_OpenSocket(sock.data, 1024);
+    if (listen_fd < 0) {
+        fprintf(stderr, "knowhub: cannot listen on %s\n", sock.data);
+        goto out;
+    }
+    chmod(sock.data, 0660);
+
+    for (; started < cfg->threads; started++)
+        if (pthread_create(&workers[started].thread, NULL, worker_main, &workers[started])) {
+            fputs("knowhub: cannot start a worker thread\n", stderr);
+            on_signal(0);
+            break;
+        }
+    jobber.cfg = cfg;
+    jobber.llm = llm_new();
+    if ((jobber.store = server_open_store(cfg))) {
+        worker_attach(&jobber, metrics_of(metrics, (size_t)cfg->threads), access, audit);
+        jobber_started = pthread_create(&jobber.thread, NULL, job_main, &jobber) == 0;
+    }
+    if (!jobber_started)
+        fputs("knowhub: the job thread did not start; jobs will wait\n", stderr);
+    fprintf(stderr, "knowhub: serving on %s with %d threads\n", sock.data, started);
+    for (int i = 0; i < started; i++)
+        pthread_join(workers[i].thread, NULL);
+    stopping = 1;
+    if (jobber_started)
+        pthread_join(jobber.thread, NULL);
+    rc = started == cfg->threads ? 0 : 1;
+    unlink(sock.data);
+    fputs("knowhub: stopped\n", stderr);
+out:
+    if (listen_fd >= 0)
+        close(listen_fd);
+    for (int i = 0; workers && i < cfg->threads; i++) {
+        store_close(workers[i].store);
+        llm_free(workers[i].llm);
+        cache_free(workers[i].cache);
+        buf_release(&workers[i].line);
+    }
+    store_close(jobber.store);
+    llm_free(jobber.llm);
+    buf_release(&jobber.line);
+    accesslog_close(access);
+    accesslog_close(audit);
+    metrics_set_free(metrics);
+    free(workers);
+    buf_release(&sock);
+    return rc;
+}
+
+static int usage(void)
+{
+    fputs("usage: knowhub serve | init | token | import | export | backup | check | login-link |"
+          " version\n"
+          "  serve    run the FastCGI server on $KNOWHUB_SOCKET\n"
+          "           (default $KNOWHUB_DATA/run/knowhub.sock)\n"
+          "  init     create $KNOWHUB_DATA, the database and the first admin token\n"
+          "  token    create, list and revoke API tokens (knowhub token for help)\n"
+          "  import   DIR [--space S] [--on-conflict skip|overwrite|rename]: load Markdown files\n"
+          "  export   DIR [--space S]: write every document as rules/ and experiences/ files\n"
+          "  backup   FILE: an online copy of the database (safe while serving)\n"
+          "  check    integrity, full-text index against the table, statements\n"
+          "  login-link  print the panel's one-click login link for the admin token\n"
+          "           (at http://$KNOWHUB_HOST:$KNOWHUB_PORT/, default 127.0.0.1:8080)\n",
+          stderr);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    struct config cfg;
+    store_global_init();
+    routes_install();
+    llm_global_init();
+    if (sodium_init() < 0) {
+        fputs("knowhub: libsodium failed to initialise\n", stderr);
+        return 1;
+    }
+    config_from_env(&cfg);
+    if (argc < 2)
+        return usage();
+    /* What knowhub creates under $KNOWHUB_DATA (database, WAL, tokens,
+     * backups) is the owner's alone, whatever the caller's umask; export
+     * writes plain Markdown for the operator and keeps it. */
+    if (strcmp(argv[1], "export") != 0)
+        umask(077);
+    if (strcmp(argv[1], "serve") == 0)
+        return argc == 2 ? serve(&cfg) : usage();
+    if (strcmp(argv[1], "init") == 0)
+        return cli_init(&cfg, argc - 2, argv + 2);
+    if (strcmp(argv[1], "token") == 0)
+        return cli_token(&cfg, argc - 2, argv + 2);
+    if (strcmp(argv[1], "import") == 0)
+        return cli_import(&cfg, argc - 2, argv + 2);
+    if (strcmp(argv[1], "export") == 0)
+        return cli_export(&cfg, argc - 2, argv + 2);
+    if (strcmp(argv[1], "backup") == 0)
+        return cli_backup(&cfg, argc - 2, argv + 2);
+    if (strcmp(argv[1], "check") == 0)
+        return cli_check(&cfg, argc - 2, argv + 2);
+    if (strcmp(argv[1], "login-link") == 0)
+        return cli_login_link(&cfg, argc - 2, argv + 2);
+    if (strcmp(argv[1], "version") == 0) {
+        puts("knowhub 0.1.0");
+        return 0;
+    }
+    return usage();
+}

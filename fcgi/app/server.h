@@ -1,0 +1,29 @@
+/* server: operator-side setup shared by the sub-commands: the data directory,
+ * the database path, first-start initialisation (space "default" and the
+ * admin token file). */
+#ifndef KNOWHUB_SERVER_H
+#define KNOWHUB_SERVER_H
+
+#include "base/buf.h"
+#include "base/config.h"
+
+struct store;
+
+/* Create data_dir (and data_dir/run) if missing; -1 with a message on stderr. */
+int server_prepare_dirs(const struct config *cfg);
+/* The database path, data_dir/knowhub.db, into out. */
+void server_db_path(const struct config *cfg, struct buf *out);
+/* The FastCGI socket path into out: KNOWHUB_SOCKET when set (a service
+ * manager's runtime directory nginx can reach), else data_dir/run/knowhub.sock. */
+void server_socket_path(const struct config *cfg, struct buf *out);
+/* Open the database (server_db_path) with the upgrade rules of
+ * store_open_upgrade, backups going to data_dir/backups, and say on stderr
+ * what happened: a migration (old -> new schema version, the backup), or
+ * why the database was refused (newer than this knowhub, backup failed).
+ * NULL on failure. */
+struct store *server_open_store(const struct config *cfg);
+/* On first start (no token ever created) create space "default" and an admin
+ * token written to data_dir/admin.token (mode 0600). 0, or -1 on error. */
+int server_first_start(const struct config *cfg, struct store *st);
+
+#endif

@@ -1,0 +1,67 @@
+/* metrics: the counters behind GET /metrics (Prometheus text format 0.0.4).
+ * Every thread (each worker, the job thread) owns one struct metrics and is
+ * its only writer: plain loads and stores of relaxed atomics, no lock and no
+ * read-modify-write on the request path. A scrape folds every thread's
+ * struct, adds what the store counts at that moment (entries and traces per
+ * space, jobs by kind and status) and the process figures. Every label set
+ * is bounded: route patterns, a fixed list of statuses, purposes, outcomes. */
+#ifndef KNOWHUB_METRICS_H
+#define KNOWHUB_METRICS_H
+
+#include <stddef.h>
+
+#include "base/buf.h"
+
+struct store;
+struct metrics;     /* one thread's counters */
+struct metrics_set; /* every thread's, made by main before threads start */
+
+/* At most this many spaces get a label of their own; the rest (the smallest)
+ * are summed into space="_other". */
+#define METRICS_MAX_SPACES 100
+
+/* Where the store waited for or retried a busy database. */
+enum metrics_store_event {
+    METRICS_WRITER_WAIT,    /* another thread held the write transaction: waited */
+    METRICS_WRITER_TIMEOUT, /* ... past the busy timeout: STORE_BUSY */
+    METRICS_SQLITE_RETRY,   /* SQLite's busy handler slept and retried (another process) */
+    METRICS_SQLITE_TIMEOUT, /* ... and gave up: STORE_BUSY */
+    METRICS_STORE_EVENTS
+};
+
+/* Counters for `threads` threads (index 0 .. threads-1); never freed before
+ * the threads stop. start_time is the process start (Unix seconds). */
+struct metrics_set *metrics_set_new(size_t threads, double start_time);
+void metrics_set_free(struct metrics_set *set);
+/* Thread i's counters (i < threads). */
+struct metrics *metrics_of(struct metrics_set *set, size_t i);
+
+/* Every function below accepts m == NULL (unit tests, CLI) and does nothing. */
+
+/* One answered request: route is the route table's index (router_table), or
+ * -1 when no route matched (404, 405); its HTTP status; its duration. */
+void metrics_request(struct metrics *m, int route, int status, double seconds);
+/* One answer-cache lookup (hit or miss), and the bytes the thread's cache now holds. */
+void metrics_cache_lookup(struct metrics *m, int hit);
+void metrics_cache_bytes(struct metrics *m, size_t bytes);
+void metrics_store_event(struct metrics *m, enum metrics_store_event e);
+/* One LLM call (retries included): purpose (route, evolve, distill, slim),
+ * outcome ("ok" or its LLM_* code), tokens and latency. */
+void metrics_llm_call(struct metrics *m, const char *purpose, const char *outcome,
+                      long prompt_tokens, long completion_tokens, long latency_ms);
+/* One job run to its end by the job thread. */
+void metrics_job(struct metrics *m, const char *kind, double seconds);
+
+/* The whole exposition into out: every thread's counters of m's set, the
+ * store's counts read through st (this thread's connection), the process.
+ * Returns 0, or -1 when out's maximum was reached. */
+int metrics_render(const struct metrics *m, struct store *st, struct buf *out);
+
+/* Who may scrape: 1 when the request came straight from loopback (nginx's
+ * REMOTE_ADDR is 127.0.0.0/8 or ::1) and did not pass through another proxy
+ * (no X-Forwarded-For or Forwarded header), else 0: then an admin token is
+ * required. */
+int metrics_loopback_request(const char *remote_addr, const char *forwarded_for,
+                             const char *forwarded);
+
+#endif

@@ -1,0 +1,208 @@
+/* util: allocation that aborts on exhaustion, UTF-8 checks and UTC time text. */
+#include "base/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void out_of_memory(void)
+{
+    fputs("knowhub: out of memory\n", stderr);
+    abort();
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        out_of_memory();
+    return q;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+    char *p = xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *xstrdup(const char *s)
+{
+    return xstrndup(s, strlen(s));
+}
+
+/* Length of the UTF-8 sequence starting at s (n bytes available), 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    if (c == 0)
+        return 0;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xE0 && s[1] < 0xA0)
+            return 0; /* overlong */
+        if (c == 0xED && s[1] >= 0xA0)
+            return 0; /* surrogate */
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xF0 && s[1] < 0x90)
+            return 0; /* overlong */
+        if (c == 0xF4 && s[1] >= 0x90)
+            return 0; /* above U+10FFFF */
+        return 4;
+    }
+    return 0;
+}
+
+int utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        size_t k = utf8_seq(p + i, n - i);
+        if (!k)
+            return 0;
+        i += k;
+    }
+    return 1;
+}
+
+size_t utf8_length(const char *s, size_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80)
+            count++;
+    return count;
+}
+
+size_t utf8_prefix(const char *s, size_t n, size_t max_chars)
+{
+    size_t chars = 0, i = 0;
+    while (i < n) {
+        if (((unsigned char)s[i] & 0xC0) != 0x80) {
+            if (chars == max_chars)
+                break;
+            chars++;
+        }
+        i++;
+    }
+    return i;
+}
+
+static void utc_now(struct tm *tm)
+{
+    time_t t = time(NULL);
+    gmtime_r(&t, tm);
+}
+
+void time_utc_text(char out[static 20])
+{
+    struct tm tm;
+    utc_now(&tm);
+    strftime(out, 20, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+void time_utc_iso_micro(char out[static 27])
+{
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    strftime(out, 20, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + 19, 8, ".%06u", (unsigned)(ts.tv_nsec / 1000) % 1000000u);
+}
+
+void time_utc_text_offset(char out[static 20], long offset)
+{
+    struct tm tm;
+    time_t t = time(NULL) + offset;
+    gmtime_r(&t, &tm);
+    strftime(out, 20, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+void time_utc_compact_date(char out[static 9])
+{
+    struct tm tm;
+    utc_now(&tm);
+    strftime(out, 9, "%Y%m%d", &tm);
+}
+
+int parse_long(const char *s, long min, long max, long *out)
+{
+    char *end;
+    long v;
+    if (!s || !*s || (*s != '-' && (*s < '0' || *s > '9')))
+        return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int id_text_valid(const char *s, size_t max)
+{
+    size_t n = s ? strlen(s) : 0;
+    /* "." and ".." are path segments a browser resolves: /api/sessions/..
+     * would never reach the session, so no id may be one. */
+    if (n && strspn(s, ".") == n && n <= 2)
+        return 0;
+    return n >= 1 && n <= max &&
+           strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") == n;
+}
+
+size_t line_break_at(const char *p)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    if (*u == '\r' || *u == '\n' || *u == '\v' || *u == '\f')
+        return 1;
+    if (u[0] == 0xc2 && u[1] == 0x85)
+        return 2;
+    if (u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9))
+        return 3;
+    return 0;
+}
+
+int has_line_break(const char *s)
+{
+    for (; *s; s++)
+        if (line_break_at(s))
+            return 1;
+    return 0;
+}
+
+long monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

@@ -1,0 +1,27 @@
+/* paths: validation of file-view paths, in the reference's order and with its
+ * messages (REFERENCE.md section 2), plus the characters it let through that
+ * KnowHub refuses (backslash, control characters, a file or folder name over
+ * 255 bytes, which no file system holds). Paths are keys, never
+ * opened as files; export confines them again when it writes. */
+#ifndef KNOWHUB_PATHS_H
+#define KNOWHUB_PATHS_H
+
+/* A file or folder name's bytes at most: what a file system holds. */
+#define PATH_SEGMENT_MAX_BYTES 255
+
+#include "base/buf.h"
+#include "base/errmsg.h"
+
+/* Return 1 for "rules" and "experiences". */
+int category_valid(const char *category);
+
+/* Check category and path; on success write the normalised path (no empty or
+ * "." segments) to out and return 0; else write the message to err, return -1. */
+int path_check(const char *category, const char *path, struct buf *out, struct buf *err);
+/* path_check with the error's key and parameters (docs/api.md, "Errors"). */
+int path_check_e(const char *category, const char *path, struct buf *out, struct errmsg *err);
+
+/* The file stem of a path ("folder/name.md" -> "name"), into out. */
+void path_stem(const char *path, struct buf *out);
+
+#endif

@@ -1,0 +1,272 @@
+/* tokenize: the tokenizer shared by the FTS5 index and queries. */
+#include "domain/tokenize.h"
+#include "base/buf.h"
+
+#include <string.h>
+
+static const char *const english_stop[] = {
+    "a",     "an",    "the",  "is",    "are",    "was",    "were",    "be",    "been",   "being",
+    "have",  "has",   "had",  "do",    "does",   "did",    "will",    "would", "shall",  "should",
+    "may",   "might", "must", "can",   "could",  "i",      "me",      "my",    "we",     "our",
+    "you",   "your",  "he",   "him",   "his",    "she",    "her",     "it",    "its",    "they",
+    "them",  "their", "what", "which", "who",    "whom",   "this",    "that",  "these",  "those",
+    "am",    "if",    "or",   "but",   "not",    "no",     "nor",     "so",    "too",    "very",
+    "and",   "as",    "at",   "by",    "for",    "from",   "in",      "into",  "of",     "on",
+    "to",    "up",    "with", "about", "after",  "before", "between", "down",  "during", "each",
+    "few",   "more",  "most", "other", "some",   "such",   "than",    "then",  "how",    "when",
+    "where", "why",   "all",  "any",   "both",   "every",  "here",    "there", "just",   "only",
+    "also",  "over",  "own",  "same",  "out",    "show",   "find",    "get",   "use",    "make",
+    "help",  "let",   "want", "need",  "please", "like",   "using",   "used",
+};
+
+/* Chinese function words: a Han run is cut where one of these stands. Longer
+ * entries first so "帮我" wins over "我". */
+static const char *const chinese_stop[] = {
+    "帮我", "请问", "一下", "什么", "怎么", "如何", "我们", "你们", "他们", "这个",
+    "那个", "的",   "了",   "和",   "是",   "在",   "请",   "我",   "你",   "他",
+    "她",   "它",   "吗",   "呢",   "吧",   "啊",   "与",   "及",   "或",   "把",
+    "被",   "给",   "也",   "都",   "就",   "又",   "还",   "之",   "其",
+};
+
+enum cclass { C_SEP, C_WORD, C_HAN };
+
+/* Decode one code point; invalid bytes give U+FFFD and length 1. */
+static size_t decode(const unsigned char *s, size_t n, unsigned *cp)
+{
+    if (s[0] < 0x80) {
+        *cp = s[0];
+        return 1;
+    }
+    if (s[0] >= 0xC2 && s[0] <= 0xDF && n >= 2 && (s[1] & 0xC0) == 0x80) {
+        *cp = ((s[0] & 0x1Fu) << 6) | (s[1] & 0x3Fu);
+        return 2;
+    }
+    if (s[0] >= 0xE0 && s[0] <= 0xEF && n >= 3 && (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80) {
+        *cp = ((s[0] & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
+        return *cp >= 0x800 && (*cp < 0xD800 || *cp > 0xDFFF) ? 3 : (*cp = 0xFFFD, 1);
+    }
+    if (s[0] >= 0xF0 && s[0] <= 0xF4 && n >= 4 && (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80 &&
+        (s[3] & 0xC0) == 0x80) {
+        *cp = ((s[0] & 0x07u) << 18) | ((s[1] & 0x3Fu) << 12) | ((s[2] & 0x3Fu) << 6) |
+              (s[3] & 0x3Fu);
+        return *cp >= 0x10000 && *cp <= 0x10FFFF ? 4 : (*cp = 0xFFFD, 1);
+    }
+    *cp = 0xFFFD;
+    return 1;
+}
+
+static size_t encode(unsigned cp, char *out)
+{
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Lower-case / fold one code point. */
+static unsigned fold(unsigned cp)
+{
+    if (cp >= 0xFF01 && cp <= 0xFF5E) /* full-width ASCII */
+        cp -= 0xFEE0;
+    if (cp >= 'A' && cp <= 'Z')
+        return cp + 32;
+    if (cp < 0x80)
+        return cp;
+    if ((cp >= 0xC0 && cp <= 0xDE && cp != 0xD7) || (cp >= 0x391 && cp <= 0x3AB && cp != 0x3A2) ||
+        (cp >= 0x410 && cp <= 0x42F))
+        return cp + 32;
+    if (cp >= 0x400 && cp <= 0x40F)
+        return cp + 80;
+    if (cp >= 0x100 && cp <= 0x17F && cp != 0x130 && cp != 0x131 && cp != 0x138 && cp != 0x149 &&
+        cp != 0x17F) {
+        /* Latin Extended-A alternates capital/small, with the parity flipped
+         * between U+0139 and U+0148 and from U+0179 on. */
+        int odd_capital = (cp >= 0x139 && cp <= 0x148) || cp >= 0x179;
+        if ((cp & 1) == (unsigned)odd_capital)
+            return cp + 1;
+    }
+    return cp;
+}
+
+static int is_han(unsigned cp)
+{
+    return (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) ||
+           (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x20000 && cp <= 0x2FA1F);
+}
+
+static enum cclass classify(unsigned cp)
+{
+    if ((cp >= 'a' && cp <= 'z') || (cp >= '0' && cp <= '9') || cp == '_')
+        return C_WORD;
+    if (cp < 0x80 || cp == 0xFFFD)
+        return C_SEP;
+    if (is_han(cp))
+        return C_HAN;
+    /* Punctuation and symbol blocks separate; every other letter is a word letter. */
+    if (cp <= 0xBF || cp == 0xD7 || cp == 0xF7 || (cp >= 0x2000 && cp <= 0x2BFF) ||
+        (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
+        (cp >= 0xFF00 && cp <= 0xFF65) || (cp >= 0xE000 && cp <= 0xF8FF) ||
+        (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0x1F000 && cp <= 0x1FAFF))
+        return C_SEP;
+    return C_WORD;
+}
+
+struct piece {
+    unsigned cp;
+    enum cclass cls;
+    size_t start, end; /* input byte range */
+};
+
+static int ascii_word(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] >= 0x80)
+            return 0;
+    return 1;
+}
+
+static int english_stop_word(const char *s, size_t n)
+{
+    for (size_t i = 0; i < sizeof english_stop / sizeof *english_stop; i++)
+        if (strlen(english_stop[i]) == n && memcmp(english_stop[i], s, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Emit a word made of pieces [a, b). */
+static int emit_word(const struct piece *p, size_t a, size_t b, token_fn emit, void *ctx)
+{
+    char word[256];
+    size_t n = 0;
+    for (size_t i = a; i < b && n + 4 <= sizeof word; i++)
+        n += encode(p[i].cp, word + n);
+    if (ascii_word(word, n) && (n <= 2 || english_stop_word(word, n)))
+        return 0;
+    return emit(ctx, word, n, p[a].start, p[b - 1].end);
+}
+
+/* Length in pieces of a Chinese stop word starting at piece i, or 0. */
+static size_t chinese_stop_at(const struct piece *p, size_t i, size_t end)
+{
+    for (size_t s = 0; s < sizeof chinese_stop / sizeof *chinese_stop; s++) {
+        const char *w = chinese_stop[s];
+        size_t k = 0, off = 0, wl = strlen(w);
+        int match = 1;
+        while (off < wl) {
+            unsigned cp;
+            off += decode((const unsigned char *)w + off, wl - off, &cp);
+            if (i + k >= end || p[i + k].cp != cp) {
+                match = 0;
+                break;
+            }
+            k++;
+        }
+        if (match)
+            return k;
+    }
+    return 0;
+}
+
+/* Emit bigrams (or a unigram) of Han pieces [a, b). */
+static int emit_han(const struct piece *p, size_t a, size_t b, token_fn emit, void *ctx)
+{
+    char gram[8];
+    int rc;
+    if (b - a == 1) {
+        size_t n = encode(p[a].cp, gram);
+        return emit(ctx, gram, n, p[a].start, p[a].end);
+    }
+    for (size_t i = a; i + 1 < b; i++) {
+        size_t n = encode(p[i].cp, gram);
+        n += encode(p[i + 1].cp, gram + n);
+        if ((rc = emit(ctx, gram, n, p[i].start, p[i + 1].end)))
+            return rc;
+    }
+    return 0;
+}
+
+/* Cut a Han run [a, b) at stop words and emit the pieces between. */
+static int emit_han_run(const struct piece *p, size_t a, size_t b, token_fn emit, void *ctx)
+{
+    size_t seg = a, i = a;
+    int rc;
+    while (i < b) {
+        size_t k = chinese_stop_at(p, i, b);
+        if (k) {
+            if (i > seg && (rc = emit_han(p, seg, i, emit, ctx)))
+                return rc;
+            i += k;
+            seg = i;
+        } else {
+            i++;
+        }
+    }
+    return seg < b ? emit_han(p, seg, b, emit, ctx) : 0;
+}
+
+#define CHUNK 512
+
+int tokenize(const char *text, size_t len, token_fn emit, void *ctx)
+{
+    struct piece p[CHUNK + 1];
+    size_t pos = 0;
+    int rc;
+    while (pos < len) {
+        size_t n = 0, run;
+        /* Fill a chunk, never ending it inside a run (unless the run is huge). */
+        while (pos < len && n < CHUNK) {
+            unsigned cp;
+            size_t k = decode((const unsigned char *)text + pos, len - pos, &cp);
+            p[n].cp = fold(cp);
+            p[n].cls = classify(p[n].cp);
+            p[n].start = pos;
+            p[n].end = pos + k;
+            pos += k;
+            n++;
+            if (n >= CHUNK - 64 && p[n - 1].cls == C_SEP)
+                break;
+        }
+        for (size_t i = 0; i < n; i = run) {
+            enum cclass cls = p[i].cls;
+            run = i + 1;
+            while (run < n && p[run].cls == cls)
+                run++;
+            if (cls == C_WORD) {
+                if ((rc = emit_word(p, i, run, emit, ctx)))
+                    return rc;
+            } else if (cls == C_HAN) {
+                if ((rc = emit_han_run(p, i, run, emit, ctx)))
+                    return rc;
+            }
+        }
+    }
+    return 0;
+}
+
+void tokenize_fold(const char *text, size_t len, struct buf *out)
+{
+    size_t pos = 0;
+    buf_reset(out);
+    while (pos < len) {
+        unsigned cp;
+        char enc[4];
+        pos += decode((const unsigned char *)text + pos, len - pos, &cp);
+        buf_add(out, enc, encode(fold(cp), enc));
+    }
+}

@@ -1,0 +1,193 @@
+/* http: struct request and struct response as handlers see them (never
+ * FastCGI), the query string, the JSON body and the response envelopes of
+ * DESIGN.md: success {"status":"success","data":...}; application errors are
+ * HTTP 200 {"status":"error","error":{code,message,retry,request_id}}, plus
+ * for the errors a person can meet a stable key and its params, which the
+ * panel shows in the UI's language (i18n errors.<key>). */
+#ifndef KNOWHUB_HTTP_H
+#define KNOWHUB_HTTP_H
+
+#include <stddef.h>
+#include <json-c/json.h>
+
+#include "base/buf.h"
+#include "base/errmsg.h"
+
+#define HTTP_MAX_PARAMS 4
+#define HTTP_MAX_BODY (1024 * 1024) /* nginx's client_max_body_size too */
+#define HTTP_MAX_RESPONSE (64 * 1024 * 1024)
+
+/* Error codes of DESIGN.md. */
+#define E_INVALID_REQUEST "INVALID_REQUEST"
+#define E_NOT_FOUND "NOT_FOUND"
+#define E_CONFLICT "CONFLICT"
+#define E_LIMIT_EXCEEDED "LIMIT_EXCEEDED"
+#define E_UNAUTHORIZED "UNAUTHORIZED"
+#define E_FORBIDDEN "FORBIDDEN"
+#define E_METHOD_NOT_ALLOWED "METHOD_NOT_ALLOWED"
+#define E_PAYLOAD_TOO_LARGE "PAYLOAD_TOO_LARGE"
+#define E_UNSUPPORTED_MEDIA_TYPE "UNSUPPORTED_MEDIA_TYPE"
+#define E_LLM_NOT_CONFIGURED "LLM_NOT_CONFIGURED"
+#define E_SERVICE_UNAVAILABLE "SERVICE_UNAVAILABLE"
+#define E_INTERNAL "INTERNAL_ERROR"
+
+enum role { ROLE_NONE = -1, ROLE_READER = 0, ROLE_AGENT = 1, ROLE_EDITOR = 2, ROLE_ADMIN = 3 };
+
+/* Who is calling: filled by authentication before the handler runs. */
+struct identity {
+    char *space;    /* owned */
+    char *token_id; /* owned */
+    char *actor;    /* owned: "token:<id>" or "token:<id>:<label>" for the audit trail */
+    enum role role;
+    char *csrf; /* owned: the CSRF token when the caller came with a login cookie */
+};
+
+struct query_param {
+    char *name;  /* decoded, owned */
+    char *value; /* decoded, owned */
+};
+
+struct request {
+    const char *method;
+    const char *path; /* as received, without the query string */
+    const char *query;
+    const char *body;
+    size_t body_len;
+    const char *request_id;
+    const char *authorization;
+    const char *cookie;         /* Cookie header (browser logins) */
+    const char *csrf;           /* X-CSRF-Token header */
+    const char *content_type;   /* Content-Type header */
+    const char *origin;         /* Origin header (browsers) */
+    const char *host;           /* Host header */
+    const char *sec_fetch_site; /* Sec-Fetch-Site header (browsers) */
+    int https;               /* over TLS: nginx's HTTPS, or X-Forwarded-Proto: https from a proxy */
+    const char *mcp_version; /* MCP-Protocol-Version header */
+    const char *accept_language;
+    const char *remote_addr;       /* REMOTE_ADDR: the client as nginx saw it */
+    const char *forwarded_for;     /* X-Forwarded-For header: came through another proxy */
+    const char *forwarded;         /* Forwarded header, likewise */
+    int route;                     /* index in the route table once dispatched, else -1 */
+    char *params[HTTP_MAX_PARAMS]; /* decoded {name} segments of the route, owned */
+    size_t n_params;
+    struct query_param *qp; /* owned, parsed once */
+    size_t n_qp;
+    struct identity who;
+    struct store *store;      /* this thread's connection */
+    struct llm *llm;          /* this thread's LLM client (may be NULL) */
+    struct cache *cache;      /* this thread's answer cache (may be NULL) */
+    struct metrics *metrics;  /* this thread's counters (may be NULL) */
+    const struct config *cfg; /* read-only, shared by every thread */
+};
+
+struct response {
+    int status;
+    struct buf headers; /* extra header lines, each ending in \r\n */
+    struct buf body;
+    const char *request_id;
+    int done;                 /* a reply was written */
+    int streamed;             /* head and body already went to the sink */
+    int head_only;            /* HEAD: the head as for GET, never a body */
+    const char *content_type; /* NULL: JSON */
+    /* The answer was over body.max and was replaced by a LIMIT_EXCEEDED
+     * error; a caller may lower body.max after response_init. */
+    int too_large;
+    /* Where a streamed body goes (main.c: the FastCGI stream); without a
+     * sink, streamed output collects in body (tests). */
+    void (*sink)(void *ctx, const char *data, size_t n);
+    void *sink_ctx;
+    /* The params of the next reply_error_key (error_param_*), owned. */
+    struct json_object *error_params;
+};
+
+/* Zero a request; the caller then points its fields at the incoming data. */
+void request_init(struct request *req);
+/* Free what the request owns (params, query, identity). */
+void request_release(struct request *req);
+
+void response_init(struct response *res, const char *request_id);
+void response_release(struct response *res);
+
+/* Parse req->query into req->qp; -1 on bad percent-encoding, invalid UTF-8 or NUL. */
+int http_parse_query(struct request *req);
+/* The first value of query parameter name, or NULL. */
+const char *http_query(const struct request *req, const char *name);
+
+/* Optional integer query parameter in [min, max] (dflt when absent), or
+ * INVALID_REQUEST written to res and -1. */
+int http_query_long_or_400(const struct request *req, struct response *res, const char *name,
+                           long dflt, long min, long max, long *out);
+
+/* The request body as a JSON object (caller puts it), or NULL after writing
+ * INVALID_REQUEST (malformed JSON, invalid UTF-8, not an object). An empty
+ * body gives an empty object. */
+struct json_object *http_body_json_or_400(const struct request *req, struct response *res);
+
+/* 1 when the request's media type is application/json (parameters such as
+ * charset allowed, case-insensitive). */
+int http_content_is_json(const struct request *req);
+/* 1 when a browser sent the request from another site or another origin:
+ * Sec-Fetch-Site "cross-site" or "same-site" (another port of the same host
+ * is same-site); without Sec-Fetch-Site, an Origin ("null" included) whose
+ * host[:port] is not the Host header. Non-browser clients send neither: 0. */
+int http_cross_site(const struct request *req);
+/* The guard of requests a browser could forge (the login, and every request
+ * authenticated by the login cookie): 403 FORBIDDEN when cross-site, else
+ * 415 UNSUPPORTED_MEDIA_TYPE when a body (or, with body_required, any
+ * request) is not application/json; -1 after writing the error, else 0. */
+int http_browser_request_or_error(const struct request *req, struct response *res,
+                                  int body_required);
+
+/* The UI language of the request: "zh" when the first Accept-Language tag
+ * is Chinese, else "en". */
+const char *http_language(const struct request *req);
+
+/* A JSON body without the envelope (JSON-RPC); takes ownership; NULL sends
+ * an empty body (e.g. 202 for a notification). */
+void reply_raw(struct response *res, int http_status, struct json_object *body);
+
+/* Success envelope around data (takes ownership; NULL gives "data":null). */
+void reply_data(struct response *res, struct json_object *data);
+/* {"items": items} when store_status is STORE_OK, else its error (items is
+ * taken either way). */
+void reply_items(struct response *res, int store_status, struct json_object *items,
+                 const char *what);
+
+/* Success envelope of one page: {items, total, limit, offset} (takes items). */
+void reply_page(struct response *res, struct json_object *items, long total, long limit,
+                long offset);
+
+/* Error envelope; http_status is 200 for application errors. */
+void reply_error(struct response *res, int http_status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Error envelope with a stable key (docs/api.md lists them) and the
+ * parameters added by error_param_* since the last error reply. */
+void reply_error_key(struct response *res, int http_status, const char *code, const char *key,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A parameter of the next reply_error_key. */
+void error_param_str(struct response *res, const char *name, const char *value);
+void error_param_int(struct response *res, const char *name, long long value);
+/* Error envelope of e: its message, key and params (taken). */
+void reply_errmsg(struct response *res, int http_status, const char *code, struct errmsg *e);
+/* The error envelope for a store status (NOT_FOUND, CONFLICT, 503, 500). */
+void reply_store_error(struct response *res, int store_status, const char *what);
+
+/* The CGI response head (Status, Content-Type, Content-Length when >= 0,
+ * X-Request-Id, Cache-Control, the extra headers, blank line) into out. */
+void response_head(const struct response *res, const char *content_type, long content_length,
+                   struct buf *out);
+
+/* Start a streamed 200 response of the given type: the head goes out now and
+ * every reply_stream_write after it goes straight to the client. */
+void reply_stream_begin(struct response *res, const char *content_type);
+/* Send n more bytes of a streamed response. */
+void reply_stream_write(struct response *res, const char *data, size_t n);
+
+/* Percent-decode s[0..n) into out ('+' is a space when plus_space);
+ * -1 on a bad escape, invalid UTF-8 or a NUL byte. */
+int url_decode(const char *s, size_t n, int plus_space, struct buf *out);
+
+/* Serialize a JSON value the way every response does (no slash escaping). */
+const char *json_text(struct json_object *o);
+
+#endif

@@ -1,0 +1,72 @@
+/* llm: the only module that speaks to an LLM (libcurl): OpenAI-compatible
+ * POST {KNOWHUB_LLM_BASE_URL}/chat/completions with connect and total
+ * timeouts, one retry with backoff on a retryable failure, a capped reply,
+ * failures mapped to the LLM_* error codes, every call written to the usage
+ * ledger (llm_calls) and, when KNOWHUB_AGENT_LOG is on, to the reasoning log.
+ * The URL and key come from the server's configuration only. */
+#ifndef KNOWHUB_LLM_H
+#define KNOWHUB_LLM_H
+
+#include <json-c/json.h>
+
+#include "base/buf.h"
+
+struct config;
+struct store;
+struct llm;
+
+/* Process-wide libcurl setup; call once in main before threads start. */
+void llm_global_init(void);
+
+/* A handle for one thread (one CURL easy handle, reused). */
+struct llm *llm_new(void);
+void llm_free(struct llm *llm);
+struct metrics;
+/* Count this handle's calls in m (its thread's counters; may be NULL). */
+void llm_set_metrics(struct llm *llm, struct metrics *m);
+
+struct llm_request {
+    const char *purpose;          /* route, evolve, distill, slim: the ledger's key */
+    const char *model;            /* NULL: KNOWHUB_LLM_MODEL */
+    struct json_object *messages; /* borrowed: [{role, content}, ...] */
+    long timeout_ms;              /* 0: the configured timeout */
+    int max_tokens;               /* 0: not sent */
+    const char *space;            /* for the ledger */
+    const char *actor;            /* who asked: the reasoning log's identity */
+    const char *session_id;       /* the request id: the reasoning log's session */
+};
+
+struct llm_reply {
+    struct buf text;          /* the assistant message's content */
+    const char *error_code;   /* NULL on success, else an LLM_* code */
+    int retry;                /* the error may go away on its own */
+    struct buf error_message; /* for the client: never the key or the URL */
+    long prompt_tokens, completion_tokens, latency_ms;
+    char finish_reason[32];
+};
+
+/* A chat message {role, content} (caller owns it). */
+struct json_object *llm_message(const char *role, const char *content);
+
+struct request;
+/* A request on behalf of an HTTP request's caller: purpose and messages
+ * (borrowed), the caller's space and actor, the request id as the session;
+ * the server's model and timeout unless the caller changes them. */
+struct llm_request llm_request_for(const struct request *req, const char *purpose,
+                                   struct json_object *messages);
+
+void llm_reply_init(struct llm_reply *r);
+void llm_reply_release(struct llm_reply *r);
+
+/* Run one chat completion. 0 with r->text filled, or -1 with r->error_code
+ * and r->error_message set (LLM_NOT_CONFIGURED when no LLM is configured).
+ * With llm NULL a temporary handle is used. */
+int llm_chat(struct llm *llm, const struct config *cfg, struct store *st,
+             const struct llm_request *req, struct llm_reply *r);
+
+/* A request's "model": a name, or an object whose "model" (or "id") names one
+ * (the reference sends {id, endpoint, api_key, ...}: only the name is used).
+ * *out is NULL when absent; -1 when it names no allowed model. */
+int llm_model_from_json(const struct config *cfg, struct json_object *v, const char **out);
+
+#endif

@@ -1,0 +1,301 @@
+/* h_mcp: the Model Context Protocol over streamable HTTP (POST /mcp):
+ * JSON-RPC 2.0 with initialize (protocol-version negotiation), ping,
+ * tools/list and tools/call, notifications answered 202, batches, and the
+ * spec's error objects; plain JSON responses (no server push). Also
+ * GET /api/tools: the same tools as OpenAI function schemas. */
+#include "base/config.h"
+#include "http/http.h"
+#include "base/jfield.h"
+#include "mcp/mcp.h"
+#include "base/util.h"
+
+#include <string.h>
+
+#define KNOWHUB_VERSION "0.1.0"
+
+static const char *const versions[] = {"2025-06-18", "2025-03-26", "2024-11-05"};
+
+#define RPC_PARSE_ERROR -32700
+#define RPC_INVALID_REQUEST -32600
+#define RPC_METHOD_NOT_FOUND -32601
+#define RPC_INVALID_PARAMS -32602
+/* KnowHub's own (the server range -32000..-32099): a batch or call past its budget. */
+#define RPC_BUDGET_EXCEEDED -32001
+
+/* Messages of a batch that run; past them each request gets an error, and
+ * a batch of more than MCP_MAX_BATCH is refused whole. What one POST /mcp
+ * may cost besides (config: the bytes of its answer, and the time after
+ * which a batch starts no further message) is in struct budget. */
+#define MCP_MAX_MESSAGES 100
+#define MCP_MAX_BATCH 1000
+/* Room kept in the budget for each message's error, which is smaller. */
+#define MCP_ERROR_ROOM 512
+
+struct budget {
+    size_t bytes, bytes_left;
+    long ms, deadline_ms;
+    int started;   /* messages run so far */
+    int exhausted; /* an answer did not fit: later messages are not run */
+};
+
+/* JSON-RPC 2.0 ids are strings, numbers without a fraction, or null: an
+ * invalid one (object, array, float, boolean) is never echoed, the error
+ * says null. */
+static int id_valid(struct json_object *id)
+{
+    return !id || json_object_is_type(id, json_type_string) ||
+           json_object_is_type(id, json_type_int);
+}
+
+/* Every error carries the request id (data.request_id), as REST errors do. */
+static struct json_object *rpc_error(const struct request *req, struct json_object *id, int code,
+                                     const char *message)
+{
+    struct json_object *r = json_object_new_object(), *e = json_object_new_object();
+    struct json_object *data = json_object_new_object();
+    json_object_object_add(e, "code", json_object_new_int(code));
+    json_object_object_add(e, "message", json_object_new_string(message));
+    json_object_object_add(data, "request_id",
+                           json_object_new_string(req->request_id ? req->request_id : ""));
+    json_object_object_add(e, "data", data);
+    json_object_object_add(r, "jsonrpc", json_object_new_string("2.0"));
+    json_object_object_add(r, "id", id_valid(id) ? json_object_get(id) : NULL);
+    json_object_object_add(r, "error", e);
+    return r;
+}
+
+/* A message past the budget: not run (or its answer dropped), said so. */
+static struct json_object *budget_error(const struct request *req, struct json_object *id,
+                                        const struct budget *b, int time)
+{
+    struct json_object *r;
+    struct buf text;
+    buf_init(&text, 512);
+    if (time)
+        buf_addf(&text, "Budget exceeded: time (%ld ms for a batch); send the rest again", b->ms);
+    else
+        buf_addf(&text,
+                 "Budget exceeded: response size (%zu bytes for an answer); ask for less, or "
+                 "send the rest again",
+                 b->bytes);
+    r = rpc_error(req, id, RPC_BUDGET_EXCEEDED, text.data);
+    buf_release(&text);
+    return r;
+}
+
+static struct json_object *rpc_result(struct json_object *id, struct json_object *result)
+{
+    struct json_object *r = json_object_new_object();
+    json_object_object_add(r, "jsonrpc", json_object_new_string("2.0"));
+    json_object_object_add(r, "id", json_object_get(id));
+    json_object_object_add(r, "result", result);
+    return r;
+}
+
+static struct json_object *initialize(struct json_object *params)
+{
+    struct json_object *r = json_object_new_object(), *caps = json_object_new_object(), *v;
+    struct json_object *tools = json_object_new_object(), *info = json_object_new_object();
+    const char *asked = NULL, *chosen = versions[0];
+    if (params && json_object_object_get_ex(params, "protocolVersion", &v))
+        asked = json_object_get_string(v);
+    for (size_t i = 0; asked && i < sizeof versions / sizeof *versions; i++)
+        if (strcmp(asked, versions[i]) == 0)
+            chosen = versions[i]; /* the client's, when we speak it; else our latest */
+    json_object_object_add(tools, "listChanged", json_object_new_boolean(0));
+    json_object_object_add(caps, "tools", tools);
+    json_object_object_add(info, "name", json_object_new_string("knowhub"));
+    json_object_object_add(info, "version", json_object_new_string(KNOWHUB_VERSION));
+    json_object_object_add(r, "protocolVersion", json_object_new_string(chosen));
+    json_object_object_add(r, "capabilities", caps);
+    json_object_object_add(r, "serverInfo", info);
+    json_object_object_add(
+        r, "instructions",
+        json_object_new_string("KnowHub is a shared knowledge base. Before a goal, call "
+                               "knowledge_rules and knowledge_search (with your trace_id); "
+                               "save what you learn with knowledge_save; when a goal ends, "
+                               "call trace_eval_prompt and trace_submit_evaluation."));
+    return r;
+}
+
+/* Answer one JSON-RPC message within what is left of the budget; NULL for
+ * a notification (no answer). */
+static struct json_object *handle_one(struct request *req, struct json_object *msg,
+                                      struct budget *b)
+{
+    struct json_object *id = NULL, *v, *params = NULL;
+    const char *method;
+    int has_id;
+    if (!json_object_is_type(msg, json_type_object))
+        return rpc_error(req, NULL, RPC_INVALID_REQUEST, "Invalid Request");
+    has_id = json_object_object_get_ex(msg, "id", &id);
+    if (!json_object_object_get_ex(msg, "jsonrpc", &v) ||
+        !json_object_is_type(v, json_type_string) ||
+        strcmp(json_object_get_string(v), "2.0") != 0 || !id_valid(id))
+        return rpc_error(req, id, RPC_INVALID_REQUEST, "Invalid Request");
+    if (!json_object_object_get_ex(msg, "method", &v) ||
+        !json_object_is_type(v, json_type_string)) {
+        /* A response from the client (to a request we never send): nothing to say. */
+        if (has_id && (json_object_object_get_ex(msg, "result", NULL) ||
+                       json_object_object_get_ex(msg, "error", NULL)))
+            return NULL;
+        return rpc_error(req, id, RPC_INVALID_REQUEST, "Invalid Request");
+    }
+    method = json_object_get_string(v);
+    json_object_object_get_ex(msg, "params", &params);
+    if (params && !json_object_is_type(params, json_type_object))
+        return has_id ? rpc_error(req, id, RPC_INVALID_PARAMS, "params must be an object") : NULL;
+    if (!has_id)
+        return NULL; /* notifications (initialized, cancelled, ...) are accepted */
+    /* The first message always runs; later ones only within the budget. */
+    if (b->exhausted)
+        return budget_error(req, id, b, 0);
+    if (b->started++ > 0 && monotonic_ms() > b->deadline_ms)
+        return budget_error(req, id, b, 1);
+    if (strcmp(method, "initialize") == 0)
+        return rpc_result(id, initialize(params));
+    if (strcmp(method, "ping") == 0)
+        return rpc_result(id, json_object_new_object());
+    if (strcmp(method, "tools/list") == 0) {
+        struct json_object *r = json_object_new_object();
+        json_object_object_add(r, "tools", mcp_tools_list());
+        return rpc_result(id, r);
+    }
+    if (strcmp(method, "tools/call") == 0) {
+        struct json_object *name = NULL, *args = NULL, *result;
+        int too_large;
+        if (!params || !json_object_object_get_ex(params, "name", &name) ||
+            !json_object_is_type(name, json_type_string))
+            return rpc_error(req, id, RPC_INVALID_PARAMS, "tools/call needs a tool name");
+        json_object_object_get_ex(params, "arguments", &args);
+        result = mcp_tools_call(req, json_object_get_string(name), args, b->bytes_left, &too_large);
+        if (too_large) {
+            b->exhausted = 1;
+            return budget_error(req, id, b, 0);
+        }
+        if (!result)
+            return rpc_error(req, id, RPC_INVALID_PARAMS, "Unknown tool");
+        return rpc_result(id, result);
+    }
+    return rpc_error(req, id, RPC_METHOD_NOT_FOUND, "Method not found");
+}
+
+/* Answer one message and charge its answer to the budget: an answer that
+ * does not fit (a tool list, an error) becomes a budget error, which is
+ * small and always fits the room kept for it. */
+static struct json_object *answer_within(struct request *req, struct json_object *msg,
+                                         struct budget *b)
+{
+    struct json_object *one = handle_one(req, msg, b), *id = NULL;
+    size_t len;
+    if (!one)
+        return NULL;
+    len = strlen(json_text(one)) + 1; /* and the comma */
+    if (len > b->bytes_left) {
+        json_object_object_get_ex(one, "id", &id);
+        id = json_object_get(id);
+        json_object_put(one);
+        one = budget_error(req, id, b, 0);
+        b->exhausted = 1;
+        json_object_put(id);
+        len = strlen(json_text(one)) + 1;
+    }
+    b->bytes_left = len < b->bytes_left ? b->bytes_left - len : 0;
+    return one;
+}
+
+void h_mcp(struct request *req, struct response *res)
+{
+    struct json_object *msg, *answer;
+    struct budget b;
+    struct buf dup;
+    const char *why;
+    if (req->mcp_version) {
+        /* After initialize a client names its version; one we do not speak is a 400. */
+        int known = 0;
+        for (size_t i = 0; i < sizeof versions / sizeof *versions; i++)
+            known |= strcmp(req->mcp_version, versions[i]) == 0;
+        if (!known) {
+            reply_raw(
+                res, 400,
+                rpc_error(req, NULL, RPC_INVALID_REQUEST, "Unsupported MCP-Protocol-Version"));
+            return;
+        }
+    }
+    buf_init(&dup, 4096);
+    if (json_parse_whole_ex(req->body, req->body_len, &msg, &why, &dup)) {
+        if (dup.len || strcmp(why, "duplicate key") == 0) {
+            /* Well-formed, but which of the values was meant is unknown. */
+            struct buf text;
+            buf_init(&text, 8192);
+            buf_addf(&text, "Invalid Request: duplicate key '%s'", dup.data);
+            reply_raw(res, 200, rpc_error(req, NULL, RPC_INVALID_REQUEST, text.data));
+            buf_release(&text);
+        } else {
+            reply_raw(res, 200, rpc_error(req, NULL, RPC_PARSE_ERROR, "Parse error"));
+        }
+        buf_release(&dup);
+        return;
+    }
+    buf_release(&dup);
+    if (!msg) { /* valid JSON (null), but not a request: -32600 as for 42 or "x" */
+        reply_raw(res, 200, rpc_error(req, NULL, RPC_INVALID_REQUEST, "Invalid Request"));
+        return;
+    }
+    /* Room is kept for the errors of the messages past the budget (each
+     * under 512 bytes), so the answer stays within the budget. */
+    b.ms = req->cfg ? req->cfg->mcp_budget_ms : 10000;
+    b.bytes = req->cfg ? req->cfg->mcp_budget_bytes : 4 * 1024 * 1024;
+    b.deadline_ms = monotonic_ms() + b.ms;
+    b.started = 0;
+    b.bytes_left = b.bytes;
+    if (json_object_is_type(msg, json_type_array)) {
+        size_t n = json_object_array_length(msg);
+        if (n == 0) {
+            reply_raw(res, 200, rpc_error(req, NULL, RPC_INVALID_REQUEST, "Invalid Request"));
+        } else if (n > MCP_MAX_BATCH) {
+            reply_raw(res, 200,
+                      rpc_error(req, NULL, RPC_INVALID_REQUEST,
+                                "Batch too large (at most 1000 messages, of which 100 run)"));
+        } else {
+            b.bytes_left -= MCP_ERROR_ROOM * (n < MCP_MAX_MESSAGES ? n : MCP_MAX_MESSAGES);
+            answer = json_object_new_array();
+            for (size_t i = 0; i < n; i++) {
+                struct json_object *item = json_object_array_get_idx(msg, i), *one = NULL, *bid;
+                if (i < MCP_MAX_MESSAGES)
+                    b.bytes_left += MCP_ERROR_ROOM; /* this one's room is its own now */
+                if (i < MCP_MAX_MESSAGES)
+                    one = answer_within(req, item, &b);
+                else if (json_object_is_type(item, json_type_object) &&
+                         json_object_object_get_ex(item, "method", NULL) &&
+                         json_object_object_get_ex(item, "id", &bid))
+                    /* Past the limit a request is not run, but still answered. */
+                    one = rpc_error(req, bid, RPC_INVALID_REQUEST,
+                                    "Batch too large (at most 100 messages)");
+                if (one)
+                    json_object_array_add(answer, one);
+            }
+            if (json_object_array_length(answer) == 0) {
+                json_object_put(answer);
+                reply_raw(res, 202, NULL);
+            } else {
+                reply_raw(res, 200, answer);
+            }
+        }
+    } else {
+        answer = answer_within(req, msg, &b);
+        if (answer)
+            reply_raw(res, 200, answer);
+        else
+            reply_raw(res, 202, NULL);
+    }
+    json_object_put(msg);
+}
+
+void h_tools(struct request *req, struct response *res)
+{
+    struct json_object *data = json_object_new_object();
+    (void)req;
+    json_object_object_add(data, "tools", mcp_tools_openai());
+    reply_data(res, data);
+}

@@ -1,0 +1,543 @@
+/* mcp: the agent tools, each a row naming the REST route it runs. */
+#include "mcp/mcp.h"
+#include "base/buf.h"
+#include "http/http.h"
+#include "base/jfield.h"
+#include "http/router.h"
+#include "base/util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum args_to { ARGS_QUERY, ARGS_BODY, ARGS_NONE };
+
+struct tool {
+    const char *name;
+    const char *description;
+    const char *schema; /* JSON Schema of the arguments */
+    const char *method;
+    const char *path; /* may hold {knowledge_id} or {trace_id}, taken from the arguments */
+    enum args_to args;
+    /* An argument REST names otherwise: "query:q" sends query as q, and
+     * also accepts q itself (the older name) as an alias; NULL for none. */
+    const char *renamed;
+};
+
+#define TYPES "[\"tool\",\"usecase\",\"definition\",\"plan\",\"strategy\"]"
+
+static const struct tool tools[] = {
+    {"knowledge_search",
+     "Search the knowledge base before you plan a goal. Two stages: relevant candidates "
+     "(lexical, or an LLM router), then a quality rerank by score and by how often the "
+     "knowledge helped or harmed before. Returns results [{id, title, scenario, content, tags, "
+     "score, quality_score, metrics}]. Pass trace_id, goal_id and sequence to log what you "
+     "inject into your task, so it can be evaluated later (trace_eval_prompt).",
+     "{\"type\":\"object\",\"properties\":{"
+     "\"query\":{\"type\":\"string\",\"description\":\"what you are about to do\"},"
+     "\"q\":{\"type\":\"string\",\"description\":\"the same as query (an alias kept for "
+     "older agents); give one of them\"},"
+     "\"top_k\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50,\"default\":5},"
+     "\"min_score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5,\"default\":3},"
+     "\"tags_type\":{\"type\":\"array\",\"items\":{\"enum\":" TYPES "}},"
+     "\"category\":{\"enum\":[\"rules\",\"experiences\"]},"
+     "\"trace_id\":{\"type\":\"string\"},\"goal_id\":{\"type\":\"string\"},"
+     "\"sequence\":{\"type\":\"integer\",\"minimum\":0},"
+     "\"task\":{\"type\":\"string\",\"description\":\"the trace's mission, kept for its "
+     "evaluation prompt\"}},\"required\":[\"query\"]}",
+     "GET", "/api/knowledge/search", ARGS_QUERY, "query:q"},
+    {"knowledge_save",
+     "Save something you learned so later tasks can reuse it: the scenario (when it applies) "
+     "and the content (the knowledge itself, at most 2000 characters), with its types. "
+     "Returns the new entry with its id.",
+     "{\"type\":\"object\",\"properties\":{"
+     "\"scenario\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"},"
+     "\"tags_type\":{\"type\":\"array\",\"items\":{\"enum\":" TYPES "}},"
+     "\"urls\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+     "\"agent_id\":{\"type\":\"string\"},\"score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":"
+     "5},"
+     "\"message_id\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},"
+     "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
+     "\"required\":[\"scenario\",\"content\"]}",
+     "POST", "/api/knowledge", ARGS_BODY, NULL},
+    {"knowledge_update",
+     "Report on one entry: add_helpful_case or add_harmful_case ({case_id, scenario, result}; "
+     "the same case_id counts once), update_score (1-5), or evolve_feedback (the server's LLM "
+     "rewrites the content; without an LLM the feedback is only stored). Returns the entry.",
+     "{\"type\":\"object\",\"properties\":{\"knowledge_id\":{\"type\":\"string\"},"
+     "\"add_helpful_case\":{\"type\":\"object\"},\"add_harmful_case\":{\"type\":\"object\"},"
+     "\"update_score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5},"
+     "\"evolve_feedback\":{\"type\":\"string\"}},\"required\":[\"knowledge_id\"]}",
+     "PUT", "/api/knowledge/{knowledge_id}", ARGS_BODY, NULL},
+    {"knowledge_batch_update",
+     "Report on several entries at once: feedback_list [{knowledge_id, is_effective, "
+     "feedback?}]. Each item is applied on its own; results say which succeeded.",
+     "{\"type\":\"object\",\"properties\":{\"feedback_list\":{\"type\":\"array\",\"items\":{"
+     "\"type\":\"object\",\"properties\":{\"knowledge_id\":{\"type\":\"string\"},"
+     "\"is_effective\":{\"type\":\"boolean\"},\"feedback\":{\"type\":\"string\"}},"
+     "\"required\":[\"knowledge_id\",\"is_effective\"]}}},\"required\":[\"feedback_list\"]}",
+     "POST", "/api/knowledge/batch_update", ARGS_BODY, NULL},
+    {"knowledge_list", "List saved knowledge, newest first, with the total count.",
+     "{\"type\":\"object\",\"properties\":{"
+     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":10},"
+     "\"offset\":{\"type\":\"integer\",\"minimum\":0},"
+     "\"tags_type\":{\"type\":\"array\",\"items\":{\"enum\":" TYPES "}},"
+     "\"category\":{\"enum\":[\"rules\",\"experiences\"]}}}",
+     "GET", "/api/knowledge", ARGS_QUERY, NULL},
+    {"knowledge_slim",
+     "Merge near-duplicate knowledge (slim the base). Starts a job and returns it (id, "
+     "status); dry_run returns the plan instead and changes nothing.",
+     "{\"type\":\"object\",\"properties\":{\"dry_run\":{\"type\":\"boolean\"},"
+     "\"threshold\":{\"type\":\"number\",\"minimum\":0.3,\"maximum\":1},"
+     "\"model\":{\"type\":\"string\"}}}",
+     "POST", "/api/knowledge/slim", ARGS_BODY, NULL},
+    {"knowledge_read",
+     "Read one knowledge file in full (Markdown with front matter) by category and path, "
+     "as found by search or list.",
+     "{\"type\":\"object\",\"properties\":{\"category\":{\"enum\":[\"rules\",\"experiences\"]},"
+     "\"path\":{\"type\":\"string\"}},\"required\":[\"category\",\"path\"]}",
+     "POST", "/api/knowledge/read", ARGS_BODY, NULL},
+    {"knowledge_rules",
+     "The rules you must always follow, and a ready block to put in your system prompt.",
+     "{\"type\":\"object\",\"properties\":{}}", "GET", "/api/knowledge/rules", ARGS_NONE, NULL},
+    {"knowledge_context",
+     "Everything to load before answering a question: the mandatory rules block and the "
+     "relevant knowledge block (table_names boost knowledge tagged with them).",
+     "{\"type\":\"object\",\"properties\":{\"question\":{\"type\":\"string\"},"
+     "\"table_names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+     "\"max_results\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50}},"
+     "\"required\":[\"question\"]}",
+     "POST", "/api/knowledge/context", ARGS_BODY, NULL},
+    {"trace_eval_prompt",
+     "When a goal completes, before you compress your context, or when your task ends: get "
+     "the prompt that asks you to judge the knowledge injected into this trace (irrelevant, "
+     "unused, helpful, harmful, neutral). Answer it, then call trace_submit_evaluation.",
+     "{\"type\":\"object\",\"properties\":{\"trace_id\":{\"type\":\"string\"},"
+     "\"goal\":{\"type\":\"string\",\"description\":\"the current goal\"}},"
+     "\"required\":[\"trace_id\"]}",
+     "GET", "/api/traces/{trace_id}/eval_prompt", ARGS_QUERY, NULL},
+    {"trace_submit_evaluation",
+     "Send your evaluation of the injected knowledge: output is your raw reply (JSON, a "
+     "```json block, or prose around a JSON object), or give evaluations "
+     "[{knowledge_id, eval_status, reason}]. trigger is goal_completion, compression or "
+     "task_completion. Helpful and harmful verdicts move the knowledge up or down.",
+     "{\"type\":\"object\",\"properties\":{\"trace_id\":{\"type\":\"string\"},"
+     "\"trigger\":{\"enum\":[\"goal_completion\",\"compression\",\"task_completion\"]},"
+     "\"output\":{\"type\":\"string\"},\"evaluations\":{\"type\":\"array\",\"items\":{"
+     "\"type\":\"object\"}}},\"required\":[\"trace_id\",\"trigger\"]}",
+     "POST", "/api/traces/{trace_id}/evaluations", ARGS_BODY, NULL},
+};
+#define TOOL_COUNT (sizeof tools / sizeof tools[0])
+
+struct json_object *mcp_tools_list(void)
+{
+    struct json_object *list = json_object_new_array();
+    for (size_t i = 0; i < TOOL_COUNT; i++) {
+        struct json_object *t = json_object_new_object();
+        json_object_object_add(t, "name", json_object_new_string(tools[i].name));
+        json_object_object_add(t, "description", json_object_new_string(tools[i].description));
+        json_object_object_add(t, "inputSchema", json_parse_stored(tools[i].schema));
+        json_object_array_add(list, t);
+    }
+    return list;
+}
+
+struct json_object *mcp_tools_openai(void)
+{
+    struct json_object *list = json_object_new_array();
+    for (size_t i = 0; i < TOOL_COUNT; i++) {
+        struct json_object *t = json_object_new_object(), *f = json_object_new_object();
+        json_object_object_add(f, "name", json_object_new_string(tools[i].name));
+        json_object_object_add(f, "description", json_object_new_string(tools[i].description));
+        json_object_object_add(f, "parameters", json_parse_stored(tools[i].schema));
+        json_object_object_add(t, "type", json_object_new_string("function"));
+        json_object_object_add(t, "function", f);
+        json_object_array_add(list, t);
+    }
+    return list;
+}
+
+/* Percent-encode s for a URL (unreserved characters kept). */
+static void url_encode(const char *s, struct buf *out)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '_' || c == '.' || c == '~')
+            buf_addch(out, (char)c);
+        else
+            buf_addf(out, "%%%02X", c);
+    }
+}
+
+/* A query value: strings as they are, lists comma-joined, others as JSON. */
+static void query_value(struct json_object *v, struct buf *out)
+{
+    if (json_object_is_type(v, json_type_string)) {
+        url_encode(json_object_get_string(v), out);
+    } else if (json_object_is_type(v, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+            struct json_object *e = json_object_array_get_idx(v, i);
+            if (i)
+                buf_adds(out, "%2C");
+            url_encode(json_object_is_type(e, json_type_string) ? json_object_get_string(e)
+                                                                : json_object_to_json_string(e),
+                       out);
+        }
+    } else {
+        url_encode(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN), out);
+    }
+}
+
+/* Is key a {name} of the tool's path (so not a query or body argument)? */
+static int in_path(const struct tool *t, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = strchr(t->path, '{'); p; p = strchr(p + 1, '{'))
+        if (strncmp(p + 1, key, n) == 0 && p[1 + n] == '}')
+            return 1;
+    return 0;
+}
+
+static struct json_object *text_content(const char *text)
+{
+    struct json_object *list = json_object_new_array(), *c = json_object_new_object();
+    json_object_object_add(c, "type", json_object_new_string("text"));
+    json_object_object_add(c, "text", json_object_new_string(text));
+    json_object_array_add(list, c);
+    return list;
+}
+
+static struct json_object *tool_error(const struct request *req, const char *code, const char *fmt,
+                                      ...) __attribute__((format(printf, 3, 4)));
+
+/* A tool result with isError, the REST error's code and message and the
+ * request id, as REST would answer. */
+static struct json_object *tool_error(const struct request *req, const char *code, const char *fmt,
+                                      ...)
+{
+    struct json_object *r = json_object_new_object(), *err = json_object_new_object(), *sc;
+    struct buf message, text;
+    va_list ap;
+    buf_init(&message, 4096);
+    buf_init(&text, 8192);
+    va_start(ap, fmt);
+    if (buf_vaddf(&message, fmt, ap))
+        buf_adds(&message, code);
+    va_end(ap);
+    buf_addf(&text, "%s: %s", code, message.data);
+    json_object_object_add(err, "code", json_object_new_string(code));
+    json_object_object_add(err, "message", json_object_new_string(message.data));
+    json_object_object_add(err, "request_id",
+                           json_object_new_string(req->request_id ? req->request_id : ""));
+    sc = json_object_new_object();
+    json_object_object_add(sc, "error", err);
+    json_object_object_add(r, "content", text_content(text.data));
+    json_object_object_add(r, "structuredContent", sc);
+    json_object_object_add(r, "isError", json_object_new_boolean(1));
+    buf_release(&message);
+    buf_release(&text);
+    return r;
+}
+
+/* Does v have the JSON type a schema property asks for? `what` is how to
+ * say it in an error. Enums are strings here; their values are REST's to
+ * check. */
+static int type_matches(struct json_object *prop, struct json_object *v, const char **what)
+{
+    struct json_object *type = NULL, *items = NULL;
+    const char *t;
+    json_object_object_get_ex(prop, "type", &type);
+    t = type ? json_object_get_string(type) : "string"; /* {"enum": [...]}: strings */
+    if (strcmp(t, "string") == 0) {
+        *what = "a string";
+        return json_object_is_type(v, json_type_string);
+    }
+    if (strcmp(t, "integer") == 0) {
+        *what = "an integer";
+        return json_object_is_type(v, json_type_int);
+    }
+    if (strcmp(t, "number") == 0) {
+        *what = "a number";
+        return json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double);
+    }
+    if (strcmp(t, "boolean") == 0) {
+        *what = "true or false";
+        return json_object_is_type(v, json_type_boolean);
+    }
+    if (strcmp(t, "object") == 0) {
+        *what = "an object";
+        return json_object_is_type(v, json_type_object);
+    }
+    /* an array: of strings (or enum values), or of objects */
+    json_object_object_get_ex(prop, "items", &items);
+    if (items && json_object_object_get_ex(items, "type", &type) &&
+        strcmp(json_object_get_string(type), "object") == 0) {
+        *what = "a list of objects";
+        t = "object";
+    } else {
+        *what = "a list of strings";
+        t = "string";
+    }
+    if (!json_object_is_type(v, json_type_array))
+        return 0;
+    for (size_t i = 0; i < json_object_array_length(v); i++) {
+        struct json_object *e = json_object_array_get_idx(v, i);
+        if (!json_object_is_type(e, *t == 'o' ? json_type_object : json_type_string))
+            return 0;
+    }
+    return 1;
+}
+
+/* The enum of a property (or of its items) that v, a string or a list of
+ * strings, is outside of; NULL when v is within it or there is none. A list
+ * item "tool,plan" would otherwise reach REST as two values. */
+static struct json_object *outside_enum(struct json_object *prop, struct json_object *v)
+{
+    struct json_object *values = NULL, *items = NULL;
+    size_t n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 1;
+    if (json_object_is_type(v, json_type_array)) {
+        if (!json_object_object_get_ex(prop, "items", &items) ||
+            !json_object_object_get_ex(items, "enum", &values))
+            return NULL;
+    } else if (!json_object_object_get_ex(prop, "enum", &values)) {
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *e = items ? json_object_array_get_idx(v, i) : v;
+        int found = 0;
+        for (size_t j = 0; !found && j < json_object_array_length(values); j++)
+            found = json_object_equal(e, json_object_array_get_idx(values, j));
+        if (!found)
+            return values;
+    }
+    return NULL;
+}
+
+/* The arguments as the tool's schema names them: the alias of a renamed
+ * argument (knowledge_search's q) becomes its name (query), and every
+ * argument is checked against the schema's type, so an array is never
+ * joined into a string nor an object sent where REST reads a string. A new
+ * object (caller puts it) in *out, or an error result. */
+static struct json_object *arguments_checked(const struct request *req, const struct tool *t,
+                                             struct json_object *arguments,
+                                             struct json_object **out)
+{
+    struct json_object *schema = json_parse_stored(t->schema), *props = NULL, *list, *v;
+    struct json_object *args = json_object_new_object(), *error = NULL;
+    char name[64] = "", alias[64] = "";
+    *out = NULL;
+    json_object_object_get_ex(schema, "properties", &props);
+    if (t->renamed) {
+        const char *colon = strchr(t->renamed, ':');
+        snprintf(name, sizeof name, "%.*s", (int)(colon - t->renamed), t->renamed);
+        snprintf(alias, sizeof alias, "%s", colon + 1);
+    }
+    if (arguments) {
+        json_object_object_foreach(arguments, key, val)
+        {
+            struct json_object *prop = NULL, *same, *values;
+            const char *what;
+            if (!val || json_object_is_type(val, json_type_null))
+                continue; /* null is absent */
+            if (*alias && strcmp(key, alias) == 0) {
+                if (json_object_object_get_ex(arguments, name, &same) && same &&
+                    !json_object_equal(same, val)) {
+                    error =
+                        tool_error(req, E_INVALID_REQUEST,
+                                   "'%s' and its alias '%s' differ: give one of them", name, alias);
+                    goto out;
+                }
+            }
+            if (json_object_object_get_ex(props, key, &prop) && !type_matches(prop, val, &what)) {
+                error = tool_error(req, E_INVALID_REQUEST, "'%s' must be %s", key, what);
+                goto out;
+            }
+            if (prop && (values = outside_enum(prop, val))) {
+                struct buf allowed;
+                buf_init(&allowed, 4096);
+                for (size_t i = 0; i < json_object_array_length(values); i++)
+                    buf_addf(&allowed, "%s%s", i ? ", " : "",
+                             json_object_get_string(json_object_array_get_idx(values, i)));
+                error =
+                    tool_error(req, E_INVALID_REQUEST, "'%s' must be %s: %s", key,
+                               json_object_is_type(val, json_type_array) ? "a list of" : "one of",
+                               allowed.data);
+                buf_release(&allowed);
+                goto out;
+            }
+            /* An argument the schema does not know goes to REST as it is:
+             * a query has no place for a list or an object. */
+            if (!prop && t->args == ARGS_QUERY && !json_object_is_type(val, json_type_string) &&
+                !json_object_is_type(val, json_type_int) &&
+                !json_object_is_type(val, json_type_boolean)) {
+                error =
+                    tool_error(req, E_INVALID_REQUEST,
+                               "'%s' is not an argument of %s (or must be a string)", key, t->name);
+                goto out;
+            }
+            if (*alias && strcmp(key, alias) == 0)
+                key = name;
+            json_object_object_add(args, key, json_object_get(val));
+        }
+    }
+    if (json_object_object_get_ex(schema, "required", &list)) {
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
+            const char *key = json_object_get_string(json_object_array_get_idx(list, i));
+            if (!json_object_object_get_ex(args, key, &v)) {
+                error = tool_error(req, E_INVALID_REQUEST, "'%s' is required", key);
+                goto out;
+            }
+        }
+    }
+    *out = args;
+    args = NULL;
+out:
+    json_object_put(args);
+    json_object_put(schema);
+    return error;
+}
+
+struct json_object *mcp_tools_call(struct request *req, const char *name,
+                                   struct json_object *arguments, size_t max_bytes, int *too_large)
+{
+    const struct tool *t = NULL;
+    struct request sub;
+    struct response res;
+    struct buf path, query;
+    struct json_object *args = NULL, *body = NULL, *reply = NULL, *result, *v;
+    char *body_text = NULL;
+
+    *too_large = 0;
+    for (size_t i = 0; i < TOOL_COUNT; i++)
+        if (strcmp(tools[i].name, name) == 0)
+            t = &tools[i];
+    if (!t)
+        return NULL;
+    if (arguments && !json_object_is_type(arguments, json_type_object))
+        return tool_error(req, E_INVALID_REQUEST, "'arguments' must be an object");
+    if ((result = arguments_checked(req, t, arguments, &args)))
+        return result;
+
+    buf_init(&path, 8192);
+    buf_init(&query, 1 << 20);
+    /* The path's {names} come from the arguments, percent-encoded. */
+    for (const char *p = t->path; *p;) {
+        if (*p == '{') {
+            const char *close = strchr(p, '}');
+            char *key = xstrndup(p + 1, (size_t)(close - p - 1));
+            v = NULL;
+            if (!json_object_object_get_ex(args, key, &v) ||
+                !json_object_is_type(v, json_type_string) || !*json_object_get_string(v)) {
+                result = tool_error(req, E_INVALID_REQUEST, "'%s' is required", key);
+                free(key);
+                goto out;
+            }
+            url_encode(json_object_get_string(v), &path);
+            free(key);
+            p = close + 1;
+        } else {
+            buf_addch(&path, *p++);
+        }
+    }
+    if (t->args == ARGS_QUERY) {
+        json_object_object_foreach(args, key, val)
+        {
+            if (in_path(t, key))
+                continue;
+            if (query.len)
+                buf_addch(&query, '&');
+            /* a renamed argument goes by its REST name */
+            if (t->renamed && strncmp(t->renamed, key, strlen(key)) == 0 &&
+                t->renamed[strlen(key)] == ':')
+                url_encode(strchr(t->renamed, ':') + 1, &query);
+            else
+                url_encode(key, &query);
+            buf_addch(&query, '=');
+            query_value(val, &query);
+        }
+    } else if (t->args == ARGS_BODY) {
+        body = json_object_new_object();
+        json_object_object_foreach(args, key, val)
+        {
+            if (!in_path(t, key))
+                json_object_object_add(body, key, json_object_get(val));
+        }
+        body_text = xstrdup(json_text(body));
+    }
+
+    /* The same route, the same handler, the same caller as REST. */
+    request_init(&sub);
+    sub.method = t->method;
+    sub.path = path.data;
+    sub.query = query.data;
+    sub.body = body_text ? body_text : "";
+    sub.body_len = body_text ? strlen(body_text) : 0;
+    sub.request_id = req->request_id;
+    sub.authorization = req->authorization;
+    sub.cookie = req->cookie;
+    sub.csrf = req->csrf;
+    /* The body built here is JSON; the caller already passed the browser guard. */
+    sub.content_type = "application/json";
+    sub.origin = req->origin;
+    sub.host = req->host;
+    sub.sec_fetch_site = req->sec_fetch_site;
+    sub.https = req->https;
+    sub.accept_language = req->accept_language;
+    sub.store = req->store;
+    sub.llm = req->llm;
+    sub.cfg = req->cfg;
+    response_init(&res, req->request_id);
+    /* The REST answer is at most the result's size: a larger one is not built. */
+    if (max_bytes < res.body.max)
+        res.body.max = max_bytes;
+    router_dispatch(&sub, &res);
+    if (res.too_large) {
+        *too_large = 1;
+        result = NULL;
+        goto done;
+    }
+    reply = json_parse_stored(res.body.data);
+    if (reply && json_object_object_get_ex(reply, "status", &v) &&
+        strcmp(json_object_get_string(v), "success") == 0) {
+        struct json_object *data = json_object_object_get(reply, "data"), *sc;
+        result = json_object_new_object();
+        json_object_object_add(result, "content", text_content(json_text(data)));
+        /* structuredContent is an object; other data is wrapped. */
+        if (json_object_is_type(data, json_type_object)) {
+            sc = json_object_get(data);
+        } else {
+            sc = json_object_new_object();
+            json_object_object_add(sc, "data", json_object_get(data));
+        }
+        json_object_object_add(result, "structuredContent", sc);
+        /* The text holds the data a second time, escaped: the whole result counts. */
+        if (strlen(json_text(result)) > max_bytes) {
+            json_object_put(result);
+            result = NULL;
+            *too_large = 1;
+        }
+    } else {
+        struct json_object *err = NULL, *code = NULL, *msg = NULL;
+        if (reply)
+            json_object_object_get_ex(reply, "error", &err);
+        if (err) {
+            json_object_object_get_ex(err, "code", &code);
+            json_object_object_get_ex(err, "message", &msg);
+        }
+        result = tool_error(req, code ? json_object_get_string(code) : E_INTERNAL, "%s",
+                            msg ? json_object_get_string(msg) : "An unexpected error occurred");
+    }
+done:
+    json_object_put(reply);
+    request_release(&sub);
+    response_release(&res);
+out:
+    json_object_put(args);
+    json_object_put(body);
+    free(body_text);
+    buf_release(&path);
+    buf_release(&query);
+    return result;
+}

@@ -1,0 +1,231 @@
+/* auth: API tokens, hashed with libsodium and compared in constant time. */
+#include "service/auth.h"
+#include "store/store.h"
+#include "base/util.h"
+
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOKEN_ID_HEX 16
+#define TOKEN_SECRET_BYTES 32
+
+static const char *const role_names[] = {"reader", "agent", "editor", "admin"};
+
+enum role role_from_name(const char *name)
+{
+    for (int i = 0; i < 4; i++)
+        if (name && strcmp(name, role_names[i]) == 0)
+            return (enum role)i;
+    return ROLE_NONE;
+}
+
+const char *role_name(enum role role)
+{
+    return role >= ROLE_READER && role <= ROLE_ADMIN ? role_names[role] : "none";
+}
+
+int auth_may_change(const struct identity *who, const char *category)
+{
+    return !(category && strcmp(category, "rules") == 0 && who->role < ROLE_ADMIN);
+}
+
+int auth_may_change_or_403(const struct identity *who, struct response *res, const char *category)
+{
+    if (auth_may_change(who, category))
+        return 0;
+    reply_error_key(res, 403, E_FORBIDDEN, "rules_admin_only", "Only admins may change rules");
+    return -1;
+}
+
+int space_name_valid(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > 64)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+static void secret_hash(const char *secret, size_t n, unsigned char out[32])
+{
+    crypto_generichash(out, 32, (const unsigned char *)secret, n, NULL, 0);
+}
+
+int auth_token_create(struct store *st, const char *space, enum role role, const char *label,
+                      struct buf *out)
+{
+    unsigned char id_raw[TOKEN_ID_HEX / 2], secret_raw[TOKEN_SECRET_BYTES], hash[32];
+    char id[TOKEN_ID_HEX + 1];
+    char secret[sodium_base64_ENCODED_LEN(TOKEN_SECRET_BYTES,
+                                          sodium_base64_VARIANT_URLSAFE_NO_PADDING)];
+    int rc;
+
+    randombytes_buf(id_raw, sizeof id_raw);
+    randombytes_buf(secret_raw, sizeof secret_raw);
+    sodium_bin2hex(id, sizeof id, id_raw, sizeof id_raw);
+    sodium_bin2base64(secret, sizeof secret, secret_raw, sizeof secret_raw,
+                      sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+    secret_hash(secret, strlen(secret), hash);
+    rc = store_token_insert(st, id, hash, space, role_name(role), label);
+    if (rc == STORE_OK) {
+        buf_reset(out);
+        buf_addf(out, "kh_%s_%s", id, secret);
+    }
+    sodium_memzero(secret_raw, sizeof secret_raw);
+    sodium_memzero(secret, sizeof secret);
+    return rc;
+}
+
+/* Fill who from a valid, unrevoked token record (taking its strings); -1 otherwise. */
+static int identity_from(struct store *st, struct token_record *rec, struct identity *who)
+{
+    struct buf actor;
+    char minute_ago[20];
+    if (rec->revoked_at || role_from_name(rec->role) == ROLE_NONE)
+        return -1;
+    buf_init(&actor, 512);
+    buf_addf(&actor, "token:%s", rec->id);
+    if (rec->label && *rec->label)
+        buf_addf(&actor, ":%s", rec->label);
+    who->space = rec->space;
+    who->token_id = rec->id;
+    who->actor = buf_detach(&actor, NULL);
+    who->role = role_from_name(rec->role);
+    rec->space = rec->id = NULL;
+    time_utc_text_offset(minute_ago, -60);
+    /* Record use at most once a minute, so reads do not take the write lock. */
+    if (!rec->last_used_at || strcmp(rec->last_used_at, minute_ago) < 0)
+        store_token_touch(st, who->token_id); /* best effort */
+    return 0;
+}
+
+int auth_check(struct store *st, const char *authorization, struct identity *who)
+{
+    const char *tok, *sep, *secret;
+    char id[TOKEN_ID_HEX + 1];
+    unsigned char hash[32];
+    struct token_record rec;
+    int rc, ok;
+
+    if (!authorization || strncasecmp(authorization, "Bearer ", 7) != 0)
+        return -1;
+    tok = authorization + 7;
+    while (*tok == ' ')
+        tok++;
+    if (strncmp(tok, "kh_", 3) != 0)
+        return -1;
+    sep = strchr(tok + 3, '_');
+    if (!sep || sep - (tok + 3) != TOKEN_ID_HEX)
+        return -1;
+    memcpy(id, tok + 3, TOKEN_ID_HEX);
+    id[TOKEN_ID_HEX] = '\0';
+    for (int i = 0; i < TOKEN_ID_HEX; i++)
+        if (!((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f')))
+            return -1;
+    secret = sep + 1;
+    if (strlen(secret) > 128)
+        return -1;
+    rc = store_token_get(st, id, &rec);
+    if (rc == STORE_NOT_FOUND)
+        return -1;
+    if (rc != STORE_OK)
+        return -2;
+    secret_hash(secret, strlen(secret), hash);
+    ok = sodium_memcmp(hash, rec.hash, 32) == 0 && identity_from(st, &rec, who) == 0;
+    token_record_release(&rec);
+    return ok ? 0 : -1;
+}
+
+/* ---- browser logins ---- */
+
+const char *auth_cookie_name(int https)
+{
+    return https ? LOGIN_COOKIE_TLS : LOGIN_COOKIE;
+}
+
+/* The value of cookie name in a Cookie header into out; -1 when absent. */
+static int cookie_value(const char *header, const char *name, struct buf *out)
+{
+    size_t name_len = strlen(name);
+    for (const char *p = header; p && *p;) {
+        p += strspn(p, " \t;");
+        size_t n = strcspn(p, ";");
+        if (n > name_len && strncmp(p, name, name_len) == 0 && p[name_len] == '=') {
+            buf_reset(out);
+            return buf_add(out, p + name_len + 1, n - name_len - 1) || out->len == 0 ? -1 : 0;
+        }
+        p += n;
+    }
+    return -1;
+}
+
+static void random_text(size_t bytes, struct buf *out)
+{
+    unsigned char raw[32];
+    char text[sodium_base64_ENCODED_LEN(32, sodium_base64_VARIANT_URLSAFE_NO_PADDING)];
+    randombytes_buf(raw, bytes);
+    sodium_bin2base64(text, sizeof text, raw, bytes, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+    buf_reset(out);
+    buf_adds(out, text);
+    sodium_memzero(raw, sizeof raw);
+}
+
+int auth_login_start(struct store *st, const struct identity *who, struct buf *cookie,
+                     struct buf *csrf)
+{
+    unsigned char hash[32];
+    random_text(32, cookie);
+    random_text(24, csrf);
+    secret_hash(cookie->data, cookie->len, hash);
+    return store_login_insert(st, hash, who->token_id, csrf->data, LOGIN_LIFETIME_SECONDS);
+}
+
+int auth_check_cookie(struct store *st, const char *cookie_header, const char *name,
+                      struct identity *who, char **csrf)
+{
+    struct buf value;
+    struct token_record rec;
+    unsigned char hash[32];
+    int rc;
+    *csrf = NULL;
+    buf_init(&value, 256);
+    if (cookie_value(cookie_header, name, &value)) {
+        buf_release(&value);
+        return -1;
+    }
+    secret_hash(value.data, value.len, hash);
+    buf_release(&value);
+    rc = store_login_get(st, hash, &rec, csrf);
+    if (rc == STORE_OK && identity_from(st, &rec, who) == 0) {
+        token_record_release(&rec);
+        return 0;
+    }
+    token_record_release(&rec);
+    free(*csrf);
+    *csrf = NULL;
+    return rc == STORE_OK || rc == STORE_NOT_FOUND ? -1 : -2;
+}
+
+void auth_login_end(struct store *st, const char *cookie_header, const char *name)
+{
+    struct buf value;
+    unsigned char hash[32];
+    buf_init(&value, 256);
+    if (cookie_value(cookie_header, name, &value) == 0) {
+        secret_hash(value.data, value.len, hash);
+        store_login_delete(st, hash);
+    }
+    buf_release(&value);
+}
+
+int auth_csrf_ok(const char *expected, const char *given)
+{
+    size_t n = expected ? strlen(expected) : 0;
+    return n > 0 && given && strlen(given) == n && sodium_memcmp(expected, given, n) == 0;
+}

@@ -1,0 +1,59 @@
+/* auth: API tokens. A token is "kh_<id>_<secret>": the id (16 hex) finds the
+ * row, the secret's BLAKE2b hash (libsodium) is compared in constant time.
+ * Only hashes are stored. */
+#ifndef KNOWHUB_AUTH_H
+#define KNOWHUB_AUTH_H
+
+#include "base/buf.h"
+#include "http/http.h"
+
+struct store;
+
+/* Role from its name ("admin", "editor", "agent", "reader"); ROLE_NONE if unknown. */
+enum role role_from_name(const char *name);
+const char *role_name(enum role role);
+
+/* Rules are changed by admins only: 1 when who may change an entry of
+ * category (NULL counts as not a rule). */
+int auth_may_change(const struct identity *who, const char *category);
+/* The same, replying 403 FORBIDDEN to res and returning -1 when not. */
+int auth_may_change_or_403(const struct identity *who, struct response *res, const char *category);
+
+/* Return 1 when name is a valid space name: [a-z0-9_-], 1..64 characters. */
+int space_name_valid(const char *name);
+
+/* Create a token for space (created if needed) and role; the full token text
+ * goes to out (shown once, never stored). Returns a store status. */
+int auth_token_create(struct store *st, const char *space, enum role role, const char *label,
+                      struct buf *out);
+
+/* Check an "Authorization" header value; on success fill who and return 0;
+ * -1 when missing, malformed, unknown, forged or revoked; -2 on a store error. */
+int auth_check(struct store *st, const char *authorization, struct identity *who);
+
+/* ---- browser logins ---- */
+
+#define LOGIN_COOKIE "kh_session"
+#define LOGIN_COOKIE_TLS "__Host-kh_session"
+#define LOGIN_LIFETIME_SECONDS (7L * 24 * 3600)
+
+/* The login cookie's name: over https the __Host- one (the browser keeps it
+ * only when Secure, Path=/ and host-only, so no sibling host or plain-http
+ * page can plant it), else plain kh_session. Only that name is read. */
+const char *auth_cookie_name(int https);
+
+/* Start a browser login for the token of who: a fresh cookie value (only its
+ * hash is stored) and CSRF token go to cookie and csrf. */
+int auth_login_start(struct store *st, const struct identity *who, struct buf *cookie,
+                     struct buf *csrf);
+/* Check the login cookie called name in a Cookie header: fill who and *csrf (caller
+ * frees) and return 0; -1 when absent, unknown, expired or its token revoked;
+ * -2 on a store error. */
+int auth_check_cookie(struct store *st, const char *cookie_header, const char *name,
+                      struct identity *who, char **csrf);
+/* Forget the login cookie called name of a Cookie header (no error when there is none). */
+void auth_login_end(struct store *st, const char *cookie_header, const char *name);
+/* Constant-time comparison of the expected and given CSRF tokens. */
+int auth_csrf_ok(const char *expected, const char *given);
+
+#endif

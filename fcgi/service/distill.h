@@ -1,0 +1,53 @@
+/* distill: turn an analysis (seed 004 section 7: the experience_context the
+ * browser builds from a leaf table's chain) into a reusable experience
+ * document — with the LLM when configured, else a deterministic local
+ * distillation of the same context. */
+#ifndef KNOWHUB_DISTILL_H
+#define KNOWHUB_DISTILL_H
+
+#include <json-c/json.h>
+
+#include "base/buf.h"
+
+struct request;
+struct llm_reply;
+
+/* The language the distilled body is written in: the first Accept-Language
+ * tag when it is zh, ja, ko, fr, de, es or pt, else "en" (the reference's
+ * list; the local distillation itself writes Chinese or English). */
+const char *distill_language(const char *accept_language);
+
+/* The context summary the distiller reads (the reference's truncations:
+ * question 500, interaction items 500, attempts 400, code 800, the last 20
+ * dialog messages counted), as text. */
+void distill_summary(struct json_object *ctx, struct buf *out);
+
+/* A Markdown document with front matter (title, tags, created, updated,
+ * source: distill-local, source_context) built from the context alone, in
+ * lang ("zh" or anything else for English). */
+void distill_local(struct json_object *ctx, const char *lang, struct buf *out);
+
+/* The longest a distillation may wait for the LLM, all calls together: below
+ * nginx's fastcgi_read_timeout (300 s, nginx/knowhub_fastcgi.conf), so the
+ * caller gets knowhub's answer (LLM_TIMEOUT), never nginx's 504. */
+#define DISTILL_MAX_TIMEOUT_SECONDS 240
+
+/* Ask the LLM for the document (one condensing retry when the body is over
+ * 2000 characters); 0 with it in out, else -1 with r's error. model NULL:
+ * the server's model; timeout_ms 0: the configured one. Both calls share
+ * the one timeout, at most DISTILL_MAX_TIMEOUT_SECONDS. */
+int distill_llm(struct request *req, struct json_object *ctx, const char *lang, const char *model,
+                long timeout_ms, struct buf *out, struct llm_reply *r);
+
+/* Make a distiller's text a proper document: front matter parsed or, when
+ * missing, the reference's fallback header (first line as title, at most 80
+ * characters, or "Untitled Knowledge"; tags []); then source, created,
+ * updated and source_context set. The result goes to out. */
+void distill_finish(const char *text, const char *source, const char *context_id, struct buf *out);
+
+/* The reference's file name: the title stripped, spaces to '-', lower-cased,
+ * at most 80 characters, reduced to a base name without control characters
+ * or separators, plus ".md"; "<context_id or experience>.md" without one. */
+void distill_file_name(const char *title, const char *context_id, struct buf *out);
+
+#endif

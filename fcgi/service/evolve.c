@@ -1,0 +1,112 @@
+/* evolve: the LLM rewrites an entry after feedback. */
+#include "service/evolve.h"
+#include "domain/document.h"
+#include "http/http.h"
+#include "domain/knowledge_limits.h"
+#include "llm/llm.h"
+#include "store/store.h"
+#include "base/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int add_case_line(const struct knowledge_case *c, void *ctx)
+{
+    buf_addf(ctx, "- %s: %s\n", c->scenario, c->result);
+    return 0;
+}
+
+/* The answer without a ``` fence wrapped around all of it. */
+static void unfence(const char *text, struct buf *out)
+{
+    size_t n = strlen(text), start = strspn(text, " \t\r\n");
+    buf_reset(out);
+    while (n > start && strchr(" \t\r\n", text[n - 1]))
+        n--;
+    if (n - start >= 6 && strncmp(text + start, "```", 3) == 0 &&
+        strncmp(text + n - 3, "```", 3) == 0) {
+        const char *body = strchr(text + start, '\n');
+        if (body && body < text + n - 3) {
+            size_t end = n - 3;
+            while (end > (size_t)(body - text) && strchr(" \t\r\n", text[end - 1]))
+                end--;
+            buf_add(out, body + 1, end - (size_t)(body + 1 - text));
+            return;
+        }
+    }
+    buf_add(out, text + start, n - start);
+}
+
+int evolve_rewrite(struct request *req, const struct knowledge *k, const char *feedback,
+                   struct buf *out, struct llm_reply *r)
+{
+    size_t limit = strcmp(k->category, "rules") == 0 ? LIMIT_RULES_BODY : LIMIT_EXPERIENCES_BODY;
+    struct json_object *messages = json_object_new_array();
+    struct llm_request lr;
+    struct buf system, user, harmful;
+    int rc = -1;
+
+    buf_init(&system, 8192);
+    buf_init(&user, 1 << 20);
+    buf_init(&harmful, 1 << 16);
+    store_knowledge_cases_each(req->store, k->id, "harmful", 5, add_case_line, &harmful);
+    buf_addf(&system,
+             "You maintain a knowledge base that AI agents read before they work. Rewrite the "
+             "knowledge entry so that it answers the feedback: keep what is right, correct what "
+             "the feedback shows wrong, add what it shows missing. Write reusable method, not "
+             "case details; no raw data, no secrets. Answer with the new content only, in "
+             "Markdown, at most %zu characters, in the language of the current content.",
+             limit);
+    buf_addf(&user, "Scenario: %s\n\nCurrent content:\n%s\n\n", k->scenario, k->content);
+    if (harmful.len)
+        buf_addf(&user, "Cases where it was harmful:\n%s\n", harmful.data);
+    buf_addf(&user, "Feedback:\n%s\n", feedback);
+    json_object_array_add(messages, llm_message("system", system.data));
+    json_object_array_add(messages, llm_message("user", user.data));
+    lr = llm_request_for(req, "evolve", messages);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (llm_chat(req->llm, req->cfg, req->store, &lr, r))
+            goto out;
+        unfence(r->text.data, out);
+        size_t chars = utf8_length(out->data, out->len);
+        if (chars > 0 && chars <= limit) {
+            rc = 0;
+            goto out;
+        }
+        /* Once more, asking it to condense, as the reference's distill does. */
+        json_object_array_add(messages, llm_message("assistant", r->text.data));
+        buf_reset(&user);
+        buf_addf(&user,
+                 "That is %zu characters; the limit is %zu. Condense it, keeping the "
+                 "method and the pitfalls.",
+                 chars, limit);
+        json_object_array_add(messages, llm_message("user", user.data));
+    }
+    r->error_code = "LIMIT_EXCEEDED";
+    buf_reset(&r->error_message);
+    buf_addf(&r->error_message, "The LLM's rewrite stayed over the %zu-character limit", limit);
+out:
+    json_object_put(messages);
+    buf_release(&system);
+    buf_release(&user);
+    buf_release(&harmful);
+    return rc;
+}
+
+int evolve_apply(struct request *req, const struct knowledge *k, const char *content)
+{
+    struct knowledge next;
+    struct buf doc;
+    int rc;
+    knowledge_init(&next);
+    buf_init(&doc, 4 << 20);
+    document_with_body(k->document, content, &doc);
+    next.category = xstrdup(k->category);
+    next.path = xstrdup(k->path);
+    document_fill(&next, k->category, k->path, doc.data, doc.len);
+    rc = store_knowledge_update(req->store, req->who.space, k->id, &next, k->version,
+                                req->who.actor, "evolve");
+    knowledge_release(&next);
+    buf_release(&doc);
+    return rc;
+}

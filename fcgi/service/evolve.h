@@ -1,0 +1,23 @@
+/* evolve: knowledge evolution (seed 003): the LLM rewrites an entry's
+ * content so it answers a piece of feedback; the new text replaces the body
+ * of the entry's document as a new, revertable revision. */
+#ifndef KNOWHUB_EVOLVE_H
+#define KNOWHUB_EVOLVE_H
+
+#include "base/buf.h"
+
+struct request;
+struct knowledge;
+struct llm_reply;
+
+/* Ask the LLM for the entry's new content. 0 with it in out; -1 with
+ * r->error_code set: an LLM_* code, or LIMIT_EXCEEDED when even a second,
+ * condensing attempt stays over the category's body limit. */
+int evolve_rewrite(struct request *req, const struct knowledge *k, const char *feedback,
+                   struct buf *out, struct llm_reply *r);
+
+/* Store content as the entry's new body (front matter kept) with revision
+ * reason "evolve". k must hold the document (store_knowledge_get). */
+int evolve_apply(struct request *req, const struct knowledge *k, const char *content);
+
+#endif

@@ -1,0 +1,139 @@
+/* jobs: queued long work, run by the job thread. */
+#include "service/jobs.h"
+#include "base/config.h"
+#include "base/jfield.h"
+#include "base/metrics.h"
+#include "service/slim.h"
+#include "store/store.h"
+#include "base/util.h"
+
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int jobs_start(struct store *st, const char *space, const char *kind, struct json_object *params,
+               const char *actor, char *id_out)
+{
+    unsigned char rnd[8];
+    randombytes_buf(rnd, sizeof rnd);
+    memcpy(id_out, "job-", 4);
+    sodium_bin2hex(id_out + 4, 17, rnd, sizeof rnd);
+    return store_job_create(st, id_out, space, kind,
+                            json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN), actor);
+}
+
+struct json_object *jobs_to_json(const struct job_info *j)
+{
+    struct json_object *o = json_object_new_object();
+    json_object_object_add(o, "id", json_object_new_string(j->id));
+    json_object_object_add(o, "kind", json_object_new_string(j->kind));
+    json_object_object_add(o, "status", json_object_new_string(j->status));
+    json_object_object_add(o, "progress", json_object_new_int64(j->progress));
+    json_object_object_add(o, "total", json_object_new_int64(j->total));
+    json_object_object_add(o, "params", json_parse_stored(j->params));
+    json_object_object_add(o, "result", j->result ? json_parse_stored(j->result) : NULL);
+    json_object_object_add(o, "error", j->error ? json_parse_stored(j->error) : NULL);
+    json_object_object_add(o, "actor", json_object_new_string(j->actor));
+    json_object_object_add(o, "created_at", json_object_new_string(j->created_at));
+    json_object_object_add(o, "updated_at", json_object_new_string(j->updated_at));
+    return o;
+}
+
+struct claimed {
+    char *id, *space, *kind, *params, *actor;
+};
+
+static void keep(const struct job_info *j, void *ctx)
+{
+    struct claimed *c = ctx;
+    c->id = xstrdup(j->id);
+    c->space = xstrdup(j->space);
+    c->kind = xstrdup(j->kind);
+    c->params = xstrdup(j->params);
+    c->actor = xstrdup(j->actor);
+}
+
+/* Slim: plan, then merge group by group, reporting progress. A group whose
+ * merge fails is left as it was and reported; the job goes on. */
+static void run_slim(struct store *st, struct llm *llm, const struct config *cfg,
+                     const struct claimed *job, struct json_object *params)
+{
+    struct json_object *plan = NULL, *groups, *v, *done = json_object_new_array();
+    struct json_object *failed = json_object_new_array(), *result = json_object_new_object();
+    double threshold = SLIM_DEFAULT_THRESHOLD;
+    struct slim_ctx c = {st, llm, cfg, job->space, job->actor, job->id, NULL};
+    size_t n;
+    if (json_object_object_get_ex(params, "threshold", &v))
+        threshold = json_object_get_double(v);
+    if (json_object_object_get_ex(params, "model", &v) && json_object_is_type(v, json_type_string))
+        c.model = json_object_get_string(v);
+    v = NULL;
+    json_object_object_get_ex(params, "with_rules", &v);
+    if (slim_plan(st, job->space, threshold, v && json_object_get_boolean(v),
+                  config_llm_configured(cfg), &plan)) {
+        store_job_finish(
+            st, job->id, "failed", NULL,
+            "{\"code\":\"SERVICE_UNAVAILABLE\",\"message\":\"The plan could not be made\"}");
+        goto out;
+    }
+    json_object_object_get_ex(plan, "groups", &groups);
+    n = json_object_array_length(groups);
+    store_job_progress(st, job->id, 0, (long)n);
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *g = json_object_array_get_idx(groups, i), *err = NULL;
+        if (slim_merge_group(&c, g, &err) == 0) {
+            json_object_array_add(done, json_object_get(g));
+        } else {
+            struct json_object *f = json_object_new_object();
+            json_object_object_add(f, "group", json_object_get(g));
+            json_object_object_add(f, "error", err);
+            json_object_array_add(failed, f);
+        }
+        store_job_progress(st, job->id, (long)i + 1, (long)n);
+    }
+    json_object_object_add(result, "threshold", json_object_new_double(threshold));
+    json_object_object_add(result, "merged_groups", done);
+    json_object_object_add(result, "failed_groups", failed);
+    json_object_object_add(result, "llm", json_object_new_boolean(config_llm_configured(cfg)));
+    done = failed = NULL;
+    store_job_finish(st, job->id, "done",
+                     json_object_to_json_string_ext(result, JSON_C_TO_STRING_PLAIN |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE),
+                     NULL);
+out:
+    json_object_put(done);
+    json_object_put(failed);
+    json_object_put(result);
+    json_object_put(plan);
+}
+
+int jobs_run_next(struct store *st, struct llm *llm, const struct config *cfg, struct metrics *m)
+{
+    struct claimed job = {0};
+    struct json_object *params;
+    struct timespec t0, t1;
+    int rc = store_job_claim(st, keep, &job);
+    if (rc == STORE_NOT_FOUND)
+        return 0;
+    if (rc)
+        return -1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    params = json_parse_stored(job.params);
+    if (strcmp(job.kind, "slim") == 0)
+        run_slim(st, llm, cfg, &job, params);
+    else
+        store_job_finish(st, job.id, "failed", NULL,
+                         "{\"code\":\"INVALID_REQUEST\",\"message\":\"Unknown job kind\"}");
+    json_object_put(params);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    metrics_job(m, job.kind,
+                (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    free(job.id);
+    free(job.space);
+    free(job.kind);
+    free(job.params);
+    free(job.actor);
+    return 1;
+}

@@ -1,0 +1,756 @@
+/* search: FTS5 candidates in passes, exact scoring, deterministic order. */
+#include "service/search.h"
+#include "base/buf.h"
+#include "base/jfield.h"
+#include "domain/paths.h"
+#include "store/store.h"
+#include "domain/tokenize.h"
+#include "base/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PASS_LIMIT 100 /* rows taken per candidate pass */
+
+/* ---- queries ---- */
+
+static int collect_token(void *ctx, const char *token, size_t n, size_t start, size_t end)
+{
+    struct search_query *q = ctx;
+    (void)start;
+    (void)end;
+    for (size_t i = 0; i < q->n; i++)
+        if (strlen(q->tokens[i]) == n && memcmp(q->tokens[i], token, n) == 0)
+            return 0; /* each token counts once */
+    if (q->n == 64)
+        return 1; /* enough for any real query */
+    q->tokens = xrealloc(q->tokens, (q->n + 1) * sizeof *q->tokens);
+    q->tokens[q->n++] = xstrndup(token, n);
+    return 0;
+}
+
+void search_query_init(struct search_query *q, const char *query)
+{
+    struct buf folded;
+    size_t len = query ? strlen(query) : 0, start = 0, end = len;
+    memset(q, 0, sizeof *q);
+    while (start < len && strchr(" \t\r\n\f\v", query[start]))
+        start++;
+    while (end > start && strchr(" \t\r\n\f\v", query[end - 1]))
+        end--;
+    buf_init(&folded, 4 * len + 16);
+    tokenize_fold(query ? query + start : "", end - start, &folded);
+    q->whole = buf_detach(&folded, NULL);
+    tokenize(q->whole, strlen(q->whole), collect_token, q);
+}
+
+void search_query_release(struct search_query *q)
+{
+    for (size_t i = 0; i < q->n; i++)
+        free(q->tokens[i]);
+    free(q->tokens);
+    free(q->whole);
+    memset(q, 0, sizeof *q);
+}
+
+/* ---- scoring ---- */
+
+#define FIELD_MAX (1 << 24) /* bound of one folded field */
+
+/* Folded strings kept one after another (each NUL-terminated) in one buffer. */
+struct strlist {
+    struct buf text;
+    size_t *off;
+    size_t n, cap;
+};
+
+static void strlist_init(struct strlist *l)
+{
+    memset(l, 0, sizeof *l);
+    buf_init(&l->text, FIELD_MAX);
+}
+
+static void strlist_reset(struct strlist *l)
+{
+    buf_reset(&l->text);
+    l->n = 0;
+}
+
+static void strlist_release(struct strlist *l)
+{
+    buf_release(&l->text);
+    free(l->off);
+    memset(l, 0, sizeof *l);
+}
+
+/* 1 when s[k..) starts with a well-formed character of U+1000..U+CFFF (Han,
+ * kana, Hangul...), which folding never changes. */
+static int unfolded3(const char *s, size_t k, size_t end)
+{
+    const unsigned char *u = (const unsigned char *)s + k;
+    return k + 3 <= end && u[0] >= 0xE1 && u[0] <= 0xEC && (u[1] & 0xC0) == 0x80 &&
+           (u[2] & 0xC0) == 0x80;
+}
+
+/* Append the folded form of s[0..len) to out, exactly as tokenize_fold folds:
+ * ASCII is lower-cased in place, characters folding cannot change are copied,
+ * the rest goes through tokenize_fold (cut only before lead bytes, where its
+ * decoding starts a character too). */
+static void fold_append(struct buf *out, const char *s, size_t len, struct buf *tmp)
+{
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i;
+        while (j < len && (unsigned char)s[j] < 0x80)
+            j++;
+        if (j > i) {
+            size_t from = out->len;
+            if (buf_add(out, s + i, j - i))
+                return;
+            for (char *p = out->data + from; *p; p++)
+                if (*p >= 'A' && *p <= 'Z')
+                    *p = (char)(*p + 32);
+            i = j;
+        }
+        while (j < len && (unsigned char)s[j] >= 0x80)
+            j++;
+        while (i < j) {
+            size_t m = i;
+            while (unfolded3(s, m, j))
+                m += 3;
+            if (m == i) {
+                do {
+                    m++;
+                    while (m < j && ((unsigned char)s[m] & 0xC0) == 0x80)
+                        m++;
+                } while (m < j && !unfolded3(s, m, j));
+                tokenize_fold(s + i, m - i, tmp);
+                if (buf_add(out, tmp->data, tmp->len))
+                    return;
+            } else if (buf_add(out, s + i, m - i)) {
+                return;
+            }
+            i = m;
+        }
+    }
+}
+
+/* out = the folded first max_chars characters of s (0: all of it). Stored
+ * text is valid UTF-8, so characters are the bytes that are not
+ * continuation bytes; a long body is not scanned past its prefix. */
+static void fold_field(struct buf *out, const char *s, size_t max_chars, struct buf *tmp)
+{
+    size_t n = 0;
+    buf_reset(out);
+    if (!s)
+        return;
+    if (!max_chars) {
+        n = strlen(s);
+    } else {
+        for (size_t chars = 0; s[n]; n++)
+            if (((unsigned char)s[n] & 0xC0) != 0x80 && ++chars > max_chars)
+                break;
+    }
+    fold_append(out, s, n, tmp);
+}
+
+static void strlist_add(struct strlist *l, const char *s, size_t len, struct buf *tmp)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 16;
+        l->off = xrealloc(l->off, l->cap * sizeof *l->off);
+    }
+    l->off[l->n++] = l->text.len;
+    fold_append(&l->text, s, len, tmp);
+    buf_addch(&l->text, '\0');
+}
+
+/* Add the strings of a JSON array (json_object_get_string of each non-null). */
+static void strlist_add_json(struct strlist *l, struct json_object *arr, int skip_empty,
+                             struct buf *tmp)
+{
+    for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+        const char *t = json_object_get_string(json_object_array_get_idx(arr, i));
+        if (t && (!skip_empty || *t))
+            strlist_add(l, t, strlen(t), tmp);
+    }
+}
+
+/* The tags of a stored entry, JSON array text. Written by KnowHub itself, it is
+ * nearly always ["a","b"] without escapes: read that directly, and anything
+ * else through json-c. */
+static void strlist_set_tags(struct strlist *l, const char *json, struct buf *tmp)
+{
+    const char *p = json;
+    strlist_reset(l);
+    if (!json)
+        return;
+    if (!strchr(json, '\\')) {
+        p += strspn(p, " \t\r\n");
+        if (*p == '[') {
+            for (p++;;) {
+                const char *end;
+                p += strspn(p, " \t\r\n,");
+                if (*p == ']')
+                    return;
+                if (*p != '"' || !(end = strchr(p + 1, '"')))
+                    break;
+                strlist_add(l, p + 1, (size_t)(end - (p + 1)), tmp);
+                p = end + 1;
+            }
+        }
+    }
+    strlist_reset(l);
+    {
+        struct json_object *arr = json_parse_stored(json);
+        if (json_object_is_type(arr, json_type_array))
+            strlist_add_json(l, arr, 0, tmp);
+        json_object_put(arr);
+    }
+}
+
+static int in_any(const struct strlist *l, const char *needle)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strstr(l->text.data + l->off[i], needle))
+            return 1;
+    return 0;
+}
+
+/* One candidate's folded fields, reused from candidate to candidate. */
+struct fields {
+    struct buf title, stem, body, tmp;
+    struct strlist tags;
+};
+
+static void fields_init(struct fields *f)
+{
+    buf_init(&f->title, FIELD_MAX);
+    buf_init(&f->stem, FIELD_MAX);
+    buf_init(&f->body, FIELD_MAX);
+    buf_init(&f->tmp, FIELD_MAX);
+    strlist_init(&f->tags);
+}
+
+static void fields_release(struct fields *f)
+{
+    buf_release(&f->title);
+    buf_release(&f->stem);
+    buf_release(&f->body);
+    buf_release(&f->tmp);
+    strlist_release(&f->tags);
+}
+
+/* The reference's _match_score over folded fields; tables: folded table names. */
+static double score_folded(const struct search_query *q, const struct fields *f, int manual,
+                           const struct strlist *tables)
+{
+    double score = 0, n = (double)q->n;
+    for (size_t i = 0; i < q->n; i++) {
+        const char *tok = q->tokens[i];
+        if (strstr(f->title.data, tok))
+            score += 100 / n;
+        if (in_any(&f->tags, tok))
+            score += 50 / n;
+        if (strstr(f->stem.data, tok))
+            score += 30 / n;
+        if (strstr(f->body.data, tok))
+            score += 10 / n;
+    }
+    if (*q->whole && strstr(f->title.data, q->whole))
+        score += 50;
+    if (*q->whole && in_any(&f->tags, q->whole))
+        score += 50;
+    for (size_t i = 0; tables && i < tables->n; i++)
+        if (in_any(&f->tags, tables->text.data + tables->off[i]))
+            score += 30;
+    if (score > 0 && !manual)
+        score *= 0.9;
+    return score;
+}
+
+static int is_manual(const char *source)
+{
+    return !source || strcmp(source, "manual") == 0;
+}
+
+double search_match_score(const struct search_query *q, const char *title, struct json_object *tags,
+                          const char *stem, const char *body, const char *source,
+                          struct json_object *table_names)
+{
+    struct fields f;
+    struct strlist tables;
+    double score;
+    fields_init(&f);
+    strlist_init(&tables);
+    fold_field(&f.title, title, 0, &f.tmp);
+    fold_field(&f.stem, stem, 0, &f.tmp);
+    fold_field(&f.body, body, 200, &f.tmp);
+    strlist_add_json(&f.tags, tags, 0, &f.tmp);
+    strlist_add_json(&tables, table_names, 1, &f.tmp);
+    score = score_folded(q, &f, is_manual(source), &tables);
+    strlist_release(&tables);
+    fields_release(&f);
+    return score;
+}
+
+/* ---- candidates ---- */
+
+/* A candidate kept for the answer: what orders it (copies: the row is gone
+ * after the callback) and its score; the entry is loaded at the end. */
+struct cand {
+    char *id, *category, *path, *updated_at;
+    double score;
+};
+
+/* The ids already scored, so a row met again in a later pass is skipped. */
+struct seen {
+    char **slot;
+    size_t cap, n;
+};
+
+static size_t id_hash(const char *s)
+{
+    size_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* 1 when id is new (and now remembered), 0 when it was seen before. */
+static int seen_add(struct seen *s, const char *id)
+{
+    size_t i;
+    if (2 * (s->n + 1) > s->cap) {
+        struct seen g = {xcalloc(s->cap ? 2 * s->cap : 1024, sizeof(char *)),
+                         s->cap ? 2 * s->cap : 1024, s->n};
+        for (size_t j = 0; j < s->cap; j++)
+            if (s->slot[j]) {
+                for (i = id_hash(s->slot[j]) & (g.cap - 1); g.slot[i]; i = (i + 1) & (g.cap - 1))
+                    ;
+                g.slot[i] = s->slot[j];
+            }
+        free(s->slot);
+        *s = g;
+    }
+    for (i = id_hash(id) & (s->cap - 1); s->slot[i]; i = (i + 1) & (s->cap - 1))
+        if (strcmp(s->slot[i], id) == 0)
+            return 0;
+    s->slot[i] = xstrdup(id);
+    s->n++;
+    return 1;
+}
+
+static void seen_release(struct seen *s)
+{
+    for (size_t i = 0; i < s->cap; i++)
+        free(s->slot[i]);
+    free(s->slot);
+    memset(s, 0, sizeof *s);
+}
+
+struct collector {
+    const struct search_query *q;
+    struct strlist tables; /* folded, non-empty table names */
+    unsigned categories;   /* SEARCH_* */
+    int skip_always_rules; /* the file view; else the entry view */
+    struct buf entry_text; /* the entry view's scenario + body */
+    size_t want;           /* how many hits the caller wants */
+    struct cand *best;     /* the best `want` so far, best first */
+    size_t nbest;
+    size_t positive; /* distinct rows scoring > 0 */
+    size_t rows;     /* rows the current pass returned */
+    struct seen seen;
+    struct fields f;
+    struct buf stem;
+};
+
+/* Deterministic order: score, then updated_at (newest first), category, path. */
+static int order(double sa, const char *ua, const char *ca, const char *pa, const struct cand *b)
+{
+    int c;
+    if (sa != b->score)
+        return sa < b->score ? 1 : -1;
+    if ((c = strcmp(b->updated_at, ua)))
+        return c;
+    if ((c = strcmp(ca, b->category)))
+        return c;
+    return strcmp(pa, b->path);
+}
+
+static void cand_release(struct cand *c)
+{
+    free(c->id);
+    free(c->category);
+    free(c->path);
+    free(c->updated_at);
+}
+
+/* Keep the row when it is among the best `want` so far (best stays sorted). */
+static void keep(struct collector *col, double score, const struct match_row *r)
+{
+    size_t at = col->nbest;
+    struct cand *c;
+    if (col->want == 0)
+        return;
+    if (col->nbest == col->want) {
+        if (order(score, r->updated_at, r->category, r->path, &col->best[col->want - 1]) >= 0)
+            return;
+        cand_release(&col->best[col->want - 1]);
+        at = --col->nbest;
+    }
+    while (at > 0 && order(score, r->updated_at, r->category, r->path, &col->best[at - 1]) < 0)
+        at--;
+    memmove(&col->best[at + 1], &col->best[at], (col->nbest - at) * sizeof *col->best);
+    c = &col->best[at];
+    c->id = xstrdup(r->id);
+    c->category = xstrdup(r->category);
+    c->path = xstrdup(r->path);
+    c->updated_at = xstrdup(r->updated_at);
+    c->score = score;
+    col->nbest++;
+}
+
+static int take(const struct match_row *r, void *arg)
+{
+    struct collector *col = arg;
+    unsigned bit = strcmp(r->category, "rules") == 0 ? SEARCH_RULES : SEARCH_EXPERIENCES;
+    struct fields *f = &col->f;
+    double score;
+    col->rows++;
+    if (!(col->categories & bit) ||
+        (col->skip_always_rules && bit == SEARCH_RULES && r->always_apply) ||
+        !seen_add(&col->seen, r->id))
+        return 0;
+    path_stem(r->path, &col->stem);
+    fold_field(&f->title, r->title, 0, &f->tmp);
+    fold_field(&f->stem, col->stem.data, 0, &f->tmp);
+    if (col->skip_always_rules) {
+        fold_field(&f->body, r->body, 200, &f->tmp);
+    } else {
+        /* The entry view: an agent's scenario says when the knowledge applies,
+         * so it leads the text whose first 200 characters are scored. */
+        buf_reset(&col->entry_text);
+        buf_adds(&col->entry_text, r->scenario);
+        buf_addch(&col->entry_text, '\n');
+        buf_adds(&col->entry_text, r->body);
+        fold_field(&f->body, col->entry_text.data, 200, &f->tmp);
+    }
+    strlist_set_tags(&f->tags, r->tags, &f->tmp);
+    score = score_folded(col->q, f, is_manual(r->source), &col->tables);
+    if (score <= 0)
+        return 0;
+    col->positive++;
+    keep(col, score, r);
+    return 0;
+}
+
+/* tokens[0..n) as FTS5 terms joined by op: each quoted (inner quotes doubled,
+ * so client text never becomes FTS5 syntax), with * for a prefix term. */
+static void add_terms(struct buf *out, char *const *tokens, size_t n, const char *op, int prefix)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            buf_addf(out, " %s ", op);
+        buf_addch(out, '"');
+        for (const char *p = tokens[i]; *p; p++) {
+            if (*p == '"')
+                buf_addch(out, '"');
+            buf_addch(out, *p);
+        }
+        buf_adds(out, prefix ? "\"*" : "\"");
+    }
+}
+
+/* An FTS5 expression: the terms anywhere (columns NULL), or in each of the
+ * space-separated columns ("title tags": in the title and in the tags). */
+static void match_expr(struct buf *out, char *const *tokens, size_t n, const char *op, int prefix,
+                       const char *columns)
+{
+    buf_reset(out);
+    if (!columns) {
+        add_terms(out, tokens, n, op, prefix);
+        return;
+    }
+    for (const char *c = columns; *c;) {
+        size_t len = strcspn(c, " ");
+        if (out->len)
+            buf_adds(out, " AND ");
+        buf_addf(out, "{%.*s} : (", (int)len, c);
+        add_terms(out, tokens, n, op, prefix);
+        buf_addch(out, ')');
+        c += len + (c[len] == ' ');
+    }
+}
+
+static int table_token(void *ctx, const char *token, size_t n, size_t start, size_t end)
+{
+    struct search_query *tq = ctx;
+    (void)start;
+    (void)end;
+    if (tq->n < 64) {
+        tq->tokens = xrealloc(tq->tokens, (tq->n + 1) * sizeof *tq->tokens);
+        tq->tokens[tq->n++] = xstrndup(token, n);
+    }
+    return 0;
+}
+
+enum { IN_HEAD = MATCH_HEAD, IN_ALL = MATCH_ALL };
+
+/* The query's tokens with a Han run's bigrams thinned to every other one (and
+ * its last): 库存周转分析 gives 库存 周转 分析, dropping 存周 and 转分, which
+ * span word boundaries and rarely occur. n is 0 when nothing is dropped. */
+struct thinned {
+    char *tok[64];
+    size_t n, all;
+    size_t prev_start, prev_end;
+    size_t idx[64];
+    int overlap_next[64];
+};
+
+static int thin_token(void *ctx, const char *token, size_t len, size_t start, size_t end)
+{
+    struct thinned *t = ctx;
+    size_t i = t->all;
+    (void)token;
+    (void)len;
+    if (i == 64)
+        return 1;
+    t->idx[i] = i > 0 && start > t->prev_start && start < t->prev_end ? t->idx[i - 1] + 1 : 0;
+    if (i > 0)
+        t->overlap_next[i - 1] = t->idx[i] > 0;
+    t->overlap_next[i] = 0;
+    t->prev_start = start;
+    t->prev_end = end;
+    t->tok[i] = xstrndup(token, len);
+    t->all++;
+    return 0;
+}
+
+static void thin(const struct search_query *q, struct thinned *t)
+{
+    size_t keep = 0;
+    memset(t, 0, sizeof *t);
+    tokenize(q->whole, strlen(q->whole), thin_token, t);
+    for (size_t i = 0; i < t->all; i++) {
+        int drop = t->idx[i] % 2 == 1 && t->overlap_next[i];
+        for (size_t j = 0; !drop && j < keep; j++)
+            drop = strcmp(t->tok[j], t->tok[i]) == 0;
+        if (drop)
+            free(t->tok[i]);
+        else
+            t->tok[keep++] = t->tok[i];
+    }
+    t->n = keep;
+}
+
+static void thinned_release(struct thinned *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->tok[i]);
+}
+
+/* One pass: at most PASS_LIMIT rows of one index, newest first, below the
+ * seq `below` (0: all). *full is set when the pass returned every match
+ * (fewer rows than the limit), *last to the seq where it stopped. */
+static int pass(struct store *st, const char *space, struct collector *col,
+                const struct knowledge_filter *filter, int index, const char *expr, long long below,
+                int *full, long long *last)
+{
+    int rc;
+    col->rows = 0;
+    rc = store_knowledge_match(st, (enum match_index)index, space, expr, filter, PASS_LIMIT, below,
+                               last, take, col);
+    if (full)
+        *full = col->rows < PASS_LIMIT;
+    return rc;
+}
+
+/* 1 when the wanted hits are in hand and the last of them scores above ub,
+ * the most any entry not visited yet can score. */
+static int settled(const struct collector *col, double ub)
+{
+    return col->want > 0 && col->nbest == col->want && col->best[col->want - 1].score > ub;
+}
+
+/* Gather and score candidates in passes, the cheap and likely ones first:
+ *   1. entries whose tags hold a table name (file view);
+ *   2. all query words in the head (title, tags, stem) of the small head
+ *      index, exact words; when there are more than a pass takes, the
+ *      tiers below the rows taken, from the best down (one word: title and
+ *      tags, title and stem, title; more: title), so the best are not left
+ *      out for being older;
+ *   3. for Chinese, the words of the query without the bigrams that span
+ *      them (库存周转分析: 库存 周转 分析);
+ *   4. any query word in the head;
+ *   5. word prefixes in the head ("qua" -> quarterly), then the same over
+ *      every column (scenario and body too), while fewer than the wanted
+ *      hits are in hand.
+ * A pass is skipped when the wanted hits are in hand and no entry it could
+ * add can score above the last of them. Every candidate is scored exactly;
+ * the best `want` are kept in order. */
+static int collect(struct store *st, const char *space, struct collector *col,
+                   const struct knowledge_filter *filter)
+{
+    const struct search_query *q = col->q;
+    char *const *tok = q->tokens;
+    double n = (double)q->n, tables = 30.0 * (double)col->tables.n;
+    /* An entry without some word in its head: at most 190/N for each other
+     * word, 10/N for that one, and no whole-query bonus. */
+    double partial = ((n - 1) * 190 + 10) / (n > 0 ? n : 1) + tables;
+    struct buf expr;
+    long long last = 0;
+    int rc = STORE_OK, full = 1;
+    buf_init(&expr, 1 << 16);
+    if (col->tables.n) {
+        struct search_query tq = {0};
+        for (size_t i = 0; i < col->tables.n; i++) {
+            const char *tn = col->tables.text.data + col->tables.off[i];
+            tokenize(tn, strlen(tn), table_token, &tq);
+        }
+        if (tq.n) {
+            match_expr(&expr, tq.tokens, tq.n, "OR", 1, "tags");
+            rc = pass(st, space, col, filter, IN_HEAD, expr.data, 0, NULL, NULL);
+        }
+        search_query_release(&tq);
+    }
+    if (rc || !q->n)
+        goto out;
+    match_expr(&expr, tok, q->n, "AND", 0, NULL);
+    if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, 0, &full, &last)))
+        goto out;
+    if (!full) {
+        /* More head matches than a pass takes: their tiers, from the best
+         * down, each below the rows already taken (tiers are subsets of the
+         * head matches). `outside`: the most an entry left out of the tiers
+         * visited so far can score, for one word. More words: the title. */
+        static const struct {
+            const char *columns;
+            double outside;
+        } tiers[] = {{"title tags", 190}, {"title stem", 160}, {"title", 140}};
+        for (size_t t = q->n == 1 ? 0 : 2; t < sizeof tiers / sizeof *tiers; t++) {
+            match_expr(&expr, tok, q->n, "AND", 0, tiers[t].columns);
+            if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, last, &full, NULL)))
+                goto out;
+            /* A truncated tier holds more than the wanted, better than below. */
+            if (!full || settled(col, tiers[t].outside + tables))
+                break;
+        }
+    }
+    if (q->n > 2 && !settled(col, partial)) {
+        struct thinned t;
+        thin(q, &t);
+        if (t.n > 1 && t.n < q->n) {
+            match_expr(&expr, t.tok, t.n, "AND", 0, NULL);
+            rc = pass(st, space, col, filter, IN_HEAD, expr.data, 0, NULL, NULL);
+        }
+        thinned_release(&t);
+        if (rc)
+            goto out;
+    }
+    if (q->n > 1 && !settled(col, partial)) {
+        match_expr(&expr, tok, q->n, "OR", 0, NULL);
+        if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, 0, NULL, NULL)))
+            goto out;
+    }
+    {
+        static const struct {
+            int index, prefix;
+            const char *op;
+        } rest[] = {
+            {IN_HEAD, 1, "AND"}, {IN_HEAD, 1, "OR"}, {IN_ALL, 0, "AND"},
+            {IN_ALL, 0, "OR"},   {IN_ALL, 1, "AND"}, {IN_ALL, 1, "OR"},
+        };
+        for (size_t p = 0; p < sizeof rest / sizeof *rest && col->positive < col->want; p++) {
+            if (q->n == 1 && strcmp(rest[p].op, "OR") == 0)
+                continue;
+            match_expr(&expr, tok, q->n, rest[p].op, rest[p].prefix, NULL);
+            if ((rc = pass(st, space, col, filter, rest[p].index, expr.data, 0, NULL, NULL)))
+                goto out;
+        }
+    }
+out:
+    buf_release(&expr);
+    return rc;
+}
+
+static void collector_release(struct collector *col)
+{
+    for (size_t i = 0; i < col->nbest; i++)
+        cand_release(&col->best[i]);
+    free(col->best);
+    seen_release(&col->seen);
+    strlist_release(&col->tables);
+    fields_release(&col->f);
+    buf_release(&col->stem);
+    buf_release(&col->entry_text);
+}
+
+static int run(struct store *st, const char *space, const char *query, unsigned categories,
+               int skip_always_rules, const struct knowledge_filter *filter, size_t max,
+               struct json_object *table_names, void (*each)(const struct search_hit *, void *),
+               void *ctx)
+{
+    struct search_query q;
+    struct collector col = {0};
+    int rc;
+    if (!query || !query[strspn(query, " \t\r\n\f\v")] || max == 0)
+        return STORE_OK; /* a blank query finds nothing, as in the reference */
+    search_query_init(&q, query);
+    col.q = &q;
+    col.categories = categories ? categories : SEARCH_RULES | SEARCH_EXPERIENCES;
+    col.skip_always_rules = skip_always_rules;
+    col.want = max;
+    col.best = xcalloc(max + 1, sizeof *col.best);
+    fields_init(&col.f);
+    strlist_init(&col.tables);
+    strlist_add_json(&col.tables, table_names, 1, &col.f.tmp);
+    buf_init(&col.stem, 4096);
+    buf_init(&col.entry_text, 4096);
+    rc = collect(st, space, &col, filter);
+    /* The hits, loaded whole (an entry deleted meanwhile is left out). */
+    for (size_t i = 0; rc == STORE_OK && i < col.nbest; i++) {
+        struct knowledge k;
+        int got = store_knowledge_get(st, space, col.best[i].id, 0, &k);
+        if (got == STORE_OK) {
+            struct search_hit h = {&k, col.best[i].score};
+            each(&h, ctx);
+        } else if (got != STORE_NOT_FOUND) {
+            rc = got;
+        }
+        knowledge_release(&k);
+    }
+    collector_release(&col);
+    search_query_release(&q);
+    return rc;
+}
+
+int search_files(struct store *st, const char *space, const char *query, unsigned categories,
+                 size_t max_results, struct json_object *table_names,
+                 void (*each)(const struct search_hit *, void *), void *ctx)
+{
+    struct knowledge_filter f = {0};
+    if (categories == SEARCH_RULES)
+        f.category = "rules";
+    else if (categories == SEARCH_EXPERIENCES)
+        f.category = "experiences";
+    return run(st, space, query, categories, 1, &f, max_results, table_names, each, ctx);
+}
+
+int search_entries(struct store *st, const char *space, const char *query,
+                   const struct knowledge_filter *f, size_t n,
+                   void (*each)(const struct search_hit *, void *), void *ctx)
+{
+    return run(st, space, query, 0, 0, f, n, NULL, each, ctx);
+}
+
+void search_snippet(const char *body, struct buf *out)
+{
+    size_t n = utf8_prefix(body, strlen(body), 500), start = 0;
+    while (start < n && strchr(" \t\r\n\f\v", body[start]))
+        start++;
+    while (n > start && strchr(" \t\r\n\f\v", body[n - 1]))
+        n--;
+    buf_reset(out);
+    buf_add(out, body + start, n - start);
+}

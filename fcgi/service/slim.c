@@ -1,0 +1,525 @@
+/* slim: grouping near-duplicates and merging them. */
+#include "service/slim.h"
+#include "base/buf.h"
+#include "base/config.h"
+#include "domain/document.h"
+#include "domain/knowledge_limits.h"
+#include "llm/llm.h"
+#include "store/store.h"
+#include "domain/tokenize.h"
+#include "base/util.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MINHASH 32
+#define BANDS 16
+#define ROWS (MINHASH / BANDS)
+#define BUCKET_CAP 64 /* compare at most this many entries sharing one band value */
+#define SHINGLE 3     /* words per shingle when the order of words counts */
+
+struct item {
+    char *id, *title, *path, *category, *updated_at;
+    double quality;
+    uint64_t *tokens; /* sorted, distinct token hashes */
+    size_t n_tokens;
+    uint64_t sig[MINHASH];
+};
+
+struct items {
+    struct item *v;
+    size_t n, cap;
+    int with_rules;
+    int shingles; /* compare word 3-shingles (order-aware), not token sets */
+};
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+struct token_set {
+    uint64_t *h;
+    size_t n, cap;
+};
+
+static int add_token(void *ctx, const char *token, size_t n, size_t start, size_t end)
+{
+    struct token_set *t = ctx;
+    (void)start;
+    (void)end;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 64;
+        t->h = xrealloc(t->h, t->cap * sizeof *t->h);
+    }
+    t->h[t->n++] = fnv1a(token, n);
+    return 0;
+}
+
+/* Every word of text, in order, for shingles: runs of ASCII letters and
+ * digits (lower-cased) and each other character on its own. Unlike the
+ * search tokenizer it drops nothing: "not" and "no" count here. */
+static void add_words(const char *text, struct token_set *t)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    char word[64];
+    size_t n = 0;
+    for (;; p++) {
+        int alnum =
+            (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
+        if (alnum && n < sizeof word) {
+            word[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+            continue;
+        }
+        if (n)
+            add_token(t, word, n, 0, 0);
+        n = 0;
+        if (!*p)
+            break;
+        if (*p >= 0x80) { /* one character of a non-ASCII script */
+            size_t len = 1;
+            while (len < 4 && (p[len] & 0xC0) == 0x80)
+                len++;
+            add_token(t, (const char *)p, len, 0, 0);
+            p += len - 1;
+        } else if (alnum) {
+            word[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p); /* a long word goes on */
+        }
+    }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int collect(const struct knowledge *k, void *ctx)
+{
+    struct items *it = ctx;
+    struct token_set t = {0};
+    struct item *e;
+    if (!it->with_rules && strcmp(k->category, "rules") == 0)
+        return 0;
+    if (it->n == it->cap) {
+        it->cap = it->cap ? it->cap * 2 : 256;
+        it->v = xrealloc(it->v, it->cap * sizeof *it->v);
+    }
+    e = &it->v[it->n++];
+    memset(e, 0, sizeof *e);
+    e->id = xstrdup(k->id);
+    e->title = xstrdup(k->title);
+    e->path = xstrdup(k->path);
+    e->category = xstrdup(k->category);
+    e->updated_at = xstrdup(k->updated_at);
+    e->quality = k->score + (double)k->helpful - 2.0 * (double)k->harmful;
+    if (it->shingles) {
+        add_words(k->title, &t);
+        add_words(k->tags, &t);
+        add_words(k->scenario, &t);
+        add_words(k->content, &t);
+    } else {
+        tokenize(k->title, strlen(k->title), add_token, &t);
+        tokenize(k->tags, strlen(k->tags), add_token, &t);
+        tokenize(k->scenario, strlen(k->scenario), add_token, &t);
+        tokenize(k->content, strlen(k->content), add_token, &t);
+    }
+    if (it->shingles && t.n) {
+        /* Each run of SHINGLE consecutive tokens becomes one hash, so "enable
+         * A, disable B" and "disable A, enable B" share almost nothing. A
+         * text shorter than a shingle is one shingle of all its tokens. */
+        size_t n = t.n >= SHINGLE ? t.n - SHINGLE + 1 : 1;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t h = mix(t.h[i]);
+            for (size_t j = 1; j < SHINGLE && i + j < t.n; j++)
+                h = mix(h ^ t.h[i + j]);
+            t.h[i] = h; /* t.h[i] is not read again: later shingles start after it */
+        }
+        t.n = n;
+    }
+    if (t.n > 1)
+        qsort(t.h, t.n, sizeof *t.h, cmp_u64);
+    size_t u = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (u == 0 || t.h[u - 1] != t.h[i])
+            t.h[u++] = t.h[i];
+    e->tokens = t.h;
+    e->n_tokens = u;
+    for (int j = 0; j < MINHASH; j++) {
+        uint64_t best = UINT64_MAX, seed = mix((uint64_t)j + 1);
+        for (size_t i = 0; i < u; i++) {
+            uint64_t v = mix(t.h[i] ^ seed);
+            if (v < best)
+                best = v;
+        }
+        e->sig[j] = best;
+    }
+    return 0;
+}
+
+static double jaccard(const struct item *a, const struct item *b)
+{
+    size_t i = 0, j = 0, both = 0;
+    if (!a->n_tokens || !b->n_tokens)
+        return 0;
+    while (i < a->n_tokens && j < b->n_tokens) {
+        if (a->tokens[i] == b->tokens[j]) {
+            both++;
+            i++;
+            j++;
+        } else if (a->tokens[i] < b->tokens[j]) {
+            i++;
+        } else {
+            j++;
+        }
+    }
+    return (double)both / (double)(a->n_tokens + b->n_tokens - both);
+}
+
+/* Union-find over item indexes. */
+static size_t find(size_t *parent, size_t x)
+{
+    while (parent[x] != x)
+        x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+/* Item indexes ordered by their group (root), then by index. */
+struct member_key {
+    size_t root, item;
+};
+
+static int cmp_member(const void *a, const void *b)
+{
+    const struct member_key *x = a, *y = b;
+    if (x->root != y->root)
+        return x->root < y->root ? -1 : 1;
+    return x->item < y->item ? -1 : x->item > y->item;
+}
+
+struct band_key {
+    uint64_t key;
+    size_t item;
+};
+
+/* Whether a candidate pair needs its exact Jaccard: not when their MinHash
+ * values agree far less often than the threshold asks (the estimate's
+ * error at 32 values is about 0.07; 0.3 below is over 4 times that). */
+static int worth_measuring(const struct item *a, const struct item *b, double least)
+{
+    int agree = 0;
+    for (int j = 0; j < MINHASH; j++)
+        agree += a->sig[j] == b->sig[j];
+    return (double)agree / MINHASH >= least - 0.3;
+}
+
+static int cmp_band(const void *a, const void *b)
+{
+    const struct band_key *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->item < y->item ? -1 : x->item > y->item;
+}
+
+/* The better survivor: quality, then the newest, then the smaller id. */
+static int better(const struct item *a, const struct item *b)
+{
+    int c;
+    if (a->quality != b->quality)
+        return a->quality > b->quality;
+    if ((c = strcmp(a->updated_at, b->updated_at)))
+        return c > 0;
+    return strcmp(a->id, b->id) < 0;
+}
+
+static struct json_object *item_json(const struct item *e)
+{
+    struct json_object *o = json_object_new_object();
+    json_object_object_add(o, "id", json_object_new_string(e->id));
+    json_object_object_add(o, "title", json_object_new_string(e->title));
+    json_object_object_add(o, "path", json_object_new_string(e->path));
+    json_object_object_add(o, "category", json_object_new_string(e->category));
+    json_object_object_add(o, "quality", json_object_new_double(e->quality));
+    return o;
+}
+
+int slim_plan(struct store *st, const char *space, double threshold, int with_rules, int by_llm,
+              struct json_object **plan)
+{
+    struct items it = {.with_rules = with_rules, .shingles = !by_llm};
+    struct band_key *keys = NULL;
+    struct member_key *order = NULL;
+    size_t *parent = NULL, nkeys = 0;
+    struct json_object *groups;
+    double least =
+        by_llm ? threshold
+               : (threshold > SLIM_LOCAL_MIN_SIMILARITY ? threshold : SLIM_LOCAL_MIN_SIMILARITY);
+    int rc = store_knowledge_scan(st, space, SCAN_ACTIVE, NULL, 0, collect, &it);
+    *plan = NULL;
+    if (rc)
+        goto out;
+    parent = xcalloc(it.n + 1, sizeof *parent);
+    for (size_t i = 0; i < it.n; i++)
+        parent[i] = i;
+    keys = xcalloc(it.n * BANDS + 1, sizeof *keys);
+    for (size_t i = 0; i < it.n; i++) {
+        if (!it.v[i].n_tokens)
+            continue;
+        for (int b = 0; b < BANDS; b++) {
+            uint64_t h =
+                mix((uint64_t)b * 0x51ED27ULL) ^ fnv1a(it.v[i].category, strlen(it.v[i].category));
+            for (int r = 0; r < ROWS; r++)
+                h = mix(h ^ it.v[i].sig[b * ROWS + r]);
+            keys[nkeys].key = h;
+            keys[nkeys++].item = i;
+        }
+    }
+    if (nkeys > 1)
+        qsort(keys, nkeys, sizeof *keys, cmp_band);
+    /* Entries sharing a band value are candidates; the exact Jaccard decides. */
+    for (size_t s = 0; s < nkeys;) {
+        size_t e = s + 1;
+        while (e < nkeys && keys[e].key == keys[s].key)
+            e++;
+        for (size_t a = s; a < e && a < s + BUCKET_CAP; a++)
+            for (size_t b = a + 1; b < e && b < s + BUCKET_CAP; b++) {
+                size_t x = keys[a].item, y = keys[b].item;
+                if (find(parent, x) != find(parent, y) &&
+                    worth_measuring(&it.v[x], &it.v[y], least) &&
+                    strcmp(it.v[x].category, it.v[y].category) == 0 &&
+                    jaccard(&it.v[x], &it.v[y]) >= least)
+                    parent[find(parent, x)] = find(parent, y);
+            }
+        s = e;
+    }
+    /* Groups in one sort by root (never a scan of all items per root). */
+    order = xcalloc(it.n + 1, sizeof *order);
+    for (size_t i = 0; i < it.n; i++) {
+        order[i].root = find(parent, i);
+        order[i].item = i;
+    }
+    if (it.n > 1)
+        qsort(order, it.n, sizeof *order, cmp_member);
+    groups = json_object_new_array();
+    for (size_t s = 0; s < it.n;) {
+        size_t e = s + 1, survivor;
+        while (e < it.n && order[e].root == order[s].root)
+            e++;
+        if (e - s < 2) {
+            s = e;
+            continue;
+        }
+        survivor = order[s].item;
+        for (size_t i = s + 1; i < e; i++)
+            if (better(&it.v[order[i].item], &it.v[survivor]))
+                survivor = order[i].item;
+        struct json_object *g = json_object_new_object(), *members = json_object_new_array();
+        json_object_object_add(g, "survivor", item_json(&it.v[survivor]));
+        for (size_t i = s; i < e; i++) {
+            size_t m = order[i].item;
+            if (m == survivor)
+                continue;
+            struct json_object *mj = item_json(&it.v[m]);
+            json_object_object_add(mj, "similarity",
+                                   json_object_new_double(jaccard(&it.v[m], &it.v[survivor])));
+            json_object_array_add(members, mj);
+        }
+        json_object_object_add(g, "members", members);
+        json_object_array_add(groups, g);
+        s = e;
+    }
+    *plan = json_object_new_object();
+    json_object_object_add(*plan, "threshold", json_object_new_double(threshold));
+    json_object_object_add(*plan, "similarity",
+                           json_object_new_string(by_llm ? "token-set" : "word-3-shingles"));
+    json_object_object_add(*plan, "min_similarity", json_object_new_double(least));
+    json_object_object_add(*plan, "entries", json_object_new_int64((int64_t)it.n));
+    json_object_object_add(*plan, "groups", groups);
+out:
+    for (size_t i = 0; i < it.n; i++) {
+        free(it.v[i].id);
+        free(it.v[i].title);
+        free(it.v[i].path);
+        free(it.v[i].category);
+        free(it.v[i].updated_at);
+        free(it.v[i].tokens);
+    }
+    free(it.v);
+    free(keys);
+    free(order);
+    free(parent);
+    return rc;
+}
+
+/* ---- merging ---- */
+
+static struct json_object *error_json(const char *code, const char *message_text)
+{
+    struct json_object *e = json_object_new_object();
+    json_object_object_add(e, "code", json_object_new_string(code));
+    json_object_object_add(e, "message", json_object_new_string(message_text));
+    return e;
+}
+
+/* The LLM's merged text of the survivor and members; 0, or -1 with error. */
+static int merged_text(const struct slim_ctx *c, const struct knowledge *survivor,
+                       struct knowledge *members, size_t n, struct buf *out,
+                       struct json_object **error)
+{
+    size_t limit =
+        strcmp(survivor->category, "rules") == 0 ? LIMIT_RULES_BODY : LIMIT_EXPERIENCES_BODY;
+    struct json_object *messages = json_object_new_array();
+    struct llm_request lr = {0};
+    struct llm_reply r;
+    struct buf system, user;
+    int rc = -1;
+    buf_init(&system, 4096);
+    buf_init(&user, 4 << 20);
+    llm_reply_init(&r);
+    buf_addf(&system,
+             "You merge near-duplicate entries of a knowledge base that AI agents read into one "
+             "entry: keep every distinct method, condition and pitfall, drop repetition, no raw "
+             "data or secrets. Answer with the merged content only, in Markdown, at most %zu "
+             "characters, in the entries' language.",
+             limit);
+    /* Titles on their entry's line, whatever was stored. */
+    buf_adds(&user, "Entry 1 (");
+    buf_add_one_line(&user, survivor->title);
+    buf_addf(&user, "):\n%s\n\n", survivor->content);
+    for (size_t i = 0; i < n; i++) {
+        buf_addf(&user, "Entry %zu (", i + 2);
+        buf_add_one_line(&user, members[i].title);
+        buf_addf(&user, "):\n%s\n\n", members[i].content);
+    }
+    json_object_array_add(messages, llm_message("system", system.data));
+    json_object_array_add(messages, llm_message("user", user.data));
+    lr.purpose = "slim";
+    lr.model = c->model;
+    lr.messages = messages;
+    lr.space = c->space;
+    lr.actor = c->actor;
+    lr.session_id = c->session_id;
+    if (llm_chat(c->llm, c->cfg, c->st, &lr, &r)) {
+        *error = error_json(r.error_code, r.error_message.data);
+    } else if (utf8_length(r.text.data, r.text.len) > limit) {
+        *error = error_json("LIMIT_EXCEEDED", "The LLM's merged text is over the limit");
+    } else {
+        buf_reset(out);
+        buf_add(out, r.text.data, r.text.len);
+        rc = 0;
+    }
+    json_object_put(messages);
+    llm_reply_release(&r);
+    buf_release(&system);
+    buf_release(&user);
+    return rc;
+}
+
+int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
+                     struct json_object **error)
+{
+    struct json_object *surv_j, *members_j, *id;
+    struct knowledge survivor, *members = NULL;
+    struct buf text;
+    size_t n = 0;
+    int rc = -1;
+
+    *error = NULL;
+    knowledge_init(&survivor);
+    buf_init(&text, 4 << 20);
+    json_object_object_get_ex(group, "survivor", &surv_j);
+    json_object_object_get_ex(group, "members", &members_j);
+    json_object_object_get_ex(surv_j, "id", &id);
+    if (store_knowledge_get(c->st, c->space, json_object_get_string(id), 0, &survivor)) {
+        *error = error_json("NOT_FOUND", "The surviving entry is gone; the group was skipped");
+        goto out;
+    }
+    members = xcalloc(json_object_array_length(members_j) + 1, sizeof *members);
+    for (size_t i = 0; i < json_object_array_length(members_j); i++) {
+        json_object_object_get_ex(json_object_array_get_idx(members_j, i), "id", &id);
+        knowledge_init(&members[n]);
+        if (store_knowledge_get(c->st, c->space, json_object_get_string(id), 0, &members[n]) == 0)
+            n++;
+    }
+    if (n == 0) {
+        rc = 0; /* merged meanwhile: nothing left to do */
+        goto out;
+    }
+    /* The LLM first, outside the transaction; a failure leaves all as it was. */
+    if (config_llm_configured(c->cfg) && merged_text(c, &survivor, members, n, &text, error))
+        goto out;
+    if (store_begin(c->st))
+        goto store_failed;
+    {
+        /* The survivor gets a "merge" revision: the LLM's text, or (without
+         * an LLM) its own, so its history shows the merge. */
+        struct knowledge next;
+        struct buf doc;
+        knowledge_init(&next);
+        buf_init(&doc, 4 << 20);
+        if (text.len)
+            document_with_body(survivor.document, text.data, &doc);
+        else
+            buf_adds(&doc, survivor.document);
+        next.category = xstrdup(survivor.category);
+        next.path = xstrdup(survivor.path);
+        document_fill(&next, survivor.category, survivor.path, doc.data, doc.len);
+        int urc = store_knowledge_update(c->st, c->space, survivor.id, &next, survivor.version,
+                                         c->actor, "merge");
+        knowledge_release(&next);
+        buf_release(&doc);
+        if (urc) {
+            store_rollback(c->st);
+            if (urc == STORE_CONFLICT) { /* edited while the LLM merged */
+                *error = error_json("CONFLICT", "The surviving entry changed meanwhile; the group "
+                                                "was left as it was");
+                goto out;
+            }
+            goto store_failed;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        /* A member edited since it was read (and given to the LLM) is not
+         * merged over: the whole group is left as it was. */
+        int mrc = store_knowledge_merge(c->st, c->space, survivor.id, members[i].id,
+                                        members[i].version, c->actor);
+        if (mrc == STORE_CONFLICT || mrc == STORE_NOT_FOUND) {
+            store_rollback(c->st);
+            *error = error_json("CONFLICT", "An entry of the group changed meanwhile; the group "
+                                            "was left as it was");
+            goto out;
+        }
+        if (mrc) {
+            store_rollback(c->st);
+            goto store_failed;
+        }
+    }
+    if (store_commit(c->st))
+        goto store_failed;
+    rc = 0;
+    goto out;
+store_failed:
+    *error = error_json("SERVICE_UNAVAILABLE", "The database could not be written; the group "
+                                               "was left as it was");
+out:
+    knowledge_release(&survivor);
+    for (size_t i = 0; i < n; i++)
+        knowledge_release(&members[i]);
+    free(members);
+    buf_release(&text);
+    return rc;
+}
