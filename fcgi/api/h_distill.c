@@ -79,6 +79,7 @@ static void folder_of(const char *hint, struct buf *out)
 
 void h_distill_experience(struct request *req, struct response *res)
 {
+    struct svc_ctx sc;
     struct json_object *body = http_body_json_or_400(req, res), *ctx, *v;
     const char *model = NULL, *hint = NULL, *context_id,
                *lang = distill_language(req->accept_language);
@@ -88,6 +89,7 @@ void h_distill_experience(struct request *req, struct response *res)
     struct knowledge k;
     long timeout_ms = 0;
     int rc;
+    http_svc_ctx(req, &sc);
 
     if (!body)
         return;
@@ -124,8 +126,8 @@ void h_distill_experience(struct request *req, struct response *res)
     context_id = json_object_object_get_ex(ctx, "context_id", &v) ? jf_str(v) : NULL;
 
     if (config_llm_configured(req->cfg)) {
-        if (distill_llm(req, ctx, lang, model, timeout_ms, &raw, &r)) {
-            reply_error(res, 200, r.error_code, "%s", r.error_message.data);
+        if (distill_llm(&sc, ctx, lang, model, timeout_ms, &raw, &r)) {
+            reply_error(res, 200, r.err.code, "%s", r.err.message.data);
             goto out;
         }
     } else {

@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define E_FILE_NOT_FOUND "TABLE_NOT_FOUND" /* the reference's code for a missing file */
-
 /* A copy of a string field with surrounding whitespace removed; NULL when
  * absent or not a string. A "\u0000" inside becomes \x01, so the checks
  * refuse it (a control character, an invalid category) instead of the text
@@ -61,7 +59,7 @@ static int target_or_400(struct response *res, struct json_object *body, const c
 {
     char *path = stripped_field(body, path_key);
     struct buf norm;
-    struct errmsg err;
+    struct error err;
     int rc = -1;
     t->category = stripped_field(body, "category");
     t->path = NULL;
@@ -75,15 +73,15 @@ static int target_or_400(struct response *res, struct json_object *body, const c
         return -1;
     }
     buf_init(&norm, 4096);
-    errmsg_init(&err);
+    error_init(&err);
     if (path_check_e(t->category, path, &norm, &err)) {
-        reply_errmsg(res, 200, E_INVALID_REQUEST, &err);
+        reply_error_of(res, &err);
     } else {
         t->path = xstrndup(norm.data, norm.len);
         rc = 0;
     }
     buf_release(&norm);
-    errmsg_release(&err);
+    error_release(&err);
     free(path);
     return rc;
 }
@@ -272,7 +270,7 @@ void h_files_write(struct request *req, struct response *res)
     struct target t = {0};
     struct knowledge k, old;
     struct buf doc;
-    struct errmsg err;
+    struct error err;
     const char *content = "", *expected_updated;
     long expected_version;
     int rc = STORE_ERROR, created = 0;
@@ -282,7 +280,7 @@ void h_files_write(struct request *req, struct response *res)
     knowledge_init(&k);
     knowledge_init(&old);
     buf_init(&doc, 4 * 1024 * 1024);
-    errmsg_init(&err);
+    error_init(&err);
     if (target_or_400(res, body, "path", &t))
         goto out;
     if (json_object_object_get_ex(body, "content", &v) && v) {
@@ -298,7 +296,7 @@ void h_files_write(struct request *req, struct response *res)
         auth_may_change_or_403(&req->who, res, t.category))
         goto out;
     if (document_prepare_e(t.category, t.path, content, strlen(content), &doc, &err)) {
-        reply_errmsg(res, 200, E_INVALID_REQUEST, &err);
+        reply_error_of(res, &err);
         goto out;
     }
     if (knowledge_path_free_or_409(req, res, t.category, t.path, NULL))
@@ -384,7 +382,7 @@ out:
     knowledge_release(&k);
     knowledge_release(&old);
     buf_release(&doc);
-    errmsg_release(&err);
+    error_release(&err);
     target_release(&t);
     json_object_put(body);
 }
@@ -439,16 +437,16 @@ static int rename_once(struct request *req, struct response *res, const struct t
     if (strcmp(from->category, to->category) != 0) {
         /* Into another category: its limits apply, as to a write there. */
         struct buf doc;
-        struct errmsg err;
+        struct error err;
         int bad;
         buf_init(&doc, 4 * 1024 * 1024);
-        errmsg_init(&err);
+        error_init(&err);
         bad = document_prepare_e(to->category, to->path, old->document, strlen(old->document), &doc,
                                  &err);
         if (bad)
-            reply_errmsg(res, 200, E_INVALID_REQUEST, &err);
+            reply_error_of(res, &err);
         buf_release(&doc);
-        errmsg_release(&err);
+        error_release(&err);
         if (bad)
             return -1;
     }

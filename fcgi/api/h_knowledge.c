@@ -171,13 +171,13 @@ void h_knowledge_create(struct request *req, struct response *res)
     int always_apply, rc;
     struct knowledge k;
     struct buf norm;
-    struct errmsg err;
+    struct error err;
 
     if (!body)
         return;
     knowledge_init(&k);
     buf_init(&norm, 1024);
-    errmsg_init(&err);
+    error_init(&err);
     if (jf_string_or_400(res, body, "scenario", 1, LIMIT_SCENARIO, &scenario) ||
         jf_string_or_400(res, body, "content", 1, LIMIT_EXPERIENCES_BODY * 4, &content) ||
         jf_string_list_or_400(res, body, "tags_type", KTYPE_COUNT * 2, 32, 0, &tags_type) ||
@@ -212,7 +212,7 @@ void h_knowledge_create(struct request *req, struct response *res)
         goto out;
     if (path) {
         if (path_check_e(category, path, &norm, &err)) {
-            reply_errmsg(res, 200, E_INVALID_REQUEST, &err);
+            reply_error_of(res, &err);
             goto out;
         }
         k.path = xstrndup(norm.data, norm.len);
@@ -255,7 +255,7 @@ void h_knowledge_create(struct request *req, struct response *res)
 out:
     knowledge_release(&k);
     buf_release(&norm);
-    errmsg_release(&err);
+    error_release(&err);
     json_object_put(body);
 }
 
@@ -302,6 +302,7 @@ static void new_case_id(char out[static 24])
 
 void h_knowledge_update(struct request *req, struct response *res)
 {
+    struct svc_ctx sc;
     struct json_object *body = http_body_json_or_400(req, res), *applied;
     struct knowledge_case helpful, harmful;
     struct knowledge current;
@@ -311,6 +312,7 @@ void h_knowledge_update(struct request *req, struct response *res)
     const char *feedback;
     long score, evolve_feedback_id = 0;
     char case_id[24];
+    http_svc_ctx(req, &sc);
 
     if (!body)
         return;
@@ -364,12 +366,12 @@ void h_knowledge_update(struct request *req, struct response *res)
             reply_store_error(res, rc, WHAT);
             goto out;
         }
-        if (evolve_rewrite(req, &current, feedback, &evolved, &reply)) {
+        if (evolve_rewrite(&sc, &current, feedback, &evolved, &reply)) {
             store_knowledge_feedback_mark(req->store, feedback_id, "failed");
-            reply_error(res, 200, reply.error_code,
+            reply_error(res, 200, reply.err.code,
                         "%s; the feedback was stored (#%ld) and "
                         "nothing else was changed",
-                        reply.error_message.data, feedback_id);
+                        reply.err.message.data, feedback_id);
             goto out;
         }
         evolve_feedback_id = feedback_id;
@@ -395,7 +397,7 @@ void h_knowledge_update(struct request *req, struct response *res)
         }
     }
     if (evolve_feedback_id) {
-        if ((rc = evolve_apply(req, &current, evolved.data)) ||
+        if ((rc = evolve_apply(&sc, &current, evolved.data)) ||
             (rc = store_knowledge_feedback_mark(req->store, evolve_feedback_id, "applied")))
             goto fail;
         json_object_object_add(applied, "evolve_feedback", json_object_new_string("evolved"));
@@ -506,20 +508,22 @@ static struct json_object *item_error(struct json_object *item, const char *code
 static void batch_evolve(struct request *req, const char *id, const char *feedback, long fid,
                          struct json_object *out)
 {
+    struct svc_ctx sc;
     struct knowledge k;
     struct llm_reply r;
     struct buf content;
     int rc;
+    http_svc_ctx(req, &sc);
     knowledge_init(&k);
     llm_reply_init(&r);
     buf_init(&content, 1 << 20);
     rc = store_knowledge_get(req->store, req->who.space, id, 0, &k);
     if (rc == STORE_OK && !auth_may_change(&req->who, k.category)) {
-        r.error_code = E_FORBIDDEN; /* the case counted; rewriting a rule is for admins */
-        buf_adds(&r.error_message, "Only admins may change rules");
-    } else if (rc == STORE_OK && evolve_rewrite(req, &k, feedback, &content, &r) == 0) {
+        r.err.code = E_FORBIDDEN; /* the case counted; rewriting a rule is for admins */
+        buf_adds(&r.err.message, "Only admins may change rules");
+    } else if (rc == STORE_OK && evolve_rewrite(&sc, &k, feedback, &content, &r) == 0) {
         rc = store_begin(req->store);
-        if (rc == STORE_OK && (rc = evolve_apply(req, &k, content.data)) == STORE_OK)
+        if (rc == STORE_OK && (rc = evolve_apply(&sc, &k, content.data)) == STORE_OK)
             rc = store_knowledge_feedback_mark(req->store, fid, "applied");
         if (rc == STORE_OK)
             rc = store_commit(req->store);
@@ -529,22 +533,22 @@ static void batch_evolve(struct request *req, const char *id, const char *feedba
             json_object_object_add(out, "evolved", json_object_new_boolean(1));
             goto done;
         }
-        r.error_code = rc == STORE_CONFLICT ? E_CONFLICT : E_SERVICE_UNAVAILABLE;
-        buf_reset(&r.error_message);
-        buf_adds(&r.error_message, "The entry changed meanwhile, or could not be written");
+        r.err.code = rc == STORE_CONFLICT ? E_CONFLICT : E_SERVICE_UNAVAILABLE;
+        buf_reset(&r.err.message);
+        buf_adds(&r.err.message, "The entry changed meanwhile, or could not be written");
     } else if (rc == STORE_NOT_FOUND) {
-        r.error_code = E_NOT_FOUND;
-        buf_adds(&r.error_message, WHAT " not found");
+        r.err.code = E_NOT_FOUND;
+        buf_adds(&r.err.message, WHAT " not found");
     } else if (rc) { /* the entry (and so who may rewrite it) could not be read */
-        r.error_code = E_SERVICE_UNAVAILABLE;
-        buf_adds(&r.error_message, "The entry could not be read");
+        r.err.code = E_SERVICE_UNAVAILABLE;
+        buf_adds(&r.err.message, "The entry could not be read");
     }
     store_knowledge_feedback_mark(req->store, fid, "failed");
     json_object_object_add(out, "evolved", json_object_new_boolean(0));
     {
         struct json_object *err = json_object_new_object();
-        json_object_object_add(err, "code", json_object_new_string(r.error_code));
-        json_object_object_add(err, "message", json_object_new_string(r.error_message.data));
+        json_object_object_add(err, "code", json_object_new_string(r.err.code));
+        json_object_object_add(err, "message", json_object_new_string(r.err.message.data));
         json_object_object_add(out, "evolve_error", err);
     }
 done:

@@ -172,13 +172,15 @@ static void ranked_release(struct ranked *r)
 static size_t route_stage(struct request *req, const char *q, struct stage1 *s1, size_t want,
                           size_t *chosen, const char **routing)
 {
+    struct svc_ctx sc;
     size_t n = 0;
+    http_svc_ctx(req, &sc);
     *routing = "lexical";
     if (config_llm_configured(req->cfg) && s1->n > 0) {
         struct shortlist_candidate *c = xcalloc(s1->n, sizeof *c);
         for (size_t i = 0; i < s1->n; i++)
             c[i] = s1->r[i].route;
-        if (shortlist_candidates(req, q, c, s1->n, want, chosen, &n) == 0) {
+        if (shortlist_candidates(&sc, q, c, s1->n, want, chosen, &n) == 0) {
             *routing = "llm";
             free(c);
             return n;

@@ -1,7 +1,7 @@
-/* jfield: typed fields of a JSON request body, with the error replies. */
+/* jfield: typed fields of a JSON value, with their errors. */
 #include "base/jfield.h"
 #include "base/buf.h"
-#include "http/http.h"
+#include "base/error.h"
 #include "base/util.h"
 
 #include <stdint.h>
@@ -21,25 +21,24 @@ static struct json_object *field(struct json_object *obj, const char *key)
     return v;
 }
 
-/* Check one string value; -1 after replying. */
-static int check_text(struct response *res, const char *key, struct json_object *v,
-                      size_t max_chars)
+/* Check one string value; -1 with err set. */
+static int check_text(struct error *err, const char *key, struct json_object *v, size_t max_chars)
 {
     const char *s = json_object_get_string(v);
     size_t len = (size_t)json_object_get_string_len(v), chars;
     if (strlen(s) != len || !utf8_valid(s, len)) {
-        error_param_str(res, "field", key);
-        reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_text",
-                        "'%s' must be valid UTF-8 text without NUL", key);
+        error_set(err, E_INVALID_REQUEST, "field_not_text",
+                  "'%s' must be valid UTF-8 text without NUL", key);
+        error_str(err, "field", key);
         return -1;
     }
     chars = utf8_length(s, len);
     if (chars > max_chars) {
-        error_param_str(res, "field", key);
-        error_param_int(res, "max", (long long)max_chars);
-        error_param_int(res, "got", (long long)chars);
-        reply_error_key(res, 200, E_LIMIT_EXCEEDED, "field_too_long",
-                        "'%s' exceeds %zu characters (got %zu)", key, max_chars, chars);
+        error_set(err, E_LIMIT_EXCEEDED, "field_too_long", "'%s' exceeds %zu characters (got %zu)",
+                  key, max_chars, chars);
+        error_str(err, "field", key);
+        error_int(err, "max", (long long)max_chars);
+        error_int(err, "got", (long long)chars);
         return -1;
     }
     return 0;
@@ -50,38 +49,37 @@ static int blank(const char *s)
     return s[strspn(s, " \t\r\n")] == '\0';
 }
 
-int jf_string_or_400(struct response *res, struct json_object *obj, const char *key, int required,
-                     size_t max_chars, const char **out)
+int jf_string(struct error *err, struct json_object *obj, const char *key, int required,
+              size_t max_chars, const char **out)
 {
     struct json_object *v = field(obj, key);
     *out = NULL;
     if (!v) {
         if (required) {
-            error_param_str(res, "field", key);
-            reply_error_key(res, 200, E_INVALID_REQUEST, "field_required", "'%s' is required", key);
+            error_set(err, E_INVALID_REQUEST, "field_required", "'%s' is required", key);
+            error_str(err, "field", key);
             return -1;
         }
         return 0;
     }
     if (!json_object_is_type(v, json_type_string)) {
-        error_param_str(res, "field", key);
-        reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_string", "'%s' must be a string",
-                        key);
+        error_set(err, E_INVALID_REQUEST, "field_not_string", "'%s' must be a string", key);
+        error_str(err, "field", key);
         return -1;
     }
-    if (check_text(res, key, v, max_chars))
+    if (check_text(err, key, v, max_chars))
         return -1;
     if (required && blank(json_object_get_string(v))) {
-        error_param_str(res, "field", key);
-        reply_error_key(res, 200, E_INVALID_REQUEST, "field_required", "'%s' is required", key);
+        error_set(err, E_INVALID_REQUEST, "field_required", "'%s' is required", key);
+        error_str(err, "field", key);
         return -1;
     }
     *out = json_object_get_string(v);
     return 0;
 }
 
-int jf_long_or_400(struct response *res, struct json_object *obj, const char *key, long min,
-                   long max, long dflt, long *out)
+int jf_long(struct error *err, struct json_object *obj, const char *key, long min, long max,
+            long dflt, long *out)
 {
     struct json_object *v = field(obj, key);
     int64_t n;
@@ -96,51 +94,46 @@ int jf_long_or_400(struct response *res, struct json_object *obj, const char *ke
     *out = (long)n;
     return 0;
 bad:
-    error_param_str(res, "field", key);
-    error_param_int(res, "min", min);
-    error_param_int(res, "max", max);
-    reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_integer",
-                    "'%s' must be an integer between %ld and %ld", key, min, max);
+    error_set(err, E_INVALID_REQUEST, "field_not_integer",
+              "'%s' must be an integer between %ld and %ld", key, min, max);
+    error_str(err, "field", key);
+    error_int(err, "min", min);
+    error_int(err, "max", max);
     return -1;
 }
 
-int jf_bool_or_400(struct response *res, struct json_object *obj, const char *key, int dflt,
-                   int *out)
+int jf_bool(struct error *err, struct json_object *obj, const char *key, int dflt, int *out)
 {
     struct json_object *v = field(obj, key);
     *out = dflt;
     if (!v)
         return 0;
     if (!json_object_is_type(v, json_type_boolean)) {
-        error_param_str(res, "field", key);
-        reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_boolean",
-                        "'%s' must be true or false", key);
+        error_set(err, E_INVALID_REQUEST, "field_not_boolean", "'%s' must be true or false", key);
+        error_str(err, "field", key);
         return -1;
     }
     *out = json_object_get_boolean(v);
     return 0;
 }
 
-int jf_object_or_400(struct response *res, struct json_object *obj, const char *key,
-                     struct json_object **out)
+int jf_object(struct error *err, struct json_object *obj, const char *key, struct json_object **out)
 {
     struct json_object *v = field(obj, key);
     *out = NULL;
     if (!v)
         return 0;
     if (!json_object_is_type(v, json_type_object)) {
-        error_param_str(res, "field", key);
-        reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_object", "'%s' must be an object",
-                        key);
+        error_set(err, E_INVALID_REQUEST, "field_not_object", "'%s' must be an object", key);
+        error_str(err, "field", key);
         return -1;
     }
     *out = v;
     return 0;
 }
 
-int jf_string_list_or_400(struct response *res, struct json_object *obj, const char *key,
-                          size_t max_items, size_t max_chars, int scalar_ok,
-                          struct json_object **out)
+int jf_string_list(struct error *err, struct json_object *obj, const char *key, size_t max_items,
+                   size_t max_chars, int scalar_ok, struct json_object **out)
 {
     struct json_object *v = field(obj, key);
     size_t n;
@@ -148,35 +141,35 @@ int jf_string_list_or_400(struct response *res, struct json_object *obj, const c
     if (!v)
         return 0;
     if (scalar_ok && json_object_is_type(v, json_type_string)) {
-        if (check_text(res, key, v, max_chars))
+        if (check_text(err, key, v, max_chars))
             return -1;
         *out = v;
         return 0;
     }
     if (!json_object_is_type(v, json_type_array)) {
-        error_param_str(res, "field", key);
-        reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_string_list",
-                        "'%s' must be a list of strings", key);
+        error_set(err, E_INVALID_REQUEST, "field_not_string_list", "'%s' must be a list of strings",
+                  key);
+        error_str(err, "field", key);
         return -1;
     }
     n = json_object_array_length(v);
     if (n > max_items) {
-        error_param_str(res, "field", key);
-        error_param_int(res, "max", (long long)max_items);
-        error_param_int(res, "got", (long long)n);
-        reply_error_key(res, 200, E_LIMIT_EXCEEDED, "field_too_many",
-                        "'%s' has more than %zu items (got %zu)", key, max_items, n);
+        error_set(err, E_LIMIT_EXCEEDED, "field_too_many", "'%s' has more than %zu items (got %zu)",
+                  key, max_items, n);
+        error_str(err, "field", key);
+        error_int(err, "max", (long long)max_items);
+        error_int(err, "got", (long long)n);
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
         struct json_object *item = json_object_array_get_idx(v, i);
         if (!item || !json_object_is_type(item, json_type_string)) {
-            error_param_str(res, "field", key);
-            reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_string_list",
-                            "'%s' must be a list of strings", key);
+            error_set(err, E_INVALID_REQUEST, "field_not_string_list",
+                      "'%s' must be a list of strings", key);
+            error_str(err, "field", key);
             return -1;
         }
-        if (check_text(res, key, item, max_chars))
+        if (check_text(err, key, item, max_chars))
             return -1;
     }
     *out = v;

@@ -1,7 +1,9 @@
-/* jfield: typed fields of a JSON request body. Each _or_400 helper either
- * fills its out-parameter and returns 0, or writes INVALID_REQUEST (or
- * LIMIT_EXCEEDED) naming the field to res and returns -1, so handler code
- * reads top to bottom. An absent field and a JSON null are the same. */
+/* jfield: typed fields of a JSON value (a request body, MCP arguments, a
+ * stored document). Each jf_ getter either fills its out-parameter and
+ * returns 0, or sets err to INVALID_REQUEST (or LIMIT_EXCEEDED) naming the
+ * field (key field_required, field_not_string, ...) and returns -1, so
+ * caller code reads top to bottom; http.h's jf_*_or_400 reply with it. An
+ * absent field and a JSON null are the same. */
 #ifndef KNOWHUB_JFIELD_H
 #define KNOWHUB_JFIELD_H
 
@@ -9,27 +11,25 @@
 #include <json-c/json.h>
 
 struct buf;
-struct response;
+struct error;
 
 /* String of at most max_chars Unicode characters, without NUL bytes.
  * *out is NULL when absent; required rejects absent and blank strings. */
-int jf_string_or_400(struct response *res, struct json_object *obj, const char *key, int required,
-                     size_t max_chars, const char **out);
+int jf_string(struct error *err, struct json_object *obj, const char *key, int required,
+              size_t max_chars, const char **out);
 /* Integer in [min, max]; dflt when absent. */
-int jf_long_or_400(struct response *res, struct json_object *obj, const char *key, long min,
-                   long max, long dflt, long *out);
+int jf_long(struct error *err, struct json_object *obj, const char *key, long min, long max,
+            long dflt, long *out);
 /* Boolean; dflt when absent. */
-int jf_bool_or_400(struct response *res, struct json_object *obj, const char *key, int dflt,
-                   int *out);
+int jf_bool(struct error *err, struct json_object *obj, const char *key, int dflt, int *out);
 /* Object; *out borrowed, NULL when absent. */
-int jf_object_or_400(struct response *res, struct json_object *obj, const char *key,
-                     struct json_object **out);
+int jf_object(struct error *err, struct json_object *obj, const char *key,
+              struct json_object **out);
 /* Array of at most max_items strings of at most max_chars each; *out is
  * borrowed, NULL when absent. A lone string is accepted as a one-item list
  * when scalar_ok. */
-int jf_string_list_or_400(struct response *res, struct json_object *obj, const char *key,
-                          size_t max_items, size_t max_chars, int scalar_ok,
-                          struct json_object **out);
+int jf_string_list(struct error *err, struct json_object *obj, const char *key, size_t max_items,
+                   size_t max_chars, int scalar_ok, struct json_object **out);
 
 /* Parse text[0..len) as exactly one JSON value: json-c's strict mode, valid
  * UTF-8, at most 64 levels, no single quotes or bare words (NaN, Infinity),

@@ -163,17 +163,17 @@ static size_t stripped_length(const char *s, size_t n)
 
 /* Check a JSON list text (tags, urls) against the entry view's limits. */
 static int list_within(const char *json_text, const char *key, const char *item, size_t max_items,
-                       size_t max_chars, struct errmsg *err)
+                       size_t max_chars, struct error *err)
 {
     struct json_object *list = json_parse_stored(json_text);
     size_t n = list ? json_object_array_length(list) : 0;
     int rc = 0;
     if (n > max_items) {
-        errmsg_set(err, "front_matter_too_many",
-                   "Front matter '%s' has more than %zu items (got %zu)", key, max_items, n);
-        errmsg_str(err, "field", key);
-        errmsg_int(err, "max", (long long)max_items);
-        errmsg_int(err, "got", (long long)n);
+        error_set(err, E_INVALID_REQUEST, "front_matter_too_many",
+                  "Front matter '%s' has more than %zu items (got %zu)", key, max_items, n);
+        error_str(err, "field", key);
+        error_int(err, "max", (long long)max_items);
+        error_int(err, "got", (long long)n);
         rc = -1;
     }
     for (size_t i = 0; rc == 0 && i < n; i++) {
@@ -181,12 +181,12 @@ static int list_within(const char *json_text, const char *key, const char *item,
         size_t chars =
             utf8_length(json_object_get_string(v), (size_t)json_object_get_string_len(v));
         if (chars > max_chars) {
-            errmsg_set(err, "front_matter_item_too_long",
-                       "A %s in front matter '%s' exceeds %zu characters (got %zu)", item, key,
-                       max_chars, chars);
-            errmsg_str(err, "field", key);
-            errmsg_int(err, "max", (long long)max_chars);
-            errmsg_int(err, "got", (long long)chars);
+            error_set(err, E_INVALID_REQUEST, "front_matter_item_too_long",
+                      "A %s in front matter '%s' exceeds %zu characters (got %zu)", item, key,
+                      max_chars, chars);
+            error_str(err, "field", key);
+            error_int(err, "max", (long long)max_chars);
+            error_int(err, "got", (long long)chars);
             rc = -1;
         }
     }
@@ -194,16 +194,16 @@ static int list_within(const char *json_text, const char *key, const char *item,
     return rc;
 }
 
-static int text_within(const char *text, const char *key, size_t max_chars, struct errmsg *err)
+static int text_within(const char *text, const char *key, size_t max_chars, struct error *err)
 {
     size_t chars = utf8_length(text, strlen(text));
     if (chars <= max_chars)
         return 0;
-    errmsg_set(err, "front_matter_too_long", "Front matter '%s' exceeds %zu characters (got %zu)",
-               key, max_chars, chars);
-    errmsg_str(err, "field", key);
-    errmsg_int(err, "max", (long long)max_chars);
-    errmsg_int(err, "got", (long long)chars);
+    error_set(err, E_INVALID_REQUEST, "front_matter_too_long",
+              "Front matter '%s' exceeds %zu characters (got %zu)", key, max_chars, chars);
+    error_str(err, "field", key);
+    error_int(err, "max", (long long)max_chars);
+    error_int(err, "got", (long long)chars);
     return -1;
 }
 
@@ -212,7 +212,7 @@ static int text_within(const char *text, const char *key, size_t max_chars, stru
  * /api/knowledge would accept: title (one line), scenario, tags, urls, ids
  * and, for rules, the description as it is stored (a YAML list too). */
 static int fields_within_limits(const char *category, const char *path, const char *doc, size_t len,
-                                struct errmsg *err)
+                                struct error *err)
 {
     struct knowledge k;
     struct buf stem;
@@ -225,14 +225,16 @@ static int fields_within_limits(const char *category, const char *path, const ch
     if (strcmp(category, "rules") == 0 &&
         utf8_length(k.description, strlen(k.description)) > LIMIT_RULE_DESCRIPTION) {
         size_t chars = utf8_length(k.description, strlen(k.description));
-        errmsg_set(err, "front_matter_too_long", "Rule description exceeds %d characters (got %zu)",
-                   LIMIT_RULE_DESCRIPTION, chars);
-        errmsg_str(err, "field", "description");
-        errmsg_int(err, "max", LIMIT_RULE_DESCRIPTION);
-        errmsg_int(err, "got", (long long)chars);
+        error_set(err, E_INVALID_REQUEST, "front_matter_too_long",
+                  "Rule description exceeds %d characters (got %zu)", LIMIT_RULE_DESCRIPTION,
+                  chars);
+        error_str(err, "field", "description");
+        error_int(err, "max", LIMIT_RULE_DESCRIPTION);
+        error_int(err, "got", (long long)chars);
         rc = -1;
     } else if (has_line_break(k.title)) {
-        errmsg_set(err, "title_one_line", "Front matter 'title' must be one line (no line breaks)");
+        error_set(err, E_INVALID_REQUEST, "title_one_line",
+                  "Front matter 'title' must be one line (no line breaks)");
         rc = -1;
     } else if ((strcmp(k.title, stem.data) != 0 &&
                 text_within(k.title, "title", LIMIT_TITLE, err)) ||
@@ -251,18 +253,18 @@ static int fields_within_limits(const char *category, const char *path, const ch
 int document_prepare(const char *category, const char *path, const char *text, size_t len,
                      struct buf *out, struct buf *err)
 {
-    struct errmsg e;
+    struct error e;
     int rc;
-    errmsg_init(&e);
+    error_init(&e);
     rc = document_prepare_e(category, path, text, len, out, &e);
     buf_reset(err);
     buf_add(err, e.message.data, e.message.len);
-    errmsg_release(&e);
+    error_release(&e);
     return rc;
 }
 
 int document_prepare_e(const char *category, const char *path, const char *text, size_t len,
-                       struct buf *out, struct errmsg *err)
+                       struct buf *out, struct error *err)
 {
     size_t body_off = 0;
     struct json_object *meta = NULL;
@@ -270,10 +272,10 @@ int document_prepare_e(const char *category, const char *path, const char *text,
     int rules = strcmp(category, "rules") == 0, rc = 0;
 
     buf_reset(out);
-    errmsg_set(err, NULL, "%s", "");
+    error_set(err, E_INVALID_REQUEST, NULL, "%s", "");
     if (frontmatter_read(text, len, &meta, &body_off, &why) == FRONTMATTER_REFUSED) {
-        errmsg_set(err, "front_matter_refused", "Front matter refused: %s", why);
-        errmsg_str(err, "reason", why);
+        error_set(err, E_INVALID_REQUEST, "front_matter_refused", "Front matter refused: %s", why);
+        error_str(err, "reason", why);
         return -1;
     }
     /* An empty mapping counts as missing, as in the reference ("if meta"). */
@@ -301,12 +303,12 @@ int document_prepare_e(const char *category, const char *path, const char *text,
     json_object_put(meta);
     meta = NULL;
     if (buf_add(out, text, len)) {
-        errmsg_set(err, "document_too_large", "Document too large");
+        error_set(err, E_INVALID_REQUEST, "document_too_large", "Document too large");
         return -1;
     }
     if (frontmatter_read(out->data, out->len, &meta, &body_off, &why) == FRONTMATTER_REFUSED) {
-        errmsg_set(err, "front_matter_refused", "Front matter refused: %s", why);
-        errmsg_str(err, "reason", why);
+        error_set(err, E_INVALID_REQUEST, "front_matter_refused", "Front matter refused: %s", why);
+        error_str(err, "reason", why);
         return -1;
     }
     json_object_put(meta);
@@ -316,11 +318,11 @@ int document_prepare_e(const char *category, const char *path, const char *text,
         size_t limit = rules ? LIMIT_RULES_BODY : LIMIT_EXPERIENCES_BODY;
         size_t n = stripped_length(out->data + body_off, out->len - body_off);
         if (n > limit) {
-            errmsg_set(err, "body_too_long", "%s body exceeds %zu characters (got %zu)", category,
-                       limit, n);
-            errmsg_str(err, "category", category);
-            errmsg_int(err, "max", (long long)limit);
-            errmsg_int(err, "got", (long long)n);
+            error_set(err, E_INVALID_REQUEST, "body_too_long",
+                      "%s body exceeds %zu characters (got %zu)", category, limit, n);
+            error_str(err, "category", category);
+            error_int(err, "max", (long long)limit);
+            error_int(err, "got", (long long)n);
             rc = -1;
         }
     }

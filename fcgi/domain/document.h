@@ -9,7 +9,7 @@
 #include <json-c/json.h>
 
 #include "base/buf.h"
-#include "base/errmsg.h"
+#include "base/error.h"
 #include "domain/knowledge.h"
 
 /* Reset the document fields of k (title, tags, description, always_apply,
@@ -30,7 +30,7 @@ int document_prepare(const char *category, const char *path, const char *text, s
                      struct buf *out, struct buf *err);
 /* document_prepare with the error's key and parameters (docs/api.md, "Errors"). */
 int document_prepare_e(const char *category, const char *path, const char *text, size_t len,
-                       struct buf *out, struct errmsg *err);
+                       struct buf *out, struct error *err);
 
 /* The document of an entry-view entry: front matter from k's fields
  * (title, tags, scenario, types, urls, agent_id, message_id, rules'

@@ -16,17 +16,17 @@ int category_valid(const char *category)
 
 int path_check(const char *category, const char *path, struct buf *out, struct buf *err)
 {
-    struct errmsg e;
+    struct error e;
     int rc;
-    errmsg_init(&e);
+    error_init(&e);
     rc = path_check_e(category, path, out, &e);
     buf_reset(err);
     buf_add(err, e.message.data, e.message.len);
-    errmsg_release(&e);
+    error_release(&e);
     return rc;
 }
 
-int path_check_e(const char *category, const char *path, struct buf *out, struct errmsg *err)
+int path_check_e(const char *category, const char *path, struct buf *out, struct error *err)
 {
     size_t parts = 0, len = strlen(path);
     const char *last = NULL;
@@ -34,14 +34,15 @@ int path_check_e(const char *category, const char *path, struct buf *out, struct
     int absolute = path[0] == '/';
 
     buf_reset(out);
-    errmsg_set(err, NULL, "%s", "");
+    error_set(err, E_INVALID_REQUEST, NULL, "%s", "");
     if (!category_valid(category)) {
-        errmsg_set(err, "invalid_category", "Invalid category: '%s'", category ? category : "");
-        errmsg_str(err, "category", category);
+        error_set(err, E_INVALID_REQUEST, "invalid_category", "Invalid category: '%s'",
+                  category ? category : "");
+        error_str(err, "category", category);
         return -1;
     }
     if (len == 0) {
-        errmsg_set(err, "path_empty", "Empty path");
+        error_set(err, E_INVALID_REQUEST, "path_empty", "Empty path");
         return -1;
     }
     /* Split like pathlib: empty and "." segments vanish, a leading "/" is a part. */
@@ -58,53 +59,57 @@ int path_check_e(const char *category, const char *path, struct buf *out, struct
     if (absolute)
         parts++;
     if (!last || last_len < 4 || memcmp(last + last_len - 3, ".md", 3) != 0) {
-        errmsg_set(err, "path_not_md", "Knowledge files must be .md format");
+        error_set(err, E_INVALID_REQUEST, "path_not_md", "Knowledge files must be .md format");
         return -1;
     }
     if (strcmp(category, "rules") == 0 && parts > 1) {
-        errmsg_set(err, "path_rules_flat", "rules does not allow sub-directories");
+        error_set(err, E_INVALID_REQUEST, "path_rules_flat",
+                  "rules does not allow sub-directories");
         return -1;
     }
     if (parts > 2) {
-        errmsg_set(err, "path_too_deep", "experiences allows at most one level of sub-directories");
+        error_set(err, E_INVALID_REQUEST, "path_too_deep",
+                  "experiences allows at most one level of sub-directories");
         return -1;
     }
     if (absolute) {
-        errmsg_set(err, "path_absolute", "Absolute path not allowed: '%s'", path);
-        errmsg_str(err, "path", path);
+        error_set(err, E_INVALID_REQUEST, "path_absolute", "Absolute path not allowed: '%s'", path);
+        error_str(err, "path", path);
         return -1;
     }
     for (const char *p = path; *p;) {
         const char *slash = strchr(p, '/');
         size_t n = slash ? (size_t)(slash - p) : strlen(p);
         if (n == 2 && p[0] == '.' && p[1] == '.') {
-            errmsg_set(err, "path_traversal", "Path traversal segment '..' in: '%s'", path);
-            errmsg_str(err, "path", path);
+            error_set(err, E_INVALID_REQUEST, "path_traversal",
+                      "Path traversal segment '..' in: '%s'", path);
+            error_str(err, "path", path);
             return -1;
         }
         p += n + (slash ? 1 : 0);
     }
     for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
         if (*p < 0x20 || *p == 0x7f || *p == '\\') {
-            errmsg_set(err, "path_bad_char", "Path contains a backslash or a control character");
+            error_set(err, E_INVALID_REQUEST, "path_bad_char",
+                      "Path contains a backslash or a control character");
             return -1;
         }
     }
     if (!utf8_valid(path, len) || utf8_length(path, len) > PATH_MAX_CHARS) {
-        errmsg_set(err, "path_too_long", "Path must be valid UTF-8 of at most %d characters",
-                   PATH_MAX_CHARS);
-        errmsg_int(err, "max", PATH_MAX_CHARS);
+        error_set(err, E_INVALID_REQUEST, "path_too_long",
+                  "Path must be valid UTF-8 of at most %d characters", PATH_MAX_CHARS);
+        error_int(err, "max", PATH_MAX_CHARS);
         return -1;
     }
     for (const char *p = path; *p;) {
         const char *slash = strchr(p, '/');
         size_t n = slash ? (size_t)(slash - p) : strlen(p);
         if (n > PATH_SEGMENT_MAX_BYTES) {
-            errmsg_set(err, "name_too_long",
-                       "A file or folder name must be at most %d bytes (got %zu)",
-                       PATH_SEGMENT_MAX_BYTES, n);
-            errmsg_int(err, "max", PATH_SEGMENT_MAX_BYTES);
-            errmsg_int(err, "got", (long long)n);
+            error_set(err, E_INVALID_REQUEST, "name_too_long",
+                      "A file or folder name must be at most %d bytes (got %zu)",
+                      PATH_SEGMENT_MAX_BYTES, n);
+            error_int(err, "max", PATH_SEGMENT_MAX_BYTES);
+            error_int(err, "got", (long long)n);
             return -1;
         }
         p += n + (slash ? 1 : 0);

@@ -10,7 +10,7 @@
 #define PATH_SEGMENT_MAX_BYTES 255
 
 #include "base/buf.h"
-#include "base/errmsg.h"
+#include "base/error.h"
 
 /* Return 1 for "rules" and "experiences". */
 int category_valid(const char *category);
@@ -19,7 +19,7 @@ int category_valid(const char *category);
  * "." segments) to out and return 0; else write the message to err, return -1. */
 int path_check(const char *category, const char *path, struct buf *out, struct buf *err);
 /* path_check with the error's key and parameters (docs/api.md, "Errors"). */
-int path_check_e(const char *category, const char *path, struct buf *out, struct errmsg *err);
+int path_check_e(const char *category, const char *path, struct buf *out, struct error *err);
 
 /* The file stem of a path ("folder/name.md" -> "name"), into out. */
 void path_stem(const char *path, struct buf *out);

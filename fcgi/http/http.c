@@ -9,6 +9,19 @@
 #include <string.h>
 #include <strings.h>
 
+void http_svc_ctx(const struct request *req, struct svc_ctx *c)
+{
+    c->space = req->who.space;
+    c->actor = req->who.actor;
+    c->role = req->who.role;
+    c->request_id = req->request_id;
+    c->accept_language = req->accept_language;
+    c->st = req->store;
+    c->llm = req->llm;
+    c->metrics = req->metrics;
+    c->cfg = req->cfg;
+}
+
 void request_init(struct request *req)
 {
     memset(req, 0, sizeof *req);
@@ -417,16 +430,6 @@ void reply_page(struct response *res, struct json_object *items, long total, lon
     reply_data(res, data);
 }
 
-static int retryable(const char *code)
-{
-    static const char *const codes[] = {"LLM_RATE_LIMIT", "LLM_TIMEOUT", "LLM_SERVICE_ERROR",
-                                        E_SERVICE_UNAVAILABLE, "RATE_LIMITED"};
-    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
-        if (strcmp(code, codes[i]) == 0)
-            return 1;
-    return 0;
-}
-
 /* The error envelope; key and params (taken) are added when given. */
 static void reply_error_envelope(struct response *res, int http_status, const char *code,
                                  const char *key, struct json_object *params, const char *message,
@@ -435,7 +438,7 @@ static void reply_error_envelope(struct response *res, int http_status, const ch
     struct json_object *env = json_object_new_object(), *err = json_object_new_object();
     json_object_object_add(err, "code", json_object_new_string(code));
     json_object_object_add(err, "message", json_object_new_string_len(message, (int)len));
-    json_object_object_add(err, "retry", json_object_new_boolean(retryable(code)));
+    json_object_object_add(err, "retry", json_object_new_boolean(error_retryable(code)));
     json_object_object_add(err, "request_id",
                            json_object_new_string(res->request_id ? res->request_id : ""));
     if (key) {
@@ -485,41 +488,24 @@ void reply_error_key(struct response *res, int http_status, const char *code, co
     va_end(ap);
 }
 
-void reply_errmsg(struct response *res, int http_status, const char *code, struct errmsg *e)
+void reply_error_of(struct response *res, struct error *e)
 {
+    const char *code = e->code ? e->code : E_INTERNAL;
     struct json_object *params = e->params;
     e->params = NULL;
     json_object_put(res->error_params);
     res->error_params = NULL;
     if (e->message.len == 0)
         buf_adds(&e->message, code);
-    reply_error_envelope(res, http_status, code, e->key, params, e->message.data, e->message.len);
+    reply_error_envelope(res, error_http_status(code), code, e->key, params, e->message.data,
+                         e->message.len);
 }
 
 void reply_store_error(struct response *res, int store_status, const char *what)
 {
-    switch (store_status) {
-    case STORE_NOT_FOUND:
-        reply_error_key(res, 200, E_NOT_FOUND, "not_found", "%s not found", what);
-        break;
-    case STORE_CONFLICT:
-        reply_error_key(res, 200, E_CONFLICT, "conflict", "%s conflicts with an existing one",
-                        what);
-        break;
-    case STORE_BUSY:
-        reply_error_key(res, 503, E_SERVICE_UNAVAILABLE, "db_busy",
-                        "The database is busy; try again");
-        break;
-    case STORE_FULL:
-        reply_error_key(res, 503, E_SERVICE_UNAVAILABLE, "db_full",
-                        "The database is full; nothing was written");
-        break;
-    case STORE_READONLY:
-        reply_error_key(res, 503, E_SERVICE_UNAVAILABLE, "db_readonly",
-                        "The database is read-only; nothing was written");
-        break;
-    default:
-        reply_error_key(res, 500, E_INTERNAL, "internal_error", "An unexpected error occurred");
-        break;
-    }
+    struct error e;
+    error_init(&e);
+    store_status_error(store_status, what, &e);
+    reply_error_of(res, &e);
+    error_release(&e);
 }

@@ -11,36 +11,12 @@
 #include <json-c/json.h>
 
 #include "base/buf.h"
-#include "base/errmsg.h"
+#include "service/ctx.h"
+#include "base/error.h"
 
 #define HTTP_MAX_PARAMS 4
 #define HTTP_MAX_BODY (1024 * 1024) /* nginx's client_max_body_size too */
 #define HTTP_MAX_RESPONSE (64 * 1024 * 1024)
-
-/* Error codes of DESIGN.md. */
-#define E_INVALID_REQUEST "INVALID_REQUEST"
-#define E_NOT_FOUND "NOT_FOUND"
-#define E_CONFLICT "CONFLICT"
-#define E_LIMIT_EXCEEDED "LIMIT_EXCEEDED"
-#define E_UNAUTHORIZED "UNAUTHORIZED"
-#define E_FORBIDDEN "FORBIDDEN"
-#define E_METHOD_NOT_ALLOWED "METHOD_NOT_ALLOWED"
-#define E_PAYLOAD_TOO_LARGE "PAYLOAD_TOO_LARGE"
-#define E_UNSUPPORTED_MEDIA_TYPE "UNSUPPORTED_MEDIA_TYPE"
-#define E_LLM_NOT_CONFIGURED "LLM_NOT_CONFIGURED"
-#define E_SERVICE_UNAVAILABLE "SERVICE_UNAVAILABLE"
-#define E_INTERNAL "INTERNAL_ERROR"
-
-enum role { ROLE_NONE = -1, ROLE_READER = 0, ROLE_AGENT = 1, ROLE_EDITOR = 2, ROLE_ADMIN = 3 };
-
-/* Who is calling: filled by authentication before the handler runs. */
-struct identity {
-    char *space;    /* owned */
-    char *token_id; /* owned */
-    char *actor;    /* owned: "token:<id>" or "token:<id>:<label>" for the audit trail */
-    enum role role;
-    char *csrf; /* owned: the CSRF token when the caller came with a login cookie */
-};
 
 struct query_param {
     char *name;  /* decoded, owned */
@@ -100,6 +76,10 @@ struct response {
     struct json_object *error_params;
 };
 
+/* The service context of a request's caller (identity, store, LLM, metrics,
+ * configuration); its strings point into req. */
+void http_svc_ctx(const struct request *req, struct svc_ctx *c);
+
 /* Zero a request; the caller then points its fields at the incoming data. */
 void request_init(struct request *req);
 /* Free what the request owns (params, query, identity). */
@@ -122,6 +102,21 @@ int http_query_long_or_400(const struct request *req, struct response *res, cons
  * INVALID_REQUEST (malformed JSON, invalid UTF-8, not an object). An empty
  * body gives an empty object. */
 struct json_object *http_body_json_or_400(const struct request *req, struct response *res);
+
+/* The getters of base/jfield.h (same arguments, after res) for handlers:
+ * 0 with the value, or -1 after replying with the field's error
+ * (http/fields.c). */
+int jf_string_or_400(struct response *res, struct json_object *obj, const char *key, int required,
+                     size_t max_chars, const char **out);
+int jf_long_or_400(struct response *res, struct json_object *obj, const char *key, long min,
+                   long max, long dflt, long *out);
+int jf_bool_or_400(struct response *res, struct json_object *obj, const char *key, int dflt,
+                   int *out);
+int jf_object_or_400(struct response *res, struct json_object *obj, const char *key,
+                     struct json_object **out);
+int jf_string_list_or_400(struct response *res, struct json_object *obj, const char *key,
+                          size_t max_items, size_t max_chars, int scalar_ok,
+                          struct json_object **out);
 
 /* 1 when the request's media type is application/json (parameters such as
  * charset allowed, case-insensitive). */
@@ -167,8 +162,9 @@ void reply_error_key(struct response *res, int http_status, const char *code, co
 /* A parameter of the next reply_error_key. */
 void error_param_str(struct response *res, const char *name, const char *value);
 void error_param_int(struct response *res, const char *name, long long value);
-/* Error envelope of e: its message, key and params (taken). */
-void reply_errmsg(struct response *res, int http_status, const char *code, struct errmsg *e);
+/* Error envelope of e: its code, message, key and params (taken), with the
+ * HTTP status of its code (error_http_status). */
+void reply_error_of(struct response *res, struct error *e);
 /* The error envelope for a store status (NOT_FOUND, CONFLICT, 503, 500). */
 void reply_store_error(struct response *res, int store_status, const char *what);
 

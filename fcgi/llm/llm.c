@@ -1,12 +1,11 @@
 /* llm: OpenAI-compatible chat completions over libcurl (the only file that
  * includes curl.h), with the ledger and the reasoning log. */
 #include "llm/llm.h"
-#include "http/http.h"
+#include "base/error.h"
 #include "llm/agentlog.h"
 #include "base/config.h"
 #include "base/jfield.h"
 #include "base/metrics.h"
-#include "store/store.h"
 #include "base/util.h"
 
 #include <curl/curl.h>
@@ -62,29 +61,17 @@ struct json_object *llm_message(const char *role, const char *content)
     return m;
 }
 
-struct llm_request llm_request_for(const struct request *req, const char *purpose,
-                                   struct json_object *messages)
-{
-    struct llm_request lr = {0};
-    lr.purpose = purpose;
-    lr.messages = messages;
-    lr.space = req->who.space;
-    lr.actor = req->who.actor;
-    lr.session_id = req->request_id;
-    return lr;
-}
-
 void llm_reply_init(struct llm_reply *r)
 {
     memset(r, 0, sizeof *r);
     buf_init(&r->text, LLM_MAX_REPLY);
-    buf_init(&r->error_message, 4096);
+    error_init(&r->err);
 }
 
 void llm_reply_release(struct llm_reply *r)
 {
     buf_release(&r->text);
-    buf_release(&r->error_message);
+    error_release(&r->err);
 }
 
 int llm_model_from_json(const struct config *cfg, struct json_object *v, const char **out)
@@ -124,10 +111,8 @@ static int has(const char *hay, const char *needle)
 
 static void fail(struct llm_reply *r, const char *code, int retry, const char *message)
 {
-    r->error_code = code;
-    r->retry = retry;
-    buf_reset(&r->error_message);
-    buf_adds(&r->error_message, message);
+    error_set(&r->err, code, NULL, "%s", message);
+    r->err.retry = retry;
 }
 
 /* Map an HTTP error answer to an LLM_* code, as the reference does by
@@ -259,8 +244,8 @@ static int attempt(CURL *c, const struct config *cfg, const char *body, long tim
     return retry;
 }
 
-int llm_chat(struct llm *llm, const struct config *cfg, struct store *st,
-             const struct llm_request *req, struct llm_reply *r)
+int llm_chat(struct llm *llm, const struct config *cfg, const struct llm_request *req,
+             struct llm_reply *r)
 {
     struct llm *own = NULL;
     struct json_object *body, *event;
@@ -269,7 +254,8 @@ int llm_chat(struct llm *llm, const struct config *cfg, struct store *st,
     char *text;
 
     buf_reset(&r->text);
-    r->error_code = NULL;
+    r->err.code = NULL;
+    r->model = NULL; /* set once a call is made: the ledger records calls, not refusals */
     if (!config_llm_configured(cfg)) {
         fail(r, "LLM_NOT_CONFIGURED", 0, "No LLM is configured (KNOWHUB_LLM_BASE_URL is not set)");
         return -1;
@@ -278,6 +264,7 @@ int llm_chat(struct llm *llm, const struct config *cfg, struct store *st,
         fail(r, "LLM_UNKNOWN_ERROR", 0, "Cannot start an HTTP client");
         return -1;
     }
+    r->model = model;
     body = json_object_new_object();
     json_object_object_add(body, "model", json_object_new_string(model));
     json_object_object_add(body, "messages", json_object_get(req->messages));
@@ -301,30 +288,26 @@ int llm_chat(struct llm *llm, const struct config *cfg, struct store *st,
         if (spent + 500 < timeout) {
             usleep(500 * 1000);
             buf_reset(&r->text);
-            r->error_code = NULL;
+            r->err.code = NULL;
             attempt(llm->curl, cfg, text, timeout - spent - 500, r);
         }
     }
     r->latency_ms = monotonic_ms() - started;
     free(text);
 
-    metrics_llm_call(llm->metrics, req->purpose, r->error_code ? r->error_code : "ok",
-                     r->prompt_tokens, r->completion_tokens, r->latency_ms);
-    if (st)
-        store_llm_call_add(st, req->space, req->purpose, model, r->prompt_tokens,
-                           r->completion_tokens, r->latency_ms,
-                           r->error_code ? r->error_code : "ok");
+    metrics_llm_call(llm->metrics, req->purpose, r->err.code ? r->err.code : "ok", r->prompt_tokens,
+                     r->completion_tokens, r->latency_ms);
     event = json_object_new_object();
     json_object_object_add(event, "model", json_object_new_string(model));
     json_object_object_add(event, "latency_ms", json_object_new_int64(r->latency_ms));
     json_object_object_add(event, "finish_reason", json_object_new_string(r->finish_reason));
     json_object_object_add(event, "prompt_tokens", json_object_new_int64(r->prompt_tokens));
     json_object_object_add(event, "completion_tokens", json_object_new_int64(r->completion_tokens));
-    if (r->error_code)
-        json_object_object_add(event, "error", json_object_new_string(r->error_code));
+    if (r->err.code)
+        json_object_object_add(event, "error", json_object_new_string(r->err.code));
     else
         json_object_object_add(event, "messages", json_object_new_string(r->text.data));
     agentlog_write(cfg, req->actor, req->session_id, req->purpose, "llm_response", event);
     llm_free(own);
-    return r->error_code ? -1 : 0;
+    return r->err.code ? -1 : 0;
 }

@@ -1,18 +1,20 @@
 /* llm: the only module that speaks to an LLM (libcurl): OpenAI-compatible
  * POST {KNOWHUB_LLM_BASE_URL}/chat/completions with connect and total
  * timeouts, one retry with backoff on a retryable failure, a capped reply,
- * failures mapped to the LLM_* error codes, every call written to the usage
- * ledger (llm_calls) and, when KNOWHUB_AGENT_LOG is on, to the reasoning log.
- * The URL and key come from the server's configuration only. */
+ * failures mapped to the LLM_* error codes, every call counted in the
+ * thread's metrics and, when KNOWHUB_AGENT_LOG is on, written to the
+ * reasoning log. The client never touches the store: the caller writes the
+ * usage ledger from the reply (service/llmcall.c). The URL and key come from
+ * the server's configuration only. */
 #ifndef KNOWHUB_LLM_H
 #define KNOWHUB_LLM_H
 
 #include <json-c/json.h>
 
 #include "base/buf.h"
+#include "base/error.h"
 
 struct config;
-struct store;
 struct llm;
 
 /* Process-wide libcurl setup; call once in main before threads start. */
@@ -31,16 +33,15 @@ struct llm_request {
     struct json_object *messages; /* borrowed: [{role, content}, ...] */
     long timeout_ms;              /* 0: the configured timeout */
     int max_tokens;               /* 0: not sent */
-    const char *space;            /* for the ledger */
     const char *actor;            /* who asked: the reasoning log's identity */
     const char *session_id;       /* the request id: the reasoning log's session */
 };
 
 struct llm_reply {
-    struct buf text;          /* the assistant message's content */
-    const char *error_code;   /* NULL on success, else an LLM_* code */
-    int retry;                /* the error may go away on its own */
-    struct buf error_message; /* for the client: never the key or the URL */
+    struct buf text;   /* the assistant message's content */
+    struct error err;  /* err.code NULL on success, else an LLM_* code; the message is for
+                        * the client: never the key or the URL */
+    const char *model; /* the model asked (the request's or the configured one) */
     long prompt_tokens, completion_tokens, latency_ms;
     char finish_reason[32];
 };
@@ -48,21 +49,15 @@ struct llm_reply {
 /* A chat message {role, content} (caller owns it). */
 struct json_object *llm_message(const char *role, const char *content);
 
-struct request;
-/* A request on behalf of an HTTP request's caller: purpose and messages
- * (borrowed), the caller's space and actor, the request id as the session;
- * the server's model and timeout unless the caller changes them. */
-struct llm_request llm_request_for(const struct request *req, const char *purpose,
-                                   struct json_object *messages);
-
 void llm_reply_init(struct llm_reply *r);
 void llm_reply_release(struct llm_reply *r);
 
-/* Run one chat completion. 0 with r->text filled, or -1 with r->error_code
- * and r->error_message set (LLM_NOT_CONFIGURED when no LLM is configured).
- * With llm NULL a temporary handle is used. */
-int llm_chat(struct llm *llm, const struct config *cfg, struct store *st,
-             const struct llm_request *req, struct llm_reply *r);
+/* Run one chat completion. 0 with r->text filled, or -1 with r->err set
+ * (LLM_NOT_CONFIGURED when no LLM is configured); once a call is made,
+ * r->model, the token counts and the latency are set for the ledger. With
+ * llm NULL a temporary handle is used. */
+int llm_chat(struct llm *llm, const struct config *cfg, const struct llm_request *req,
+             struct llm_reply *r);
 
 /* A request's "model": a name, or an object whose "model" (or "id") names one
  * (the reference sends {id, endpoint, api_key, ...}: only the name is used).

@@ -4,6 +4,8 @@
 #include "http/http.h"
 #include "base/jfield.h"
 #include "http/router.h"
+#include "service/auth.h"
+#include "service/ctx.h"
 #include "base/util.h"
 
 #include <stdarg.h>
@@ -12,6 +14,11 @@
 #include <string.h>
 
 enum args_to { ARGS_QUERY, ARGS_BODY, ARGS_NONE };
+
+/* A tool that calls its service directly: 0 with the REST answer's data in
+ * *data (the caller's), else -1 with err set. */
+typedef int (*tool_fn)(const struct svc_ctx *c, struct json_object *args, struct json_object **data,
+                       struct error *err);
 
 struct tool {
     const char *name;
@@ -23,6 +30,8 @@ struct tool {
     /* An argument REST names otherwise: "query:q" sends query as q, and
      * also accepts q itself (the older name) as an alias; NULL for none. */
     const char *renamed;
+    enum role role; /* the least role, as the REST route's */
+    tool_fn call;   /* the service; NULL: through the REST route (method, path) */
 };
 
 #define TYPES "[\"tool\",\"usecase\",\"definition\",\"plan\",\"strategy\"]"
@@ -46,7 +55,7 @@ static const struct tool tools[] = {
      "\"sequence\":{\"type\":\"integer\",\"minimum\":0},"
      "\"task\":{\"type\":\"string\",\"description\":\"the trace's mission, kept for its "
      "evaluation prompt\"}},\"required\":[\"query\"]}",
-     "GET", "/api/knowledge/search", ARGS_QUERY, "query:q"},
+     "GET", "/api/knowledge/search", ARGS_QUERY, "query:q", ROLE_READER, NULL},
     {"knowledge_save",
      "Save something you learned so later tasks can reuse it: the scenario (when it applies) "
      "and the content (the knowledge itself, at most 2000 characters), with its types. "
@@ -60,7 +69,7 @@ static const struct tool tools[] = {
      "\"message_id\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},"
      "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
      "\"required\":[\"scenario\",\"content\"]}",
-     "POST", "/api/knowledge", ARGS_BODY, NULL},
+     "POST", "/api/knowledge", ARGS_BODY, NULL, ROLE_AGENT, NULL},
     {"knowledge_update",
      "Report on one entry: add_helpful_case or add_harmful_case ({case_id, scenario, result}; "
      "the same case_id counts once), update_score (1-5), or evolve_feedback (the server's LLM "
@@ -69,7 +78,7 @@ static const struct tool tools[] = {
      "\"add_helpful_case\":{\"type\":\"object\"},\"add_harmful_case\":{\"type\":\"object\"},"
      "\"update_score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5},"
      "\"evolve_feedback\":{\"type\":\"string\"}},\"required\":[\"knowledge_id\"]}",
-     "PUT", "/api/knowledge/{knowledge_id}", ARGS_BODY, NULL},
+     "PUT", "/api/knowledge/{knowledge_id}", ARGS_BODY, NULL, ROLE_AGENT, NULL},
     {"knowledge_batch_update",
      "Report on several entries at once: feedback_list [{knowledge_id, is_effective, "
      "feedback?}]. Each item is applied on its own; results say which succeeded.",
@@ -77,30 +86,31 @@ static const struct tool tools[] = {
      "\"type\":\"object\",\"properties\":{\"knowledge_id\":{\"type\":\"string\"},"
      "\"is_effective\":{\"type\":\"boolean\"},\"feedback\":{\"type\":\"string\"}},"
      "\"required\":[\"knowledge_id\",\"is_effective\"]}}},\"required\":[\"feedback_list\"]}",
-     "POST", "/api/knowledge/batch_update", ARGS_BODY, NULL},
+     "POST", "/api/knowledge/batch_update", ARGS_BODY, NULL, ROLE_AGENT, NULL},
     {"knowledge_list", "List saved knowledge, newest first, with the total count.",
      "{\"type\":\"object\",\"properties\":{"
      "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":10},"
      "\"offset\":{\"type\":\"integer\",\"minimum\":0},"
      "\"tags_type\":{\"type\":\"array\",\"items\":{\"enum\":" TYPES "}},"
      "\"category\":{\"enum\":[\"rules\",\"experiences\"]}}}",
-     "GET", "/api/knowledge", ARGS_QUERY, NULL},
+     "GET", "/api/knowledge", ARGS_QUERY, NULL, ROLE_READER, NULL},
     {"knowledge_slim",
      "Merge near-duplicate knowledge (slim the base). Starts a job and returns it (id, "
      "status); dry_run returns the plan instead and changes nothing.",
      "{\"type\":\"object\",\"properties\":{\"dry_run\":{\"type\":\"boolean\"},"
      "\"threshold\":{\"type\":\"number\",\"minimum\":0.3,\"maximum\":1},"
      "\"model\":{\"type\":\"string\"}}}",
-     "POST", "/api/knowledge/slim", ARGS_BODY, NULL},
+     "POST", "/api/knowledge/slim", ARGS_BODY, NULL, ROLE_AGENT, NULL},
     {"knowledge_read",
      "Read one knowledge file in full (Markdown with front matter) by category and path, "
      "as found by search or list.",
      "{\"type\":\"object\",\"properties\":{\"category\":{\"enum\":[\"rules\",\"experiences\"]},"
      "\"path\":{\"type\":\"string\"}},\"required\":[\"category\",\"path\"]}",
-     "POST", "/api/knowledge/read", ARGS_BODY, NULL},
+     "POST", "/api/knowledge/read", ARGS_BODY, NULL, ROLE_READER, NULL},
     {"knowledge_rules",
      "The rules you must always follow, and a ready block to put in your system prompt.",
-     "{\"type\":\"object\",\"properties\":{}}", "GET", "/api/knowledge/rules", ARGS_NONE, NULL},
+     "{\"type\":\"object\",\"properties\":{}}", "GET", "/api/knowledge/rules", ARGS_NONE, NULL,
+     ROLE_READER, NULL},
     {"knowledge_context",
      "Everything to load before answering a question: the mandatory rules block and the "
      "relevant knowledge block (table_names boost knowledge tagged with them).",
@@ -108,7 +118,7 @@ static const struct tool tools[] = {
      "\"table_names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
      "\"max_results\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50}},"
      "\"required\":[\"question\"]}",
-     "POST", "/api/knowledge/context", ARGS_BODY, NULL},
+     "POST", "/api/knowledge/context", ARGS_BODY, NULL, ROLE_READER, NULL},
     {"trace_eval_prompt",
      "When a goal completes, before you compress your context, or when your task ends: get "
      "the prompt that asks you to judge the knowledge injected into this trace (irrelevant, "
@@ -116,7 +126,7 @@ static const struct tool tools[] = {
      "{\"type\":\"object\",\"properties\":{\"trace_id\":{\"type\":\"string\"},"
      "\"goal\":{\"type\":\"string\",\"description\":\"the current goal\"}},"
      "\"required\":[\"trace_id\"]}",
-     "GET", "/api/traces/{trace_id}/eval_prompt", ARGS_QUERY, NULL},
+     "GET", "/api/traces/{trace_id}/eval_prompt", ARGS_QUERY, NULL, ROLE_READER, NULL},
     {"trace_submit_evaluation",
      "Send your evaluation of the injected knowledge: output is your raw reply (JSON, a "
      "```json block, or prose around a JSON object), or give evaluations "
@@ -126,7 +136,7 @@ static const struct tool tools[] = {
      "\"trigger\":{\"enum\":[\"goal_completion\",\"compression\",\"task_completion\"]},"
      "\"output\":{\"type\":\"string\"},\"evaluations\":{\"type\":\"array\",\"items\":{"
      "\"type\":\"object\"}}},\"required\":[\"trace_id\",\"trigger\"]}",
-     "POST", "/api/traces/{trace_id}/evaluations", ARGS_BODY, NULL},
+     "POST", "/api/traces/{trace_id}/evaluations", ARGS_BODY, NULL, ROLE_AGENT, NULL},
 };
 #define TOOL_COUNT (sizeof tools / sizeof tools[0])
 
@@ -399,6 +409,52 @@ out:
     return error;
 }
 
+/* The MCP result of a success: the data as text and as structuredContent
+ * (an object; other data is wrapped), or NULL with *too_large set when it
+ * is over max_bytes. data is borrowed. */
+static struct json_object *tool_result(struct json_object *data, size_t max_bytes, int *too_large)
+{
+    struct json_object *result = json_object_new_object(), *sc;
+    json_object_object_add(result, "content", text_content(json_text(data)));
+    if (json_object_is_type(data, json_type_object)) {
+        sc = json_object_get(data);
+    } else {
+        sc = json_object_new_object();
+        json_object_object_add(sc, "data", json_object_get(data));
+    }
+    json_object_object_add(result, "structuredContent", sc);
+    /* The text holds the data a second time, escaped: the whole result counts. */
+    if (strlen(json_text(result)) > max_bytes) {
+        json_object_put(result);
+        *too_large = 1;
+        return NULL;
+    }
+    return result;
+}
+
+/* Run a tool that calls its service, as the caller of req. */
+static struct json_object *tool_call_service(struct request *req, const struct tool *t,
+                                             struct json_object *args, size_t max_bytes,
+                                             int *too_large)
+{
+    struct svc_ctx c;
+    struct error err;
+    struct json_object *data = NULL, *result;
+    if (req->who.role < t->role)
+        return tool_error(req, E_FORBIDDEN, "The %s role may not do this",
+                          role_name(req->who.role));
+    http_svc_ctx(req, &c);
+    error_init(&err);
+    if (t->call(&c, args, &data, &err))
+        result = tool_error(req, err.code ? err.code : E_INTERNAL, "%s",
+                            err.message.len ? err.message.data : "An unexpected error occurred");
+    else
+        result = tool_result(data, max_bytes, too_large);
+    json_object_put(data);
+    error_release(&err);
+    return result;
+}
+
 struct json_object *mcp_tools_call(struct request *req, const char *name,
                                    struct json_object *arguments, size_t max_bytes, int *too_large)
 {
@@ -419,6 +475,11 @@ struct json_object *mcp_tools_call(struct request *req, const char *name,
         return tool_error(req, E_INVALID_REQUEST, "'arguments' must be an object");
     if ((result = arguments_checked(req, t, arguments, &args)))
         return result;
+    if (t->call) {
+        result = tool_call_service(req, t, args, max_bytes, too_large);
+        json_object_put(args);
+        return result;
+    }
 
     buf_init(&path, 8192);
     buf_init(&query, 1 << 20);
@@ -501,23 +562,7 @@ struct json_object *mcp_tools_call(struct request *req, const char *name,
     reply = json_parse_stored(res.body.data);
     if (reply && json_object_object_get_ex(reply, "status", &v) &&
         strcmp(json_object_get_string(v), "success") == 0) {
-        struct json_object *data = json_object_object_get(reply, "data"), *sc;
-        result = json_object_new_object();
-        json_object_object_add(result, "content", text_content(json_text(data)));
-        /* structuredContent is an object; other data is wrapped. */
-        if (json_object_is_type(data, json_type_object)) {
-            sc = json_object_get(data);
-        } else {
-            sc = json_object_new_object();
-            json_object_object_add(sc, "data", json_object_get(data));
-        }
-        json_object_object_add(result, "structuredContent", sc);
-        /* The text holds the data a second time, escaped: the whole result counts. */
-        if (strlen(json_text(result)) > max_bytes) {
-            json_object_put(result);
-            result = NULL;
-            *too_large = 1;
-        }
+        result = tool_result(json_object_object_get(reply, "data"), max_bytes, too_large);
     } else {
         struct json_object *err = NULL, *code = NULL, *msg = NULL;
         if (reply)

@@ -3,7 +3,9 @@
 #include "base/config.h"
 #include "domain/document.h"
 #include "domain/frontmatter.h"
-#include "http/http.h"
+#include "base/error.h"
+#include "service/ctx.h"
+#include "service/llmcall.h"
 #include "base/jfield.h"
 #include "domain/knowledge_limits.h"
 #include "llm/llm.h"
@@ -382,8 +384,8 @@ static void unwrap_document(const char *text, struct buf *out)
     buf_adds(out, text);
 }
 
-int distill_llm(struct request *req, struct json_object *ctx, const char *lang, const char *model,
-                long timeout_ms, struct buf *out, struct llm_reply *r)
+int distill_llm(const struct svc_ctx *c, struct json_object *ctx, const char *lang,
+                const char *model, long timeout_ms, struct buf *out, struct llm_reply *r)
 {
     struct json_object *messages = json_object_new_array();
     struct llm_request lr;
@@ -405,10 +407,10 @@ int distill_llm(struct request *req, struct json_object *ctx, const char *lang, 
     distill_summary(ctx, &user);
     json_object_array_add(messages, llm_message("system", system.data));
     json_object_array_add(messages, llm_message("user", user.data));
-    lr = llm_request_for(req, "distill", messages);
+    lr = svc_llm_request(c, "distill", messages);
     lr.model = model;
     if (timeout_ms <= 0)
-        timeout_ms = req->cfg->llm_timeout_ms;
+        timeout_ms = c->cfg->llm_timeout_ms;
     if (timeout_ms > DISTILL_MAX_TIMEOUT_SECONDS * 1000L)
         timeout_ms = DISTILL_MAX_TIMEOUT_SECONDS * 1000L;
     started = monotonic_ms();
@@ -418,13 +420,13 @@ int distill_llm(struct request *req, struct json_object *ctx, const char *lang, 
         /* The condensing call gets what the first one left of the timeout. */
         lr.timeout_ms = timeout_ms - (monotonic_ms() - started);
         if (lr.timeout_ms < 1000) {
-            r->error_code = "LLM_TIMEOUT";
-            r->retry = 1;
-            buf_reset(&r->error_message);
-            buf_adds(&r->error_message, "The LLM did not answer in time");
+            r->err.code = "LLM_TIMEOUT";
+            r->err.retry = 1;
+            buf_reset(&r->err.message);
+            buf_adds(&r->err.message, "The LLM did not answer in time");
             goto out;
         }
-        if (llm_chat(req->llm, req->cfg, req->store, &lr, r))
+        if (svc_llm_chat(c, &lr, r))
             goto out;
         unwrap_document(r->text.data, out);
         meta = frontmatter_parse(out->data, out->len, &body_off);
@@ -443,9 +445,9 @@ int distill_llm(struct request *req, struct json_object *ctx, const char *lang, 
                  chars, LIMIT_EXPERIENCES_BODY);
         json_object_array_add(messages, llm_message("user", user.data));
     }
-    r->error_code = "LIMIT_EXCEEDED";
-    buf_reset(&r->error_message);
-    buf_addf(&r->error_message, "experiences body exceeds %d characters even after condensing",
+    r->err.code = "LIMIT_EXCEEDED";
+    buf_reset(&r->err.message);
+    buf_addf(&r->err.message, "experiences body exceeds %d characters even after condensing",
              LIMIT_EXPERIENCES_BODY);
 out:
     json_object_put(messages);

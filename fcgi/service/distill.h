@@ -9,7 +9,7 @@
 
 #include "base/buf.h"
 
-struct request;
+struct svc_ctx;
 struct llm_reply;
 
 /* The language the distilled body is written in: the first Accept-Language
@@ -36,8 +36,8 @@ void distill_local(struct json_object *ctx, const char *lang, struct buf *out);
  * 2000 characters); 0 with it in out, else -1 with r's error. model NULL:
  * the server's model; timeout_ms 0: the configured one. Both calls share
  * the one timeout, at most DISTILL_MAX_TIMEOUT_SECONDS. */
-int distill_llm(struct request *req, struct json_object *ctx, const char *lang, const char *model,
-                long timeout_ms, struct buf *out, struct llm_reply *r);
+int distill_llm(const struct svc_ctx *c, struct json_object *ctx, const char *lang,
+                const char *model, long timeout_ms, struct buf *out, struct llm_reply *r);
 
 /* Make a distiller's text a proper document: front matter parsed or, when
  * missing, the reference's fallback header (first line as title, at most 80

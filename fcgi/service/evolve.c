@@ -1,7 +1,9 @@
 /* evolve: the LLM rewrites an entry after feedback. */
 #include "service/evolve.h"
 #include "domain/document.h"
-#include "http/http.h"
+#include "base/error.h"
+#include "service/ctx.h"
+#include "service/llmcall.h"
 #include "domain/knowledge_limits.h"
 #include "llm/llm.h"
 #include "store/store.h"
@@ -37,7 +39,7 @@ static void unfence(const char *text, struct buf *out)
     buf_add(out, text + start, n - start);
 }
 
-int evolve_rewrite(struct request *req, const struct knowledge *k, const char *feedback,
+int evolve_rewrite(const struct svc_ctx *c, const struct knowledge *k, const char *feedback,
                    struct buf *out, struct llm_reply *r)
 {
     size_t limit = strcmp(k->category, "rules") == 0 ? LIMIT_RULES_BODY : LIMIT_EXPERIENCES_BODY;
@@ -49,7 +51,7 @@ int evolve_rewrite(struct request *req, const struct knowledge *k, const char *f
     buf_init(&system, 8192);
     buf_init(&user, 1 << 20);
     buf_init(&harmful, 1 << 16);
-    store_knowledge_cases_each(req->store, k->id, "harmful", 5, add_case_line, &harmful);
+    store_knowledge_cases_each(c->st, k->id, "harmful", 5, add_case_line, &harmful);
     buf_addf(&system,
              "You maintain a knowledge base that AI agents read before they work. Rewrite the "
              "knowledge entry so that it answers the feedback: keep what is right, correct what "
@@ -63,9 +65,9 @@ int evolve_rewrite(struct request *req, const struct knowledge *k, const char *f
     buf_addf(&user, "Feedback:\n%s\n", feedback);
     json_object_array_add(messages, llm_message("system", system.data));
     json_object_array_add(messages, llm_message("user", user.data));
-    lr = llm_request_for(req, "evolve", messages);
+    lr = svc_llm_request(c, "evolve", messages);
     for (int attempt = 0; attempt < 2; attempt++) {
-        if (llm_chat(req->llm, req->cfg, req->store, &lr, r))
+        if (svc_llm_chat(c, &lr, r))
             goto out;
         unfence(r->text.data, out);
         size_t chars = utf8_length(out->data, out->len);
@@ -82,9 +84,9 @@ int evolve_rewrite(struct request *req, const struct knowledge *k, const char *f
                  chars, limit);
         json_object_array_add(messages, llm_message("user", user.data));
     }
-    r->error_code = "LIMIT_EXCEEDED";
-    buf_reset(&r->error_message);
-    buf_addf(&r->error_message, "The LLM's rewrite stayed over the %zu-character limit", limit);
+    r->err.code = "LIMIT_EXCEEDED";
+    buf_reset(&r->err.message);
+    buf_addf(&r->err.message, "The LLM's rewrite stayed over the %zu-character limit", limit);
 out:
     json_object_put(messages);
     buf_release(&system);
@@ -93,7 +95,7 @@ out:
     return rc;
 }
 
-int evolve_apply(struct request *req, const struct knowledge *k, const char *content)
+int evolve_apply(const struct svc_ctx *c, const struct knowledge *k, const char *content)
 {
     struct knowledge next;
     struct buf doc;
@@ -104,8 +106,7 @@ int evolve_apply(struct request *req, const struct knowledge *k, const char *con
     next.category = xstrdup(k->category);
     next.path = xstrdup(k->path);
     document_fill(&next, k->category, k->path, doc.data, doc.len);
-    rc = store_knowledge_update(req->store, req->who.space, k->id, &next, k->version,
-                                req->who.actor, "evolve");
+    rc = store_knowledge_update(c->st, c->space, k->id, &next, k->version, c->actor, "evolve");
     knowledge_release(&next);
     buf_release(&doc);
     return rc;

@@ -6,18 +6,18 @@
 
 #include "base/buf.h"
 
-struct request;
+struct svc_ctx;
 struct knowledge;
 struct llm_reply;
 
 /* Ask the LLM for the entry's new content. 0 with it in out; -1 with
- * r->error_code set: an LLM_* code, or LIMIT_EXCEEDED when even a second,
+ * r->err.code set: an LLM_* code, or LIMIT_EXCEEDED when even a second,
  * condensing attempt stays over the category's body limit. */
-int evolve_rewrite(struct request *req, const struct knowledge *k, const char *feedback,
+int evolve_rewrite(const struct svc_ctx *c, const struct knowledge *k, const char *feedback,
                    struct buf *out, struct llm_reply *r);
 
 /* Store content as the entry's new body (front matter kept) with revision
  * reason "evolve". k must hold the document (store_knowledge_get). */
-int evolve_apply(struct request *req, const struct knowledge *k, const char *content);
+int evolve_apply(const struct svc_ctx *c, const struct knowledge *k, const char *content);
 
 #endif

@@ -3,7 +3,9 @@
 #include "base/buf.h"
 #include "base/config.h"
 #include "domain/evalparse.h"
-#include "http/http.h"
+#include "base/error.h"
+#include "service/ctx.h"
+#include "service/llmcall.h"
 #include "llm/llm.h"
 #include "base/util.h"
 
@@ -12,7 +14,7 @@
 
 #define ROUTE_TIMEOUT_MS 8000L
 
-int shortlist_candidates(struct request *req, const char *query,
+int shortlist_candidates(const struct svc_ctx *sc, const char *query,
                          const struct shortlist_candidate *c, size_t n, size_t want, size_t *chosen,
                          size_t *n_chosen)
 {
@@ -40,14 +42,14 @@ int shortlist_candidates(struct request *req, const char *query,
     }
     json_object_array_add(messages, llm_message("system", system.data));
     json_object_array_add(messages, llm_message("user", user.data));
-    lr = llm_request_for(req, "route", messages);
-    lr.model = req->cfg->llm_router_model;
+    lr = svc_llm_request(sc, "route", messages);
+    lr.model = sc->cfg->llm_router_model;
     /* At most 8 s, and never past the operator's KNOWHUB_LLM_TIMEOUT. */
     lr.timeout_ms =
-        req->cfg->llm_timeout_ms < ROUTE_TIMEOUT_MS ? req->cfg->llm_timeout_ms : ROUTE_TIMEOUT_MS;
+        sc->cfg->llm_timeout_ms < ROUTE_TIMEOUT_MS ? sc->cfg->llm_timeout_ms : ROUTE_TIMEOUT_MS;
     lr.max_tokens = 200;
     llm_reply_init(&r);
-    if (llm_chat(req->llm, req->cfg, req->store, &lr, &r) == 0 &&
+    if (svc_llm_chat(sc, &lr, &r) == 0 &&
         reply_find_list(r.text.data, r.text.len, "handles", &handles) != EVAL_NONE) {
         size_t valid = 0, given = json_object_array_length(handles);
         for (size_t i = 0; i < given && *n_chosen < want; i++) {

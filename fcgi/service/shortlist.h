@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-struct request;
+struct svc_ctx;
 
 struct shortlist_candidate {
     const char *types;    /* "tool, plan" */
@@ -19,7 +19,7 @@ struct shortlist_candidate {
  * success chosen[0..*n_chosen) holds distinct candidate indexes (0-based), most
  * relevant first, and 0 is returned; -1 when the LLM failed, timed out or
  * answered nothing usable (the caller falls back to the lexical order). */
-int shortlist_candidates(struct request *req, const char *query,
+int shortlist_candidates(const struct svc_ctx *sc, const char *query,
                          const struct shortlist_candidate *c, size_t n, size_t want, size_t *chosen,
                          size_t *n_chosen);
 

@@ -5,6 +5,7 @@
 #include "domain/document.h"
 #include "domain/knowledge_limits.h"
 #include "llm/llm.h"
+#include "service/llmcall.h"
 #include "store/store.h"
 #include "domain/tokenize.h"
 #include "base/util.h"
@@ -407,14 +408,17 @@ static int merged_text(const struct slim_ctx *c, const struct knowledge *survivo
     }
     json_object_array_add(messages, llm_message("system", system.data));
     json_object_array_add(messages, llm_message("user", user.data));
-    lr.purpose = "slim";
+    struct svc_ctx sc = {.space = c->space,
+                         .actor = c->actor,
+                         .request_id = c->session_id,
+                         .st = c->st,
+                         .llm = c->llm,
+                         .cfg = c->cfg,
+                         .role = ROLE_NONE};
+    lr = svc_llm_request(&sc, "slim", messages);
     lr.model = c->model;
-    lr.messages = messages;
-    lr.space = c->space;
-    lr.actor = c->actor;
-    lr.session_id = c->session_id;
-    if (llm_chat(c->llm, c->cfg, c->st, &lr, &r)) {
-        *error = error_json(r.error_code, r.error_message.data);
+    if (svc_llm_chat(&sc, &lr, &r)) {
+        *error = error_json(r.err.code, r.err.message.data);
     } else if (utf8_length(r.text.data, r.text.len) > limit) {
         *error = error_json("LIMIT_EXCEEDED", "The LLM's merged text is over the limit");
     } else {

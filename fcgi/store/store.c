@@ -591,6 +591,31 @@ void store_global_init(void)
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+void store_status_error(int status, const char *what, struct error *e)
+{
+    switch (status) {
+    case STORE_NOT_FOUND:
+        error_set(e, E_NOT_FOUND, "not_found", "%s not found", what);
+        break;
+    case STORE_CONFLICT:
+        error_set(e, E_CONFLICT, "conflict", "%s conflicts with an existing one", what);
+        break;
+    case STORE_BUSY:
+        error_set(e, E_SERVICE_UNAVAILABLE, "db_busy", "The database is busy; try again");
+        break;
+    case STORE_FULL:
+        error_set(e, E_SERVICE_UNAVAILABLE, "db_full", "The database is full; nothing was written");
+        break;
+    case STORE_READONLY:
+        error_set(e, E_SERVICE_UNAVAILABLE, "db_readonly",
+                  "The database is read-only; nothing was written");
+        break;
+    default:
+        error_set(e, E_INTERNAL, "internal_error", "An unexpected error occurred");
+        break;
+    }
+}
+
 const char *store_errmsg(struct store *st)
 {
     return st && st->db ? sqlite3_errmsg(st->db) : "no database";

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "base/buf.h"
+#include "base/error.h"
 #include "domain/knowledge.h"
 
 struct store;
@@ -23,6 +24,11 @@ enum store_status {
     STORE_TOO_NEW,       /* the database comes from a newer knowhub (left untouched) */
     STORE_BACKUP_FAILED, /* the copy before a migration failed: nothing migrated */
 };
+
+/* The error of a store status other than STORE_OK, for callers' callers:
+ * NOT_FOUND "<what> not found", CONFLICT, SERVICE_UNAVAILABLE when busy,
+ * full or read-only (nothing was written), else INTERNAL_ERROR. */
+void store_status_error(int status, const char *what, struct error *e);
 
 /* Process-wide SQLite settings; call once before any other store call
  * (turns memory statistics off: they cost a global mutex per malloc). */

@@ -155,14 +155,14 @@ describe('the page keeps to its CSP', () => {
 });
 
 describe('server error keys', () => {
-    /** Every key knowhub (reply_error_key, errmsg_set) and nginx's JSON pages can send. */
+    /** Every key knowhub (reply_error_key, error_set) and nginx's JSON pages can send. */
     function serverKeys() {
         const keys = new Set();
         const dir = path.join(ROOT, 'fcgi');
         for (const f of fs.readdirSync(dir, { recursive: true }).filter((n) => n.endsWith('.c'))) {
             const src = fs.readFileSync(path.join(dir, f), 'utf8');
             for (const m of src.matchAll(/reply_error_key\([^;]*?,\s*"([a-z0-9_]+)"\s*,/g)) keys.add(m[1]);
-            for (const m of src.matchAll(/errmsg_set\(\s*\w+,\s*"([a-z0-9_]+)"/g)) keys.add(m[1]);
+            for (const m of src.matchAll(/error_set\(\s*&?[\w>-]+,\s*(?:\w+|"[A-Z_]+"),\s*"([a-z0-9_]+)"/g)) keys.add(m[1]);
         }
         for (const f of fs.readdirSync(path.join(ROOT, 'nginx')).filter((n) => n.endsWith('.conf') || n.endsWith('.conf.in'))) {
             const conf = fs.readFileSync(path.join(ROOT, 'nginx', f), 'utf8');

@@ -208,9 +208,9 @@ static void test_path_stem(void)
 /* path_check_e: the same message, plus a stable key and the params it names. */
 static void test_error_keys(void)
 {
-    struct errmsg e;
+    struct error e;
     struct buf name;
-    errmsg_init(&e);
+    error_init(&e);
     CHECK_INT(path_check_e("experiences", "../a.md", &out, &e), -1);
     CHECK_STR(e.key, "path_traversal");
     CHECK_STR(e.message.data, "Path traversal segment '..' in: '../a.md'");
@@ -234,7 +234,7 @@ static void test_error_keys(void)
     CHECK(e.params == NULL);
     CHECK_STR(e.message.data, "");
     buf_release(&name);
-    errmsg_release(&e);
+    error_release(&e);
 }
 
 int main(void)
