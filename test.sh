@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh: install what is missing, build, and run every test layer: unit
-# tests (ctest), HTTP black-box tests through real nginx + knowhub, the MCP
+# tests (ctest), the floors of fcgi/ (tests/arch), HTTP black-box tests
+# through real nginx + knowhub, the MCP
 # SDK tests, the reliability tests, the browser tests, the Debian package
 # (tests/package/package.sh), the unit and HTTP
 # tests again on an ASan + UBSan build, and a bounded run of every libFuzzer
@@ -98,6 +99,9 @@ npm_ready() { # DIR
 }
 
 export KNOWHUB_BIN=$ROOT/build/knowhub
+
+echo "== architecture (tests/arch: the floors of fcgi/, from includes and objects)"
+KNOWHUB_OBJECTS=$ROOT/build/CMakeFiles/knowhub_core.dir/fcgi node_stage architecture tests/arch/
 
 echo "== HTTP tests (node --test, real nginx + knowhub)"
 node_stage http tests/http/
