@@ -1,0 +1,164 @@
+/* store/files.c: entries as files: where a (category, path) clashes, the
+ * entry at a path, moves, and the scans the file views and export walk. */
+#include "store/store_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* STORE_CONFLICT when s (bound) returns a row, STORE_OK when none; s is reset. */
+static int row_means_conflict(sqlite3_stmt *s)
+{
+    int rc = sqlite3_step(s);
+    finish(s);
+    if (rc == SQLITE_ROW)
+        return STORE_CONFLICT;
+    return rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+}
+
+int store_knowledge_path_clash(struct store *st, const char *space, const char *category,
+                               const char *path, const char *except_id, enum path_clash *clash)
+{
+    sqlite3_stmt *folder = stmt_get(st, S_K_FOLDER_TAKEN), *file = stmt_get(st, S_K_FILE_TAKEN);
+    const char *slash = strchr(path, '/');
+    int rc;
+    *clash = PATH_CLASH_NONE;
+    if (!folder || !file)
+        return STORE_ERROR;
+    bind_text(folder, 1, space);
+    bind_text(folder, 2, category);
+    bind_text(folder, 3, path);
+    bind_text(folder, 4, except_id ? except_id : "");
+    rc = row_means_conflict(folder);
+    if (rc == STORE_CONFLICT)
+        *clash = PATH_CLASH_FOLDER;
+    if (rc != STORE_OK || !slash)
+        return rc == STORE_CONFLICT ? STORE_OK : rc;
+    bind_text(file, 1, space);
+    bind_text(file, 2, category);
+    sqlite3_bind_text(file, 3, path, (int)(slash - path), SQLITE_STATIC);
+    bind_text(file, 4, except_id ? except_id : "");
+    rc = row_means_conflict(file);
+    if (rc == STORE_CONFLICT)
+        *clash = PATH_CLASH_FILE;
+    return rc == STORE_CONFLICT ? STORE_OK : rc;
+}
+
+/* Inside a write: STORE_CONFLICT when the active entry id now sits where a
+ * file and a folder would share a name (export could not write both). */
+/* CONFLICT when the active entry id, at (category, path), shares its name
+ * with a folder (or, a folder of its, with a file) of space. */
+int place_clash_at(struct store *st, const char *space, const char *id, const char *category,
+                   const char *path)
+{
+    enum path_clash clash = PATH_CLASH_NONE;
+    int rc = store_knowledge_path_clash(st, space, category, path, id, &clash);
+    if (rc == STORE_OK && clash != PATH_CLASH_NONE)
+        rc = STORE_CONFLICT;
+    return rc;
+}
+
+/* place_clash_at for entry id where it now is (nothing when it is not active). */
+int place_clash(struct store *st, const char *space, const char *id)
+{
+    sqlite3_stmt *s = stmt_get(st, S_K_PLACE);
+    char *category = NULL, *path = NULL;
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        category = col_dup(s, 0);
+        path = col_dup(s, 1);
+    }
+    finish(s);
+    if (rc != SQLITE_ROW)
+        return rc == SQLITE_DONE ? STORE_OK : status_of(rc); /* not active: nothing to place */
+    rc = place_clash_at(st, space, id, category, path);
+    free(category);
+    free(path);
+    return rc;
+}
+
+int store_knowledge_get_by_path(struct store *st, const char *space, const char *category,
+                                const char *path, struct knowledge *out)
+{
+    sqlite3_stmt *s = stmt_get(st, S_K_BY_PATH);
+    int rc;
+    knowledge_init(out);
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, space);
+    bind_text(s, 2, category);
+    bind_text(s, 3, path);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        knowledge_from_row(s, out, 1);
+        rc = STORE_OK;
+    } else {
+        rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+    }
+    finish(s);
+    return rc;
+}
+
+int store_knowledge_move(struct store *st, const char *space, const char *id, long expected_version,
+                         const struct knowledge *k, const char *actor)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_K_MOVE);
+    if (!s || expected_version <= 0)
+        return STORE_ERROR;
+    if ((rc = begin_on_entry(st, space, id, now)))
+        return rc;
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    sqlite3_bind_int64(s, 3, expected_version);
+    bind_text(s, 4, k->category);
+    bind_text(s, 5, k->path);
+    bind_text(s, 6, k->title);
+    bind_text(s, 7, k->scenario ? k->scenario : "");
+    sqlite3_bind_int(s, 8, k->always_apply);
+    bind_text(s, 9, now);
+    rc = step_done(s); /* the partial unique index answers CONFLICT for a taken path */
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = STORE_CONFLICT; /* it is active (checked above), so the version moved on */
+    if (rc == STORE_OK)
+        rc = place_clash_at(st, space, id, k->category, k->path);
+    if (rc == STORE_OK)
+        rc = revision_add(st, id, actor, "rename", now);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, space, actor, "knowledge.rename", id);
+    return tx_end(st, rc);
+}
+
+int store_knowledge_scan(struct store *st, const char *space, enum knowledge_scan what,
+                         const char *category, int with_document,
+                         int (*each)(const struct knowledge *, void *), void *ctx)
+{
+    static const enum stmt_id ids[] = {[SCAN_CATEGORY] = S_SCAN_CATEGORY,
+                                       [SCAN_ALWAYS_RULES] = S_SCAN_ALWAYS_RULES,
+                                       [SCAN_ACTIVE] = S_SCAN_ACTIVE,
+                                       [SCAN_DELETED] = S_SCAN_DELETED};
+    sqlite3_stmt *s = stmt_get(st, ids[what]);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, space);
+    if (what == SCAN_CATEGORY || what == SCAN_DELETED)
+        bind_text(s, 2, category);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct knowledge k;
+        int stop;
+        knowledge_init(&k);
+        knowledge_from_row(s, &k, with_document);
+        stop = each(&k, ctx);
+        knowledge_release(&k);
+        if (stop)
+            break;
+    }
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
+}

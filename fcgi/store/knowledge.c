@@ -1,0 +1,554 @@
+/* store/knowledge.c: knowledge entries and their revisions, cases,
+ * feedback, scores, deletion, merge and revert. */
+#include "store/store_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Fill k from a row of KNOWLEDGE_COLUMNS; the document (last, and so never
+ * read from its overflow pages unless asked) only with with_document. */
+void knowledge_from_row(sqlite3_stmt *s, struct knowledge *k, int with_document)
+{
+    k->id = col_dup(s, 0);
+    k->space = col_dup(s, 1);
+    k->category = col_dup(s, 2);
+    k->path = col_dup(s, 3);
+    k->title = col_dup(s, 4);
+    k->description = col_dup(s, 5);
+    k->tags = col_dup(s, 6);
+    k->types = (unsigned)sqlite3_column_int(s, 7);
+    k->scenario = col_dup(s, 8);
+    k->content = col_dup(s, 9);
+    k->always_apply = sqlite3_column_int(s, 10);
+    k->source = col_dup(s, 11);
+    k->urls = col_dup(s, 12);
+    k->agent_id = col_dup(s, 13);
+    k->message_id = col_dup(s, 14);
+    k->source_ts = col_dup(s, 15);
+    k->score = sqlite3_column_int(s, 16);
+    k->helpful = (long)sqlite3_column_int64(s, 17);
+    k->harmful = (long)sqlite3_column_int64(s, 18);
+    k->irrelevant = (long)sqlite3_column_int64(s, 19);
+    k->unused = (long)sqlite3_column_int64(s, 20);
+    k->neutral = (long)sqlite3_column_int64(s, 21);
+    k->status = col_dup(s, 22);
+    k->merged_into = col_dup(s, 23);
+    k->version = (long)sqlite3_column_int64(s, 24);
+    k->created_at = col_dup(s, 25);
+    k->updated_at = col_dup(s, 26);
+    k->meta = col_dup(s, 27);
+    if (with_document)
+        k->document = col_dup(s, 28);
+}
+
+/* Bind ?4..?18 of S_K_INSERT and S_K_UPDATE: the fields a document sets. */
+static void bind_document(sqlite3_stmt *s, const struct knowledge *k)
+{
+    bind_text(s, 4, k->category);
+    bind_text(s, 5, k->path);
+    bind_text(s, 6, k->title);
+    bind_text(s, 7, k->description ? k->description : "");
+    bind_text(s, 8, k->tags ? k->tags : "[]");
+    sqlite3_bind_int(s, 9, (int)k->types);
+    bind_text(s, 10, k->scenario ? k->scenario : "");
+    bind_text(s, 11, k->content ? k->content : "");
+    sqlite3_bind_int(s, 12, k->always_apply);
+    bind_text(s, 13, k->source ? k->source : "manual");
+    bind_text(s, 14, k->urls ? k->urls : "[]");
+    bind_text(s, 15, k->agent_id ? k->agent_id : "");
+    bind_text(s, 16, k->message_id ? k->message_id : "");
+    bind_text(s, 17, k->meta ? k->meta : "{}");
+    bind_text(s, 18, k->document ? k->document : "");
+}
+
+/* Record the current row of entry id as a revision. */
+int revision_add(struct store *st, const char *id, const char *actor, const char *reason,
+                 const char *now)
+{
+    sqlite3_stmt *s = stmt_get(st, S_REVISION_ADD);
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    bind_text(s, 2, actor);
+    bind_text(s, 3, reason);
+    bind_text(s, 4, now);
+    return step_done(s);
+}
+
+static int entry_in_space(struct store *st, const char *space, const char *id);
+
+/* STORE_OK when id is an active entry of space, STORE_NOT_FOUND when not. */
+static int entry_active(struct store *st, const char *space, const char *id)
+{
+    sqlite3_stmt *s = stmt_get(st, S_K_ACTIVE);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    rc = sqlite3_step(s);
+    finish(s);
+    if (rc == SQLITE_ROW)
+        return STORE_OK;
+    return rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+}
+
+/* Begin a write transaction on the active entry id of space, with the
+ * transaction's time in now; on any error nothing is left open. */
+int begin_on_entry(struct store *st, const char *space, const char *id, char now[static 20])
+{
+    int rc;
+    if ((rc = store_begin(st)))
+        return rc;
+    if ((rc = entry_active(st, space, id)))
+        return tx_end(st, rc);
+    time_utc_text(now);
+    return STORE_OK;
+}
+
+int store_knowledge_insert(struct store *st, const struct knowledge *k, const char *actor,
+                           int *id_taken)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_K_INSERT), *exists = stmt_get(st, S_K_ID_EXISTS);
+    *id_taken = 0;
+    if (!s || !exists)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    bind_text(exists, 1, k->id);
+    rc = sqlite3_step(exists);
+    finish(exists);
+    if (rc == SQLITE_ROW) {
+        *id_taken = 1;
+        return tx_end(st, STORE_CONFLICT);
+    }
+    time_utc_text(now);
+    bind_text(s, 1, k->id);
+    bind_text(s, 2, k->space);
+    bind_text(s, 3, now);
+    bind_document(s, k);
+    bind_text(s, 19, k->source_ts ? k->source_ts : "");
+    sqlite3_bind_int(s, 20, k->score);
+    rc = step_done(s);
+    if (rc == STORE_OK)
+        rc = place_clash(st, k->space, k->id);
+    if (rc == STORE_OK)
+        rc = revision_add(st, k->id, actor, "create", now);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, k->space, actor, "knowledge.create", k->id);
+    return tx_end(st, rc);
+}
+
+int store_knowledge_get(struct store *st, const char *space, const char *id, int any_status,
+                        struct knowledge *out)
+{
+    sqlite3_stmt *s = stmt_get(st, S_K_GET);
+    int rc;
+    knowledge_init(out);
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    sqlite3_bind_int(s, 3, any_status != 0);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        knowledge_from_row(s, out, 1);
+        rc = STORE_OK;
+    } else {
+        rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+    }
+    finish(s);
+    return rc;
+}
+
+static void bind_filter(sqlite3_stmt *s, const char *space, const struct knowledge_filter *f)
+{
+    bind_text(s, 1, space);
+    sqlite3_bind_int(s, 2, (int)f->types);
+    bind_text(s, 3, f->category);
+}
+
+int store_knowledge_list(struct store *st, const char *space, const struct knowledge_filter *f,
+                         int (*each)(const struct knowledge *, void *), void *ctx, long *total)
+{
+    sqlite3_stmt *count = stmt_get(st, S_K_COUNT), *s = stmt_get(st, S_K_LIST);
+    int rc;
+    if (!count || !s)
+        return STORE_ERROR;
+    /* One read transaction so the count and the page agree; inside the
+     * caller's transaction (BEGIN would fail there), that one serves. */
+    int own_tx = st->tx_depth == 0;
+    if (own_tx && (rc = exec(st, "BEGIN")))
+        return rc;
+    bind_filter(count, space, f);
+    rc = sqlite3_step(count);
+    *total = rc == SQLITE_ROW ? (long)sqlite3_column_int64(count, 0) : 0;
+    finish(count);
+    if (rc != SQLITE_ROW) {
+        if (own_tx)
+            exec(st, "ROLLBACK");
+        return status_of(rc);
+    }
+    bind_filter(s, space, f);
+    sqlite3_bind_int64(s, 4, f->limit);
+    sqlite3_bind_int64(s, 5, f->offset);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct knowledge k;
+        int stop;
+        knowledge_init(&k);
+        knowledge_from_row(s, &k, 0);
+        stop = each(&k, ctx);
+        knowledge_release(&k);
+        if (stop)
+            break;
+    }
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    if (own_tx)
+        exec(st, "COMMIT");
+    return rc;
+}
+
+int store_knowledge_add_case(struct store *st, const char *space, const char *id,
+                             const struct knowledge_case *c, const char *actor, int *added)
+{
+    char now[20];
+    int rc, helpful = strcmp(c->kind, "helpful") == 0;
+    sqlite3_stmt *ins = stmt_get(st, S_CASE_INSERT);
+    sqlite3_stmt *bump = stmt_get(st, helpful ? S_CASE_BUMP_HELPFUL : S_CASE_BUMP_HARMFUL);
+    *added = 0;
+    if (!ins || !bump)
+        return STORE_ERROR;
+    if ((rc = begin_on_entry(st, space, id, now)))
+        return rc;
+    bind_text(ins, 1, space);
+    bind_text(ins, 2, id);
+    bind_text(ins, 3, helpful ? "helpful" : "harmful");
+    bind_text(ins, 4, c->case_id);
+    bind_text(ins, 5, c->scenario ? c->scenario : "");
+    bind_text(ins, 6, c->result ? c->result : "");
+    bind_text(ins, 7, c->agent_id ? c->agent_id : "");
+    bind_text(ins, 8, c->trace_id ? c->trace_id : "");
+    bind_text(ins, 9, c->goal_id ? c->goal_id : "");
+    bind_text(ins, 10, now);
+    if ((rc = step_done(ins)))
+        return tx_end(st, rc);
+    if (sqlite3_changes(st->db) == 1) {
+        bind_text(bump, 1, id);
+        rc = step_done(bump);
+        if (rc == STORE_OK)
+            rc = audit_at(st, now, space, actor,
+                          helpful ? "knowledge.helpful" : "knowledge.harmful", id);
+        if (rc == STORE_OK)
+            *added = 1;
+    }
+    return tx_end(st, rc);
+}
+
+/* Pass every row of a cases statement to each, then reset it. */
+static int case_rows(sqlite3_stmt *s, int (*each)(const struct knowledge_case *, void *), void *ctx)
+{
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct knowledge_case c = {
+            .kind = col_text(s, 0),
+            .case_id = col_text(s, 1),
+            .scenario = col_text(s, 2),
+            .result = col_text(s, 3),
+            .agent_id = col_text(s, 4),
+            .trace_id = col_text(s, 5),
+            .goal_id = col_text(s, 6),
+            .created_at = col_text(s, 7),
+        };
+        if (each(&c, ctx))
+            break;
+    }
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
+}
+
+int store_knowledge_cases_each(struct store *st, const char *id, const char *kind, long limit,
+                               int (*each)(const struct knowledge_case *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_CASES);
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    bind_text(s, 2, kind);
+    sqlite3_bind_int64(s, 3, limit);
+    return case_rows(s, each, ctx);
+}
+
+int store_knowledge_cases_page(struct store *st, const char *space, const char *id,
+                               const char *kind, long limit, long offset,
+                               int (*each)(const struct knowledge_case *, void *), void *ctx,
+                               long *total)
+{
+    sqlite3_stmt *count = stmt_get(st, S_CASES_COUNT), *s = stmt_get(st, S_CASES_PAGE);
+    int rc;
+    if (!count || !s)
+        return STORE_ERROR;
+    if ((rc = entry_in_space(st, space, id)))
+        return rc;
+    bind_text(count, 1, id);
+    bind_text(count, 2, kind);
+    rc = sqlite3_step(count);
+    *total = rc == SQLITE_ROW ? (long)sqlite3_column_int64(count, 0) : 0;
+    finish(count);
+    if (rc != SQLITE_ROW)
+        return status_of(rc);
+    bind_text(s, 1, id);
+    bind_text(s, 2, kind);
+    sqlite3_bind_int64(s, 3, limit);
+    sqlite3_bind_int64(s, 4, offset);
+    return case_rows(s, each, ctx);
+}
+
+int store_knowledge_set_score(struct store *st, const char *space, const char *id, int score,
+                              const char *actor)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_K_SET_SCORE);
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = begin_on_entry(st, space, id, now)))
+        return rc;
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    sqlite3_bind_int(s, 3, score);
+    bind_text(s, 4, now);
+    rc = step_done(s);
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 1) {
+        rc = revision_add(st, id, actor, "score", now);
+        if (rc == STORE_OK)
+            rc = audit_at(st, now, space, actor, "knowledge.score", id);
+    }
+    return tx_end(st, rc);
+}
+
+int store_knowledge_add_feedback(struct store *st, const char *space, const char *id,
+                                 const char *text, const char *actor, long *feedback_id)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_FEEDBACK_INSERT);
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = begin_on_entry(st, space, id, now)))
+        return rc;
+    bind_text(s, 1, space);
+    bind_text(s, 2, id);
+    bind_text(s, 3, text);
+    bind_text(s, 4, actor);
+    bind_text(s, 5, now);
+    rc = step_done(s);
+    if (rc == STORE_OK) {
+        *feedback_id = (long)sqlite3_last_insert_rowid(st->db);
+        rc = audit_at(st, now, space, actor, "knowledge.feedback", id);
+    }
+    return tx_end(st, rc);
+}
+
+int store_knowledge_delete(struct store *st, const char *space, const char *id, const char *actor)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_K_DELETE);
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    time_utc_text(now);
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    bind_text(s, 3, now);
+    rc = step_done(s);
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = STORE_NOT_FOUND;
+    if (rc == STORE_OK)
+        rc = revision_add(st, id, actor, "delete", now);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, space, actor, "knowledge.delete", id);
+    return tx_end(st, rc);
+}
+
+/* STORE_OK when id belongs to space in any status. */
+static int entry_in_space(struct store *st, const char *space, const char *id)
+{
+    sqlite3_stmt *s = stmt_get(st, S_K_SPACE_OF);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    rc = sqlite3_step(s);
+    finish(s);
+    if (rc == SQLITE_ROW)
+        return STORE_OK;
+    return rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+}
+
+int store_knowledge_revisions_each(struct store *st, const char *space, const char *id,
+                                   int (*each)(const struct knowledge_revision *, void *),
+                                   void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_REVISIONS);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = entry_in_space(st, space, id)))
+        return rc;
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct knowledge_revision r = {
+            .version = (long)sqlite3_column_int64(s, 0),
+            .document = col_text(s, 1),
+            .actor = col_text(s, 2),
+            .reason = col_text(s, 3),
+            .created_at = col_text(s, 4),
+        };
+        if (each(&r, ctx))
+            break;
+    }
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
+}
+
+int store_knowledge_revert(struct store *st, const char *space, const char *id, long version,
+                           const char *actor)
+{
+    char now[20];
+    char *doc = NULL;
+    int rc;
+    sqlite3_stmt *get = stmt_get(st, S_REVISION_DOC), *upd = stmt_get(st, S_K_RESTORE);
+    if (!get || !upd)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    bind_text(get, 1, id);
+    bind_text(get, 2, space);
+    sqlite3_bind_int64(get, 3, version);
+    rc = sqlite3_step(get);
+    if (rc == SQLITE_ROW)
+        doc = col_dup(get, 0);
+    finish(get);
+    if (!doc)
+        return tx_end(st, rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc));
+    time_utc_text(now);
+    bind_text(upd, 1, id);
+    bind_text(upd, 2, space);
+    bind_text(upd, 3, doc);
+    bind_text(upd, 4, now);
+    rc = step_done(upd); /* the partial unique index answers CONFLICT for a taken path */
+    free(doc);
+    if (rc == STORE_OK)
+        rc = place_clash(st, space, id);
+    if (rc == STORE_OK)
+        rc = revision_add(st, id, actor, "revert", now);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, space, actor, "knowledge.revert", id);
+    return tx_end(st, rc);
+}
+
+int store_knowledge_update(struct store *st, const char *space, const char *id,
+                           const struct knowledge *k, long expected_version, const char *actor,
+                           const char *reason)
+{
+    char now[20], action[64];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_K_UPDATE);
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = begin_on_entry(st, space, id, now)))
+        return rc;
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    sqlite3_bind_int64(s, 3, expected_version);
+    bind_document(s, k);
+    bind_text(s, 19, now);
+    rc = step_done(s);
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = STORE_CONFLICT; /* it exists (checked above), so the version moved on */
+    if (rc == STORE_OK)
+        rc = place_clash_at(st, space, id, k->category, k->path);
+    if (rc == STORE_OK)
+        rc = revision_add(st, id, actor, reason, now);
+    snprintf(action, sizeof action, "knowledge.%s", reason);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, space, actor, action, id);
+    return tx_end(st, rc);
+}
+
+int store_knowledge_revision_time(struct store *st, const char *space, const char *id, long version,
+                                  char out[static 20])
+{
+    sqlite3_stmt *s = stmt_get(st, S_REVISION_TIME);
+    int rc;
+    out[0] = '\0';
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    sqlite3_bind_int64(s, 3, version);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        snprintf(out, 20, "%s", col_text(s, 0));
+    finish(s);
+    if (rc == SQLITE_ROW)
+        return STORE_OK;
+    return rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+}
+
+int store_knowledge_feedback_mark(struct store *st, long feedback_id, const char *status)
+{
+    sqlite3_stmt *s = stmt_get(st, S_FEEDBACK_MARK);
+    if (!s)
+        return STORE_ERROR;
+    sqlite3_bind_int64(s, 1, feedback_id);
+    bind_text(s, 2, status);
+    return step_done(s);
+}
+
+int store_knowledge_merge(struct store *st, const char *space, const char *survivor,
+                          const char *member, long member_version, const char *actor)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *counters = stmt_get(st, S_MERGE_COUNTERS), *cases = stmt_get(st, S_MERGE_CASES);
+    sqlite3_stmt *tomb = stmt_get(st, S_MERGE_TOMBSTONE);
+    if (!counters || !cases || !tomb)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    if ((rc = entry_active(st, space, survivor)) || (rc = entry_active(st, space, member)))
+        return tx_end(st, rc);
+    time_utc_text(now);
+    bind_text(counters, 1, survivor);
+    bind_text(counters, 2, member);
+    if ((rc = step_done(counters)))
+        return tx_end(st, rc);
+    bind_text(cases, 1, survivor);
+    bind_text(cases, 2, member);
+    if ((rc = step_done(cases)))
+        return tx_end(st, rc);
+    bind_text(tomb, 1, survivor);
+    bind_text(tomb, 2, member);
+    bind_text(tomb, 3, now);
+    bind_text(tomb, 4, space);
+    sqlite3_bind_int64(tomb, 5, member_version);
+    if ((rc = step_done(tomb)))
+        return tx_end(st, rc);
+    if (sqlite3_changes(st->db) == 0) /* active (checked above): it changed since it was read */
+        return tx_end(st, STORE_CONFLICT);
+    rc = revision_add(st, member, actor, "merge", now);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, space, actor, "knowledge.merge", member);
+    return tx_end(st, rc);
+}

@@ -1,0 +1,205 @@
+/* store/tokens.c: spaces, API tokens and browser logins. */
+#include "store/store_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int store_space_ensure(struct store *st, const char *space)
+{
+    char now[20];
+    sqlite3_stmt *s = stmt_get(st, S_SPACE_ENSURE);
+    if (!s)
+        return STORE_ERROR;
+    time_utc_text(now);
+    bind_text(s, 1, space);
+    bind_text(s, 2, now);
+    return step_done(s);
+}
+
+long store_token_count(struct store *st)
+{
+    sqlite3_stmt *s = stmt_get(st, S_TOKEN_COUNT);
+    long n = -1;
+    if (!s)
+        return -1;
+    if (sqlite3_step(s) == SQLITE_ROW)
+        n = sqlite3_column_int64(s, 0);
+    finish(s);
+    return n;
+}
+
+void token_record_release(struct token_record *t)
+{
+    free(t->id);
+    free(t->space);
+    free(t->role);
+    free(t->label);
+    free(t->created_at);
+    free(t->last_used_at);
+    free(t->revoked_at);
+    memset(t, 0, sizeof *t);
+}
+
+int store_token_insert(struct store *st, const char *id, const unsigned char hash[32],
+                       const char *space, const char *role, const char *label)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_TOKEN_INSERT);
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    if ((rc = store_space_ensure(st, space)))
+        return tx_end(st, rc);
+    time_utc_text(now);
+    bind_text(s, 1, id);
+    sqlite3_bind_blob(s, 2, hash, 32, SQLITE_STATIC);
+    bind_text(s, 3, space);
+    bind_text(s, 4, role);
+    bind_text(s, 5, label ? label : "");
+    bind_text(s, 6, now);
+    rc = step_done(s);
+    if (rc == STORE_OK)
+        rc = store_audit(st, space, "operator", "token.create", id);
+    return tx_end(st, rc);
+}
+
+static void token_from_row(sqlite3_stmt *s, struct token_record *t)
+{
+    const void *hash = sqlite3_column_blob(s, 7);
+    t->id = col_dup(s, 0);
+    t->space = col_dup(s, 1);
+    t->role = col_dup(s, 2);
+    t->label = col_dup(s, 3);
+    t->created_at = col_dup(s, 4);
+    t->last_used_at = col_dup(s, 5);
+    t->revoked_at = col_dup(s, 6);
+    memset(t->hash, 0, sizeof t->hash);
+    if (hash && sqlite3_column_bytes(s, 7) == 32)
+        memcpy(t->hash, hash, 32);
+}
+
+int store_token_get(struct store *st, const char *id, struct token_record *out)
+{
+    sqlite3_stmt *s = stmt_get(st, S_TOKEN_GET);
+    int rc;
+    memset(out, 0, sizeof *out);
+    if (!s)
+        return STORE_ERROR;
+    bind_text(s, 1, id);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        token_from_row(s, out);
+        rc = STORE_OK;
+    } else {
+        rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+    }
+    finish(s);
+    return rc;
+}
+
+int store_token_touch(struct store *st, const char *id)
+{
+    char now[20];
+    sqlite3_stmt *s = stmt_get(st, S_TOKEN_TOUCH);
+    if (!s)
+        return STORE_ERROR;
+    time_utc_text(now);
+    bind_text(s, 1, id);
+    bind_text(s, 2, now);
+    return step_done(s);
+}
+
+int store_token_revoke(struct store *st, const char *id)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_TOKEN_REVOKE);
+    if (!s)
+        return STORE_ERROR;
+    time_utc_text(now);
+    bind_text(s, 1, id);
+    bind_text(s, 2, now);
+    rc = step_done(s);
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = STORE_NOT_FOUND;
+    return rc;
+}
+
+int store_token_each(struct store *st, int (*each)(const struct token_record *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_TOKEN_ALL);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct token_record t;
+        int stop;
+        token_from_row(s, &t);
+        stop = each(&t, ctx);
+        token_record_release(&t);
+        if (stop)
+            break;
+    }
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    finish(s);
+    return rc;
+}
+
+int store_login_insert(struct store *st, const unsigned char hash[32], const char *token_id,
+                       const char *csrf, long lifetime_seconds)
+{
+    char now[20], expires[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_LOGIN_INSERT), *gc = stmt_get(st, S_LOGIN_EXPIRE);
+    if (!s || !gc)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    time_utc_text(now);
+    time_utc_text_offset(expires, lifetime_seconds);
+    bind_text(gc, 1, now); /* expired logins go as new ones come */
+    if ((rc = step_done(gc)))
+        return tx_end(st, rc);
+    sqlite3_bind_blob(s, 1, hash, 32, SQLITE_STATIC);
+    bind_text(s, 2, token_id);
+    bind_text(s, 3, csrf);
+    bind_text(s, 4, now);
+    bind_text(s, 5, expires);
+    return tx_end(st, step_done(s));
+}
+
+int store_login_get(struct store *st, const unsigned char hash[32], struct token_record *token,
+                    char **csrf)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_LOGIN_GET);
+    memset(token, 0, sizeof *token);
+    *csrf = NULL;
+    if (!s)
+        return STORE_ERROR;
+    time_utc_text(now);
+    sqlite3_bind_blob(s, 1, hash, 32, SQLITE_STATIC);
+    bind_text(s, 2, now);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        token_from_row(s, token);
+        *csrf = col_dup(s, 8);
+        rc = STORE_OK;
+    } else {
+        rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+    }
+    finish(s);
+    return rc;
+}
+
+int store_login_delete(struct store *st, const unsigned char hash[32])
+{
+    sqlite3_stmt *s = stmt_get(st, S_LOGIN_DELETE);
+    if (!s)
+        return STORE_ERROR;
+    sqlite3_bind_blob(s, 1, hash, 32, SQLITE_STATIC);
+    return step_done(s);
+}
