@@ -1,7 +1,50 @@
-/* store/match.c: full-text search candidates (FTS5). */
+/* store/match.c: full-text search candidates: a store_match_query rendered
+ * into an FTS5 expression over knowledge_fts or knowledge_head. */
 #include "store/store_int.h"
 
 #include <stdint.h>
+
+/* The terms joined by the query's operator: each quoted (inner quotes
+ * doubled, so a term never becomes FTS5 syntax), with * for a prefix term. */
+static void add_terms(struct buf *out, const struct store_match_query *q)
+{
+    const char *op = q->op == MATCH_OR ? "OR" : "AND";
+    for (size_t i = 0; i < q->n_terms; i++) {
+        if (i)
+            buf_addf(out, " %s ", op);
+        buf_addch(out, '"');
+        for (const char *p = q->terms[i]; *p; p++) {
+            if (*p == '"')
+                buf_addch(out, '"');
+            buf_addch(out, *p);
+        }
+        buf_adds(out, q->prefix ? "\"*" : "\"");
+    }
+}
+
+/* The FTS5 expression of q: the terms anywhere (no fields), or in each of
+ * the fields ("{title} : (...) AND {tags} : (...)"). */
+static void match_expr(struct buf *out, const struct store_match_query *q)
+{
+    static const struct {
+        unsigned field;
+        const char *column;
+    } columns[] = {{MATCH_TITLE, "title"}, {MATCH_TAGS, "tags"}, {MATCH_STEM, "stem"}};
+    buf_reset(out);
+    if (!q->fields) {
+        add_terms(out, q);
+        return;
+    }
+    for (size_t c = 0; c < sizeof columns / sizeof *columns; c++) {
+        if (!(q->fields & columns[c].field))
+            continue;
+        if (out->len)
+            buf_adds(out, " AND ");
+        buf_addf(out, "{%s} : (", columns[c].column);
+        add_terms(out, q);
+        buf_addch(out, ')');
+    }
+}
 
 static const char *col_or_empty(sqlite3_stmt *s, int i)
 {
@@ -9,20 +52,23 @@ static const char *col_or_empty(sqlite3_stmt *s, int i)
     return v ? v : "";
 }
 
-int store_knowledge_match(struct store *st, enum match_index index, const char *space,
-                          const char *match, const struct knowledge_filter *f, long limit,
-                          long long below, long long *last,
-                          int (*each)(const struct match_row *, void *), void *ctx)
+int store_knowledge_match(struct store *st, const char *space, const struct store_match_query *q,
+                          long long *last, int (*each)(const struct match_row *, void *), void *ctx)
 {
-    sqlite3_stmt *s = stmt_get(st, index == MATCH_HEAD ? S_MATCH_HEAD : S_MATCH);
+    sqlite3_stmt *s = stmt_get(st, q->index == MATCH_HEAD ? S_MATCH_HEAD : S_MATCH);
+    const struct knowledge_filter *f = q->f;
+    long long below = q->below;
+    struct buf match;
     int rc;
     if (!s)
         return STORE_ERROR;
-    bind_text(s, 1, match);
+    buf_init(&match, 1 << 16);
+    match_expr(&match, q);
+    bind_text(s, 1, match.data);
     bind_text(s, 2, space);
     sqlite3_bind_int(s, 3, f ? (int)f->types : 0);
     bind_text(s, 4, f ? f->category : NULL);
-    sqlite3_bind_int64(s, 5, limit);
+    sqlite3_bind_int64(s, 5, q->limit);
     sqlite3_bind_int64(s, 6, below > 0 ? below : INT64_MAX); /* a bound FTS5 can seek to */
     if (last)
         *last = 0;
@@ -46,5 +92,6 @@ int store_knowledge_match(struct store *st, enum match_index index, const char *
     }
     rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
     finish(s);
+    buf_release(&match);
     return rc;
 }

@@ -251,16 +251,40 @@ enum match_index {
     MATCH_HEAD, /* knowledge_head: title, tags, stem only (far smaller) */
 };
 
-/* Full-text candidates: active entries of the space matching the FTS5
- * expression match (built by search.c from tokenizer output, never from raw
- * client text) in one index, and the filter's types and category, newest
- * first (by seq), at most limit, only those with seq below `below` when it
- * is > 0. *last (may be NULL) receives the seq of the last row, 0 when none.
- * each() returning non-zero stops the scan. */
-int store_knowledge_match(struct store *st, enum match_index index, const char *space,
-                          const char *match, const struct knowledge_filter *f, long limit,
-                          long long below, long long *last,
-                          int (*each)(const struct match_row *, void *), void *ctx);
+enum match_op {
+    MATCH_AND, /* every term */
+    MATCH_OR,  /* any term */
+};
+
+/* The fields a query may name (struct store_match_query.fields). */
+enum match_field {
+    MATCH_TITLE = 1u << 0,
+    MATCH_TAGS = 1u << 1,
+    MATCH_STEM = 1u << 2, /* the file name without folder and ".md" */
+};
+
+/* What full-text candidates to find: words, never query syntax (the
+ * backend quotes each term, so no client text becomes an operator). */
+struct store_match_query {
+    enum match_index index;           /* which index to look in */
+    const char *const *terms;         /* n_terms words (tokenizer output), borrowed */
+    size_t n_terms;                   /* 1 or more */
+    enum match_op op;                 /* how the terms combine */
+    int prefix;                       /* 1: each term matches words it begins */
+    unsigned fields;                  /* 0: anywhere; else MATCH_* bits: in each of them */
+    const struct knowledge_filter *f; /* types and category (may be NULL); its limit is unused */
+    long limit;                       /* at most this many rows */
+    long long below;                  /* > 0: only seq below it */
+};
+
+/* Full-text candidates: active entries of the space matching q (in its
+ * index, with its filter's types and category), newest first (by seq), at
+ * most q->limit, only those with seq below q->below when it is > 0. *last
+ * (may be NULL) receives the seq of the last row, 0 when none. each()
+ * returning non-zero stops the scan. */
+int store_knowledge_match(struct store *st, const char *space, const struct store_match_query *q,
+                          long long *last, int (*each)(const struct match_row *, void *),
+                          void *ctx);
 
 struct knowledge_revision {
     long version;
