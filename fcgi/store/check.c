@@ -60,7 +60,7 @@ int store_check(struct store *st, struct buf *report)
         for (size_t i = 0; i < 2; i++) {
             buf_reset(&sql);
             buf_addf(&sql, "INSERT INTO %s(%s) VALUES('integrity-check')", indexes[i], indexes[i]);
-            if (exec(st, sql.data)) {
+            if (db_exec(st, sql.data)) {
                 buf_addf(report, "%s: %s\n", indexes[i], store_errmsg(st));
                 problems++;
                 continue;

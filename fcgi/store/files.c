@@ -9,7 +9,7 @@
 static int row_means_conflict(sqlite3_stmt *s)
 {
     int rc = sqlite3_step(s);
-    finish(s);
+    stmt_finish(s);
     if (rc == SQLITE_ROW)
         return STORE_CONFLICT;
     return rc == SQLITE_DONE ? STORE_OK : status_of(rc);
@@ -71,7 +71,7 @@ int place_clash(struct store *st, const char *space, const char *id)
         category = col_dup(s, 0);
         path = col_dup(s, 1);
     }
-    finish(s);
+    stmt_finish(s);
     if (rc != SQLITE_ROW)
         return rc == SQLITE_DONE ? STORE_OK : status_of(rc); /* not active: nothing to place */
     rc = place_clash_at(st, space, id, category, path);
@@ -98,39 +98,8 @@ int store_knowledge_get_by_path(struct store *st, const char *space, const char 
     } else {
         rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
     }
-    finish(s);
+    stmt_finish(s);
     return rc;
-}
-
-int store_knowledge_move(struct store *st, const char *space, const char *id, long expected_version,
-                         const struct knowledge *k, const char *actor)
-{
-    char now[20];
-    int rc;
-    sqlite3_stmt *s = stmt_get(st, S_K_MOVE);
-    if (!s || expected_version <= 0)
-        return STORE_ERROR;
-    if ((rc = begin_on_entry(st, space, id, now)))
-        return rc;
-    bind_text(s, 1, id);
-    bind_text(s, 2, space);
-    sqlite3_bind_int64(s, 3, expected_version);
-    bind_text(s, 4, k->category);
-    bind_text(s, 5, k->path);
-    bind_text(s, 6, k->title);
-    bind_text(s, 7, k->scenario ? k->scenario : "");
-    sqlite3_bind_int(s, 8, k->always_apply);
-    bind_text(s, 9, now);
-    rc = step_done(s); /* the partial unique index answers CONFLICT for a taken path */
-    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
-        rc = STORE_CONFLICT; /* it is active (checked above), so the version moved on */
-    if (rc == STORE_OK)
-        rc = place_clash_at(st, space, id, k->category, k->path);
-    if (rc == STORE_OK)
-        rc = revision_add(st, id, actor, "rename", now);
-    if (rc == STORE_OK)
-        rc = audit_at(st, now, space, actor, "knowledge.rename", id);
-    return tx_end(st, rc);
 }
 
 int store_knowledge_scan(struct store *st, const char *space, enum knowledge_scan what,
@@ -159,6 +128,42 @@ int store_knowledge_scan(struct store *st, const char *space, enum knowledge_sca
             break;
     }
     rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    finish(s);
+    stmt_finish(s);
     return rc;
+}
+
+/* Fill k from a row of KNOWLEDGE_COLUMNS; the document (last, and so never
+ * read from its overflow pages unless asked) only with with_document. */
+void knowledge_from_row(sqlite3_stmt *s, struct knowledge *k, int with_document)
+{
+    k->id = col_dup(s, 0);
+    k->space = col_dup(s, 1);
+    k->category = col_dup(s, 2);
+    k->path = col_dup(s, 3);
+    k->title = col_dup(s, 4);
+    k->description = col_dup(s, 5);
+    k->tags = col_dup(s, 6);
+    k->types = (unsigned)sqlite3_column_int(s, 7);
+    k->scenario = col_dup(s, 8);
+    k->content = col_dup(s, 9);
+    k->always_apply = sqlite3_column_int(s, 10);
+    k->source = col_dup(s, 11);
+    k->urls = col_dup(s, 12);
+    k->agent_id = col_dup(s, 13);
+    k->message_id = col_dup(s, 14);
+    k->source_ts = col_dup(s, 15);
+    k->score = sqlite3_column_int(s, 16);
+    k->helpful = (long)sqlite3_column_int64(s, 17);
+    k->harmful = (long)sqlite3_column_int64(s, 18);
+    k->irrelevant = (long)sqlite3_column_int64(s, 19);
+    k->unused = (long)sqlite3_column_int64(s, 20);
+    k->neutral = (long)sqlite3_column_int64(s, 21);
+    k->status = col_dup(s, 22);
+    k->merged_into = col_dup(s, 23);
+    k->version = (long)sqlite3_column_int64(s, 24);
+    k->created_at = col_dup(s, 25);
+    k->updated_at = col_dup(s, 26);
+    k->meta = col_dup(s, 27);
+    if (with_document)
+        k->document = col_dup(s, 28);
 }

@@ -29,7 +29,7 @@ static int job_rows(sqlite3_stmt *s, void (*each)(const struct job_info *, void 
         each(&j, ctx);
     }
     rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    finish(s);
+    stmt_finish(s);
     return rc;
 }
 

@@ -6,42 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fill k from a row of KNOWLEDGE_COLUMNS; the document (last, and so never
- * read from its overflow pages unless asked) only with with_document. */
-void knowledge_from_row(sqlite3_stmt *s, struct knowledge *k, int with_document)
-{
-    k->id = col_dup(s, 0);
-    k->space = col_dup(s, 1);
-    k->category = col_dup(s, 2);
-    k->path = col_dup(s, 3);
-    k->title = col_dup(s, 4);
-    k->description = col_dup(s, 5);
-    k->tags = col_dup(s, 6);
-    k->types = (unsigned)sqlite3_column_int(s, 7);
-    k->scenario = col_dup(s, 8);
-    k->content = col_dup(s, 9);
-    k->always_apply = sqlite3_column_int(s, 10);
-    k->source = col_dup(s, 11);
-    k->urls = col_dup(s, 12);
-    k->agent_id = col_dup(s, 13);
-    k->message_id = col_dup(s, 14);
-    k->source_ts = col_dup(s, 15);
-    k->score = sqlite3_column_int(s, 16);
-    k->helpful = (long)sqlite3_column_int64(s, 17);
-    k->harmful = (long)sqlite3_column_int64(s, 18);
-    k->irrelevant = (long)sqlite3_column_int64(s, 19);
-    k->unused = (long)sqlite3_column_int64(s, 20);
-    k->neutral = (long)sqlite3_column_int64(s, 21);
-    k->status = col_dup(s, 22);
-    k->merged_into = col_dup(s, 23);
-    k->version = (long)sqlite3_column_int64(s, 24);
-    k->created_at = col_dup(s, 25);
-    k->updated_at = col_dup(s, 26);
-    k->meta = col_dup(s, 27);
-    if (with_document)
-        k->document = col_dup(s, 28);
-}
-
 /* Bind ?4..?18 of S_K_INSERT and S_K_UPDATE: the fields a document sets. */
 static void bind_document(sqlite3_stmt *s, const struct knowledge *k)
 {
@@ -63,8 +27,8 @@ static void bind_document(sqlite3_stmt *s, const struct knowledge *k)
 }
 
 /* Record the current row of entry id as a revision. */
-int revision_add(struct store *st, const char *id, const char *actor, const char *reason,
-                 const char *now)
+static int revision_add(struct store *st, const char *id, const char *actor, const char *reason,
+                        const char *now)
 {
     sqlite3_stmt *s = stmt_get(st, S_REVISION_ADD);
     if (!s)
@@ -88,7 +52,7 @@ static int entry_active(struct store *st, const char *space, const char *id)
     bind_text(s, 1, id);
     bind_text(s, 2, space);
     rc = sqlite3_step(s);
-    finish(s);
+    stmt_finish(s);
     if (rc == SQLITE_ROW)
         return STORE_OK;
     return rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
@@ -96,7 +60,7 @@ static int entry_active(struct store *st, const char *space, const char *id)
 
 /* Begin a write transaction on the active entry id of space, with the
  * transaction's time in now; on any error nothing is left open. */
-int begin_on_entry(struct store *st, const char *space, const char *id, char now[static 20])
+static int begin_on_entry(struct store *st, const char *space, const char *id, char now[static 20])
 {
     int rc;
     if ((rc = store_begin(st)))
@@ -120,7 +84,7 @@ int store_knowledge_insert(struct store *st, const struct knowledge *k, const ch
         return rc;
     bind_text(exists, 1, k->id);
     rc = sqlite3_step(exists);
-    finish(exists);
+    stmt_finish(exists);
     if (rc == SQLITE_ROW) {
         *id_taken = 1;
         return tx_end(st, STORE_CONFLICT);
@@ -160,7 +124,7 @@ int store_knowledge_get(struct store *st, const char *space, const char *id, int
     } else {
         rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
     }
-    finish(s);
+    stmt_finish(s);
     return rc;
 }
 
@@ -181,15 +145,15 @@ int store_knowledge_list(struct store *st, const char *space, const struct knowl
     /* One read transaction so the count and the page agree; inside the
      * caller's transaction (BEGIN would fail there), that one serves. */
     int own_tx = st->tx_depth == 0;
-    if (own_tx && (rc = exec(st, "BEGIN")))
+    if (own_tx && (rc = db_exec(st, "BEGIN")))
         return rc;
     bind_filter(count, space, f);
     rc = sqlite3_step(count);
     *total = rc == SQLITE_ROW ? (long)sqlite3_column_int64(count, 0) : 0;
-    finish(count);
+    stmt_finish(count);
     if (rc != SQLITE_ROW) {
         if (own_tx)
-            exec(st, "ROLLBACK");
+            db_exec(st, "ROLLBACK");
         return status_of(rc);
     }
     bind_filter(s, space, f);
@@ -206,9 +170,9 @@ int store_knowledge_list(struct store *st, const char *space, const struct knowl
             break;
     }
     rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    finish(s);
+    stmt_finish(s);
     if (own_tx)
-        exec(st, "COMMIT");
+        db_exec(st, "COMMIT");
     return rc;
 }
 
@@ -267,7 +231,7 @@ static int case_rows(sqlite3_stmt *s, int (*each)(const struct knowledge_case *,
             break;
     }
     rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    finish(s);
+    stmt_finish(s);
     return rc;
 }
 
@@ -298,7 +262,7 @@ int store_knowledge_cases_page(struct store *st, const char *space, const char *
     bind_text(count, 2, kind);
     rc = sqlite3_step(count);
     *total = rc == SQLITE_ROW ? (long)sqlite3_column_int64(count, 0) : 0;
-    finish(count);
+    stmt_finish(count);
     if (rc != SQLITE_ROW)
         return status_of(rc);
     bind_text(s, 1, id);
@@ -387,7 +351,7 @@ static int entry_in_space(struct store *st, const char *space, const char *id)
     bind_text(s, 1, id);
     bind_text(s, 2, space);
     rc = sqlite3_step(s);
-    finish(s);
+    stmt_finish(s);
     if (rc == SQLITE_ROW)
         return STORE_OK;
     return rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
@@ -417,7 +381,7 @@ int store_knowledge_revisions_each(struct store *st, const char *space, const ch
             break;
     }
     rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    finish(s);
+    stmt_finish(s);
     return rc;
 }
 
@@ -438,7 +402,7 @@ int store_knowledge_revert(struct store *st, const char *space, const char *id, 
     rc = sqlite3_step(get);
     if (rc == SQLITE_ROW)
         doc = col_dup(get, 0);
-    finish(get);
+    stmt_finish(get);
     if (!doc)
         return tx_end(st, rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc));
     time_utc_text(now);
@@ -500,7 +464,7 @@ int store_knowledge_revision_time(struct store *st, const char *space, const cha
     rc = sqlite3_step(s);
     if (rc == SQLITE_ROW)
         snprintf(out, 20, "%s", col_text(s, 0));
-    finish(s);
+    stmt_finish(s);
     if (rc == SQLITE_ROW)
         return STORE_OK;
     return rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
@@ -550,5 +514,36 @@ int store_knowledge_merge(struct store *st, const char *space, const char *survi
     rc = revision_add(st, member, actor, "merge", now);
     if (rc == STORE_OK)
         rc = audit_at(st, now, space, actor, "knowledge.merge", member);
+    return tx_end(st, rc);
+}
+
+int store_knowledge_move(struct store *st, const char *space, const char *id, long expected_version,
+                         const struct knowledge *k, const char *actor)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_K_MOVE);
+    if (!s || expected_version <= 0)
+        return STORE_ERROR;
+    if ((rc = begin_on_entry(st, space, id, now)))
+        return rc;
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    sqlite3_bind_int64(s, 3, expected_version);
+    bind_text(s, 4, k->category);
+    bind_text(s, 5, k->path);
+    bind_text(s, 6, k->title);
+    bind_text(s, 7, k->scenario ? k->scenario : "");
+    sqlite3_bind_int(s, 8, k->always_apply);
+    bind_text(s, 9, now);
+    rc = step_done(s); /* the partial unique index answers CONFLICT for a taken path */
+    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+        rc = STORE_CONFLICT; /* it is active (checked above), so the version moved on */
+    if (rc == STORE_OK)
+        rc = place_clash_at(st, space, id, k->category, k->path);
+    if (rc == STORE_OK)
+        rc = revision_add(st, id, actor, "rename", now);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, space, actor, "knowledge.rename", id);
     return tx_end(st, rc);
 }

@@ -79,7 +79,7 @@ int store_llm_usage(struct store *st, const char *space, const char *since,
         each(&u, ctx);
     }
     rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    finish(s);
+    stmt_finish(s);
     return rc;
 }
 
@@ -93,7 +93,7 @@ int store_space_counts(struct store *st, void (*each)(const char *, long, long, 
         each(col_text(s, 0), (long)sqlite3_column_int64(s, 1), (long)sqlite3_column_int64(s, 2),
              ctx);
     rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    finish(s);
+    stmt_finish(s);
     return rc;
 }
 
@@ -107,6 +107,6 @@ int store_job_counts(struct store *st, void (*each)(const char *, const char *, 
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
         each(col_text(s, 0), col_text(s, 1), (long)sqlite3_column_int64(s, 2), ctx);
     rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    finish(s);
+    stmt_finish(s);
     return rc;
 }

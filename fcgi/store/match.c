@@ -91,7 +91,7 @@ int store_knowledge_match(struct store *st, const char *space, const struct stor
             break;
     }
     rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    finish(s);
+    stmt_finish(s);
     buf_release(&match);
     return rc;
 }

@@ -249,7 +249,7 @@ int backup_before_migrating(struct store *st, const char *path, const char *dir,
     return rc ? -1 : 0;
 }
 
-int migrate(struct store *st, int *version)
+int schema_migrate(struct store *st, int *version)
 {
     int rc = STORE_OK;
     if ((rc = store_begin(st)))
@@ -267,10 +267,10 @@ int migrate(struct store *st, int *version)
     }
     for (int v = *version; v < MIGRATION_COUNT; v++) {
         char pragma[48];
-        if ((rc = exec(st, migrations[v])))
+        if ((rc = db_exec(st, migrations[v])))
             goto out;
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
-        if ((rc = exec(st, pragma)))
+        if ((rc = db_exec(st, pragma)))
             goto out;
     }
 out:

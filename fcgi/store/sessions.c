@@ -51,7 +51,7 @@ static int session_rows(sqlite3_stmt *s, void (*each)(const struct session_info 
         each(&si, ctx);
     }
     rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    finish(s);
+    stmt_finish(s);
     return rc;
 }
 

@@ -9,6 +9,7 @@
 #include "base/util.h"
 
 #include <sqlite3.h>
+#include <stdarg.h>
 
 /* How long a writer waits for the database (SQLite's busy timeout) or for
  * another thread's write transaction (writer_lock) before STORE_BUSY. */
@@ -122,26 +123,75 @@ struct store {
     void *audit_ctx;
 };
 
+/* ---- stmt.c: statements, binding, rows ---- */
+
+/* The store status of an SQLite result code. */
 int status_of(int rc);
+/* Statement id of this connection, prepared on first use; NULL when it
+ * does not prepare (store_errmsg says why). */
 sqlite3_stmt *stmt_get(struct store *st, enum stmt_id id);
+/* Bind text v (NULL: SQL NULL) as parameter i, without a copy. */
 void bind_text(sqlite3_stmt *s, int i, const char *v);
+/* Statement id with ?1, ?2 ... bound from the arguments, one per letter
+ * of types: 't' text (const char *, NULL binds NULL), 'i' int, 'l' long,
+ * 'L' long long, 'h' a 32-byte hash (const unsigned char *). Texts and
+ * hashes are not copied: they must live until the statement is reset.
+ * NULL when the statement does not prepare. */
+sqlite3_stmt *stmt_bind(struct store *st, enum stmt_id id, const char *types, ...);
+/* stmt_bind, then step_done: run a statement whose rows are not needed. */
+int stmt_run(struct store *st, enum stmt_id id, const char *types, ...);
+/* Step a statement that returns no row we need; reset it; return a store status. */
 int step_done(sqlite3_stmt *s);
-void finish(sqlite3_stmt *s);
+/* Reset s and clear its bindings, for its next use. */
+void stmt_finish(sqlite3_stmt *s);
+/* End a one-row read whose step returned rc (the row already read): reset
+ * s; STORE_OK for a row, STORE_NOT_FOUND for none, else the error. */
+int row_end(sqlite3_stmt *s, int rc);
+/* End a loop over rows whose last step returned rc (SQLITE_ROW when the
+ * loop stopped early): reset s; STORE_OK or the error. */
+int rows_end(sqlite3_stmt *s, int rc);
+/* The count (column 0) of s's one row into *n (0 when none); resets s. */
+int row_count(sqlite3_stmt *s, long *n);
+/* Rows the last INSERT, UPDATE or DELETE of this connection changed. */
+int rows_changed(struct store *st);
+/* A copy of column i (caller frees), NULL for NULL. */
 char *col_dup(sqlite3_stmt *s, int i);
+/* Column i as text ("" for NULL), valid until the next step or reset. */
 const char *col_text(sqlite3_stmt *s, int i);
-int exec(struct store *st, const char *sql);
+/* Run SQL text without a prepared statement (pragmas, BEGIN ...). */
+int db_exec(struct store *st, const char *sql);
+
+/* ---- tx.c ---- */
+
+/* Hand the committed audit rows to the hook and forget them. */
 void audit_flush(struct store *st);
+/* End a write: commit when rc is STORE_OK, else roll back; returns the final status. */
 int tx_end(struct store *st, int rc);
+
+/* ---- migrate.c ---- */
+
+/* Copy the database at version old into dir (NULL: the directory of path)
+ * before migrating it; see migrate.c. 0, or -1 with the reason in *why. */
 int backup_before_migrating(struct store *st, const char *path, const char *dir, int old,
                             struct buf *backup, const char **why);
-int migrate(struct store *st, int *version);
+/* Apply the migrations the database lacks, in one write transaction;
+ * *version receives the version found. */
+int schema_migrate(struct store *st, int *version);
+
+/* ---- files.c ---- */
+
+/* Fill k from a row of KNOWLEDGE_COLUMNS; the document only with with_document. */
 void knowledge_from_row(sqlite3_stmt *s, struct knowledge *k, int with_document);
-int revision_add(struct store *st, const char *id, const char *actor, const char *reason,
-                 const char *now);
-int begin_on_entry(struct store *st, const char *space, const char *id, char now[static 20]);
+/* STORE_CONFLICT when the active entry id, at (category, path), shares its
+ * name with a folder (or, a folder of its, with a file) of space. */
 int place_clash_at(struct store *st, const char *space, const char *id, const char *category,
                    const char *path);
+/* place_clash_at for entry id where it now is (nothing when it is not active). */
 int place_clash(struct store *st, const char *space, const char *id);
+
+/* ---- ledger.c ---- */
+
+/* Append an audit row with time now (inside the caller's transaction if any). */
 int audit_at(struct store *st, const char *now, const char *space, const char *actor,
              const char *action, const char *target);
 

@@ -24,7 +24,7 @@ long store_token_count(struct store *st)
         return -1;
     if (sqlite3_step(s) == SQLITE_ROW)
         n = sqlite3_column_int64(s, 0);
-    finish(s);
+    stmt_finish(s);
     return n;
 }
 
@@ -95,7 +95,7 @@ int store_token_get(struct store *st, const char *id, struct token_record *out)
     } else {
         rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
     }
-    finish(s);
+    stmt_finish(s);
     return rc;
 }
 
@@ -143,7 +143,7 @@ int store_token_each(struct store *st, int (*each)(const struct token_record *, 
             break;
     }
     rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    finish(s);
+    stmt_finish(s);
     return rc;
 }
 
@@ -191,7 +191,7 @@ int store_login_get(struct store *st, const unsigned char hash[32], struct token
     } else {
         rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
     }
-    finish(s);
+    stmt_finish(s);
     return rc;
 }
 

@@ -22,7 +22,7 @@ int store_trace_put(struct store *st, const char *space, const char *trace_id, c
     bind_text(exists, 1, space);
     bind_text(exists, 2, trace_id);
     rc = sqlite3_step(exists);
-    finish(exists);
+    stmt_finish(exists);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return tx_end(st, status_of(rc));
     if (created)
@@ -70,7 +70,7 @@ int store_trace_get(struct store *st, const char *space, const char *trace_id,
     } else {
         rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
     }
-    finish(s);
+    stmt_finish(s);
     return rc;
 }
 
@@ -84,7 +84,7 @@ int store_traces_list(struct store *st, const char *space, long limit, long offs
     bind_text(count, 1, space);
     rc = sqlite3_step(count);
     *total = rc == SQLITE_ROW ? (long)sqlite3_column_int64(count, 0) : 0;
-    finish(count);
+    stmt_finish(count);
     if (rc != SQLITE_ROW)
         return status_of(rc);
     bind_text(s, 1, space);
@@ -96,7 +96,7 @@ int store_traces_list(struct store *st, const char *space, long limit, long offs
         each(&t, ctx);
     }
     rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    finish(s);
+    stmt_finish(s);
     return rc;
 }
 
@@ -152,7 +152,7 @@ static int log_rows(sqlite3_stmt *s, void (*each)(const struct log_entry *, void
         each(&e, ctx);
     }
     rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    finish(s);
+    stmt_finish(s);
     return rc;
 }
 
@@ -168,12 +168,12 @@ int store_log_each(struct store *st, const char *space, const char *trace_id, in
         return STORE_ERROR;
     /* One read transaction: the trace and its log agree. */
     int own_tx = st->tx_depth == 0;
-    if (own_tx && (rc = exec(st, "BEGIN")))
+    if (own_tx && (rc = db_exec(st, "BEGIN")))
         return rc;
     bind_text(exists, 1, space);
     bind_text(exists, 2, trace_id);
     rc = sqlite3_step(exists);
-    finish(exists);
+    stmt_finish(exists);
     if (rc == SQLITE_ROW) {
         bind_text(count, 1, space);
         bind_text(count, 2, trace_id);
@@ -181,7 +181,7 @@ int store_log_each(struct store *st, const char *space, const char *trace_id, in
         rc = sqlite3_step(count);
         if (total)
             *total = rc == SQLITE_ROW ? (long)sqlite3_column_int64(count, 0) : 0;
-        finish(count);
+        stmt_finish(count);
         if (rc != SQLITE_ROW) {
             rc = status_of(rc);
         } else {
@@ -195,7 +195,7 @@ int store_log_each(struct store *st, const char *space, const char *trace_id, in
         rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
     }
     if (own_tx)
-        exec(st, "COMMIT");
+        db_exec(st, "COMMIT");
     return rc;
 }
 
@@ -257,7 +257,7 @@ int store_log_evaluate(struct store *st, const char *space, const char *trace_id
         *log_id = (long)sqlite3_column_int64(find, 0);
         goal_id = col_dup(find, 1);
     }
-    finish(find);
+    stmt_finish(find);
     if (rc != SQLITE_ROW)
         return tx_end(st, rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc));
     time_utc_iso_micro(now);
@@ -276,7 +276,7 @@ int store_log_evaluate(struct store *st, const char *space, const char *trace_id
         bind_text(task_q, 2, trace_id);
         if (sqlite3_step(task_q) == SQLITE_ROW)
             task = col_dup(task_q, 0);
-        finish(task_q);
+        stmt_finish(task_q);
         buf_init(&case_id, 1024);
         buf_addf(&case_id, "trace:%s", trace_id);
         struct knowledge_case c = {.kind = status,
