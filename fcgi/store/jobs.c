@@ -17,114 +17,70 @@ static void job_from_row(sqlite3_stmt *s, struct job_info *j)
     j->updated_at = col_text(s, 11);
 }
 
+/* Pass every row of s (bound; NULL when it did not prepare) to each; with
+ * one_row, STORE_NOT_FOUND when there was none. */
 static int job_rows(sqlite3_stmt *s, void (*each)(const struct job_info *, void *), void *ctx,
-                    int *found)
+                    int one_row)
 {
-    int rc;
-    *found = 0;
+    int rc, found = 0;
+    if (!s)
+        return STORE_ERROR;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct job_info j;
         job_from_row(s, &j);
-        *found = 1;
+        found = 1;
         each(&j, ctx);
     }
-    rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    stmt_finish(s);
-    return rc;
+    rc = rows_end(s, rc);
+    return rc == STORE_OK && one_row && !found ? STORE_NOT_FOUND : rc;
 }
 
 int store_job_create(struct store *st, const char *id, const char *space, const char *kind,
                      const char *params, const char *actor)
 {
     char now[27];
-    sqlite3_stmt *s = stmt_get(st, S_JOB_CREATE);
-    if (!s)
-        return STORE_ERROR;
     time_utc_iso_micro(now);
-    bind_text(s, 1, id);
-    bind_text(s, 2, space);
-    bind_text(s, 3, kind);
-    bind_text(s, 4, params ? params : "{}");
-    bind_text(s, 5, actor);
-    bind_text(s, 6, now);
-    return step_done(s);
+    return stmt_run(st, S_JOB_CREATE, "tttttt", id, space, kind, params ? params : "{}", actor,
+                    now);
 }
 
 int store_job_get(struct store *st, const char *space, const char *id,
                   void (*each)(const struct job_info *, void *), void *ctx)
 {
-    sqlite3_stmt *s = stmt_get(st, S_JOB_GET);
-    int rc, found;
-    if (!s)
-        return STORE_ERROR;
-    bind_text(s, 1, space);
-    bind_text(s, 2, id);
-    rc = job_rows(s, each, ctx, &found);
-    return rc == STORE_OK && !found ? STORE_NOT_FOUND : rc;
+    return job_rows(stmt_bind(st, S_JOB_GET, "tt", space, id), each, ctx, 1);
 }
 
 int store_job_list(struct store *st, const char *space, long limit,
                    void (*each)(const struct job_info *, void *), void *ctx)
 {
-    sqlite3_stmt *s = stmt_get(st, S_JOB_LIST);
-    int found;
-    if (!s)
-        return STORE_ERROR;
-    bind_text(s, 1, space);
-    sqlite3_bind_int64(s, 2, limit);
-    return job_rows(s, each, ctx, &found);
+    return job_rows(stmt_bind(st, S_JOB_LIST, "tl", space, limit), each, ctx, 0);
 }
 
 int store_job_claim(struct store *st, void (*each)(const struct job_info *, void *), void *ctx)
 {
     char now[27];
-    sqlite3_stmt *s = stmt_get(st, S_JOB_CLAIM);
-    int rc, found;
-    if (!s)
-        return STORE_ERROR;
     time_utc_iso_micro(now);
-    bind_text(s, 1, now);
-    rc = job_rows(s, each, ctx, &found);
-    return rc == STORE_OK && !found ? STORE_NOT_FOUND : rc;
+    return job_rows(stmt_bind(st, S_JOB_CLAIM, "t", now), each, ctx, 1);
 }
 
 int store_job_progress(struct store *st, const char *id, long progress, long total)
 {
     char now[27];
-    sqlite3_stmt *s = stmt_get(st, S_JOB_PROGRESS);
-    if (!s)
-        return STORE_ERROR;
     time_utc_iso_micro(now);
-    bind_text(s, 1, id);
-    sqlite3_bind_int64(s, 2, progress);
-    sqlite3_bind_int64(s, 3, total);
-    bind_text(s, 4, now);
-    return step_done(s);
+    return stmt_run(st, S_JOB_PROGRESS, "tllt", id, progress, total, now);
 }
 
 int store_job_finish(struct store *st, const char *id, const char *status, const char *result,
                      const char *error)
 {
     char now[27];
-    sqlite3_stmt *s = stmt_get(st, S_JOB_FINISH);
-    if (!s)
-        return STORE_ERROR;
     time_utc_iso_micro(now);
-    bind_text(s, 1, id);
-    bind_text(s, 2, status);
-    bind_text(s, 3, result);
-    bind_text(s, 4, error);
-    bind_text(s, 5, now);
-    return step_done(s);
+    return stmt_run(st, S_JOB_FINISH, "ttttt", id, status, result, error, now);
 }
 
 int store_job_requeue_running(struct store *st)
 {
     char now[27];
-    sqlite3_stmt *s = stmt_get(st, S_JOB_REQUEUE);
-    if (!s)
-        return STORE_ERROR;
     time_utc_iso_micro(now);
-    bind_text(s, 1, now);
-    return step_done(s);
+    return stmt_run(st, S_JOB_REQUEUE, "t", now);
 }

@@ -7,13 +7,8 @@
 int store_space_ensure(struct store *st, const char *space)
 {
     char now[20];
-    sqlite3_stmt *s = stmt_get(st, S_SPACE_ENSURE);
-    if (!s)
-        return STORE_ERROR;
     time_utc_text(now);
-    bind_text(s, 1, space);
-    bind_text(s, 2, now);
-    return step_done(s);
+    return stmt_run(st, S_SPACE_ENSURE, "tt", space, now);
 }
 
 long store_token_count(struct store *st)
@@ -45,21 +40,12 @@ int store_token_insert(struct store *st, const char *id, const unsigned char has
 {
     char now[20];
     int rc;
-    sqlite3_stmt *s = stmt_get(st, S_TOKEN_INSERT);
-    if (!s)
-        return STORE_ERROR;
     if ((rc = store_begin(st)))
         return rc;
     if ((rc = store_space_ensure(st, space)))
         return tx_end(st, rc);
     time_utc_text(now);
-    bind_text(s, 1, id);
-    sqlite3_bind_blob(s, 2, hash, 32, SQLITE_STATIC);
-    bind_text(s, 3, space);
-    bind_text(s, 4, role);
-    bind_text(s, 5, label ? label : "");
-    bind_text(s, 6, now);
-    rc = step_done(s);
+    rc = stmt_run(st, S_TOKEN_INSERT, "thtttt", id, hash, space, role, label ? label : "", now);
     if (rc == STORE_OK)
         rc = store_audit(st, space, "operator", "token.create", id);
     return tx_end(st, rc);
@@ -82,49 +68,30 @@ static void token_from_row(sqlite3_stmt *s, struct token_record *t)
 
 int store_token_get(struct store *st, const char *id, struct token_record *out)
 {
-    sqlite3_stmt *s = stmt_get(st, S_TOKEN_GET);
+    sqlite3_stmt *s = stmt_bind(st, S_TOKEN_GET, "t", id);
     int rc;
     memset(out, 0, sizeof *out);
     if (!s)
         return STORE_ERROR;
-    bind_text(s, 1, id);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
+    if ((rc = sqlite3_step(s)) == SQLITE_ROW)
         token_from_row(s, out);
-        rc = STORE_OK;
-    } else {
-        rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
-    }
-    stmt_finish(s);
-    return rc;
+    return row_end(s, rc);
 }
 
 int store_token_touch(struct store *st, const char *id)
 {
     char now[20];
-    sqlite3_stmt *s = stmt_get(st, S_TOKEN_TOUCH);
-    if (!s)
-        return STORE_ERROR;
     time_utc_text(now);
-    bind_text(s, 1, id);
-    bind_text(s, 2, now);
-    return step_done(s);
+    return stmt_run(st, S_TOKEN_TOUCH, "tt", id, now);
 }
 
 int store_token_revoke(struct store *st, const char *id)
 {
     char now[20];
     int rc;
-    sqlite3_stmt *s = stmt_get(st, S_TOKEN_REVOKE);
-    if (!s)
-        return STORE_ERROR;
     time_utc_text(now);
-    bind_text(s, 1, id);
-    bind_text(s, 2, now);
-    rc = step_done(s);
-    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
-        rc = STORE_NOT_FOUND;
-    return rc;
+    rc = stmt_run(st, S_TOKEN_REVOKE, "tt", id, now);
+    return rc == STORE_OK && rows_changed(st) == 0 ? STORE_NOT_FOUND : rc;
 }
 
 int store_token_each(struct store *st, int (*each)(const struct token_record *, void *), void *ctx)
@@ -142,32 +109,24 @@ int store_token_each(struct store *st, int (*each)(const struct token_record *, 
         if (stop)
             break;
     }
-    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    stmt_finish(s);
-    return rc;
+    return rows_end(s, rc);
 }
+
+/* ---- browser logins ---- */
 
 int store_login_insert(struct store *st, const unsigned char hash[32], const char *token_id,
                        const char *csrf, long lifetime_seconds)
 {
     char now[20], expires[20];
     int rc;
-    sqlite3_stmt *s = stmt_get(st, S_LOGIN_INSERT), *gc = stmt_get(st, S_LOGIN_EXPIRE);
-    if (!s || !gc)
-        return STORE_ERROR;
     if ((rc = store_begin(st)))
         return rc;
     time_utc_text(now);
     time_utc_text_offset(expires, lifetime_seconds);
-    bind_text(gc, 1, now); /* expired logins go as new ones come */
-    if ((rc = step_done(gc)))
+    /* expired logins go as new ones come */
+    if ((rc = stmt_run(st, S_LOGIN_EXPIRE, "t", now)))
         return tx_end(st, rc);
-    sqlite3_bind_blob(s, 1, hash, 32, SQLITE_STATIC);
-    bind_text(s, 2, token_id);
-    bind_text(s, 3, csrf);
-    bind_text(s, 4, now);
-    bind_text(s, 5, expires);
-    return tx_end(st, step_done(s));
+    return tx_end(st, stmt_run(st, S_LOGIN_INSERT, "htttt", hash, token_id, csrf, now, expires));
 }
 
 int store_login_get(struct store *st, const unsigned char hash[32], struct token_record *token,
@@ -175,31 +134,20 @@ int store_login_get(struct store *st, const unsigned char hash[32], struct token
 {
     char now[20];
     int rc;
-    sqlite3_stmt *s = stmt_get(st, S_LOGIN_GET);
+    sqlite3_stmt *s;
     memset(token, 0, sizeof *token);
     *csrf = NULL;
-    if (!s)
-        return STORE_ERROR;
     time_utc_text(now);
-    sqlite3_bind_blob(s, 1, hash, 32, SQLITE_STATIC);
-    bind_text(s, 2, now);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
+    if (!(s = stmt_bind(st, S_LOGIN_GET, "ht", hash, now)))
+        return STORE_ERROR;
+    if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         token_from_row(s, token);
         *csrf = col_dup(s, 8);
-        rc = STORE_OK;
-    } else {
-        rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
     }
-    stmt_finish(s);
-    return rc;
+    return row_end(s, rc);
 }
 
 int store_login_delete(struct store *st, const unsigned char hash[32])
 {
-    sqlite3_stmt *s = stmt_get(st, S_LOGIN_DELETE);
-    if (!s)
-        return STORE_ERROR;
-    sqlite3_bind_blob(s, 1, hash, 32, SQLITE_STATIC);
-    return step_done(s);
+    return stmt_run(st, S_LOGIN_DELETE, "h", hash);
 }

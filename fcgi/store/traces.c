@@ -13,32 +13,22 @@ int store_trace_put(struct store *st, const char *space, const char *trace_id, c
 {
     char now[27];
     int rc;
-    sqlite3_stmt *s = stmt_get(st, task ? S_TRACE_UPSERT : S_TRACE_INSERT);
-    sqlite3_stmt *exists = stmt_get(st, S_TRACE_TASK);
-    if (!s || !exists)
-        return STORE_ERROR;
+    sqlite3_stmt *exists;
     if ((rc = store_begin(st)))
         return rc;
-    bind_text(exists, 1, space);
-    bind_text(exists, 2, trace_id);
-    rc = sqlite3_step(exists);
-    stmt_finish(exists);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return tx_end(st, status_of(rc));
+    if (!(exists = stmt_bind(st, S_TRACE_TASK, "tt", space, trace_id)))
+        return tx_end(st, STORE_ERROR);
+    rc = row_end(exists, sqlite3_step(exists));
+    if (rc != STORE_OK && rc != STORE_NOT_FOUND)
+        return tx_end(st, rc);
     if (created)
-        *created = rc == SQLITE_DONE;
-    if (rc == SQLITE_ROW && !task)
+        *created = rc == STORE_NOT_FOUND;
+    if (rc == STORE_OK && !task)
         return tx_end(st, STORE_OK);
     time_utc_iso_micro(now);
-    bind_text(s, 1, space);
-    bind_text(s, 2, trace_id);
-    if (task) {
-        bind_text(s, 3, task);
-        bind_text(s, 4, now);
-    } else {
-        bind_text(s, 3, now);
-    }
-    return tx_end(st, step_done(s));
+    if (task)
+        return tx_end(st, stmt_run(st, S_TRACE_UPSERT, "tttt", space, trace_id, task, now));
+    return tx_end(st, stmt_run(st, S_TRACE_INSERT, "ttt", space, trace_id, now));
 }
 
 static void trace_from_row(sqlite3_stmt *s, struct trace_info *t)
@@ -55,49 +45,36 @@ static void trace_from_row(sqlite3_stmt *s, struct trace_info *t)
 int store_trace_get(struct store *st, const char *space, const char *trace_id,
                     void (*each)(const struct trace_info *, void *), void *ctx)
 {
-    sqlite3_stmt *s = stmt_get(st, S_TRACE_GET);
+    sqlite3_stmt *s = stmt_bind(st, S_TRACE_GET, "tt", space, trace_id);
     int rc;
     if (!s)
         return STORE_ERROR;
-    bind_text(s, 1, space);
-    bind_text(s, 2, trace_id);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
+    if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct trace_info t;
         trace_from_row(s, &t);
         each(&t, ctx);
-        rc = STORE_OK;
-    } else {
-        rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
     }
-    stmt_finish(s);
-    return rc;
+    return row_end(s, rc);
 }
 
 int store_traces_list(struct store *st, const char *space, long limit, long offset,
                       void (*each)(const struct trace_info *, void *), void *ctx, long *total)
 {
-    sqlite3_stmt *count = stmt_get(st, S_TRACE_COUNT), *s = stmt_get(st, S_TRACE_LIST);
+    sqlite3_stmt *count = stmt_bind(st, S_TRACE_COUNT, "t", space), *s;
     int rc;
-    if (!count || !s)
+    *total = 0;
+    if (!count)
         return STORE_ERROR;
-    bind_text(count, 1, space);
-    rc = sqlite3_step(count);
-    *total = rc == SQLITE_ROW ? (long)sqlite3_column_int64(count, 0) : 0;
-    stmt_finish(count);
-    if (rc != SQLITE_ROW)
-        return status_of(rc);
-    bind_text(s, 1, space);
-    sqlite3_bind_int64(s, 2, limit);
-    sqlite3_bind_int64(s, 3, offset);
+    if ((rc = row_count(count, total)))
+        return rc;
+    if (!(s = stmt_bind(st, S_TRACE_LIST, "tll", space, limit, offset)))
+        return STORE_ERROR;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct trace_info t;
         trace_from_row(s, &t);
         each(&t, ctx);
     }
-    rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    stmt_finish(s);
-    return rc;
+    return rows_end(s, rc);
 }
 
 int store_log_add(struct store *st, const char *space, const char *trace_id,
@@ -105,22 +82,14 @@ int store_log_add(struct store *st, const char *space, const char *trace_id,
 {
     char now[27];
     int rc;
-    sqlite3_stmt *s = stmt_get(st, S_LOG_ADD);
-    if (!s)
-        return STORE_ERROR;
     if ((rc = store_begin(st)))
         return rc;
     if ((rc = store_trace_put(st, space, trace_id, NULL, NULL)))
         return tx_end(st, rc);
     time_utc_iso_micro(now);
-    bind_text(s, 1, space);
-    bind_text(s, 2, trace_id);
-    bind_text(s, 3, knowledge_id);
-    bind_text(s, 4, goal_id ? goal_id : "");
-    sqlite3_bind_int64(s, 5, sequence);
-    bind_text(s, 6, now);
-    rc = step_done(s);
-    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+    rc = stmt_run(st, S_LOG_ADD, "ttttlt", space, trace_id, knowledge_id, goal_id ? goal_id : "",
+                  sequence, now);
+    if (rc == STORE_OK && rows_changed(st) == 0)
         rc = STORE_NOT_FOUND;
     if (rc == STORE_OK)
         *log_id = (long)sqlite3_last_insert_rowid(st->db);
@@ -143,57 +112,45 @@ static void log_from_row(sqlite3_stmt *s, struct log_entry *e)
     e->evaluated_at_trigger = (const char *)sqlite3_column_text(s, 11);
 }
 
+/* Pass every row of s (bound; NULL when it did not prepare) to each. */
 static int log_rows(sqlite3_stmt *s, void (*each)(const struct log_entry *, void *), void *ctx)
 {
     int rc;
+    if (!s)
+        return STORE_ERROR;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct log_entry e;
         log_from_row(s, &e);
         each(&e, ctx);
     }
-    rc = rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    stmt_finish(s);
-    return rc;
+    return rows_end(s, rc);
 }
 
 int store_log_each(struct store *st, const char *space, const char *trace_id, int pending_only,
                    long limit, long offset, void (*each)(const struct log_entry *, void *),
                    void *ctx, long *total)
 {
-    sqlite3_stmt *exists = stmt_get(st, S_TRACE_TASK);
-    sqlite3_stmt *s = stmt_get(st, pending_only ? S_LOG_PENDING : S_LOG_ALL);
-    sqlite3_stmt *count = stmt_get(st, S_LOG_COUNT);
+    sqlite3_stmt *exists, *count;
+    long n = 0;
     int rc;
-    if (!s || !exists || !count)
-        return STORE_ERROR;
     /* One read transaction: the trace and its log agree. */
     int own_tx = st->tx_depth == 0;
     if (own_tx && (rc = db_exec(st, "BEGIN")))
         return rc;
-    bind_text(exists, 1, space);
-    bind_text(exists, 2, trace_id);
-    rc = sqlite3_step(exists);
-    stmt_finish(exists);
-    if (rc == SQLITE_ROW) {
-        bind_text(count, 1, space);
-        bind_text(count, 2, trace_id);
-        sqlite3_bind_int(count, 3, pending_only);
-        rc = sqlite3_step(count);
+    if (!(exists = stmt_bind(st, S_TRACE_TASK, "tt", space, trace_id)))
+        rc = STORE_ERROR;
+    else
+        rc = row_end(exists, sqlite3_step(exists));
+    if (rc == STORE_OK) {
+        count = stmt_bind(st, S_LOG_COUNT, "tti", space, trace_id, pending_only);
+        rc = count ? row_count(count, &n) : STORE_ERROR;
         if (total)
-            *total = rc == SQLITE_ROW ? (long)sqlite3_column_int64(count, 0) : 0;
-        stmt_finish(count);
-        if (rc != SQLITE_ROW) {
-            rc = status_of(rc);
-        } else {
-            bind_text(s, 1, space);
-            bind_text(s, 2, trace_id);
-            sqlite3_bind_int64(s, 3, limit);
-            sqlite3_bind_int64(s, 4, offset);
-            rc = log_rows(s, each, ctx);
-        }
-    } else {
-        rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+            *total = n;
     }
+    if (rc == STORE_OK)
+        rc = log_rows(stmt_bind(st, pending_only ? S_LOG_PENDING : S_LOG_ALL, "ttll", space,
+                                trace_id, limit, offset),
+                      each, ctx);
     if (own_tx)
         db_exec(st, "COMMIT");
     return rc;
@@ -202,12 +159,7 @@ int store_log_each(struct store *st, const char *space, const char *trace_id, in
 int store_log_of_entry(struct store *st, const char *knowledge_id, long limit,
                        void (*each)(const struct log_entry *, void *), void *ctx)
 {
-    sqlite3_stmt *s = stmt_get(st, S_LOG_ENTRY);
-    if (!s)
-        return STORE_ERROR;
-    bind_text(s, 1, knowledge_id);
-    sqlite3_bind_int64(s, 2, limit);
-    return log_rows(s, each, ctx);
+    return log_rows(stmt_bind(st, S_LOG_ENTRY, "tl", knowledge_id, limit), each, ctx);
 }
 
 /* Count an irrelevant/unused/neutral judgement once per trace. */
@@ -218,19 +170,10 @@ static int rollup_metric(struct store *st, const char *space, const char *trace_
     enum stmt_id bump = strcmp(status, "irrelevant") == 0 ? S_BUMP_IRRELEVANT
                         : strcmp(status, "unused") == 0   ? S_BUMP_UNUSED
                                                           : S_BUMP_NEUTRAL;
-    sqlite3_stmt *ins = stmt_get(st, S_ROLLUP_INSERT), *b = stmt_get(st, bump);
-    int rc;
-    if (!ins || !b)
-        return STORE_ERROR;
-    bind_text(ins, 1, space);
-    bind_text(ins, 2, trace_id);
-    bind_text(ins, 3, knowledge_id);
-    bind_text(ins, 4, status);
-    bind_text(ins, 5, now);
-    if ((rc = step_done(ins)) || sqlite3_changes(st->db) == 0)
+    int rc = stmt_run(st, S_ROLLUP_INSERT, "ttttt", space, trace_id, knowledge_id, status, now);
+    if (rc || rows_changed(st) == 0)
         return rc;
-    bind_text(b, 1, knowledge_id);
-    rc = step_done(b);
+    rc = stmt_run(st, bump, "t", knowledge_id);
     if (rc == STORE_OK)
         *rolled_up = 1;
     return rc;
@@ -240,43 +183,32 @@ int store_log_evaluate(struct store *st, const char *space, const char *trace_id
                        const char *knowledge_id, const char *status, const char *reason,
                        const char *trigger, long *log_id, int *rolled_up)
 {
-    sqlite3_stmt *find = stmt_get(st, S_LOG_FIND_PENDING), *set = stmt_get(st, S_LOG_SET_EVAL);
-    sqlite3_stmt *task_q = stmt_get(st, S_TRACE_TASK);
+    sqlite3_stmt *find, *task_q;
     char now[27], *goal_id = NULL, *task = NULL;
     int rc;
     *rolled_up = 0;
-    if (!find || !set || !task_q)
-        return STORE_ERROR;
     if ((rc = store_begin(st)))
         return rc;
-    bind_text(find, 1, space);
-    bind_text(find, 2, trace_id);
-    bind_text(find, 3, knowledge_id);
-    rc = sqlite3_step(find);
-    if (rc == SQLITE_ROW) {
+    if (!(find = stmt_bind(st, S_LOG_FIND_PENDING, "ttt", space, trace_id, knowledge_id)))
+        return tx_end(st, STORE_ERROR);
+    if ((rc = sqlite3_step(find)) == SQLITE_ROW) {
         *log_id = (long)sqlite3_column_int64(find, 0);
         goal_id = col_dup(find, 1);
     }
-    stmt_finish(find);
-    if (rc != SQLITE_ROW)
-        return tx_end(st, rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc));
+    if ((rc = row_end(find, rc)))
+        return tx_end(st, rc);
     time_utc_iso_micro(now);
-    sqlite3_bind_int64(set, 1, *log_id);
-    bind_text(set, 2, status);
-    bind_text(set, 3, reason ? reason : "");
-    bind_text(set, 4, now);
-    bind_text(set, 5, trigger);
-    rc = step_done(set);
+    rc = stmt_run(st, S_LOG_SET_EVAL, "ltttt", *log_id, status, reason ? reason : "", now, trigger);
     if (rc == STORE_OK && (strcmp(status, "helpful") == 0 || strcmp(status, "harmful") == 0)) {
         /* A case named after the trace: a second verdict of the same kind from
          * the same trace counts nothing. A deleted entry keeps its log only. */
         struct buf case_id;
         int added = 0;
-        bind_text(task_q, 1, space);
-        bind_text(task_q, 2, trace_id);
-        if (sqlite3_step(task_q) == SQLITE_ROW)
-            task = col_dup(task_q, 0);
-        stmt_finish(task_q);
+        if ((task_q = stmt_bind(st, S_TRACE_TASK, "tt", space, trace_id))) {
+            if (sqlite3_step(task_q) == SQLITE_ROW)
+                task = col_dup(task_q, 0);
+            stmt_finish(task_q);
+        }
         buf_init(&case_id, 1024);
         buf_addf(&case_id, "trace:%s", trace_id);
         struct knowledge_case c = {.kind = status,
