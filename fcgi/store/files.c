@@ -18,33 +18,29 @@ static int row_means_conflict(sqlite3_stmt *s)
 int store_knowledge_path_clash(struct store *st, const char *space, const char *category,
                                const char *path, const char *except_id, enum path_clash *clash)
 {
-    sqlite3_stmt *folder = stmt_get(st, S_K_FOLDER_TAKEN), *file = stmt_get(st, S_K_FILE_TAKEN);
     const char *slash = strchr(path, '/');
+    sqlite3_stmt *folder, *file;
     int rc;
     *clash = PATH_CLASH_NONE;
-    if (!folder || !file)
+    except_id = except_id ? except_id : "";
+    if (!(folder = stmt_bind(st, S_K_FOLDER_TAKEN, "tttt", space, category, path, except_id)))
         return STORE_ERROR;
-    bind_text(folder, 1, space);
-    bind_text(folder, 2, category);
-    bind_text(folder, 3, path);
-    bind_text(folder, 4, except_id ? except_id : "");
     rc = row_means_conflict(folder);
     if (rc == STORE_CONFLICT)
         *clash = PATH_CLASH_FOLDER;
     if (rc != STORE_OK || !slash)
         return rc == STORE_CONFLICT ? STORE_OK : rc;
-    bind_text(file, 1, space);
-    bind_text(file, 2, category);
+    /* ?3, the folder, is bound below: the path's first (slash - path) bytes */
+    if (!(file = stmt_bind(st, S_K_FILE_TAKEN, "tt", space, category)))
+        return STORE_ERROR;
     sqlite3_bind_text(file, 3, path, (int)(slash - path), SQLITE_STATIC);
-    bind_text(file, 4, except_id ? except_id : "");
+    bind_text(file, 4, except_id);
     rc = row_means_conflict(file);
     if (rc == STORE_CONFLICT)
         *clash = PATH_CLASH_FILE;
     return rc == STORE_CONFLICT ? STORE_OK : rc;
 }
 
-/* Inside a write: STORE_CONFLICT when the active entry id now sits where a
- * file and a folder would share a name (export could not write both). */
 /* CONFLICT when the active entry id, at (category, path), shares its name
  * with a folder (or, a folder of its, with a file) of space. */
 int place_clash_at(struct store *st, const char *space, const char *id, const char *category,
@@ -60,20 +56,17 @@ int place_clash_at(struct store *st, const char *space, const char *id, const ch
 /* place_clash_at for entry id where it now is (nothing when it is not active). */
 int place_clash(struct store *st, const char *space, const char *id)
 {
-    sqlite3_stmt *s = stmt_get(st, S_K_PLACE);
+    sqlite3_stmt *s = stmt_bind(st, S_K_PLACE, "t", id);
     char *category = NULL, *path = NULL;
     int rc;
     if (!s)
         return STORE_ERROR;
-    bind_text(s, 1, id);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
+    if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         category = col_dup(s, 0);
         path = col_dup(s, 1);
     }
-    stmt_finish(s);
-    if (rc != SQLITE_ROW)
-        return rc == SQLITE_DONE ? STORE_OK : status_of(rc); /* not active: nothing to place */
+    if ((rc = row_end(s, rc)))
+        return rc == STORE_NOT_FOUND ? STORE_OK : rc; /* not active: nothing to place */
     rc = place_clash_at(st, space, id, category, path);
     free(category);
     free(path);
@@ -83,23 +76,18 @@ int place_clash(struct store *st, const char *space, const char *id)
 int store_knowledge_get_by_path(struct store *st, const char *space, const char *category,
                                 const char *path, struct knowledge *out)
 {
-    sqlite3_stmt *s = stmt_get(st, S_K_BY_PATH);
+    return knowledge_row(stmt_bind(st, S_K_BY_PATH, "ttt", space, category, path), out);
+}
+
+int knowledge_row(sqlite3_stmt *s, struct knowledge *out)
+{
     int rc;
     knowledge_init(out);
     if (!s)
         return STORE_ERROR;
-    bind_text(s, 1, space);
-    bind_text(s, 2, category);
-    bind_text(s, 3, path);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
+    if ((rc = sqlite3_step(s)) == SQLITE_ROW)
         knowledge_from_row(s, out, 1);
-        rc = STORE_OK;
-    } else {
-        rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
-    }
-    stmt_finish(s);
-    return rc;
+    return row_end(s, rc);
 }
 
 int store_knowledge_scan(struct store *st, const char *space, enum knowledge_scan what,
@@ -110,13 +98,18 @@ int store_knowledge_scan(struct store *st, const char *space, enum knowledge_sca
                                        [SCAN_ALWAYS_RULES] = S_SCAN_ALWAYS_RULES,
                                        [SCAN_ACTIVE] = S_SCAN_ACTIVE,
                                        [SCAN_DELETED] = S_SCAN_DELETED};
-    sqlite3_stmt *s = stmt_get(st, ids[what]);
+    sqlite3_stmt *s = what == SCAN_CATEGORY || what == SCAN_DELETED
+                          ? stmt_bind(st, ids[what], "tt", space, category)
+                          : stmt_bind(st, ids[what], "t", space);
+    return knowledge_rows(s, with_document, each, ctx);
+}
+
+int knowledge_rows(sqlite3_stmt *s, int with_document,
+                   int (*each)(const struct knowledge *, void *), void *ctx)
+{
     int rc;
     if (!s)
         return STORE_ERROR;
-    bind_text(s, 1, space);
-    if (what == SCAN_CATEGORY || what == SCAN_DELETED)
-        bind_text(s, 2, category);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct knowledge k;
         int stop;
@@ -127,9 +120,7 @@ int store_knowledge_scan(struct store *st, const char *space, enum knowledge_sca
         if (stop)
             break;
     }
-    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    stmt_finish(s);
-    return rc;
+    return rows_end(s, rc);
 }
 
 /* Fill k from a row of KNOWLEDGE_COLUMNS; the document (last, and so never

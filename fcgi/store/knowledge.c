@@ -30,14 +30,7 @@ static void bind_document(sqlite3_stmt *s, const struct knowledge *k)
 static int revision_add(struct store *st, const char *id, const char *actor, const char *reason,
                         const char *now)
 {
-    sqlite3_stmt *s = stmt_get(st, S_REVISION_ADD);
-    if (!s)
-        return STORE_ERROR;
-    bind_text(s, 1, id);
-    bind_text(s, 2, actor);
-    bind_text(s, 3, reason);
-    bind_text(s, 4, now);
-    return step_done(s);
+    return stmt_run(st, S_REVISION_ADD, "tttt", id, actor, reason, now);
 }
 
 static int entry_in_space(struct store *st, const char *space, const char *id);
@@ -45,17 +38,8 @@ static int entry_in_space(struct store *st, const char *space, const char *id);
 /* STORE_OK when id is an active entry of space, STORE_NOT_FOUND when not. */
 static int entry_active(struct store *st, const char *space, const char *id)
 {
-    sqlite3_stmt *s = stmt_get(st, S_K_ACTIVE);
-    int rc;
-    if (!s)
-        return STORE_ERROR;
-    bind_text(s, 1, id);
-    bind_text(s, 2, space);
-    rc = sqlite3_step(s);
-    stmt_finish(s);
-    if (rc == SQLITE_ROW)
-        return STORE_OK;
-    return rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+    sqlite3_stmt *s = stmt_bind(st, S_K_ACTIVE, "tt", id, space);
+    return s ? row_end(s, sqlite3_step(s)) : STORE_ERROR;
 }
 
 /* Begin a write transaction on the active entry id of space, with the
@@ -76,13 +60,14 @@ int store_knowledge_insert(struct store *st, const struct knowledge *k, const ch
 {
     char now[20];
     int rc;
-    sqlite3_stmt *s = stmt_get(st, S_K_INSERT), *exists = stmt_get(st, S_K_ID_EXISTS);
+    sqlite3_stmt *s = stmt_get(st, S_K_INSERT), *exists;
     *id_taken = 0;
-    if (!s || !exists)
+    if (!s)
         return STORE_ERROR;
     if ((rc = store_begin(st)))
         return rc;
-    bind_text(exists, 1, k->id);
+    if (!(exists = stmt_bind(st, S_K_ID_EXISTS, "t", k->id)))
+        return tx_end(st, STORE_ERROR);
     rc = sqlite3_step(exists);
     stmt_finish(exists);
     if (rc == SQLITE_ROW) {
@@ -109,68 +94,28 @@ int store_knowledge_insert(struct store *st, const struct knowledge *k, const ch
 int store_knowledge_get(struct store *st, const char *space, const char *id, int any_status,
                         struct knowledge *out)
 {
-    sqlite3_stmt *s = stmt_get(st, S_K_GET);
-    int rc;
-    knowledge_init(out);
-    if (!s)
-        return STORE_ERROR;
-    bind_text(s, 1, id);
-    bind_text(s, 2, space);
-    sqlite3_bind_int(s, 3, any_status != 0);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-        knowledge_from_row(s, out, 1);
-        rc = STORE_OK;
-    } else {
-        rc = rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
-    }
-    stmt_finish(s);
-    return rc;
-}
-
-static void bind_filter(sqlite3_stmt *s, const char *space, const struct knowledge_filter *f)
-{
-    bind_text(s, 1, space);
-    sqlite3_bind_int(s, 2, (int)f->types);
-    bind_text(s, 3, f->category);
+    return knowledge_row(stmt_bind(st, S_K_GET, "tti", id, space, any_status != 0), out);
 }
 
 int store_knowledge_list(struct store *st, const char *space, const struct knowledge_filter *f,
                          int (*each)(const struct knowledge *, void *), void *ctx, long *total)
 {
-    sqlite3_stmt *count = stmt_get(st, S_K_COUNT), *s = stmt_get(st, S_K_LIST);
-    int rc;
-    if (!count || !s)
-        return STORE_ERROR;
+    sqlite3_stmt *count;
+    int rc, types = (int)f->types;
     /* One read transaction so the count and the page agree; inside the
      * caller's transaction (BEGIN would fail there), that one serves. */
     int own_tx = st->tx_depth == 0;
     if (own_tx && (rc = db_exec(st, "BEGIN")))
         return rc;
-    bind_filter(count, space, f);
-    rc = sqlite3_step(count);
-    *total = rc == SQLITE_ROW ? (long)sqlite3_column_int64(count, 0) : 0;
-    stmt_finish(count);
-    if (rc != SQLITE_ROW) {
+    count = stmt_bind(st, S_K_COUNT, "tit", space, types, f->category);
+    if ((rc = count ? row_count(count, total) : STORE_ERROR)) {
         if (own_tx)
             db_exec(st, "ROLLBACK");
-        return status_of(rc);
+        return rc;
     }
-    bind_filter(s, space, f);
-    sqlite3_bind_int64(s, 4, f->limit);
-    sqlite3_bind_int64(s, 5, f->offset);
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        struct knowledge k;
-        int stop;
-        knowledge_init(&k);
-        knowledge_from_row(s, &k, 0);
-        stop = each(&k, ctx);
-        knowledge_release(&k);
-        if (stop)
-            break;
-    }
-    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    stmt_finish(s);
+    rc = knowledge_rows(
+        stmt_bind(st, S_K_LIST, "titll", space, types, f->category, f->limit, f->offset), 0, each,
+        ctx);
     if (own_tx)
         db_exec(st, "COMMIT");
     return rc;
@@ -216,6 +161,8 @@ int store_knowledge_add_case(struct store *st, const char *space, const char *id
 static int case_rows(sqlite3_stmt *s, int (*each)(const struct knowledge_case *, void *), void *ctx)
 {
     int rc;
+    if (!s)
+        return STORE_ERROR;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct knowledge_case c = {
             .kind = col_text(s, 0),
@@ -230,21 +177,13 @@ static int case_rows(sqlite3_stmt *s, int (*each)(const struct knowledge_case *,
         if (each(&c, ctx))
             break;
     }
-    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    stmt_finish(s);
-    return rc;
+    return rows_end(s, rc);
 }
 
 int store_knowledge_cases_each(struct store *st, const char *id, const char *kind, long limit,
                                int (*each)(const struct knowledge_case *, void *), void *ctx)
 {
-    sqlite3_stmt *s = stmt_get(st, S_CASES);
-    if (!s)
-        return STORE_ERROR;
-    bind_text(s, 1, id);
-    bind_text(s, 2, kind);
-    sqlite3_bind_int64(s, 3, limit);
-    return case_rows(s, each, ctx);
+    return case_rows(stmt_bind(st, S_CASES, "ttl", id, kind, limit), each, ctx);
 }
 
 int store_knowledge_cases_page(struct store *st, const char *space, const char *id,
@@ -252,24 +191,15 @@ int store_knowledge_cases_page(struct store *st, const char *space, const char *
                                int (*each)(const struct knowledge_case *, void *), void *ctx,
                                long *total)
 {
-    sqlite3_stmt *count = stmt_get(st, S_CASES_COUNT), *s = stmt_get(st, S_CASES_PAGE);
+    sqlite3_stmt *count;
     int rc;
-    if (!count || !s)
-        return STORE_ERROR;
     if ((rc = entry_in_space(st, space, id)))
         return rc;
-    bind_text(count, 1, id);
-    bind_text(count, 2, kind);
-    rc = sqlite3_step(count);
-    *total = rc == SQLITE_ROW ? (long)sqlite3_column_int64(count, 0) : 0;
-    stmt_finish(count);
-    if (rc != SQLITE_ROW)
-        return status_of(rc);
-    bind_text(s, 1, id);
-    bind_text(s, 2, kind);
-    sqlite3_bind_int64(s, 3, limit);
-    sqlite3_bind_int64(s, 4, offset);
-    return case_rows(s, each, ctx);
+    if (!(count = stmt_bind(st, S_CASES_COUNT, "tt", id, kind)))
+        return STORE_ERROR;
+    if ((rc = row_count(count, total)))
+        return rc;
+    return case_rows(stmt_bind(st, S_CASES_PAGE, "ttll", id, kind, limit, offset), each, ctx);
 }
 
 int store_knowledge_set_score(struct store *st, const char *space, const char *id, int score,
@@ -277,17 +207,10 @@ int store_knowledge_set_score(struct store *st, const char *space, const char *i
 {
     char now[20];
     int rc;
-    sqlite3_stmt *s = stmt_get(st, S_K_SET_SCORE);
-    if (!s)
-        return STORE_ERROR;
     if ((rc = begin_on_entry(st, space, id, now)))
         return rc;
-    bind_text(s, 1, id);
-    bind_text(s, 2, space);
-    sqlite3_bind_int(s, 3, score);
-    bind_text(s, 4, now);
-    rc = step_done(s);
-    if (rc == STORE_OK && sqlite3_changes(st->db) == 1) {
+    rc = stmt_run(st, S_K_SET_SCORE, "ttit", id, space, score, now);
+    if (rc == STORE_OK && rows_changed(st) == 1) {
         rc = revision_add(st, id, actor, "score", now);
         if (rc == STORE_OK)
             rc = audit_at(st, now, space, actor, "knowledge.score", id);
@@ -300,17 +223,9 @@ int store_knowledge_add_feedback(struct store *st, const char *space, const char
 {
     char now[20];
     int rc;
-    sqlite3_stmt *s = stmt_get(st, S_FEEDBACK_INSERT);
-    if (!s)
-        return STORE_ERROR;
     if ((rc = begin_on_entry(st, space, id, now)))
         return rc;
-    bind_text(s, 1, space);
-    bind_text(s, 2, id);
-    bind_text(s, 3, text);
-    bind_text(s, 4, actor);
-    bind_text(s, 5, now);
-    rc = step_done(s);
+    rc = stmt_run(st, S_FEEDBACK_INSERT, "ttttt", space, id, text, actor, now);
     if (rc == STORE_OK) {
         *feedback_id = (long)sqlite3_last_insert_rowid(st->db);
         rc = audit_at(st, now, space, actor, "knowledge.feedback", id);
@@ -322,17 +237,11 @@ int store_knowledge_delete(struct store *st, const char *space, const char *id, 
 {
     char now[20];
     int rc;
-    sqlite3_stmt *s = stmt_get(st, S_K_DELETE);
-    if (!s)
-        return STORE_ERROR;
     if ((rc = store_begin(st)))
         return rc;
     time_utc_text(now);
-    bind_text(s, 1, id);
-    bind_text(s, 2, space);
-    bind_text(s, 3, now);
-    rc = step_done(s);
-    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+    rc = stmt_run(st, S_K_DELETE, "ttt", id, space, now);
+    if (rc == STORE_OK && rows_changed(st) == 0)
         rc = STORE_NOT_FOUND;
     if (rc == STORE_OK)
         rc = revision_add(st, id, actor, "delete", now);
@@ -344,31 +253,20 @@ int store_knowledge_delete(struct store *st, const char *space, const char *id, 
 /* STORE_OK when id belongs to space in any status. */
 static int entry_in_space(struct store *st, const char *space, const char *id)
 {
-    sqlite3_stmt *s = stmt_get(st, S_K_SPACE_OF);
-    int rc;
-    if (!s)
-        return STORE_ERROR;
-    bind_text(s, 1, id);
-    bind_text(s, 2, space);
-    rc = sqlite3_step(s);
-    stmt_finish(s);
-    if (rc == SQLITE_ROW)
-        return STORE_OK;
-    return rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+    sqlite3_stmt *s = stmt_bind(st, S_K_SPACE_OF, "tt", id, space);
+    return s ? row_end(s, sqlite3_step(s)) : STORE_ERROR;
 }
 
 int store_knowledge_revisions_each(struct store *st, const char *space, const char *id,
                                    int (*each)(const struct knowledge_revision *, void *),
                                    void *ctx)
 {
-    sqlite3_stmt *s = stmt_get(st, S_REVISIONS);
+    sqlite3_stmt *s;
     int rc;
-    if (!s)
-        return STORE_ERROR;
     if ((rc = entry_in_space(st, space, id)))
         return rc;
-    bind_text(s, 1, id);
-    bind_text(s, 2, space);
+    if (!(s = stmt_bind(st, S_REVISIONS, "tt", id, space)))
+        return STORE_ERROR;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct knowledge_revision r = {
             .version = (long)sqlite3_column_int64(s, 0),
@@ -380,9 +278,7 @@ int store_knowledge_revisions_each(struct store *st, const char *space, const ch
         if (each(&r, ctx))
             break;
     }
-    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    stmt_finish(s);
-    return rc;
+    return rows_end(s, rc);
 }
 
 int store_knowledge_revert(struct store *st, const char *space, const char *id, long version,
@@ -391,14 +287,11 @@ int store_knowledge_revert(struct store *st, const char *space, const char *id, 
     char now[20];
     char *doc = NULL;
     int rc;
-    sqlite3_stmt *get = stmt_get(st, S_REVISION_DOC), *upd = stmt_get(st, S_K_RESTORE);
-    if (!get || !upd)
-        return STORE_ERROR;
+    sqlite3_stmt *get;
     if ((rc = store_begin(st)))
         return rc;
-    bind_text(get, 1, id);
-    bind_text(get, 2, space);
-    sqlite3_bind_int64(get, 3, version);
+    if (!(get = stmt_bind(st, S_REVISION_DOC, "ttl", id, space, version)))
+        return tx_end(st, STORE_ERROR);
     rc = sqlite3_step(get);
     if (rc == SQLITE_ROW)
         doc = col_dup(get, 0);
@@ -406,11 +299,8 @@ int store_knowledge_revert(struct store *st, const char *space, const char *id, 
     if (!doc)
         return tx_end(st, rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc));
     time_utc_text(now);
-    bind_text(upd, 1, id);
-    bind_text(upd, 2, space);
-    bind_text(upd, 3, doc);
-    bind_text(upd, 4, now);
-    rc = step_done(upd); /* the partial unique index answers CONFLICT for a taken path */
+    rc = stmt_run(st, S_K_RESTORE, "tttt", id, space, doc,
+                  now); /* the partial unique index answers CONFLICT for a taken path */
     free(doc);
     if (rc == STORE_OK)
         rc = place_clash(st, space, id);
@@ -453,31 +343,19 @@ int store_knowledge_update(struct store *st, const char *space, const char *id,
 int store_knowledge_revision_time(struct store *st, const char *space, const char *id, long version,
                                   char out[static 20])
 {
-    sqlite3_stmt *s = stmt_get(st, S_REVISION_TIME);
+    sqlite3_stmt *s = stmt_bind(st, S_REVISION_TIME, "ttl", id, space, version);
     int rc;
     out[0] = '\0';
     if (!s)
         return STORE_ERROR;
-    bind_text(s, 1, id);
-    bind_text(s, 2, space);
-    sqlite3_bind_int64(s, 3, version);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW)
+    if ((rc = sqlite3_step(s)) == SQLITE_ROW)
         snprintf(out, 20, "%s", col_text(s, 0));
-    stmt_finish(s);
-    if (rc == SQLITE_ROW)
-        return STORE_OK;
-    return rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+    return row_end(s, rc);
 }
 
 int store_knowledge_feedback_mark(struct store *st, long feedback_id, const char *status)
 {
-    sqlite3_stmt *s = stmt_get(st, S_FEEDBACK_MARK);
-    if (!s)
-        return STORE_ERROR;
-    sqlite3_bind_int64(s, 1, feedback_id);
-    bind_text(s, 2, status);
-    return step_done(s);
+    return stmt_run(st, S_FEEDBACK_MARK, "lt", feedback_id, status);
 }
 
 int store_knowledge_merge(struct store *st, const char *space, const char *survivor,
@@ -485,31 +363,17 @@ int store_knowledge_merge(struct store *st, const char *space, const char *survi
 {
     char now[20];
     int rc;
-    sqlite3_stmt *counters = stmt_get(st, S_MERGE_COUNTERS), *cases = stmt_get(st, S_MERGE_CASES);
-    sqlite3_stmt *tomb = stmt_get(st, S_MERGE_TOMBSTONE);
-    if (!counters || !cases || !tomb)
-        return STORE_ERROR;
     if ((rc = store_begin(st)))
         return rc;
     if ((rc = entry_active(st, space, survivor)) || (rc = entry_active(st, space, member)))
         return tx_end(st, rc);
     time_utc_text(now);
-    bind_text(counters, 1, survivor);
-    bind_text(counters, 2, member);
-    if ((rc = step_done(counters)))
+    if ((rc = stmt_run(st, S_MERGE_COUNTERS, "tt", survivor, member)) ||
+        (rc = stmt_run(st, S_MERGE_CASES, "tt", survivor, member)) ||
+        (rc = stmt_run(st, S_MERGE_TOMBSTONE, "ttttl", survivor, member, now, space,
+                       member_version)))
         return tx_end(st, rc);
-    bind_text(cases, 1, survivor);
-    bind_text(cases, 2, member);
-    if ((rc = step_done(cases)))
-        return tx_end(st, rc);
-    bind_text(tomb, 1, survivor);
-    bind_text(tomb, 2, member);
-    bind_text(tomb, 3, now);
-    bind_text(tomb, 4, space);
-    sqlite3_bind_int64(tomb, 5, member_version);
-    if ((rc = step_done(tomb)))
-        return tx_end(st, rc);
-    if (sqlite3_changes(st->db) == 0) /* active (checked above): it changed since it was read */
+    if (rows_changed(st) == 0) /* active (checked above): it changed since it was read */
         return tx_end(st, STORE_CONFLICT);
     rc = revision_add(st, member, actor, "merge", now);
     if (rc == STORE_OK)

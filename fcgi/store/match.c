@@ -55,21 +55,19 @@ static const char *col_or_empty(sqlite3_stmt *s, int i)
 int store_knowledge_match(struct store *st, const char *space, const struct store_match_query *q,
                           long long *last, int (*each)(const struct match_row *, void *), void *ctx)
 {
-    sqlite3_stmt *s = stmt_get(st, q->index == MATCH_HEAD ? S_MATCH_HEAD : S_MATCH);
     const struct knowledge_filter *f = q->f;
-    long long below = q->below;
+    long long below = q->below > 0 ? q->below : INT64_MAX; /* a bound FTS5 can seek to */
     struct buf match;
+    sqlite3_stmt *s;
     int rc;
-    if (!s)
-        return STORE_ERROR;
     buf_init(&match, 1 << 16);
     match_expr(&match, q);
-    bind_text(s, 1, match.data);
-    bind_text(s, 2, space);
-    sqlite3_bind_int(s, 3, f ? (int)f->types : 0);
-    bind_text(s, 4, f ? f->category : NULL);
-    sqlite3_bind_int64(s, 5, q->limit);
-    sqlite3_bind_int64(s, 6, below > 0 ? below : INT64_MAX); /* a bound FTS5 can seek to */
+    s = stmt_bind(st, q->index == MATCH_HEAD ? S_MATCH_HEAD : S_MATCH, "ttitlL", match.data, space,
+                  f ? (int)f->types : 0, f ? f->category : NULL, q->limit, below);
+    if (!s) {
+        buf_release(&match);
+        return STORE_ERROR;
+    }
     if (last)
         *last = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -90,8 +88,7 @@ int store_knowledge_match(struct store *st, const char *space, const struct stor
         if (each(&r, ctx))
             break;
     }
-    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
-    stmt_finish(s);
+    rc = rows_end(s, rc);
     buf_release(&match);
     return rc;
 }

@@ -144,28 +144,33 @@ static void bind_va(sqlite3_stmt *s, const char *types, va_list ap)
     }
 }
 
-sqlite3_stmt *stmt_bind(struct store *st, enum stmt_id id, const char *types, ...)
+/* Statement id with its parameters bound from ap; NULL when it does not prepare. */
+static sqlite3_stmt *stmt_vbind(struct store *st, enum stmt_id id, const char *types, va_list ap)
 {
     sqlite3_stmt *s = stmt_get(st, id);
+    if (s)
+        bind_va(s, types, ap);
+    return s;
+}
+
+sqlite3_stmt *stmt_bind(struct store *st, enum stmt_id id, const char *types, ...)
+{
+    sqlite3_stmt *s;
     va_list ap;
-    if (!s)
-        return NULL;
     va_start(ap, types);
-    bind_va(s, types, ap);
+    s = stmt_vbind(st, id, types, ap);
     va_end(ap);
     return s;
 }
 
 int stmt_run(struct store *st, enum stmt_id id, const char *types, ...)
 {
-    sqlite3_stmt *s = stmt_get(st, id);
+    sqlite3_stmt *s;
     va_list ap;
-    if (!s)
-        return STORE_ERROR;
     va_start(ap, types);
-    bind_va(s, types, ap);
+    s = stmt_vbind(st, id, types, ap);
     va_end(ap);
-    return step_done(s);
+    return s ? step_done(s) : STORE_ERROR;
 }
 
 int row_end(sqlite3_stmt *s, int rc)

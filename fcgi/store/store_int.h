@@ -182,6 +182,14 @@ int schema_migrate(struct store *st, int *version);
 
 /* Fill k from a row of KNOWLEDGE_COLUMNS; the document only with with_document. */
 void knowledge_from_row(sqlite3_stmt *s, struct knowledge *k, int with_document);
+/* Pass every row of s (bound, of KNOWLEDGE_COLUMNS; NULL when it did not
+ * prepare) to each as an entry, until each returns non-zero; resets s. */
+int knowledge_rows(sqlite3_stmt *s, int with_document,
+                   int (*each)(const struct knowledge *, void *), void *ctx);
+/* The one row of s (bound, of KNOWLEDGE_COLUMNS; NULL when it did not
+ * prepare) into out, document included (caller releases); STORE_NOT_FOUND
+ * when there is none. Resets s. */
+int knowledge_row(sqlite3_stmt *s, struct knowledge *out);
 /* STORE_CONFLICT when the active entry id, at (category, path), shares its
  * name with a folder (or, a folder of its, with a file) of space. */
 int place_clash_at(struct store *st, const char *space, const char *id, const char *category,
