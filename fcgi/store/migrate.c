@@ -97,7 +97,7 @@ static const char *const migrations[] = {
                                                         "path") ", scenario, content FROM knowledge"
                                                                 "  WHERE status = 'active';",
 
-    /* 3: traces and their knowledge log (seed 000). */
+    /* 3: traces and their knowledge log. */
     "CREATE TABLE traces("
     "  space TEXT NOT NULL, trace_id TEXT NOT NULL, task TEXT NOT NULL DEFAULT '',"
     "  created_at TEXT NOT NULL, PRIMARY KEY(space, trace_id)) WITHOUT ROWID;"
@@ -117,7 +117,7 @@ static const char *const migrations[] = {
     "  status TEXT NOT NULL, created_at TEXT NOT NULL,"
     "  PRIMARY KEY(space, trace_id, knowledge_id, status)) WITHOUT ROWID;",
 
-    /* 4: browser logins (cookie sessions) and analysis sessions (seed 004). */
+    /* 4: browser logins (cookie sessions) and analysis sessions. */
     "CREATE TABLE logins("
     "  hash BLOB PRIMARY KEY, token_id TEXT NOT NULL REFERENCES tokens(id),"
     "  csrf TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT NOT NULL) WITHOUT ROWID;"

@@ -330,7 +330,7 @@ store_knowledge_revisions_each(struct store *st, const char *space, const char *
 STORE_MUST_CHECK int store_knowledge_revert(struct store *st, const char *space, const char *id,
                                             long version, const char *actor);
 
-/* ---- traces and the knowledge log (seed 000) ---- */
+/* ---- traces and the knowledge log ---- */
 
 struct trace_info {
     const char *trace_id;
