@@ -126,28 +126,17 @@ int store_knowledge_add_case(struct store *st, const char *space, const char *id
 {
     char now[20];
     int rc, helpful = strcmp(c->kind, "helpful") == 0;
-    sqlite3_stmt *ins = stmt_get(st, S_CASE_INSERT);
-    sqlite3_stmt *bump = stmt_get(st, helpful ? S_CASE_BUMP_HELPFUL : S_CASE_BUMP_HARMFUL);
     *added = 0;
-    if (!ins || !bump)
-        return STORE_ERROR;
     if ((rc = begin_on_entry(st, space, id, now)))
         return rc;
-    bind_text(ins, 1, space);
-    bind_text(ins, 2, id);
-    bind_text(ins, 3, helpful ? "helpful" : "harmful");
-    bind_text(ins, 4, c->case_id);
-    bind_text(ins, 5, c->scenario ? c->scenario : "");
-    bind_text(ins, 6, c->result ? c->result : "");
-    bind_text(ins, 7, c->agent_id ? c->agent_id : "");
-    bind_text(ins, 8, c->trace_id ? c->trace_id : "");
-    bind_text(ins, 9, c->goal_id ? c->goal_id : "");
-    bind_text(ins, 10, now);
-    if ((rc = step_done(ins)))
+    rc = stmt_run(st, S_CASE_INSERT, "tttttttttt", space, id, helpful ? "helpful" : "harmful",
+                  c->case_id, c->scenario ? c->scenario : "", c->result ? c->result : "",
+                  c->agent_id ? c->agent_id : "", c->trace_id ? c->trace_id : "",
+                  c->goal_id ? c->goal_id : "", now);
+    if (rc)
         return tx_end(st, rc);
-    if (sqlite3_changes(st->db) == 1) {
-        bind_text(bump, 1, id);
-        rc = step_done(bump);
+    if (rows_changed(st) == 1) {
+        rc = stmt_run(st, helpful ? S_CASE_BUMP_HELPFUL : S_CASE_BUMP_HARMFUL, "t", id);
         if (rc == STORE_OK)
             rc = audit_at(st, now, space, actor,
                           helpful ? "knowledge.helpful" : "knowledge.harmful", id);
@@ -328,7 +317,7 @@ int store_knowledge_update(struct store *st, const char *space, const char *id,
     bind_document(s, k);
     bind_text(s, 19, now);
     rc = step_done(s);
-    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+    if (rc == STORE_OK && rows_changed(st) == 0)
         rc = STORE_CONFLICT; /* it exists (checked above), so the version moved on */
     if (rc == STORE_OK)
         rc = place_clash_at(st, space, id, k->category, k->path);
@@ -386,22 +375,14 @@ int store_knowledge_move(struct store *st, const char *space, const char *id, lo
 {
     char now[20];
     int rc;
-    sqlite3_stmt *s = stmt_get(st, S_K_MOVE);
-    if (!s || expected_version <= 0)
+    if (expected_version <= 0)
         return STORE_ERROR;
     if ((rc = begin_on_entry(st, space, id, now)))
         return rc;
-    bind_text(s, 1, id);
-    bind_text(s, 2, space);
-    sqlite3_bind_int64(s, 3, expected_version);
-    bind_text(s, 4, k->category);
-    bind_text(s, 5, k->path);
-    bind_text(s, 6, k->title);
-    bind_text(s, 7, k->scenario ? k->scenario : "");
-    sqlite3_bind_int(s, 8, k->always_apply);
-    bind_text(s, 9, now);
-    rc = step_done(s); /* the partial unique index answers CONFLICT for a taken path */
-    if (rc == STORE_OK && sqlite3_changes(st->db) == 0)
+    /* the partial unique index answers CONFLICT for a taken path */
+    rc = stmt_run(st, S_K_MOVE, "ttlttttit", id, space, expected_version, k->category, k->path,
+                  k->title, k->scenario ? k->scenario : "", k->always_apply, now);
+    if (rc == STORE_OK && rows_changed(st) == 0)
         rc = STORE_CONFLICT; /* it is active (checked above), so the version moved on */
     if (rc == STORE_OK)
         rc = place_clash_at(st, space, id, k->category, k->path);
