@@ -25,5 +25,6 @@ void h_knowledge_export(struct request *req, struct response *res)
     reply_stream_begin(res, "application/x-ndjson; charset=utf-8");
     /* A failure after the head has gone out can only end the stream early;
      * the missing final newline tells a reader the export is incomplete. */
-    store_knowledge_scan(req->store, req->who.space, SCAN_ACTIVE, NULL, 1, export_line, ctx);
+    store_ignore(
+        store_knowledge_scan(req->store, req->who.space, SCAN_ACTIVE, NULL, 1, export_line, ctx));
 }

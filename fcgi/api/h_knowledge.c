@@ -367,7 +367,8 @@ void h_knowledge_update(struct request *req, struct response *res)
             goto out;
         }
         if (evolve_rewrite(&sc, &current, feedback, &evolved, &reply)) {
-            store_knowledge_feedback_mark(req->store, feedback_id, "failed");
+            store_ignore(
+                store_knowledge_feedback_mark(req->store, feedback_id, "failed")); /* best effort */
             reply_error(res, 200, reply.err.code,
                         "%s; the feedback was stored (#%ld) and "
                         "nothing else was changed",
@@ -392,7 +393,8 @@ void h_knowledge_update(struct request *req, struct response *res)
             store_rollback(req->store);
             json_object_put(applied);
             if (evolve_feedback_id)
-                store_knowledge_feedback_mark(req->store, evolve_feedback_id, "failed");
+                store_ignore(store_knowledge_feedback_mark(req->store, evolve_feedback_id,
+                                                           "failed")); /* best effort */
             goto out;
         }
     }
@@ -439,7 +441,8 @@ fail:
 fail_committed:
     json_object_put(applied);
     if (evolve_feedback_id) /* the rewrite was not applied: the feedback waits no more */
-        store_knowledge_feedback_mark(req->store, evolve_feedback_id, "failed");
+        store_ignore(store_knowledge_feedback_mark(req->store, evolve_feedback_id,
+                                                   "failed")); /* best effort */
     if (rc == STORE_CONFLICT && evolve_feedback_id)
         reply_error(res, 200, E_CONFLICT,
                     "The entry changed while the LLM was rewriting it; nothing was changed, "
@@ -543,7 +546,7 @@ static void batch_evolve(struct request *req, const char *id, const char *feedba
         r.err.code = E_SERVICE_UNAVAILABLE;
         buf_adds(&r.err.message, "The entry could not be read");
     }
-    store_knowledge_feedback_mark(req->store, fid, "failed");
+    store_ignore(store_knowledge_feedback_mark(req->store, fid, "failed")); /* best effort */
     json_object_object_add(out, "evolved", json_object_new_boolean(0));
     {
         struct json_object *err = json_object_new_object();

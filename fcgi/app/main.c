@@ -266,7 +266,8 @@ static void *job_main(void *arg)
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGINT);
     pthread_sigmask(SIG_BLOCK, &block, NULL);
-    store_job_requeue_running(w->store); /* a crash's unfinished jobs run again */
+    /* A crash's unfinished jobs run again; should that fail, they wait for the next start. */
+    store_ignore(store_job_requeue_running(w->store));
     while (!stopping) {
         int ran = jobs_run_next(w->store, w->llm, w->cfg, w->metrics);
         for (int i = 0; ran <= 0 && i < 4 && !stopping; i++)

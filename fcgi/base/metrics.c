@@ -378,12 +378,12 @@ static void render_store(struct buf *out, const struct metrics_set *set, struct 
     for (int c = 0; c < 2; c++) {
         struct space_fold f = {out, names[c], c, 0, 0, 0};
         head(out, names[c], "gauge", helps[c]);
-        store_space_counts(st, space_row, &f);
+        store_ignore(store_space_counts(st, space_row, &f)); /* unread: no rows */
         if (f.any_other)
             buf_addf(out, "%s{space=\"_other\"} %ld\n", names[c], f.other);
     }
     head(out, "knowhub_jobs", "gauge", "Jobs in the jobs table, by kind and status.");
-    store_job_counts(st, job_row, out);
+    store_ignore(store_job_counts(st, job_row, out)); /* unread: no rows */
     head(out, "knowhub_job_duration_seconds", "histogram",
          "Run time of the jobs the job thread finished, by kind.");
     for (size_t k = 0; k < N_KIND; k++) {

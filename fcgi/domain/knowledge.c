@@ -108,7 +108,9 @@ static void add_injection(const struct log_entry *e, void *ctx)
 static struct json_object *history(struct store *st, const char *id, const char *kind)
 {
     struct json_object *arr = json_object_new_array();
-    store_knowledge_cases_each(st, id, kind, KNOWLEDGE_HISTORY_SHOWN, knowledge_case_to_json, arr);
+    /* A view: cases that cannot be read are not shown. */
+    store_ignore(store_knowledge_cases_each(st, id, kind, KNOWLEDGE_HISTORY_SHOWN,
+                                            knowledge_case_to_json, arr));
     return arr;
 }
 
@@ -165,7 +167,7 @@ struct json_object *knowledge_to_json(const struct knowledge *k, struct store *s
     if (st) {
         /* Where it was injected and how it was judged (seed 000), newest first. */
         struct json_object *injections = json_object_new_array();
-        store_log_of_entry(st, k->id, 50, add_injection, injections);
+        store_ignore(store_log_of_entry(st, k->id, 50, add_injection, injections)); /* a view */
         json_object_object_add(o, "injections", injections);
     }
     return o;

@@ -101,7 +101,7 @@ static int identity_from(struct store *st, struct token_record *rec, struct iden
     time_utc_text_offset(minute_ago, -60);
     /* Record use at most once a minute, so reads do not take the write lock. */
     if (!rec->last_used_at || strcmp(rec->last_used_at, minute_ago) < 0)
-        store_token_touch(st, who->token_id); /* best effort */
+        store_ignore(store_token_touch(st, who->token_id)); /* best effort */
     return 0;
 }
 
@@ -219,7 +219,7 @@ void auth_login_end(struct store *st, const char *cookie_header, const char *nam
     buf_init(&value, 256);
     if (cookie_value(cookie_header, name, &value) == 0) {
         secret_hash(value.data, value.len, hash);
-        store_login_delete(st, hash);
+        store_ignore(store_login_delete(st, hash)); /* the cookie goes anyway; it expires */
     }
     buf_release(&value);
 }

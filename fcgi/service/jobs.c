@@ -73,14 +73,14 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
     json_object_object_get_ex(params, "with_rules", &v);
     if (slim_plan(st, job->space, threshold, v && json_object_get_boolean(v),
                   config_llm_configured(cfg), &plan)) {
-        store_job_finish(
-            st, job->id, "failed", NULL,
-            "{\"code\":\"SERVICE_UNAVAILABLE\",\"message\":\"The plan could not be made\"}");
+        store_ignore(store_job_finish(st, job->id, "failed", NULL,
+                                      "{\"code\":\"SERVICE_UNAVAILABLE\",\"message\":\"The plan "
+                                      "could not be made\"}")); /* else requeued at start */
         goto out;
     }
     json_object_object_get_ex(plan, "groups", &groups);
     n = json_object_array_length(groups);
-    store_job_progress(st, job->id, 0, (long)n);
+    store_ignore(store_job_progress(st, job->id, 0, (long)n)); /* best effort */
     for (size_t i = 0; i < n; i++) {
         struct json_object *g = json_object_array_get_idx(groups, i), *err = NULL;
         if (slim_merge_group(&c, g, &err) == 0) {
@@ -91,17 +91,18 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
             json_object_object_add(f, "error", err);
             json_object_array_add(failed, f);
         }
-        store_job_progress(st, job->id, (long)i + 1, (long)n);
+        store_ignore(store_job_progress(st, job->id, (long)i + 1, (long)n)); /* best effort */
     }
     json_object_object_add(result, "threshold", json_object_new_double(threshold));
     json_object_object_add(result, "merged_groups", done);
     json_object_object_add(result, "failed_groups", failed);
     json_object_object_add(result, "llm", json_object_new_boolean(config_llm_configured(cfg)));
     done = failed = NULL;
-    store_job_finish(st, job->id, "done",
-                     json_object_to_json_string_ext(result, JSON_C_TO_STRING_PLAIN |
-                                                                JSON_C_TO_STRING_NOSLASHESCAPE),
-                     NULL);
+    store_ignore(
+        store_job_finish(st, job->id, "done",
+                         json_object_to_json_string_ext(result, JSON_C_TO_STRING_PLAIN |
+                                                                    JSON_C_TO_STRING_NOSLASHESCAPE),
+                         NULL)); /* else requeued at start */
 out:
     json_object_put(done);
     json_object_put(failed);
@@ -124,8 +125,10 @@ int jobs_run_next(struct store *st, struct llm *llm, const struct config *cfg, s
     if (strcmp(job.kind, "slim") == 0)
         run_slim(st, llm, cfg, &job, params);
     else
-        store_job_finish(st, job.id, "failed", NULL,
-                         "{\"code\":\"INVALID_REQUEST\",\"message\":\"Unknown job kind\"}");
+        store_ignore(store_job_finish(
+            st, job.id, "failed", NULL,
+            "{\"code\":\"INVALID_REQUEST\",\"message\":\"Unknown job kind\"}")); /* else requeued at
+                                                                                    start */
     json_object_put(params);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     metrics_job(m, job.kind,

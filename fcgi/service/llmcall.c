@@ -18,8 +18,8 @@ int svc_llm_chat(const struct svc_ctx *c, const struct llm_request *lr, struct l
     int rc = llm_chat(c->llm, c->cfg, lr, r);
     /* The ledger is a record, not the answer: a failed write loses the row, never the reply. */
     if (c->st && r->model)
-        (void)store_llm_call_add(c->st, c->space, lr->purpose, r->model, r->prompt_tokens,
-                                 r->completion_tokens, r->latency_ms,
-                                 r->err.code ? r->err.code : "ok");
+        store_ignore(store_llm_call_add(c->st, c->space, lr->purpose, r->model, r->prompt_tokens,
+                                        r->completion_tokens, r->latency_ms,
+                                        r->err.code ? r->err.code : "ok"));
     return rc;
 }

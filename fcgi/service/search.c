@@ -445,42 +445,18 @@ static int take(const struct match_row *r, void *arg)
     return 0;
 }
 
-/* tokens[0..n) as FTS5 terms joined by op: each quoted (inner quotes doubled,
- * so client text never becomes FTS5 syntax), with * for a prefix term. */
-static void add_terms(struct buf *out, char *const *tokens, size_t n, const char *op, int prefix)
+/* The words of one pass: tokens[0..n) joined by op, whole or as prefixes,
+ * anywhere (fields 0) or in each of the fields (MATCH_TITLE | MATCH_TAGS:
+ * in the title and in the tags). */
+static struct store_match_query terms(char *const *tokens, size_t n, enum match_op op, int prefix,
+                                      unsigned fields)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            buf_addf(out, " %s ", op);
-        buf_addch(out, '"');
-        for (const char *p = tokens[i]; *p; p++) {
-            if (*p == '"')
-                buf_addch(out, '"');
-            buf_addch(out, *p);
-        }
-        buf_adds(out, prefix ? "\"*" : "\"");
-    }
-}
-
-/* An FTS5 expression: the terms anywhere (columns NULL), or in each of the
- * space-separated columns ("title tags": in the title and in the tags). */
-static void match_expr(struct buf *out, char *const *tokens, size_t n, const char *op, int prefix,
-                       const char *columns)
-{
-    buf_reset(out);
-    if (!columns) {
-        add_terms(out, tokens, n, op, prefix);
-        return;
-    }
-    for (const char *c = columns; *c;) {
-        size_t len = strcspn(c, " ");
-        if (out->len)
-            buf_adds(out, " AND ");
-        buf_addf(out, "{%.*s} : (", (int)len, c);
-        add_terms(out, tokens, n, op, prefix);
-        buf_addch(out, ')');
-        c += len + (c[len] == ' ');
-    }
+    struct store_match_query mq = {.terms = (const char *const *)tokens,
+                                   .n_terms = n,
+                                   .op = op,
+                                   .prefix = prefix,
+                                   .fields = fields};
+    return mq;
 }
 
 static int table_token(void *ctx, const char *token, size_t n, size_t start, size_t end)
@@ -554,13 +530,16 @@ static void thinned_release(struct thinned *t)
  * seq `below` (0: all). *full is set when the pass returned every match
  * (fewer rows than the limit), *last to the seq where it stopped. */
 static int pass(struct store *st, const char *space, struct collector *col,
-                const struct knowledge_filter *filter, int index, const char *expr, long long below,
-                int *full, long long *last)
+                const struct knowledge_filter *filter, int index, struct store_match_query mq,
+                long long below, int *full, long long *last)
 {
     int rc;
     col->rows = 0;
-    rc = store_knowledge_match(st, (enum match_index)index, space, expr, filter, PASS_LIMIT, below,
-                               last, take, col);
+    mq.index = (enum match_index)index;
+    mq.f = filter;
+    mq.limit = PASS_LIMIT;
+    mq.below = below;
+    rc = store_knowledge_match(st, space, &mq, last, take, col);
     if (full)
         *full = col->rows < PASS_LIMIT;
     return rc;
@@ -598,26 +577,23 @@ static int collect(struct store *st, const char *space, struct collector *col,
     /* An entry without some word in its head: at most 190/N for each other
      * word, 10/N for that one, and no whole-query bonus. */
     double partial = ((n - 1) * 190 + 10) / (n > 0 ? n : 1) + tables;
-    struct buf expr;
     long long last = 0;
     int rc = STORE_OK, full = 1;
-    buf_init(&expr, 1 << 16);
     if (col->tables.n) {
         struct search_query tq = {0};
         for (size_t i = 0; i < col->tables.n; i++) {
             const char *tn = col->tables.text.data + col->tables.off[i];
             tokenize(tn, strlen(tn), table_token, &tq);
         }
-        if (tq.n) {
-            match_expr(&expr, tq.tokens, tq.n, "OR", 1, "tags");
-            rc = pass(st, space, col, filter, IN_HEAD, expr.data, 0, NULL, NULL);
-        }
+        if (tq.n)
+            rc = pass(st, space, col, filter, IN_HEAD,
+                      terms(tq.tokens, tq.n, MATCH_OR, 1, MATCH_TAGS), 0, NULL, NULL);
         search_query_release(&tq);
     }
     if (rc || !q->n)
         goto out;
-    match_expr(&expr, tok, q->n, "AND", 0, NULL);
-    if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, 0, &full, &last)))
+    if ((rc = pass(st, space, col, filter, IN_HEAD, terms(tok, q->n, MATCH_AND, 0, 0), 0, &full,
+                   &last)))
         goto out;
     if (!full) {
         /* More head matches than a pass takes: their tiers, from the best
@@ -625,12 +601,13 @@ static int collect(struct store *st, const char *space, struct collector *col,
          * head matches). `outside`: the most an entry left out of the tiers
          * visited so far can score, for one word. More words: the title. */
         static const struct {
-            const char *columns;
+            unsigned fields;
             double outside;
-        } tiers[] = {{"title tags", 190}, {"title stem", 160}, {"title", 140}};
+        } tiers[] = {
+            {MATCH_TITLE | MATCH_TAGS, 190}, {MATCH_TITLE | MATCH_STEM, 160}, {MATCH_TITLE, 140}};
         for (size_t t = q->n == 1 ? 0 : 2; t < sizeof tiers / sizeof *tiers; t++) {
-            match_expr(&expr, tok, q->n, "AND", 0, tiers[t].columns);
-            if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, last, &full, NULL)))
+            if ((rc = pass(st, space, col, filter, IN_HEAD,
+                           terms(tok, q->n, MATCH_AND, 0, tiers[t].fields), last, &full, NULL)))
                 goto out;
             /* A truncated tier holds more than the wanted, better than below. */
             if (!full || settled(col, tiers[t].outside + tables))
@@ -640,37 +617,35 @@ static int collect(struct store *st, const char *space, struct collector *col,
     if (q->n > 2 && !settled(col, partial)) {
         struct thinned t;
         thin(q, &t);
-        if (t.n > 1 && t.n < q->n) {
-            match_expr(&expr, t.tok, t.n, "AND", 0, NULL);
-            rc = pass(st, space, col, filter, IN_HEAD, expr.data, 0, NULL, NULL);
-        }
+        if (t.n > 1 && t.n < q->n)
+            rc = pass(st, space, col, filter, IN_HEAD, terms(t.tok, t.n, MATCH_AND, 0, 0), 0, NULL,
+                      NULL);
         thinned_release(&t);
         if (rc)
             goto out;
     }
     if (q->n > 1 && !settled(col, partial)) {
-        match_expr(&expr, tok, q->n, "OR", 0, NULL);
-        if ((rc = pass(st, space, col, filter, IN_HEAD, expr.data, 0, NULL, NULL)))
+        if ((rc = pass(st, space, col, filter, IN_HEAD, terms(tok, q->n, MATCH_OR, 0, 0), 0, NULL,
+                       NULL)))
             goto out;
     }
     {
         static const struct {
             int index, prefix;
-            const char *op;
+            enum match_op op;
         } rest[] = {
-            {IN_HEAD, 1, "AND"}, {IN_HEAD, 1, "OR"}, {IN_ALL, 0, "AND"},
-            {IN_ALL, 0, "OR"},   {IN_ALL, 1, "AND"}, {IN_ALL, 1, "OR"},
+            {IN_HEAD, 1, MATCH_AND}, {IN_HEAD, 1, MATCH_OR}, {IN_ALL, 0, MATCH_AND},
+            {IN_ALL, 0, MATCH_OR},   {IN_ALL, 1, MATCH_AND}, {IN_ALL, 1, MATCH_OR},
         };
         for (size_t p = 0; p < sizeof rest / sizeof *rest && col->positive < col->want; p++) {
-            if (q->n == 1 && strcmp(rest[p].op, "OR") == 0)
+            if (q->n == 1 && rest[p].op == MATCH_OR)
                 continue;
-            match_expr(&expr, tok, q->n, rest[p].op, rest[p].prefix, NULL);
-            if ((rc = pass(st, space, col, filter, rest[p].index, expr.data, 0, NULL, NULL)))
+            if ((rc = pass(st, space, col, filter, rest[p].index,
+                           terms(tok, q->n, rest[p].op, rest[p].prefix, 0), 0, NULL, NULL)))
                 goto out;
         }
     }
 out:
-    buf_release(&expr);
     return rc;
 }
 

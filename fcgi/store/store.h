@@ -13,6 +13,17 @@
 
 struct store;
 
+/* On every call that returns a store status: the compiler flags a caller
+ * that drops it (cast to (void), with a comment why, where that is right). */
+#define STORE_MUST_CHECK __attribute__((warn_unused_result))
+/* Drop a status on purpose, where a failure changes nothing the caller
+ * answers (a best-effort write, a view that shows less): GCC does not let
+ * a (void) cast silence STORE_MUST_CHECK. Say why at the call. */
+static inline void store_ignore(int status)
+{
+    (void)status;
+}
+
 enum store_status {
     STORE_OK = 0,
     STORE_NOT_FOUND,     /* no such row in this space */
@@ -37,7 +48,7 @@ void store_global_init(void);
 /* Open (creating if needed) the database at path, or ":memory:", apply the
  * migrations and prepare the connection. *out is NULL on failure. Same
  * rules as store_open_upgrade, backups going to the database's directory. */
-int store_open(const char *path, struct store **out);
+STORE_MUST_CHECK int store_open(const char *path, struct store **out);
 
 /* The schema version (user_version) this build creates and migrates to. */
 int store_schema_latest(void);
@@ -60,8 +71,8 @@ void store_upgrade_release(struct store_upgrade *up);
  * (backup_dir is created if missing; NULL: the database's directory); when
  * that copy fails nothing is migrated: STORE_BACKUP_FAILED. up (may be NULL)
  * says what happened, for the caller's log. */
-int store_open_upgrade(const char *path, const char *backup_dir, struct store_upgrade *up,
-                       struct store **out);
+STORE_MUST_CHECK int store_open_upgrade(const char *path, const char *backup_dir,
+                                        struct store_upgrade *up, struct store **out);
 /* Close the connection and finalize every statement. NULL is allowed. */
 void store_close(struct store *st);
 /* The last SQLite error message of this connection (for server logs only). */
@@ -72,10 +83,10 @@ int store_schema_version(struct store *st);
 /* Prepare every statement now (they are otherwise prepared on first use):
  * a self-check for tests and `knowhub check`. On failure *failed_sql names
  * the statement and store_errmsg() says why. */
-int store_prepare_all(struct store *st, const char **failed_sql);
+STORE_MUST_CHECK int store_prepare_all(struct store *st, const char **failed_sql);
 
 /* Copy the database to path with SQLite's online backup, while it serves. */
-int store_backup(struct store *st, const char *path);
+STORE_MUST_CHECK int store_backup(struct store *st, const char *path);
 
 /* Check the database: integrity, foreign keys, the full-text index and its
  * agreement with the table, every entry's history, every statement. A line
@@ -88,8 +99,8 @@ uint64_t store_generation(struct store *st);
 
 /* Transactions nest: the outermost is BEGIN IMMEDIATE, inner ones savepoints.
  * Every write call below is atomic on its own and composes inside one. */
-int store_begin(struct store *st);
-int store_commit(struct store *st);
+STORE_MUST_CHECK int store_begin(struct store *st);
+STORE_MUST_CHECK int store_commit(struct store *st);
 void store_rollback(struct store *st);
 
 /* Run the reads up to store_read_end() in one snapshot: one read transaction
@@ -102,7 +113,7 @@ void store_read_end(struct store *st);
 /* ---- spaces and tokens ---- */
 
 /* Create the space if it does not exist. */
-int store_space_ensure(struct store *st, const char *space);
+STORE_MUST_CHECK int store_space_ensure(struct store *st, const char *space);
 /* Number of tokens ever created (revoked included); -1 on error. */
 long store_token_count(struct store *st);
 
@@ -119,16 +130,18 @@ struct token_record {
 void token_record_release(struct token_record *t);
 
 /* Store a token's public id, secret hash, space (created if needed), role, label. */
-int store_token_insert(struct store *st, const char *id, const unsigned char hash[32],
-                       const char *space, const char *role, const char *label);
+STORE_MUST_CHECK int store_token_insert(struct store *st, const char *id,
+                                        const unsigned char hash[32], const char *space,
+                                        const char *role, const char *label);
 /* Fetch a token by public id (revoked ones included). */
-int store_token_get(struct store *st, const char *id, struct token_record *out);
+STORE_MUST_CHECK int store_token_get(struct store *st, const char *id, struct token_record *out);
 /* Record use now, at most once a minute per token. */
-int store_token_touch(struct store *st, const char *id);
+STORE_MUST_CHECK int store_token_touch(struct store *st, const char *id);
 /* Mark revoked; STORE_NOT_FOUND when unknown or already revoked. */
-int store_token_revoke(struct store *st, const char *id);
+STORE_MUST_CHECK int store_token_revoke(struct store *st, const char *id);
 /* Call each(t, ctx) for every token, oldest first; stops early when it returns non-zero. */
-int store_token_each(struct store *st, int (*each)(const struct token_record *, void *), void *ctx);
+STORE_MUST_CHECK int store_token_each(struct store *st,
+                                      int (*each)(const struct token_record *, void *), void *ctx);
 
 /* ---- knowledge entries ---- */
 
@@ -142,49 +155,59 @@ struct knowledge_filter {
 /* Insert k (k->id set by the caller) with revision 1 and an audit row.
  * STORE_CONFLICT with *id_taken = 1 when the id exists, 0 when the path is
  * taken or clashes (store_knowledge_path_clash). */
-int store_knowledge_insert(struct store *st, const struct knowledge *k, const char *actor,
-                           int *id_taken);
+STORE_MUST_CHECK int store_knowledge_insert(struct store *st, const struct knowledge *k,
+                                            const char *actor, int *id_taken);
 /* Fetch an entry of the space into out (caller releases): only an active
  * one, or one in any status (deleted, merged) with any_status. */
-int store_knowledge_get(struct store *st, const char *space, const char *id, int any_status,
-                        struct knowledge *out);
+STORE_MUST_CHECK int store_knowledge_get(struct store *st, const char *space, const char *id,
+                                         int any_status, struct knowledge *out);
 /* Active entries matching f, newest first; *total counts every match. */
-int store_knowledge_list(struct store *st, const char *space, const struct knowledge_filter *f,
-                         int (*each)(const struct knowledge *, void *), void *ctx, long *total);
+STORE_MUST_CHECK int store_knowledge_list(struct store *st, const char *space,
+                                          const struct knowledge_filter *f,
+                                          int (*each)(const struct knowledge *, void *), void *ctx,
+                                          long *total);
 /* Add a helpful/harmful case; when (kind, case_id) is new the counter goes up
  * by one and *added = 1, else nothing changes and *added = 0. */
-int store_knowledge_add_case(struct store *st, const char *space, const char *id,
-                             const struct knowledge_case *c, const char *actor, int *added);
+STORE_MUST_CHECK int store_knowledge_add_case(struct store *st, const char *space, const char *id,
+                                              const struct knowledge_case *c, const char *actor,
+                                              int *added);
 /* The latest `limit` cases of one kind for an entry, oldest first. */
-int store_knowledge_cases_each(struct store *st, const char *id, const char *kind, long limit,
-                               int (*each)(const struct knowledge_case *, void *), void *ctx);
+STORE_MUST_CHECK int store_knowledge_cases_each(struct store *st, const char *id, const char *kind,
+                                                long limit,
+                                                int (*each)(const struct knowledge_case *, void *),
+                                                void *ctx);
 /* One page of an entry's cases of a kind (any status of the entry), oldest
  * first; *total counts them all. */
-int store_knowledge_cases_page(struct store *st, const char *space, const char *id,
-                               const char *kind, long limit, long offset,
-                               int (*each)(const struct knowledge_case *, void *), void *ctx,
-                               long *total);
+STORE_MUST_CHECK int store_knowledge_cases_page(struct store *st, const char *space, const char *id,
+                                                const char *kind, long limit, long offset,
+                                                int (*each)(const struct knowledge_case *, void *),
+                                                void *ctx, long *total);
 /* Set the score (1..5); a new revision when it changes. */
-int store_knowledge_set_score(struct store *st, const char *space, const char *id, int score,
-                              const char *actor);
+STORE_MUST_CHECK int store_knowledge_set_score(struct store *st, const char *space, const char *id,
+                                               int score, const char *actor);
 /* Keep a free-text feedback for a later evolve; *feedback_id receives its row id. */
-int store_knowledge_add_feedback(struct store *st, const char *space, const char *id,
-                                 const char *text, const char *actor, long *feedback_id);
+STORE_MUST_CHECK int store_knowledge_add_feedback(struct store *st, const char *space,
+                                                  const char *id, const char *text,
+                                                  const char *actor, long *feedback_id);
 /* Merge member into survivor (both active in space): counters summed, cases
  * copied, the member a tombstone (status merged, merged_into) with revision
  * "merge". Reverting the member brings it back (the counters stay summed).
  * With member_version > 0 the member must still be at that version, else
  * STORE_CONFLICT and nothing changes. */
-int store_knowledge_merge(struct store *st, const char *space, const char *survivor,
-                          const char *member, long member_version, const char *actor);
+STORE_MUST_CHECK int store_knowledge_merge(struct store *st, const char *space,
+                                           const char *survivor, const char *member,
+                                           long member_version, const char *actor);
 /* Mark a stored feedback "applied" (an evolve used it) or "failed". */
-int store_knowledge_feedback_mark(struct store *st, long feedback_id, const char *status);
+STORE_MUST_CHECK int store_knowledge_feedback_mark(struct store *st, long feedback_id,
+                                                   const char *status);
 /* Soft delete: status "deleted", a new revision. */
-int store_knowledge_delete(struct store *st, const char *space, const char *id, const char *actor);
+STORE_MUST_CHECK int store_knowledge_delete(struct store *st, const char *space, const char *id,
+                                            const char *actor);
 
 /* The active entry at (category, path) of the space, document included. */
-int store_knowledge_get_by_path(struct store *st, const char *space, const char *category,
-                                const char *path, struct knowledge *out);
+STORE_MUST_CHECK int store_knowledge_get_by_path(struct store *st, const char *space,
+                                                 const char *category, const char *path,
+                                                 struct knowledge *out);
 
 /* Replace the document of an active entry: category, path, title, description,
  * tags, types, scenario, content, always_apply, source, urls, agent_id,
@@ -192,9 +215,9 @@ int store_knowledge_get_by_path(struct store *st, const char *space, const char 
  * reason ("write", "rename", "evolve" ...). With expected_version > 0 the
  * entry must still be at that version, else STORE_CONFLICT and nothing
  * changes; a taken or clashing (category, path) is STORE_CONFLICT too. */
-int store_knowledge_update(struct store *st, const char *space, const char *id,
-                           const struct knowledge *k, long expected_version, const char *actor,
-                           const char *reason);
+STORE_MUST_CHECK int store_knowledge_update(struct store *st, const char *space, const char *id,
+                                            const struct knowledge *k, long expected_version,
+                                            const char *actor, const char *reason);
 
 /* Move an active entry to k's category and path, changing nothing but them
  * and what they decide (k's title, scenario and always_apply, as
@@ -202,8 +225,9 @@ int store_knowledge_update(struct store *st, const char *space, const char *id,
  * still be at expected_version (> 0, required), else STORE_CONFLICT and
  * nothing changes; a taken (category, path), or a file beside a folder of
  * the same name, is STORE_CONFLICT too. */
-int store_knowledge_move(struct store *st, const char *space, const char *id, long expected_version,
-                         const struct knowledge *k, const char *actor);
+STORE_MUST_CHECK int store_knowledge_move(struct store *st, const char *space, const char *id,
+                                          long expected_version, const struct knowledge *k,
+                                          const char *actor);
 
 enum path_clash {
     PATH_CLASH_NONE,
@@ -215,13 +239,15 @@ enum path_clash {
  * disk a name is a file or a folder, never both. Every write (insert,
  * update, move, revert) refuses a clash with STORE_CONFLICT; this tells a
  * handler which one, for its message. Returns a store status. */
-int store_knowledge_path_clash(struct store *st, const char *space, const char *category,
-                               const char *path, const char *except_id, enum path_clash *clash);
+STORE_MUST_CHECK int store_knowledge_path_clash(struct store *st, const char *space,
+                                                const char *category, const char *path,
+                                                const char *except_id, enum path_clash *clash);
 
 /* The time ("YYYY-MM-DD HH:MM:SS") of revision `version` of an entry of
  * the space into out; STORE_NOT_FOUND when there is no such revision. */
-int store_knowledge_revision_time(struct store *st, const char *space, const char *id, long version,
-                                  char out[static 20]);
+STORE_MUST_CHECK int store_knowledge_revision_time(struct store *st, const char *space,
+                                                   const char *id, long version,
+                                                   char out[static 20]);
 
 enum knowledge_scan {
     SCAN_CATEGORY,     /* active entries of one category, by path */
@@ -231,9 +257,10 @@ enum knowledge_scan {
 };
 /* Call each(k, ctx) for the entries of a scan (document loaded only with
  * with_document); stops early when each returns non-zero. */
-int store_knowledge_scan(struct store *st, const char *space, enum knowledge_scan what,
-                         const char *category, int with_document,
-                         int (*each)(const struct knowledge *, void *), void *ctx);
+STORE_MUST_CHECK int store_knowledge_scan(struct store *st, const char *space,
+                                          enum knowledge_scan what, const char *category,
+                                          int with_document,
+                                          int (*each)(const struct knowledge *, void *), void *ctx);
 
 /* One full-text candidate, with what the search scores and orders by.
  * Strings are borrowed: valid during the callback only. */
@@ -251,16 +278,41 @@ enum match_index {
     MATCH_HEAD, /* knowledge_head: title, tags, stem only (far smaller) */
 };
 
-/* Full-text candidates: active entries of the space matching the FTS5
- * expression match (built by search.c from tokenizer output, never from raw
- * client text) in one index, and the filter's types and category, newest
- * first (by seq), at most limit, only those with seq below `below` when it
- * is > 0. *last (may be NULL) receives the seq of the last row, 0 when none.
- * each() returning non-zero stops the scan. */
-int store_knowledge_match(struct store *st, enum match_index index, const char *space,
-                          const char *match, const struct knowledge_filter *f, long limit,
-                          long long below, long long *last,
-                          int (*each)(const struct match_row *, void *), void *ctx);
+enum match_op {
+    MATCH_AND, /* every term */
+    MATCH_OR,  /* any term */
+};
+
+/* The fields a query may name (struct store_match_query.fields). */
+enum match_field {
+    MATCH_TITLE = 1u << 0,
+    MATCH_TAGS = 1u << 1,
+    MATCH_STEM = 1u << 2, /* the file name without folder and ".md" */
+};
+
+/* What full-text candidates to find: words, never query syntax (the
+ * backend quotes each term, so no client text becomes an operator). */
+struct store_match_query {
+    enum match_index index;           /* which index to look in */
+    const char *const *terms;         /* n_terms words (tokenizer output), borrowed */
+    size_t n_terms;                   /* 1 or more */
+    enum match_op op;                 /* how the terms combine */
+    int prefix;                       /* 1: each term matches words it begins */
+    unsigned fields;                  /* 0: anywhere; else MATCH_* bits: in each of them */
+    const struct knowledge_filter *f; /* types and category (may be NULL); its limit is unused */
+    long limit;                       /* at most this many rows */
+    long long below;                  /* > 0: only seq below it */
+};
+
+/* Full-text candidates: active entries of the space matching q (in its
+ * index, with its filter's types and category), newest first (by seq), at
+ * most q->limit, only those with seq below q->below when it is > 0. *last
+ * (may be NULL) receives the seq of the last row, 0 when none. each()
+ * returning non-zero stops the scan. */
+STORE_MUST_CHECK int store_knowledge_match(struct store *st, const char *space,
+                                           const struct store_match_query *q, long long *last,
+                                           int (*each)(const struct match_row *, void *),
+                                           void *ctx);
 
 struct knowledge_revision {
     long version;
@@ -270,15 +322,15 @@ struct knowledge_revision {
     const char *created_at;
 };
 /* Revisions of an entry of the space (deleted entries included), newest first. */
-int store_knowledge_revisions_each(struct store *st, const char *space, const char *id,
-                                   int (*each)(const struct knowledge_revision *, void *),
-                                   void *ctx);
+STORE_MUST_CHECK int
+store_knowledge_revisions_each(struct store *st, const char *space, const char *id,
+                               int (*each)(const struct knowledge_revision *, void *), void *ctx);
 /* Restore the entry to the snapshot of `version` (a deleted entry comes back),
  * as a new revision. STORE_CONFLICT when its path is now taken or clashes. */
-int store_knowledge_revert(struct store *st, const char *space, const char *id, long version,
-                           const char *actor);
+STORE_MUST_CHECK int store_knowledge_revert(struct store *st, const char *space, const char *id,
+                                            long version, const char *actor);
 
-/* ---- traces and the knowledge log (seed 000) ---- */
+/* ---- traces and the knowledge log ---- */
 
 struct trace_info {
     const char *trace_id;
@@ -293,14 +345,15 @@ extern const char *const store_eval_statuses[5];
 
 /* Create the trace if missing; a non-NULL task replaces the stored one.
  * *created says whether it is new. */
-int store_trace_put(struct store *st, const char *space, const char *trace_id, const char *task,
-                    int *created);
+STORE_MUST_CHECK int store_trace_put(struct store *st, const char *space, const char *trace_id,
+                                     const char *task, int *created);
 /* One trace with its counts, passed to each; STORE_NOT_FOUND when unknown. */
-int store_trace_get(struct store *st, const char *space, const char *trace_id,
-                    void (*each)(const struct trace_info *, void *), void *ctx);
+STORE_MUST_CHECK int store_trace_get(struct store *st, const char *space, const char *trace_id,
+                                     void (*each)(const struct trace_info *, void *), void *ctx);
 /* Traces of the space, newest first, with counts; *total counts them all. */
-int store_traces_list(struct store *st, const char *space, long limit, long offset,
-                      void (*each)(const struct trace_info *, void *), void *ctx, long *total);
+STORE_MUST_CHECK int store_traces_list(struct store *st, const char *space, long limit, long offset,
+                                       void (*each)(const struct trace_info *, void *), void *ctx,
+                                       long *total);
 
 struct log_entry {
     long id;
@@ -320,37 +373,41 @@ struct log_entry {
 /* Log an injection of an active entry into a trace (created if missing):
  * task is the entry's scenario, content its first 500 characters.
  * STORE_NOT_FOUND when the entry is not an active one of the space. */
-int store_log_add(struct store *st, const char *space, const char *trace_id,
-                  const char *knowledge_id, const char *goal_id, long sequence, long *log_id);
+STORE_MUST_CHECK int store_log_add(struct store *st, const char *space, const char *trace_id,
+                                   const char *knowledge_id, const char *goal_id, long sequence,
+                                   long *log_id);
 /* The log of a trace in injection order (only pending entries with
  * pending_only): at most limit entries (-1: all) after the first offset,
  * and in *total (when not NULL) how many there are in all.
  * STORE_NOT_FOUND when the trace is unknown. */
-int store_log_each(struct store *st, const char *space, const char *trace_id, int pending_only,
-                   long limit, long offset, void (*each)(const struct log_entry *, void *),
-                   void *ctx, long *total);
+STORE_MUST_CHECK int store_log_each(struct store *st, const char *space, const char *trace_id,
+                                    int pending_only, long limit, long offset,
+                                    void (*each)(const struct log_entry *, void *), void *ctx,
+                                    long *total);
 /* The latest injections of one entry (newest first, at most limit). */
-int store_log_of_entry(struct store *st, const char *knowledge_id, long limit,
-                       void (*each)(const struct log_entry *, void *), void *ctx);
+STORE_MUST_CHECK int store_log_of_entry(struct store *st, const char *knowledge_id, long limit,
+                                        void (*each)(const struct log_entry *, void *), void *ctx);
 /* Record an evaluation on the most recent pending injection of knowledge_id
  * in the trace (largest sequence, then latest), and roll it up into the entry
  * at most once per trace and status: helpful/harmful add a case (and count),
  * irrelevant/unused/neutral count in metrics. *log_id receives the entry
  * updated; STORE_NOT_FOUND when no pending injection matches. */
-int store_log_evaluate(struct store *st, const char *space, const char *trace_id,
-                       const char *knowledge_id, const char *status, const char *reason,
-                       const char *trigger, long *log_id, int *rolled_up);
+STORE_MUST_CHECK int store_log_evaluate(struct store *st, const char *space, const char *trace_id,
+                                        const char *knowledge_id, const char *status,
+                                        const char *reason, const char *trigger, long *log_id,
+                                        int *rolled_up);
 
 /* ---- browser logins (cookie sessions) ---- */
 
 /* Remember a login: the hash of its cookie value, the token it came from,
  * its CSRF token; it expires after lifetime_seconds. */
-int store_login_insert(struct store *st, const unsigned char hash[32], const char *token_id,
-                       const char *csrf, long lifetime_seconds);
+STORE_MUST_CHECK int store_login_insert(struct store *st, const unsigned char hash[32],
+                                        const char *token_id, const char *csrf,
+                                        long lifetime_seconds);
 /* The token (revoked ones included) and CSRF token of an unexpired login. */
-int store_login_get(struct store *st, const unsigned char hash[32], struct token_record *token,
-                    char **csrf);
-int store_login_delete(struct store *st, const unsigned char hash[32]);
+STORE_MUST_CHECK int store_login_get(struct store *st, const unsigned char hash[32],
+                                     struct token_record *token, char **csrf);
+STORE_MUST_CHECK int store_login_delete(struct store *st, const unsigned char hash[32]);
 
 /* ---- analysis sessions (the save-experience flow) ---- */
 
@@ -362,33 +419,37 @@ struct session_info {
     const char *updated_at;
 };
 /* Create or replace a session of the space. */
-int store_session_put(struct store *st, const char *space, const char *id, const char *title,
-                      const char *document);
+STORE_MUST_CHECK int store_session_put(struct store *st, const char *space, const char *id,
+                                       const char *title, const char *document);
 /* Replace a session only if its updated_at (microseconds) is still
  * expected_updated_at; STORE_CONFLICT when it changed or is gone. */
-int store_session_put_if(struct store *st, const char *space, const char *id, const char *title,
-                         const char *document, const char *expected_updated_at);
-int store_session_get(struct store *st, const char *space, const char *id,
-                      void (*each)(const struct session_info *, void *), void *ctx);
+STORE_MUST_CHECK int store_session_put_if(struct store *st, const char *space, const char *id,
+                                          const char *title, const char *document,
+                                          const char *expected_updated_at);
+STORE_MUST_CHECK int store_session_get(struct store *st, const char *space, const char *id,
+                                       void (*each)(const struct session_info *, void *),
+                                       void *ctx);
 /* Sessions of the space, most recently updated first (without documents). */
-int store_session_list(struct store *st, const char *space,
-                       void (*each)(const struct session_info *, void *), void *ctx);
-int store_session_delete(struct store *st, const char *space, const char *id);
+STORE_MUST_CHECK int store_session_list(struct store *st, const char *space,
+                                        void (*each)(const struct session_info *, void *),
+                                        void *ctx);
+STORE_MUST_CHECK int store_session_delete(struct store *st, const char *space, const char *id);
 
 /* ---- the LLM usage ledger ---- */
 
 /* Record one LLM call: outcome is "ok" or its LLM_* error code. */
-int store_llm_call_add(struct store *st, const char *space, const char *purpose, const char *model,
-                       long prompt_tokens, long completion_tokens, long latency_ms,
-                       const char *outcome);
+STORE_MUST_CHECK int store_llm_call_add(struct store *st, const char *space, const char *purpose,
+                                        const char *model, long prompt_tokens,
+                                        long completion_tokens, long latency_ms,
+                                        const char *outcome);
 
 struct llm_usage {
     const char *purpose, *model;
     long calls, errors, prompt_tokens, completion_tokens, latency_ms;
 };
 /* Sums per purpose and model of the space's calls since a time ("" = all). */
-int store_llm_usage(struct store *st, const char *space, const char *since,
-                    void (*each)(const struct llm_usage *, void *), void *ctx);
+STORE_MUST_CHECK int store_llm_usage(struct store *st, const char *space, const char *since,
+                                     void (*each)(const struct llm_usage *, void *), void *ctx);
 
 /* ---- background jobs ---- */
 
@@ -398,23 +459,25 @@ struct job_info {
     const char *params, *result, *error; /* JSON texts; result/error NULL until done */
     const char *actor, *created_at, *updated_at;
 };
-int store_job_create(struct store *st, const char *id, const char *space, const char *kind,
-                     const char *params, const char *actor);
-int store_job_get(struct store *st, const char *space, const char *id,
-                  void (*each)(const struct job_info *, void *), void *ctx);
+STORE_MUST_CHECK int store_job_create(struct store *st, const char *id, const char *space,
+                                      const char *kind, const char *params, const char *actor);
+STORE_MUST_CHECK int store_job_get(struct store *st, const char *space, const char *id,
+                                   void (*each)(const struct job_info *, void *), void *ctx);
 /* The space's latest jobs, newest first. */
-int store_job_list(struct store *st, const char *space, long limit,
-                   void (*each)(const struct job_info *, void *), void *ctx);
+STORE_MUST_CHECK int store_job_list(struct store *st, const char *space, long limit,
+                                    void (*each)(const struct job_info *, void *), void *ctx);
 /* Take the oldest queued job (any space) and mark it running; STORE_NOT_FOUND
  * when none waits. */
-int store_job_claim(struct store *st, void (*each)(const struct job_info *, void *), void *ctx);
-int store_job_progress(struct store *st, const char *id, long progress, long total);
+STORE_MUST_CHECK int store_job_claim(struct store *st,
+                                     void (*each)(const struct job_info *, void *), void *ctx);
+STORE_MUST_CHECK int store_job_progress(struct store *st, const char *id, long progress,
+                                        long total);
 /* End a job: status "done" with a result, or "failed" with an error. */
-int store_job_finish(struct store *st, const char *id, const char *status, const char *result,
-                     const char *error);
+STORE_MUST_CHECK int store_job_finish(struct store *st, const char *id, const char *status,
+                                      const char *result, const char *error);
 /* At start: jobs a crash left running are queued again (their finished
  * steps are committed, so re-running them is safe). */
-int store_job_requeue_running(struct store *st);
+STORE_MUST_CHECK int store_job_requeue_running(struct store *st);
 
 /* ---- operating: metrics and the audit log ---- */
 
@@ -429,16 +492,18 @@ void store_set_audit_hook(struct store *st, store_audit_fn hook, void *ctx);
 /* SQLite's version text ("3.40.1"). */
 const char *store_sqlite_version(void);
 /* Every space with its active entries and traces, the most entries first. */
-int store_space_counts(struct store *st,
-                       void (*each)(const char *space, long entries, long traces, void *ctx),
-                       void *ctx);
+STORE_MUST_CHECK int store_space_counts(struct store *st,
+                                        void (*each)(const char *space, long entries, long traces,
+                                                     void *ctx),
+                                        void *ctx);
 /* Jobs counted by kind and status. */
-int store_job_counts(struct store *st,
-                     void (*each)(const char *kind, const char *status, long count, void *ctx),
-                     void *ctx);
+STORE_MUST_CHECK int store_job_counts(struct store *st,
+                                      void (*each)(const char *kind, const char *status, long count,
+                                                   void *ctx),
+                                      void *ctx);
 
 /* Append to the audit trail (inside the caller's transaction if any). */
-int store_audit(struct store *st, const char *space, const char *actor, const char *action,
-                const char *target);
+STORE_MUST_CHECK int store_audit(struct store *st, const char *space, const char *actor,
+                                 const char *action, const char *target);
 
 #endif

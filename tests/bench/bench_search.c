@@ -417,7 +417,10 @@ static int run(size_t n, int rounds, int per_query, const char *keep)
         fprintf(stderr, "bench_search: cannot open %s\n", path);
         return 1;
     }
-    store_space_ensure(st, SPACE);
+    if (store_space_ensure(st, SPACE)) {
+        fprintf(stderr, "bench_search: %s\n", store_errmsg(st));
+        return 1;
+    }
     rng_state = 0x9E3779B97F4A7C15ull ^ (unsigned long long)n;
     t0 = now_us();
     if (!reuse && build(st, n)) {

@@ -128,9 +128,9 @@ static void test_spaces_capped(void)
     for (int i = 0; i < 130; i++) {
         buf_reset(&name);
         buf_addf(&name, "space-%03d", i);
-        store_space_ensure(st, name.data);
+        CHECK_INT(store_space_ensure(st, name.data), STORE_OK);
     }
-    store_space_ensure(st, "quote\"back\\slash");
+    CHECK_INT(store_space_ensure(st, "quote\"back\\slash"), STORE_OK);
     CHECK_INT(metrics_render(metrics_of(set, 0), st, &out), 0);
     for (const char *p = out.data; (p = strstr(p, "\nknowhub_space_entries{")); p++)
         labels++;
@@ -163,22 +163,22 @@ static void test_audit_hook(void)
     struct store *st = NULL;
     struct audit_seen seen = {0, ""};
     CHECK_INT(store_open(":memory:", &st), STORE_OK);
-    store_space_ensure(st, "s");
+    CHECK_INT(store_space_ensure(st, "s"), STORE_OK);
     store_set_audit_hook(st, on_audit, &seen);
     CHECK_INT(store_audit(st, "s", "token:a", "thing.do", "x1"), STORE_OK);
     CHECK_INT(seen.rows, 1); /* outside a transaction: at once */
     CHECK_STR(seen.last, "s token:a thing.do x1");
     CHECK_INT(store_begin(st), STORE_OK);
-    store_audit(st, "s", "token:a", "thing.do", "x2");
+    CHECK_INT(store_audit(st, "s", "token:a", "thing.do", "x2"), STORE_OK);
     CHECK_INT(seen.rows, 1); /* not yet committed */
     CHECK_INT(store_begin(st), STORE_OK);
-    store_audit(st, "s", "token:a", "thing.do", "x3");
+    CHECK_INT(store_audit(st, "s", "token:a", "thing.do", "x3"), STORE_OK);
     store_rollback(st); /* the savepoint's row is gone */
     CHECK_INT(store_commit(st), STORE_OK);
     CHECK_INT(seen.rows, 2);
     CHECK_STR(seen.last, "s token:a thing.do x2");
     CHECK_INT(store_begin(st), STORE_OK);
-    store_audit(st, "s", "token:a", "thing.do", "x4");
+    CHECK_INT(store_audit(st, "s", "token:a", "thing.do", "x4"), STORE_OK);
     store_rollback(st);
     CHECK_INT(seen.rows, 2); /* rolled back: never logged */
     store_close(st);

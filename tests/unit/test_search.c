@@ -1,5 +1,5 @@
-/* test_search: the two searches (fcgi/search.c) over the FTS5 index.
- *   - search_match_score against REFERENCE.md section 2's verified values,
+/* test_search: the two searches (fcgi/service/search.c) over the FTS5 index.
+ *   - search_match_score against verified scores (docs/search.md),
  *     and where KnowHub's tokenizer differs from the reference's split():
  *     punctuation separates ("sales," -> "sales"), Han runs become bigrams
  *     (so 库存周转分析 scores against 库存周转率 where the reference finds
@@ -229,7 +229,7 @@ static void test_query_tokens(void)
 
 static void test_verified_scores(void)
 {
-    /* REFERENCE.md section 2, verified values */
+    /* Verified scores of the scoring rules (docs/search.md) */
     CHECK_SCORE(score_of("ROI", "ROI Calculation", "[\"finance\"]", "roi", "", "manual", NULL),
                 180);
     CHECK_SCORE(score_of("ROI", "Something", "[]", "roi", "", "manual", NULL), 30);

@@ -1,0 +1,121 @@
+/* store/check.c: the operator's self-checks: every statement prepares, and
+ * the database's integrity, indexes, histories and paths (knowhub check). */
+#include "store/store_int.h"
+
+#include <string.h>
+
+int store_prepare_all(struct store *st, const char **failed_sql)
+{
+    *failed_sql = NULL;
+    for (int i = 0; i < S_COUNT; i++)
+        if (!stmt_get(st, (enum stmt_id)i)) {
+            *failed_sql = stmt_sql[i];
+            return STORE_ERROR;
+        }
+    return STORE_OK;
+}
+
+/* One text result of a query, into out. */
+static int query_text(struct store *st, const char *sql, struct buf *out)
+{
+    sqlite3_stmt *s;
+    int rc;
+    buf_reset(out);
+    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return STORE_ERROR;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (out->len)
+            buf_addch(out, '\n');
+        buf_adds(out, col_text(s, 0));
+    }
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+}
+
+int store_check(struct store *st, struct buf *report)
+{
+    struct buf r;
+    const char *failed;
+    int problems = 0;
+    buf_init(&r, 1 << 20);
+    if (query_text(st, "PRAGMA integrity_check", &r) || strcmp(r.data, "ok") != 0) {
+        buf_addf(report, "integrity_check: %s\n", r.data);
+        problems++;
+    } else {
+        buf_adds(report, "integrity_check: ok\n");
+    }
+    if (query_text(st, "PRAGMA foreign_key_check", &r) || r.len) {
+        buf_addf(report, "foreign_key_check: %s\n", r.len ? r.data : store_errmsg(st));
+        problems++;
+    } else {
+        buf_adds(report, "foreign_key_check: ok\n");
+    }
+    {
+        static const char *const indexes[] = {"knowledge_fts", "knowledge_head"};
+        struct buf a, b, sql;
+        buf_init(&a, 64);
+        buf_init(&b, 64);
+        buf_init(&sql, 256);
+        query_text(st, "SELECT count(*) FROM knowledge WHERE status = 'active'", &a);
+        for (size_t i = 0; i < 2; i++) {
+            buf_reset(&sql);
+            buf_addf(&sql, "INSERT INTO %s(%s) VALUES('integrity-check')", indexes[i], indexes[i]);
+            if (db_exec(st, sql.data)) {
+                buf_addf(report, "%s: %s\n", indexes[i], store_errmsg(st));
+                problems++;
+                continue;
+            }
+            buf_reset(&sql);
+            buf_addf(&sql, "SELECT count(*) FROM %s", indexes[i]);
+            query_text(st, sql.data, &b);
+            if (strcmp(a.data, b.data) != 0) {
+                buf_addf(report, "%s: %s active entries, %s indexed\n", indexes[i], a.data, b.data);
+                problems++;
+            } else {
+                buf_addf(report, "%s: ok, %s active entries all indexed\n", indexes[i], a.data);
+            }
+        }
+        buf_release(&sql);
+        query_text(st,
+                   "SELECT count(*) FROM knowledge k WHERE status = 'active' AND"
+                   " (SELECT count(*) FROM knowledge_revisions r WHERE r.knowledge_id = k.id) = 0",
+                   &a);
+        if (strcmp(a.data, "0") != 0) {
+            buf_addf(report, "revisions: %s active entries have no revision\n", a.data);
+            problems++;
+        } else {
+            buf_adds(report, "revisions: every entry has its history\n");
+        }
+        /* What export cannot write (kept from before the file view refused
+         * it): a name over 255 bytes, or a file beside a folder of its name. */
+        query_text(st,
+                   "SELECT count(*) FROM knowledge k WHERE status = 'active' AND ("
+                   " length(CAST(substr(path, instr(path, '/') + 1) AS BLOB)) > 255 OR"
+                   " (instr(path, '/') > 0 AND"
+                   "  length(CAST(substr(path, 1, instr(path, '/') - 1) AS BLOB)) > 255) OR"
+                   " EXISTS(SELECT 1 FROM knowledge o WHERE o.space = k.space"
+                   "  AND o.category = k.category AND o.status = 'active'"
+                   "  AND o.path > k.path || '/' AND o.path < k.path || '0'))",
+                   &a);
+        if (strcmp(a.data, "0") != 0) {
+            buf_addf(report,
+                     "paths: %s active entries have a name over 255 bytes or a folder of "
+                     "their name; export cannot write them: rename them\n",
+                     a.data);
+            problems++;
+        } else {
+            buf_adds(report, "paths: every path can be exported\n");
+        }
+        buf_release(&a);
+        buf_release(&b);
+    }
+    if (store_prepare_all(st, &failed)) {
+        buf_addf(report, "statements: %s fails: %s\n", failed, store_errmsg(st));
+        problems++;
+    } else {
+        buf_adds(report, "statements: all prepare\n");
+    }
+    buf_addf(report, "schema version: %d\n", store_schema_version(st));
+    buf_release(&r);
+    return problems;
+}

@@ -1,0 +1,160 @@
+/* store/files.c: entries as files: where a (category, path) clashes, the
+ * entry at a path, moves, and the scans the file views and export walk. */
+#include "store/store_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* STORE_CONFLICT when s (bound) returns a row, STORE_OK when none; s is reset. */
+static int row_means_conflict(sqlite3_stmt *s)
+{
+    int rc = sqlite3_step(s);
+    stmt_finish(s);
+    if (rc == SQLITE_ROW)
+        return STORE_CONFLICT;
+    return rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+}
+
+int store_knowledge_path_clash(struct store *st, const char *space, const char *category,
+                               const char *path, const char *except_id, enum path_clash *clash)
+{
+    const char *slash = strchr(path, '/');
+    sqlite3_stmt *folder, *file;
+    int rc;
+    *clash = PATH_CLASH_NONE;
+    except_id = except_id ? except_id : "";
+    if (!(folder = stmt_bind(st, S_K_FOLDER_TAKEN, "tttt", space, category, path, except_id)))
+        return STORE_ERROR;
+    rc = row_means_conflict(folder);
+    if (rc == STORE_CONFLICT)
+        *clash = PATH_CLASH_FOLDER;
+    if (rc != STORE_OK || !slash)
+        return rc == STORE_CONFLICT ? STORE_OK : rc;
+    /* ?3, the folder, is bound below: the path's first (slash - path) bytes */
+    if (!(file = stmt_bind(st, S_K_FILE_TAKEN, "tt", space, category)))
+        return STORE_ERROR;
+    sqlite3_bind_text(file, 3, path, (int)(slash - path), SQLITE_STATIC);
+    bind_text(file, 4, except_id);
+    rc = row_means_conflict(file);
+    if (rc == STORE_CONFLICT)
+        *clash = PATH_CLASH_FILE;
+    return rc == STORE_CONFLICT ? STORE_OK : rc;
+}
+
+/* CONFLICT when the active entry id, at (category, path), shares its name
+ * with a folder (or, a folder of its, with a file) of space. */
+int place_clash_at(struct store *st, const char *space, const char *id, const char *category,
+                   const char *path)
+{
+    enum path_clash clash = PATH_CLASH_NONE;
+    int rc = store_knowledge_path_clash(st, space, category, path, id, &clash);
+    if (rc == STORE_OK && clash != PATH_CLASH_NONE)
+        rc = STORE_CONFLICT;
+    return rc;
+}
+
+/* place_clash_at for entry id where it now is (nothing when it is not active). */
+int place_clash(struct store *st, const char *space, const char *id)
+{
+    sqlite3_stmt *s = stmt_bind(st, S_K_PLACE, "t", id);
+    char *category = NULL, *path = NULL;
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        category = col_dup(s, 0);
+        path = col_dup(s, 1);
+    }
+    if ((rc = row_end(s, rc)))
+        return rc == STORE_NOT_FOUND ? STORE_OK : rc; /* not active: nothing to place */
+    rc = place_clash_at(st, space, id, category, path);
+    free(category);
+    free(path);
+    return rc;
+}
+
+int store_knowledge_get_by_path(struct store *st, const char *space, const char *category,
+                                const char *path, struct knowledge *out)
+{
+    return knowledge_row(stmt_bind(st, S_K_BY_PATH, "ttt", space, category, path), out);
+}
+
+int knowledge_row(sqlite3_stmt *s, struct knowledge *out)
+{
+    int rc;
+    knowledge_init(out);
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        knowledge_from_row(s, out, 1);
+    return row_end(s, rc);
+}
+
+int store_knowledge_scan(struct store *st, const char *space, enum knowledge_scan what,
+                         const char *category, int with_document,
+                         int (*each)(const struct knowledge *, void *), void *ctx)
+{
+    static const enum stmt_id ids[] = {[SCAN_CATEGORY] = S_SCAN_CATEGORY,
+                                       [SCAN_ALWAYS_RULES] = S_SCAN_ALWAYS_RULES,
+                                       [SCAN_ACTIVE] = S_SCAN_ACTIVE,
+                                       [SCAN_DELETED] = S_SCAN_DELETED};
+    sqlite3_stmt *s = what == SCAN_CATEGORY || what == SCAN_DELETED
+                          ? stmt_bind(st, ids[what], "tt", space, category)
+                          : stmt_bind(st, ids[what], "t", space);
+    return knowledge_rows(s, with_document, each, ctx);
+}
+
+int knowledge_rows(sqlite3_stmt *s, int with_document,
+                   int (*each)(const struct knowledge *, void *), void *ctx)
+{
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct knowledge k;
+        int stop;
+        knowledge_init(&k);
+        knowledge_from_row(s, &k, with_document);
+        stop = each(&k, ctx);
+        knowledge_release(&k);
+        if (stop)
+            break;
+    }
+    return rows_end(s, rc);
+}
+
+/* Fill k from a row of KNOWLEDGE_COLUMNS; the document (last, and so never
+ * read from its overflow pages unless asked) only with with_document. */
+void knowledge_from_row(sqlite3_stmt *s, struct knowledge *k, int with_document)
+{
+    k->id = col_dup(s, 0);
+    k->space = col_dup(s, 1);
+    k->category = col_dup(s, 2);
+    k->path = col_dup(s, 3);
+    k->title = col_dup(s, 4);
+    k->description = col_dup(s, 5);
+    k->tags = col_dup(s, 6);
+    k->types = (unsigned)sqlite3_column_int(s, 7);
+    k->scenario = col_dup(s, 8);
+    k->content = col_dup(s, 9);
+    k->always_apply = sqlite3_column_int(s, 10);
+    k->source = col_dup(s, 11);
+    k->urls = col_dup(s, 12);
+    k->agent_id = col_dup(s, 13);
+    k->message_id = col_dup(s, 14);
+    k->source_ts = col_dup(s, 15);
+    k->score = sqlite3_column_int(s, 16);
+    k->helpful = (long)sqlite3_column_int64(s, 17);
+    k->harmful = (long)sqlite3_column_int64(s, 18);
+    k->irrelevant = (long)sqlite3_column_int64(s, 19);
+    k->unused = (long)sqlite3_column_int64(s, 20);
+    k->neutral = (long)sqlite3_column_int64(s, 21);
+    k->status = col_dup(s, 22);
+    k->merged_into = col_dup(s, 23);
+    k->version = (long)sqlite3_column_int64(s, 24);
+    k->created_at = col_dup(s, 25);
+    k->updated_at = col_dup(s, 26);
+    k->meta = col_dup(s, 27);
+    if (with_document)
+        k->document = col_dup(s, 28);
+}

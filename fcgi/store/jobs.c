@@ -1,0 +1,86 @@
+/* store/jobs.c: background jobs. */
+#include "store/store_int.h"
+
+static void job_from_row(sqlite3_stmt *s, struct job_info *j)
+{
+    j->id = col_text(s, 0);
+    j->space = col_text(s, 1);
+    j->kind = col_text(s, 2);
+    j->status = col_text(s, 3);
+    j->progress = (long)sqlite3_column_int64(s, 4);
+    j->total = (long)sqlite3_column_int64(s, 5);
+    j->params = col_text(s, 6);
+    j->result = (const char *)sqlite3_column_text(s, 7);
+    j->error = (const char *)sqlite3_column_text(s, 8);
+    j->actor = col_text(s, 9);
+    j->created_at = col_text(s, 10);
+    j->updated_at = col_text(s, 11);
+}
+
+/* Pass every row of s (bound; NULL when it did not prepare) to each; with
+ * one_row, STORE_NOT_FOUND when there was none. */
+static int job_rows(sqlite3_stmt *s, void (*each)(const struct job_info *, void *), void *ctx,
+                    int one_row)
+{
+    int rc, found = 0;
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct job_info j;
+        job_from_row(s, &j);
+        found = 1;
+        each(&j, ctx);
+    }
+    rc = rows_end(s, rc);
+    return rc == STORE_OK && one_row && !found ? STORE_NOT_FOUND : rc;
+}
+
+int store_job_create(struct store *st, const char *id, const char *space, const char *kind,
+                     const char *params, const char *actor)
+{
+    char now[27];
+    time_utc_iso_micro(now);
+    return stmt_run(st, S_JOB_CREATE, "tttttt", id, space, kind, params ? params : "{}", actor,
+                    now);
+}
+
+int store_job_get(struct store *st, const char *space, const char *id,
+                  void (*each)(const struct job_info *, void *), void *ctx)
+{
+    return job_rows(stmt_bind(st, S_JOB_GET, "tt", space, id), each, ctx, 1);
+}
+
+int store_job_list(struct store *st, const char *space, long limit,
+                   void (*each)(const struct job_info *, void *), void *ctx)
+{
+    return job_rows(stmt_bind(st, S_JOB_LIST, "tl", space, limit), each, ctx, 0);
+}
+
+int store_job_claim(struct store *st, void (*each)(const struct job_info *, void *), void *ctx)
+{
+    char now[27];
+    time_utc_iso_micro(now);
+    return job_rows(stmt_bind(st, S_JOB_CLAIM, "t", now), each, ctx, 1);
+}
+
+int store_job_progress(struct store *st, const char *id, long progress, long total)
+{
+    char now[27];
+    time_utc_iso_micro(now);
+    return stmt_run(st, S_JOB_PROGRESS, "tllt", id, progress, total, now);
+}
+
+int store_job_finish(struct store *st, const char *id, const char *status, const char *result,
+                     const char *error)
+{
+    char now[27];
+    time_utc_iso_micro(now);
+    return stmt_run(st, S_JOB_FINISH, "ttttt", id, status, result, error, now);
+}
+
+int store_job_requeue_running(struct store *st)
+{
+    char now[27];
+    time_utc_iso_micro(now);
+    return stmt_run(st, S_JOB_REQUEUE, "t", now);
+}

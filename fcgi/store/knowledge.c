@@ -1,0 +1,394 @@
+/* store/knowledge.c: knowledge entries and their revisions, cases,
+ * feedback, scores, deletion, merge and revert. */
+#include "store/store_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bind ?4..?18 of S_K_INSERT and S_K_UPDATE: the fields a document sets. */
+static void bind_document(sqlite3_stmt *s, const struct knowledge *k)
+{
+    bind_text(s, 4, k->category);
+    bind_text(s, 5, k->path);
+    bind_text(s, 6, k->title);
+    bind_text(s, 7, k->description ? k->description : "");
+    bind_text(s, 8, k->tags ? k->tags : "[]");
+    sqlite3_bind_int(s, 9, (int)k->types);
+    bind_text(s, 10, k->scenario ? k->scenario : "");
+    bind_text(s, 11, k->content ? k->content : "");
+    sqlite3_bind_int(s, 12, k->always_apply);
+    bind_text(s, 13, k->source ? k->source : "manual");
+    bind_text(s, 14, k->urls ? k->urls : "[]");
+    bind_text(s, 15, k->agent_id ? k->agent_id : "");
+    bind_text(s, 16, k->message_id ? k->message_id : "");
+    bind_text(s, 17, k->meta ? k->meta : "{}");
+    bind_text(s, 18, k->document ? k->document : "");
+}
+
+/* Record the current row of entry id as a revision. */
+static int revision_add(struct store *st, const char *id, const char *actor, const char *reason,
+                        const char *now)
+{
+    return stmt_run(st, S_REVISION_ADD, "tttt", id, actor, reason, now);
+}
+
+static int entry_in_space(struct store *st, const char *space, const char *id);
+
+/* STORE_OK when id is an active entry of space, STORE_NOT_FOUND when not. */
+static int entry_active(struct store *st, const char *space, const char *id)
+{
+    sqlite3_stmt *s = stmt_bind(st, S_K_ACTIVE, "tt", id, space);
+    return s ? row_end(s, sqlite3_step(s)) : STORE_ERROR;
+}
+
+/* Begin a write transaction on the active entry id of space, with the
+ * transaction's time in now; on any error nothing is left open. */
+static int begin_on_entry(struct store *st, const char *space, const char *id, char now[static 20])
+{
+    int rc;
+    if ((rc = store_begin(st)))
+        return rc;
+    if ((rc = entry_active(st, space, id)))
+        return tx_end(st, rc);
+    time_utc_text(now);
+    return STORE_OK;
+}
+
+int store_knowledge_insert(struct store *st, const struct knowledge *k, const char *actor,
+                           int *id_taken)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_K_INSERT), *exists;
+    *id_taken = 0;
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = store_begin(st)))
+        return rc;
+    if (!(exists = stmt_bind(st, S_K_ID_EXISTS, "t", k->id)))
+        return tx_end(st, STORE_ERROR);
+    rc = sqlite3_step(exists);
+    stmt_finish(exists);
+    if (rc == SQLITE_ROW) {
+        *id_taken = 1;
+        return tx_end(st, STORE_CONFLICT);
+    }
+    time_utc_text(now);
+    bind_text(s, 1, k->id);
+    bind_text(s, 2, k->space);
+    bind_text(s, 3, now);
+    bind_document(s, k);
+    bind_text(s, 19, k->source_ts ? k->source_ts : "");
+    sqlite3_bind_int(s, 20, k->score);
+    rc = step_done(s);
+    if (rc == STORE_OK)
+        rc = place_clash(st, k->space, k->id);
+    if (rc == STORE_OK)
+        rc = revision_add(st, k->id, actor, "create", now);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, k->space, actor, "knowledge.create", k->id);
+    return tx_end(st, rc);
+}
+
+int store_knowledge_get(struct store *st, const char *space, const char *id, int any_status,
+                        struct knowledge *out)
+{
+    return knowledge_row(stmt_bind(st, S_K_GET, "tti", id, space, any_status != 0), out);
+}
+
+int store_knowledge_list(struct store *st, const char *space, const struct knowledge_filter *f,
+                         int (*each)(const struct knowledge *, void *), void *ctx, long *total)
+{
+    sqlite3_stmt *count;
+    int rc, types = (int)f->types;
+    /* One read transaction so the count and the page agree; inside the
+     * caller's transaction (BEGIN would fail there), that one serves. */
+    int own_tx = st->tx_depth == 0;
+    if (own_tx && (rc = db_exec(st, "BEGIN")))
+        return rc;
+    count = stmt_bind(st, S_K_COUNT, "tit", space, types, f->category);
+    if ((rc = count ? row_count(count, total) : STORE_ERROR)) {
+        if (own_tx)
+            db_exec(st, "ROLLBACK");
+        return rc;
+    }
+    rc = knowledge_rows(
+        stmt_bind(st, S_K_LIST, "titll", space, types, f->category, f->limit, f->offset), 0, each,
+        ctx);
+    if (own_tx)
+        db_exec(st, "COMMIT");
+    return rc;
+}
+
+int store_knowledge_add_case(struct store *st, const char *space, const char *id,
+                             const struct knowledge_case *c, const char *actor, int *added)
+{
+    char now[20];
+    int rc, helpful = strcmp(c->kind, "helpful") == 0;
+    *added = 0;
+    if ((rc = begin_on_entry(st, space, id, now)))
+        return rc;
+    rc = stmt_run(st, S_CASE_INSERT, "tttttttttt", space, id, helpful ? "helpful" : "harmful",
+                  c->case_id, c->scenario ? c->scenario : "", c->result ? c->result : "",
+                  c->agent_id ? c->agent_id : "", c->trace_id ? c->trace_id : "",
+                  c->goal_id ? c->goal_id : "", now);
+    if (rc)
+        return tx_end(st, rc);
+    if (rows_changed(st) == 1) {
+        rc = stmt_run(st, helpful ? S_CASE_BUMP_HELPFUL : S_CASE_BUMP_HARMFUL, "t", id);
+        if (rc == STORE_OK)
+            rc = audit_at(st, now, space, actor,
+                          helpful ? "knowledge.helpful" : "knowledge.harmful", id);
+        if (rc == STORE_OK)
+            *added = 1;
+    }
+    return tx_end(st, rc);
+}
+
+/* Pass every row of a cases statement to each, then reset it. */
+static int case_rows(sqlite3_stmt *s, int (*each)(const struct knowledge_case *, void *), void *ctx)
+{
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct knowledge_case c = {
+            .kind = col_text(s, 0),
+            .case_id = col_text(s, 1),
+            .scenario = col_text(s, 2),
+            .result = col_text(s, 3),
+            .agent_id = col_text(s, 4),
+            .trace_id = col_text(s, 5),
+            .goal_id = col_text(s, 6),
+            .created_at = col_text(s, 7),
+        };
+        if (each(&c, ctx))
+            break;
+    }
+    return rows_end(s, rc);
+}
+
+int store_knowledge_cases_each(struct store *st, const char *id, const char *kind, long limit,
+                               int (*each)(const struct knowledge_case *, void *), void *ctx)
+{
+    return case_rows(stmt_bind(st, S_CASES, "ttl", id, kind, limit), each, ctx);
+}
+
+int store_knowledge_cases_page(struct store *st, const char *space, const char *id,
+                               const char *kind, long limit, long offset,
+                               int (*each)(const struct knowledge_case *, void *), void *ctx,
+                               long *total)
+{
+    sqlite3_stmt *count;
+    int rc;
+    if ((rc = entry_in_space(st, space, id)))
+        return rc;
+    if (!(count = stmt_bind(st, S_CASES_COUNT, "tt", id, kind)))
+        return STORE_ERROR;
+    if ((rc = row_count(count, total)))
+        return rc;
+    return case_rows(stmt_bind(st, S_CASES_PAGE, "ttll", id, kind, limit, offset), each, ctx);
+}
+
+int store_knowledge_set_score(struct store *st, const char *space, const char *id, int score,
+                              const char *actor)
+{
+    char now[20];
+    int rc;
+    if ((rc = begin_on_entry(st, space, id, now)))
+        return rc;
+    rc = stmt_run(st, S_K_SET_SCORE, "ttit", id, space, score, now);
+    if (rc == STORE_OK && rows_changed(st) == 1) {
+        rc = revision_add(st, id, actor, "score", now);
+        if (rc == STORE_OK)
+            rc = audit_at(st, now, space, actor, "knowledge.score", id);
+    }
+    return tx_end(st, rc);
+}
+
+int store_knowledge_add_feedback(struct store *st, const char *space, const char *id,
+                                 const char *text, const char *actor, long *feedback_id)
+{
+    char now[20];
+    int rc;
+    if ((rc = begin_on_entry(st, space, id, now)))
+        return rc;
+    rc = stmt_run(st, S_FEEDBACK_INSERT, "ttttt", space, id, text, actor, now);
+    if (rc == STORE_OK) {
+        *feedback_id = (long)sqlite3_last_insert_rowid(st->db);
+        rc = audit_at(st, now, space, actor, "knowledge.feedback", id);
+    }
+    return tx_end(st, rc);
+}
+
+int store_knowledge_delete(struct store *st, const char *space, const char *id, const char *actor)
+{
+    char now[20];
+    int rc;
+    if ((rc = store_begin(st)))
+        return rc;
+    time_utc_text(now);
+    rc = stmt_run(st, S_K_DELETE, "ttt", id, space, now);
+    if (rc == STORE_OK && rows_changed(st) == 0)
+        rc = STORE_NOT_FOUND;
+    if (rc == STORE_OK)
+        rc = revision_add(st, id, actor, "delete", now);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, space, actor, "knowledge.delete", id);
+    return tx_end(st, rc);
+}
+
+/* STORE_OK when id belongs to space in any status. */
+static int entry_in_space(struct store *st, const char *space, const char *id)
+{
+    sqlite3_stmt *s = stmt_bind(st, S_K_SPACE_OF, "tt", id, space);
+    return s ? row_end(s, sqlite3_step(s)) : STORE_ERROR;
+}
+
+int store_knowledge_revisions_each(struct store *st, const char *space, const char *id,
+                                   int (*each)(const struct knowledge_revision *, void *),
+                                   void *ctx)
+{
+    sqlite3_stmt *s;
+    int rc;
+    if ((rc = entry_in_space(st, space, id)))
+        return rc;
+    if (!(s = stmt_bind(st, S_REVISIONS, "tt", id, space)))
+        return STORE_ERROR;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct knowledge_revision r = {
+            .version = (long)sqlite3_column_int64(s, 0),
+            .document = col_text(s, 1),
+            .actor = col_text(s, 2),
+            .reason = col_text(s, 3),
+            .created_at = col_text(s, 4),
+        };
+        if (each(&r, ctx))
+            break;
+    }
+    return rows_end(s, rc);
+}
+
+int store_knowledge_revert(struct store *st, const char *space, const char *id, long version,
+                           const char *actor)
+{
+    char now[20];
+    char *doc = NULL;
+    int rc;
+    sqlite3_stmt *get;
+    if ((rc = store_begin(st)))
+        return rc;
+    if (!(get = stmt_bind(st, S_REVISION_DOC, "ttl", id, space, version)))
+        return tx_end(st, STORE_ERROR);
+    rc = sqlite3_step(get);
+    if (rc == SQLITE_ROW)
+        doc = col_dup(get, 0);
+    stmt_finish(get);
+    if (!doc)
+        return tx_end(st, rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc));
+    time_utc_text(now);
+    rc = stmt_run(st, S_K_RESTORE, "tttt", id, space, doc,
+                  now); /* the partial unique index answers CONFLICT for a taken path */
+    free(doc);
+    if (rc == STORE_OK)
+        rc = place_clash(st, space, id);
+    if (rc == STORE_OK)
+        rc = revision_add(st, id, actor, "revert", now);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, space, actor, "knowledge.revert", id);
+    return tx_end(st, rc);
+}
+
+int store_knowledge_update(struct store *st, const char *space, const char *id,
+                           const struct knowledge *k, long expected_version, const char *actor,
+                           const char *reason)
+{
+    char now[20], action[64];
+    int rc;
+    sqlite3_stmt *s = stmt_get(st, S_K_UPDATE);
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = begin_on_entry(st, space, id, now)))
+        return rc;
+    bind_text(s, 1, id);
+    bind_text(s, 2, space);
+    sqlite3_bind_int64(s, 3, expected_version);
+    bind_document(s, k);
+    bind_text(s, 19, now);
+    rc = step_done(s);
+    if (rc == STORE_OK && rows_changed(st) == 0)
+        rc = STORE_CONFLICT; /* it exists (checked above), so the version moved on */
+    if (rc == STORE_OK)
+        rc = place_clash_at(st, space, id, k->category, k->path);
+    if (rc == STORE_OK)
+        rc = revision_add(st, id, actor, reason, now);
+    snprintf(action, sizeof action, "knowledge.%s", reason);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, space, actor, action, id);
+    return tx_end(st, rc);
+}
+
+int store_knowledge_revision_time(struct store *st, const char *space, const char *id, long version,
+                                  char out[static 20])
+{
+    sqlite3_stmt *s = stmt_bind(st, S_REVISION_TIME, "ttl", id, space, version);
+    int rc;
+    out[0] = '\0';
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        snprintf(out, 20, "%s", col_text(s, 0));
+    return row_end(s, rc);
+}
+
+int store_knowledge_feedback_mark(struct store *st, long feedback_id, const char *status)
+{
+    return stmt_run(st, S_FEEDBACK_MARK, "lt", feedback_id, status);
+}
+
+int store_knowledge_merge(struct store *st, const char *space, const char *survivor,
+                          const char *member, long member_version, const char *actor)
+{
+    char now[20];
+    int rc;
+    if ((rc = store_begin(st)))
+        return rc;
+    if ((rc = entry_active(st, space, survivor)) || (rc = entry_active(st, space, member)))
+        return tx_end(st, rc);
+    time_utc_text(now);
+    if ((rc = stmt_run(st, S_MERGE_COUNTERS, "tt", survivor, member)) ||
+        (rc = stmt_run(st, S_MERGE_CASES, "tt", survivor, member)) ||
+        (rc = stmt_run(st, S_MERGE_TOMBSTONE, "ttttl", survivor, member, now, space,
+                       member_version)))
+        return tx_end(st, rc);
+    if (rows_changed(st) == 0) /* active (checked above): it changed since it was read */
+        return tx_end(st, STORE_CONFLICT);
+    rc = revision_add(st, member, actor, "merge", now);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, space, actor, "knowledge.merge", member);
+    return tx_end(st, rc);
+}
+
+int store_knowledge_move(struct store *st, const char *space, const char *id, long expected_version,
+                         const struct knowledge *k, const char *actor)
+{
+    char now[20];
+    int rc;
+    if (expected_version <= 0)
+        return STORE_ERROR;
+    if ((rc = begin_on_entry(st, space, id, now)))
+        return rc;
+    /* the partial unique index answers CONFLICT for a taken path */
+    rc = stmt_run(st, S_K_MOVE, "ttlttttit", id, space, expected_version, k->category, k->path,
+                  k->title, k->scenario ? k->scenario : "", k->always_apply, now);
+    if (rc == STORE_OK && rows_changed(st) == 0)
+        rc = STORE_CONFLICT; /* it is active (checked above), so the version moved on */
+    if (rc == STORE_OK)
+        rc = place_clash_at(st, space, id, k->category, k->path);
+    if (rc == STORE_OK)
+        rc = revision_add(st, id, actor, "rename", now);
+    if (rc == STORE_OK)
+        rc = audit_at(st, now, space, actor, "knowledge.rename", id);
+    return tx_end(st, rc);
+}

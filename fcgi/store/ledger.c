@@ -1,0 +1,88 @@
+/* store/ledger.c: the audit trail, the LLM usage ledger and the counts
+ * the metrics page shows. */
+#include "store/store_int.h"
+
+#include <string.h>
+
+int audit_at(struct store *st, const char *now, const char *space, const char *actor,
+             const char *action, const char *target)
+{
+    int rc;
+    target = target ? target : "";
+    rc = stmt_run(st, S_AUDIT, "ttttt", now, space, actor, action, target);
+    if (rc == STORE_OK && st->audit_hook) {
+        const char *fields[] = {now, space, actor, action, target};
+        size_t len = st->audit_pending.len;
+        for (int i = 0; i < 5; i++)
+            if (buf_add(&st->audit_pending, fields[i], strlen(fields[i]) + 1)) {
+                st->audit_pending.len = len; /* too many rows: the log misses these */
+                st->audit_pending.data[len] = '\0';
+                break;
+            }
+        if (st->tx_depth == 0)
+            audit_flush(st);
+    }
+    return rc;
+}
+
+int store_audit(struct store *st, const char *space, const char *actor, const char *action,
+                const char *target)
+{
+    char now[20];
+    time_utc_text(now);
+    return audit_at(st, now, space, actor, action, target);
+}
+
+int store_llm_call_add(struct store *st, const char *space, const char *purpose, const char *model,
+                       long prompt_tokens, long completion_tokens, long latency_ms,
+                       const char *outcome)
+{
+    char now[27];
+    time_utc_iso_micro(now);
+    return stmt_run(st, S_LLM_CALL_ADD, "tttllltt", space ? space : "", purpose, model,
+                    prompt_tokens, completion_tokens, latency_ms, outcome, now);
+}
+
+int store_llm_usage(struct store *st, const char *space, const char *since,
+                    void (*each)(const struct llm_usage *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_bind(st, S_LLM_USAGE, "tt", space, since ? since : "");
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct llm_usage u = {col_text(s, 0),
+                              col_text(s, 1),
+                              (long)sqlite3_column_int64(s, 2),
+                              (long)sqlite3_column_int64(s, 3),
+                              (long)sqlite3_column_int64(s, 4),
+                              (long)sqlite3_column_int64(s, 5),
+                              (long)sqlite3_column_int64(s, 6)};
+        each(&u, ctx);
+    }
+    return rows_end(s, rc);
+}
+
+int store_space_counts(struct store *st, void (*each)(const char *, long, long, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_SPACE_COUNTS);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        each(col_text(s, 0), (long)sqlite3_column_int64(s, 1), (long)sqlite3_column_int64(s, 2),
+             ctx);
+    return rows_end(s, rc);
+}
+
+int store_job_counts(struct store *st, void (*each)(const char *, const char *, long, void *),
+                     void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_JOB_COUNTS);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        each(col_text(s, 0), col_text(s, 1), (long)sqlite3_column_int64(s, 2), ctx);
+    return rows_end(s, rc);
+}

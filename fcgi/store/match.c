@@ -1,0 +1,94 @@
+/* store/match.c: full-text search candidates: a store_match_query rendered
+ * into an FTS5 expression over knowledge_fts or knowledge_head. */
+#include "store/store_int.h"
+
+#include <stdint.h>
+
+/* The terms joined by the query's operator: each quoted (inner quotes
+ * doubled, so a term never becomes FTS5 syntax), with * for a prefix term. */
+static void add_terms(struct buf *out, const struct store_match_query *q)
+{
+    const char *op = q->op == MATCH_OR ? "OR" : "AND";
+    for (size_t i = 0; i < q->n_terms; i++) {
+        if (i)
+            buf_addf(out, " %s ", op);
+        buf_addch(out, '"');
+        for (const char *p = q->terms[i]; *p; p++) {
+            if (*p == '"')
+                buf_addch(out, '"');
+            buf_addch(out, *p);
+        }
+        buf_adds(out, q->prefix ? "\"*" : "\"");
+    }
+}
+
+/* The FTS5 expression of q: the terms anywhere (no fields), or in each of
+ * the fields ("{title} : (...) AND {tags} : (...)"). */
+static void match_expr(struct buf *out, const struct store_match_query *q)
+{
+    static const struct {
+        unsigned field;
+        const char *column;
+    } columns[] = {{MATCH_TITLE, "title"}, {MATCH_TAGS, "tags"}, {MATCH_STEM, "stem"}};
+    buf_reset(out);
+    if (!q->fields) {
+        add_terms(out, q);
+        return;
+    }
+    for (size_t c = 0; c < sizeof columns / sizeof *columns; c++) {
+        if (!(q->fields & columns[c].field))
+            continue;
+        if (out->len)
+            buf_adds(out, " AND ");
+        buf_addf(out, "{%s} : (", columns[c].column);
+        add_terms(out, q);
+        buf_addch(out, ')');
+    }
+}
+
+static const char *col_or_empty(sqlite3_stmt *s, int i)
+{
+    const char *v = (const char *)sqlite3_column_text(s, i);
+    return v ? v : "";
+}
+
+int store_knowledge_match(struct store *st, const char *space, const struct store_match_query *q,
+                          long long *last, int (*each)(const struct match_row *, void *), void *ctx)
+{
+    const struct knowledge_filter *f = q->f;
+    long long below = q->below > 0 ? q->below : INT64_MAX; /* a bound FTS5 can seek to */
+    struct buf match;
+    sqlite3_stmt *s;
+    int rc;
+    buf_init(&match, 1 << 16);
+    match_expr(&match, q);
+    s = stmt_bind(st, q->index == MATCH_HEAD ? S_MATCH_HEAD : S_MATCH, "ttitlL", match.data, space,
+                  f ? (int)f->types : 0, f ? f->category : NULL, q->limit, below);
+    if (!s) {
+        buf_release(&match);
+        return STORE_ERROR;
+    }
+    if (last)
+        *last = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct match_row r;
+        r.seq = sqlite3_column_int64(s, 0);
+        r.id = col_or_empty(s, 1);
+        r.category = col_or_empty(s, 2);
+        r.path = col_or_empty(s, 3);
+        r.title = col_or_empty(s, 4);
+        r.tags = col_or_empty(s, 5);
+        r.body = col_or_empty(s, 6);
+        r.source = col_or_empty(s, 7);
+        r.updated_at = col_or_empty(s, 8);
+        r.always_apply = sqlite3_column_int(s, 9);
+        r.scenario = col_or_empty(s, 10);
+        if (last)
+            *last = r.seq;
+        if (each(&r, ctx))
+            break;
+    }
+    rc = rows_end(s, rc);
+    buf_release(&match);
+    return rc;
+}

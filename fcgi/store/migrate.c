@@ -1,0 +1,282 @@
+/* store/migrate.c: the numbered schema migrations (tracked by user_version)
+ * and the copy made before an older database is migrated. */
+#include "store/store_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The file stem of a path with at most one folder: "a/b.md" -> "b". */
+#define STEM_SQL(p)                                                                                \
+    "substr(substr(" p ", instr(" p ", '/') + 1), 1,"                                              \
+    " length(substr(" p ", instr(" p ", '/') + 1)) - 3)"
+
+/* ---- schema: numbered migrations, applied in order, tracked by user_version ---- */
+
+static const char *const migrations[] = {
+    /* 1: foundation */
+    "CREATE TABLE spaces(name TEXT PRIMARY KEY, created_at TEXT NOT NULL);"
+    "CREATE TABLE tokens("
+    "  id TEXT PRIMARY KEY, hash BLOB NOT NULL, space TEXT NOT NULL REFERENCES spaces(name),"
+    "  role TEXT NOT NULL CHECK(role IN ('admin','editor','agent','reader')),"
+    "  label TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL, last_used_at TEXT,"
+    "  revoked_at TEXT);"
+    "CREATE TABLE knowledge("
+    "  seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, space TEXT NOT NULL,"
+    "  category TEXT NOT NULL CHECK(category IN ('rules','experiences')),"
+    "  path TEXT NOT NULL, title TEXT NOT NULL, description TEXT NOT NULL DEFAULT '',"
+    "  tags TEXT NOT NULL DEFAULT '[]', types INTEGER NOT NULL DEFAULT 0,"
+    "  scenario TEXT NOT NULL DEFAULT '', content TEXT NOT NULL DEFAULT '',"
+    "  always_apply INTEGER NOT NULL DEFAULT 1, source TEXT NOT NULL DEFAULT 'manual',"
+    "  urls TEXT NOT NULL DEFAULT '[]', agent_id TEXT NOT NULL DEFAULT '',"
+    "  message_id TEXT NOT NULL DEFAULT '', source_ts TEXT NOT NULL DEFAULT '',"
+    "  score INTEGER NOT NULL DEFAULT 3 CHECK(score BETWEEN 1 AND 5),"
+    "  helpful INTEGER NOT NULL DEFAULT 0, harmful INTEGER NOT NULL DEFAULT 0,"
+    "  irrelevant INTEGER NOT NULL DEFAULT 0, unused INTEGER NOT NULL DEFAULT 0,"
+    "  neutral INTEGER NOT NULL DEFAULT 0,"
+    "  status TEXT NOT NULL DEFAULT 'active' CHECK(status IN ('active','deleted','merged')),"
+    "  merged_into TEXT, version INTEGER NOT NULL DEFAULT 1,"
+    "  created_at TEXT NOT NULL, updated_at TEXT NOT NULL,"
+    "  meta TEXT NOT NULL DEFAULT '{}', document TEXT NOT NULL DEFAULT '');"
+    "CREATE UNIQUE INDEX knowledge_active_path ON knowledge(space, category, path)"
+    "  WHERE status = 'active';"
+    "CREATE INDEX knowledge_space_status ON knowledge(space, status, seq);"
+    "CREATE TABLE knowledge_cases("
+    "  seq INTEGER PRIMARY KEY, space TEXT NOT NULL, knowledge_id TEXT NOT NULL,"
+    "  kind TEXT NOT NULL CHECK(kind IN ('helpful','harmful')), case_id TEXT NOT NULL,"
+    "  scenario TEXT NOT NULL DEFAULT '', result TEXT NOT NULL DEFAULT '',"
+    "  agent_id TEXT NOT NULL DEFAULT '', trace_id TEXT NOT NULL DEFAULT '',"
+    "  goal_id TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL,"
+    "  UNIQUE(knowledge_id, kind, case_id));"
+    "CREATE TABLE knowledge_revisions("
+    "  space TEXT NOT NULL, knowledge_id TEXT NOT NULL, version INTEGER NOT NULL,"
+    "  document TEXT NOT NULL, actor TEXT NOT NULL, reason TEXT NOT NULL,"
+    "  created_at TEXT NOT NULL, PRIMARY KEY(knowledge_id, version)) WITHOUT ROWID;"
+    "CREATE TABLE knowledge_feedback("
+    "  seq INTEGER PRIMARY KEY, space TEXT NOT NULL, knowledge_id TEXT NOT NULL,"
+    "  feedback TEXT NOT NULL, actor TEXT NOT NULL,"
+    "  status TEXT NOT NULL DEFAULT 'pending', created_at TEXT NOT NULL);"
+    "CREATE INDEX knowledge_feedback_entry ON knowledge_feedback(knowledge_id);"
+    "CREATE TABLE audit("
+    "  seq INTEGER PRIMARY KEY, ts TEXT NOT NULL, space TEXT NOT NULL,"
+    "  actor TEXT NOT NULL, action TEXT NOT NULL, target TEXT NOT NULL DEFAULT '');",
+
+    /* 2: the full-text index of active entries, kept in step by triggers. It
+     * is contentless (the text lives in knowledge) and uses the "knowhub"
+     * tokenizer registered at open, the same one queries use. Counter and
+     * score updates do not touch it (UPDATE OF lists the indexed columns). */
+    "CREATE VIRTUAL TABLE knowledge_fts USING fts5("
+    "  title, tags, stem, scenario, body, content='', tokenize='knowhub');"
+    "CREATE TRIGGER knowledge_fts_insert AFTER INSERT ON knowledge"
+    "  WHEN new.status = 'active' BEGIN"
+    "  INSERT INTO knowledge_fts(rowid, title, tags, stem, scenario, body)"
+    "    VALUES(new.seq, new.title, new.tags, " STEM_SQL(
+        "new.path") ", new.scenario, new.content);"
+                    "END;"
+                    "CREATE TRIGGER knowledge_fts_update"
+                    "  AFTER UPDATE OF title, tags, path, scenario, content, status ON knowledge "
+                    "BEGIN"
+                    "  INSERT INTO knowledge_fts(knowledge_fts, rowid, title, tags, stem, "
+                    "scenario, body)"
+                    "    SELECT 'delete', old.seq, old.title, old.tags, " STEM_SQL(
+                        "old.path") ","
+                                    "      old.scenario, old.content WHERE old.status = 'active';"
+                                    "  INSERT INTO knowledge_fts(rowid, title, tags, stem, "
+                                    "scenario, body)"
+                                    "    SELECT new.seq, new.title, new.tags, " STEM_SQL(
+                                        "new.path") ", new.scenario,"
+                                                    "      new.content WHERE new.status = 'active';"
+                                                    "END;"
+                                                    "INSERT INTO knowledge_fts(rowid, title, tags, "
+                                                    "stem, scenario, body)"
+                                                    "  SELECT seq, title, tags, " STEM_SQL(
+                                                        "path") ", scenario, content FROM knowledge"
+                                                                "  WHERE status = 'active';",
+
+    /* 3: traces and their knowledge log. */
+    "CREATE TABLE traces("
+    "  space TEXT NOT NULL, trace_id TEXT NOT NULL, task TEXT NOT NULL DEFAULT '',"
+    "  created_at TEXT NOT NULL, PRIMARY KEY(space, trace_id)) WITHOUT ROWID;"
+    "CREATE INDEX traces_created ON traces(space, created_at);"
+    "CREATE TABLE knowledge_log("
+    "  id INTEGER PRIMARY KEY, space TEXT NOT NULL, trace_id TEXT NOT NULL,"
+    "  knowledge_id TEXT NOT NULL, goal_id TEXT NOT NULL DEFAULT '',"
+    "  injected_at_sequence INTEGER NOT NULL DEFAULT 0, injected_at TEXT NOT NULL,"
+    "  task TEXT NOT NULL DEFAULT '', content TEXT NOT NULL DEFAULT '',"
+    "  eval_status TEXT CHECK(eval_status IN"
+    "    ('irrelevant','unused','helpful','harmful','neutral')),"
+    "  eval_reason TEXT, evaluated_at TEXT, evaluated_at_trigger TEXT);"
+    "CREATE INDEX knowledge_log_trace ON knowledge_log(space, trace_id, id);"
+    "CREATE INDEX knowledge_log_entry ON knowledge_log(knowledge_id, id);"
+    "CREATE TABLE trace_rollups("
+    "  space TEXT NOT NULL, trace_id TEXT NOT NULL, knowledge_id TEXT NOT NULL,"
+    "  status TEXT NOT NULL, created_at TEXT NOT NULL,"
+    "  PRIMARY KEY(space, trace_id, knowledge_id, status)) WITHOUT ROWID;",
+
+    /* 4: browser logins (cookie sessions) and analysis sessions. */
+    "CREATE TABLE logins("
+    "  hash BLOB PRIMARY KEY, token_id TEXT NOT NULL REFERENCES tokens(id),"
+    "  csrf TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE sessions("
+    "  space TEXT NOT NULL, id TEXT NOT NULL, title TEXT NOT NULL DEFAULT '',"
+    "  document TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,"
+    "  PRIMARY KEY(space, id)) WITHOUT ROWID;",
+
+    /* 5: the LLM usage ledger and background jobs. */
+    "CREATE TABLE llm_calls("
+    "  id INTEGER PRIMARY KEY, space TEXT NOT NULL, purpose TEXT NOT NULL, model TEXT NOT NULL,"
+    "  prompt_tokens INTEGER NOT NULL DEFAULT 0, completion_tokens INTEGER NOT NULL DEFAULT 0,"
+    "  latency_ms INTEGER NOT NULL DEFAULT 0, outcome TEXT NOT NULL, created_at TEXT NOT NULL);"
+    "CREATE INDEX llm_calls_space ON llm_calls(space, created_at);"
+    "CREATE TABLE jobs("
+    "  id TEXT PRIMARY KEY, space TEXT NOT NULL, kind TEXT NOT NULL,"
+    "  status TEXT NOT NULL CHECK(status IN ('queued','running','done','failed')),"
+    "  progress INTEGER NOT NULL DEFAULT 0, total INTEGER NOT NULL DEFAULT 0,"
+    "  params TEXT NOT NULL DEFAULT '{}', result TEXT, error TEXT, actor TEXT NOT NULL,"
+    "  created_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
+    "CREATE INDEX jobs_status ON jobs(status, created_at);"
+    "CREATE INDEX jobs_space ON jobs(space, created_at);",
+
+    /* 6: a second, small full-text index over the head fields (title, tags,
+     * stem) that searches visit first: its doclists hold only entries with
+     * the word in their head, so the common queries read a fraction of
+     * knowledge_fts; prefix indexes serve 1-character (a lone Han character)
+     * and 3-character ("qua") prefixes without merging doclists. */
+    "CREATE VIRTUAL TABLE knowledge_head USING fts5("
+    "  title, tags, stem, content='', tokenize='knowhub', prefix='1 3');"
+    "CREATE TRIGGER knowledge_head_insert AFTER INSERT ON knowledge"
+    "  WHEN new.status = 'active' BEGIN"
+    "  INSERT INTO knowledge_head(rowid, title, tags, stem)"
+    "    VALUES(new.seq, new.title, new.tags, " STEM_SQL(
+        "new.path") ");"
+                    "END;"
+                    "CREATE TRIGGER knowledge_head_update AFTER UPDATE OF title, tags, path, "
+                    "status ON knowledge"
+                    "  BEGIN"
+                    "  INSERT INTO knowledge_head(knowledge_head, rowid, title, tags, stem)"
+                    "    SELECT 'delete', old.seq, old.title, old.tags, " STEM_SQL(
+                        "old.path") "    WHERE old.status = 'active';"
+                                    "  INSERT INTO knowledge_head(rowid, title, tags, stem)"
+                                    "    SELECT new.seq, new.title, new.tags, " STEM_SQL(
+                                        "new.path") "    WHERE new.status = 'active';"
+                                                    "END;"
+                                                    "INSERT INTO knowledge_head(rowid, title, "
+                                                    "tags, stem)"
+                                                    "  SELECT seq, title, tags, " STEM_SQL(
+                                                        "path") " FROM knowledge WHERE status = "
+                                                                "'active';",
+};
+#define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
+
+int store_schema_version(struct store *st)
+{
+    sqlite3_stmt *s;
+    int v = -1;
+    if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    return v;
+}
+
+int store_schema_latest(void)
+{
+    return MIGRATION_COUNT;
+}
+
+void store_upgrade_init(struct store_upgrade *up)
+{
+    up->from_version = -1;
+    up->to_version = -1;
+    up->why = "";
+    buf_init(&up->backup, 4096);
+}
+
+void store_upgrade_release(struct store_upgrade *up)
+{
+    buf_release(&up->backup);
+}
+
+/* Copy the database at version old into dir (NULL: the directory of path)
+ * as knowhub-v<old>-<UTC time>.db, named in *backup; never over an existing
+ * file. 0, or -1 with the reason in *why. */
+int backup_before_migrating(struct store *st, const char *path, const char *dir, int old,
+                            struct buf *backup, const char **why)
+{
+    char stamp[20];
+    time_t now = time(NULL);
+    struct tm tm;
+    int fd, rc;
+    buf_reset(backup);
+    if (dir) {
+        buf_adds(backup, dir);
+    } else {
+        const char *slash = strrchr(path, '/');
+        if (slash)
+            buf_add(backup, path, slash == path ? 1 : (size_t)(slash - path));
+        else
+            buf_adds(backup, ".");
+        /* the directory of an existing database exists: nothing to create */
+    }
+    if (dir && mkdir(dir, 0700) && errno != EEXIST) {
+        *why = strerror(errno);
+        return -1;
+    }
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    if (buf_addf(backup, "/knowhub-v%d-%s.db", old, stamp)) {
+        *why = "the path is too long";
+        return -1;
+    }
+    /* A new, empty file of our own: a second start within the same second
+     * must not overwrite the first copy. */
+    fd = open(backup->data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        *why = strerror(errno);
+        return -1;
+    }
+    close(fd);
+    rc = store_backup(st, backup->data);
+    if (rc) {
+        *why = rc == STORE_FULL ? "the disk is full" : "the copy failed";
+        unlink(backup->data);
+    }
+    return rc ? -1 : 0;
+}
+
+int schema_migrate(struct store *st, int *version)
+{
+    int rc = STORE_OK;
+    if ((rc = store_begin(st)))
+        return rc;
+    /* Read again inside the write lock: another process may have migrated
+     * since the caller looked. */
+    *version = store_schema_version(st);
+    if (*version < 0) {
+        rc = STORE_ERROR;
+        goto out;
+    }
+    if (*version > MIGRATION_COUNT) {
+        rc = STORE_TOO_NEW;
+        goto out;
+    }
+    for (int v = *version; v < MIGRATION_COUNT; v++) {
+        char pragma[48];
+        if ((rc = db_exec(st, migrations[v])))
+            goto out;
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
+        if ((rc = db_exec(st, pragma)))
+            goto out;
+    }
+out:
+    if (rc) {
+        store_rollback(st);
+        return rc;
+    }
+    return store_commit(st);
+}

@@ -1,0 +1,264 @@
+/* store/statements.c: the SQL of every prepared statement, by stmt_id. */
+#include "store/store_int.h"
+
+/* The JSON snapshot of an entry row kept in knowledge_revisions.document. */
+#define SNAPSHOT_JSON                                                                              \
+    "json_object('id',id,'category',category,'path',path,'title',title,"                           \
+    "'description',description,'tags',json(tags),'types',types,'scenario',scenario,"               \
+    "'content',content,'always_apply',always_apply,'source',source,'urls',json(urls),"             \
+    "'agent_id',agent_id,'message_id',message_id,'source_ts',source_ts,'score',score,"             \
+    "'status',status,'merged_into',merged_into,'updated_at',updated_at,'meta',json(meta),"         \
+    "'document',document)"
+
+#define KNOWLEDGE_COLUMNS                                                                          \
+    "id, space, category, path, title, description, tags, types, scenario, content,"               \
+    " always_apply, source, urls, agent_id, message_id, source_ts, score, helpful,"                \
+    " harmful, irrelevant, unused, neutral, status, merged_into, version, created_at,"             \
+    " updated_at, meta, document"
+
+/* The columns of a search candidate (S_MATCH*, struct match_row): only what
+ * scoring needs, the content cut to its first 200 characters. */
+#define MATCH_COLUMNS                                                                              \
+    "f.rowid, k.id, k.category, k.path, k.title, k.tags, substr(k.content, 1, 200),"               \
+    " k.source, k.updated_at, k.always_apply, substr(k.scenario, 1, 200)"
+
+#define TRACE_COUNTS                                                                               \
+    "(SELECT count(*) FROM knowledge_log l WHERE l.space = t.space AND l.trace_id = t.trace_id),"  \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status IS NULL),"                                    \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'irrelevant'),"                             \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'unused'),"                                 \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'helpful'),"                                \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'harmful'),"                                \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'neutral')"
+
+#define LOG_COLUMNS                                                                                \
+    "id, trace_id, knowledge_id, goal_id, injected_at_sequence, injected_at, task, content,"       \
+    " eval_status, eval_reason, evaluated_at, evaluated_at_trigger"
+
+#define JOB_COLUMNS                                                                                \
+    "id, space, kind, status, progress, total, params, result, error, actor, created_at,"          \
+    " updated_at"
+
+const char *const stmt_sql[S_COUNT] = {
+    [S_READ_BEGIN] = "BEGIN",
+    [S_READ_END] = "COMMIT",
+    [S_SPACE_ENSURE] = "INSERT OR IGNORE INTO spaces(name, created_at) VALUES(?1, ?2)",
+    [S_TOKEN_COUNT] = "SELECT count(*) FROM tokens",
+    [S_TOKEN_INSERT] = "INSERT INTO tokens(id, hash, space, role, label, created_at)"
+                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+    [S_TOKEN_GET] = "SELECT id, space, role, label, created_at, last_used_at, revoked_at, hash"
+                    " FROM tokens WHERE id = ?1",
+    [S_TOKEN_TOUCH] = "UPDATE tokens SET last_used_at = ?2 WHERE id = ?1 AND"
+                      " (last_used_at IS NULL OR last_used_at < datetime(?2, '-60 seconds'))",
+    [S_TOKEN_REVOKE] = "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+    [S_TOKEN_ALL] = "SELECT id, space, role, label, created_at, last_used_at, revoked_at, hash"
+                    " FROM tokens ORDER BY created_at, id",
+    [S_K_ID_EXISTS] = "SELECT 1 FROM knowledge WHERE id = ?1",
+    /* ?4..?18 are the document's fields, as in S_K_UPDATE (bind_document). */
+    [S_K_INSERT] = "INSERT INTO knowledge(id, space, created_at, updated_at, category, path,"
+                   " title, description, tags, types, scenario, content, always_apply, source,"
+                   " urls, agent_id, message_id, meta, document, source_ts, score, helpful,"
+                   " harmful, irrelevant, unused, neutral, status, merged_into, version)"
+                   " VALUES(?1, ?2, ?3, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+                   " ?15, ?16, ?17, ?18, ?19, ?20, 0, 0, 0, 0, 0, 'active', NULL, 1)",
+    [S_K_GET] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
+                " WHERE id = ?1 AND space = ?2 AND (?3 OR status = 'active')",
+    [S_K_ACTIVE] = "SELECT 1 FROM knowledge WHERE id = ?1 AND space = ?2 AND status = 'active'",
+    [S_K_LIST] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
+                 " WHERE space = ?1 AND status = 'active' AND (?2 = 0 OR types & ?2 != 0)"
+                 " AND (?3 IS NULL OR category = ?3) ORDER BY seq DESC LIMIT ?4 OFFSET ?5",
+    [S_K_COUNT] = "SELECT count(*) FROM knowledge"
+                  " WHERE space = ?1 AND status = 'active' AND (?2 = 0 OR types & ?2 != 0)"
+                  " AND (?3 IS NULL OR category = ?3)",
+    [S_K_SPACE_OF] = "SELECT 1 FROM knowledge WHERE id = ?1 AND space = ?2",
+    [S_CASE_INSERT] = "INSERT OR IGNORE INTO knowledge_cases(space, knowledge_id, kind, case_id,"
+                      " scenario, result, agent_id, trace_id, goal_id, created_at)"
+                      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    [S_CASE_BUMP_HELPFUL] = "UPDATE knowledge SET helpful = helpful + 1 WHERE id = ?1",
+    [S_CASE_BUMP_HARMFUL] = "UPDATE knowledge SET harmful = harmful + 1 WHERE id = ?1",
+    [S_CASES] = "SELECT kind, case_id, scenario, result, agent_id, trace_id, goal_id,"
+                " created_at FROM (SELECT * FROM knowledge_cases WHERE knowledge_id = ?1"
+                " AND kind = ?2 ORDER BY seq DESC LIMIT ?3) ORDER BY seq",
+    [S_K_SET_SCORE] = "UPDATE knowledge SET score = ?3, version = version + 1, updated_at = ?4"
+                      " WHERE id = ?1 AND space = ?2 AND status = 'active' AND score != ?3",
+    [S_FEEDBACK_INSERT] = "INSERT INTO knowledge_feedback(space, knowledge_id, feedback, actor,"
+                          " created_at) VALUES(?1, ?2, ?3, ?4, ?5)",
+    [S_K_DELETE] = "UPDATE knowledge SET status = 'deleted', version = version + 1,"
+                   " updated_at = ?3 WHERE id = ?1 AND space = ?2 AND status = 'active'",
+    [S_REVISION_ADD] = "INSERT INTO knowledge_revisions(space, knowledge_id, version, document,"
+                       " actor, reason, created_at) SELECT space, id, version, " SNAPSHOT_JSON
+                       ", ?2, ?3, ?4 FROM knowledge WHERE id = ?1",
+    [S_REVISIONS] = "SELECT version, document, actor, reason, created_at"
+                    " FROM knowledge_revisions WHERE knowledge_id = ?1 AND space = ?2"
+                    " ORDER BY version DESC",
+    [S_REVISION_DOC] = "SELECT document FROM knowledge_revisions"
+                       " WHERE knowledge_id = ?1 AND space = ?2 AND version = ?3",
+    [S_K_RESTORE] =
+        "UPDATE knowledge SET category = json_extract(?3, '$.category'),"
+        " path = json_extract(?3, '$.path'), title = json_extract(?3, '$.title'),"
+        " description = json_extract(?3, '$.description'),"
+        " tags = json_extract(?3, '$.tags'), types = json_extract(?3, '$.types'),"
+        " scenario = json_extract(?3, '$.scenario'), content = json_extract(?3, '$.content'),"
+        " always_apply = json_extract(?3, '$.always_apply'),"
+        " source = json_extract(?3, '$.source'), urls = json_extract(?3, '$.urls'),"
+        " agent_id = json_extract(?3, '$.agent_id'),"
+        " message_id = json_extract(?3, '$.message_id'),"
+        " source_ts = json_extract(?3, '$.source_ts'), score = json_extract(?3, '$.score'),"
+        " meta = coalesce(json_extract(?3, '$.meta'), '{}'),"
+        " document = coalesce(json_extract(?3, '$.document'), ''),"
+        " status = 'active', merged_into = NULL, version = version + 1, updated_at = ?4"
+        " WHERE id = ?1 AND space = ?2",
+    [S_AUDIT] = "INSERT INTO audit(ts, space, actor, action, target) VALUES(?1, ?2, ?3, ?4, ?5)",
+    [S_K_BY_PATH] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
+                    " WHERE space = ?1 AND category = ?2 AND path = ?3 AND status = 'active'",
+    [S_K_UPDATE] = "UPDATE knowledge SET category = ?4, path = ?5, title = ?6, description = ?7,"
+                   " tags = ?8, types = ?9, scenario = ?10, content = ?11, always_apply = ?12,"
+                   " source = ?13, urls = ?14, agent_id = ?15, message_id = ?16, meta = ?17,"
+                   " document = ?18, version = version + 1, updated_at = ?19"
+                   " WHERE id = ?1 AND space = ?2 AND status = 'active'"
+                   " AND (?3 <= 0 OR version = ?3)",
+    [S_SCAN_CATEGORY] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
+                        " WHERE space = ?1 AND category = ?2 AND status = 'active' ORDER BY path",
+    [S_SCAN_ALWAYS_RULES] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
+                            " WHERE space = ?1 AND category = 'rules' AND status = 'active'"
+                            " AND always_apply = 1 ORDER BY path",
+    [S_SCAN_ACTIVE] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
+                      " WHERE space = ?1 AND status = 'active' ORDER BY category, path",
+    [S_MATCH] = "SELECT " MATCH_COLUMNS " FROM knowledge_fts f JOIN knowledge k"
+                " ON k.seq = f.rowid WHERE knowledge_fts MATCH ?1 AND k.space = ?2"
+                " AND k.status = 'active' AND (?3 = 0 OR k.types & ?3 != 0)"
+                " AND (?4 IS NULL OR k.category = ?4) AND f.rowid < ?6"
+                " ORDER BY f.rowid DESC LIMIT ?5",
+    [S_MATCH_HEAD] = "SELECT " MATCH_COLUMNS " FROM knowledge_head f"
+                     " JOIN knowledge k ON k.seq = f.rowid WHERE knowledge_head MATCH ?1"
+                     " AND k.space = ?2 AND k.status = 'active'"
+                     " AND (?3 = 0 OR k.types & ?3 != 0) AND (?4 IS NULL OR k.category = ?4)"
+                     " AND f.rowid < ?6 ORDER BY f.rowid DESC LIMIT ?5",
+    [S_TRACE_UPSERT] =
+        "INSERT INTO traces(space, trace_id, task, created_at) VALUES(?1, ?2, ?3, ?4)"
+        " ON CONFLICT(space, trace_id) DO UPDATE SET task = excluded.task",
+    [S_TRACE_INSERT] = "INSERT OR IGNORE INTO traces(space, trace_id, task, created_at)"
+                       " VALUES(?1, ?2, '', ?3)",
+    [S_TRACE_GET] = "SELECT t.trace_id, t.task, t.created_at, " TRACE_COUNTS
+                    " FROM traces t WHERE t.space = ?1 AND t.trace_id = ?2",
+    [S_TRACE_LIST] =
+        "SELECT t.trace_id, t.task, t.created_at, " TRACE_COUNTS " FROM traces t WHERE t.space = ?1"
+        " ORDER BY t.created_at DESC, t.trace_id LIMIT ?2 OFFSET ?3",
+    [S_TRACE_COUNT] = "SELECT count(*) FROM traces WHERE space = ?1",
+    [S_LOG_ADD] = "INSERT INTO knowledge_log(space, trace_id, knowledge_id, goal_id,"
+                  " injected_at_sequence, injected_at, task, content)"
+                  " SELECT ?1, ?2, id, ?4, ?5, ?6, scenario, substr(content, 1, 500)"
+                  " FROM knowledge WHERE id = ?3 AND space = ?1 AND status = 'active'",
+    [S_LOG_ALL] = "SELECT " LOG_COLUMNS " FROM knowledge_log WHERE space = ?1 AND trace_id = ?2"
+                  " ORDER BY id LIMIT ?3 OFFSET ?4",
+    [S_LOG_PENDING] = "SELECT " LOG_COLUMNS " FROM knowledge_log WHERE space = ?1"
+                      " AND trace_id = ?2 AND eval_status IS NULL ORDER BY id LIMIT ?3 OFFSET ?4",
+    [S_LOG_COUNT] = "SELECT count(*) FROM knowledge_log WHERE space = ?1 AND trace_id = ?2"
+                    " AND (?3 = 0 OR eval_status IS NULL)",
+    [S_LOG_ENTRY] = "SELECT " LOG_COLUMNS " FROM knowledge_log WHERE knowledge_id = ?1"
+                    " ORDER BY id DESC LIMIT ?2",
+    [S_LOG_FIND_PENDING] = "SELECT id, goal_id FROM knowledge_log WHERE space = ?1"
+                           " AND trace_id = ?2 AND knowledge_id = ?3 AND eval_status IS NULL"
+                           " ORDER BY injected_at_sequence DESC, id DESC LIMIT 1",
+    [S_LOG_SET_EVAL] = "UPDATE knowledge_log SET eval_status = ?2, eval_reason = ?3,"
+                       " evaluated_at = ?4, evaluated_at_trigger = ?5"
+                       " WHERE id = ?1 AND eval_status IS NULL",
+    [S_ROLLUP_INSERT] = "INSERT OR IGNORE INTO trace_rollups(space, trace_id, knowledge_id,"
+                        " status, created_at) VALUES(?1, ?2, ?3, ?4, ?5)",
+    [S_BUMP_IRRELEVANT] = "UPDATE knowledge SET irrelevant = irrelevant + 1 WHERE id = ?1",
+    [S_BUMP_UNUSED] = "UPDATE knowledge SET unused = unused + 1 WHERE id = ?1",
+    [S_BUMP_NEUTRAL] = "UPDATE knowledge SET neutral = neutral + 1 WHERE id = ?1",
+    [S_TRACE_TASK] = "SELECT task FROM traces WHERE space = ?1 AND trace_id = ?2",
+    [S_LOGIN_INSERT] = "INSERT INTO logins(hash, token_id, csrf, created_at, expires_at)"
+                       " VALUES(?1, ?2, ?3, ?4, ?5)",
+    [S_LOGIN_GET] = "SELECT t.id, t.space, t.role, t.label, t.created_at, t.last_used_at,"
+                    " t.revoked_at, t.hash, l.csrf FROM logins l JOIN tokens t ON t.id = l.token_id"
+                    " WHERE l.hash = ?1 AND l.expires_at > ?2",
+    [S_LOGIN_DELETE] = "DELETE FROM logins WHERE hash = ?1",
+    [S_LOGIN_EXPIRE] = "DELETE FROM logins WHERE expires_at <= ?1",
+    [S_SESSION_PUT] = "INSERT INTO sessions(space, id, title, document, created_at, updated_at)"
+                      " VALUES(?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT(space, id) DO UPDATE SET"
+                      " title = excluded.title, document = excluded.document,"
+                      " updated_at = excluded.updated_at",
+    [S_SESSION_GET] = "SELECT id, title, document, created_at, updated_at FROM sessions"
+                      " WHERE space = ?1 AND id = ?2",
+    [S_SESSION_LIST] = "SELECT id, title, NULL, created_at, updated_at FROM sessions"
+                       " WHERE space = ?1 ORDER BY updated_at DESC, id",
+    [S_SESSION_DELETE] = "DELETE FROM sessions WHERE space = ?1 AND id = ?2",
+    [S_LLM_CALL_ADD] = "INSERT INTO llm_calls(space, purpose, model, prompt_tokens,"
+                       " completion_tokens, latency_ms, outcome, created_at)"
+                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [S_LLM_USAGE] = "SELECT purpose, model, count(*), sum(outcome != 'ok'), sum(prompt_tokens),"
+                    " sum(completion_tokens), sum(latency_ms) FROM llm_calls"
+                    " WHERE space = ?1 AND created_at >= ?2 GROUP BY purpose, model"
+                    " ORDER BY purpose, model",
+    [S_JOB_CREATE] = "INSERT INTO jobs(id, space, kind, status, params, actor, created_at,"
+                     " updated_at) VALUES(?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?6)",
+    [S_JOB_GET] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = ?1 AND id = ?2",
+    [S_JOB_COUNTS] = "SELECT kind, status, count(*) FROM jobs GROUP BY kind, status"
+                     " ORDER BY kind, status",
+    /* Both counts walk an index range per space (knowledge_space_status, the
+     * traces' primary key); the largest spaces first. */
+    [S_SPACE_COUNTS] = "SELECT name,"
+                       " (SELECT count(*) FROM knowledge k WHERE k.space = s.name"
+                       "  AND k.status = 'active'),"
+                       " (SELECT count(*) FROM traces t WHERE t.space = s.name)"
+                       " FROM spaces s ORDER BY 2 DESC, 3 DESC, name",
+    [S_JOB_LIST] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = ?1"
+                   " ORDER BY created_at DESC, id LIMIT ?2",
+    [S_JOB_CLAIM] = "UPDATE jobs SET status = 'running', updated_at = ?1 WHERE id ="
+                    " (SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_at, id LIMIT 1)"
+                    " RETURNING " JOB_COLUMNS,
+    [S_JOB_PROGRESS] = "UPDATE jobs SET progress = ?2, total = ?3, updated_at = ?4 WHERE id = ?1",
+    [S_JOB_FINISH] = "UPDATE jobs SET status = ?2, result = ?3, error = ?4, updated_at = ?5"
+                     " WHERE id = ?1",
+    [S_JOB_REQUEUE] = "UPDATE jobs SET status = 'queued', updated_at = ?1 WHERE status = 'running'",
+    [S_MERGE_COUNTERS] =
+        "UPDATE knowledge SET helpful = knowledge.helpful + m.helpful,"
+        " harmful = knowledge.harmful + m.harmful,"
+        " irrelevant = knowledge.irrelevant + m.irrelevant,"
+        " unused = knowledge.unused + m.unused, neutral = knowledge.neutral + m.neutral"
+        " FROM (SELECT helpful, harmful, irrelevant, unused, neutral"
+        " FROM knowledge WHERE id = ?2) AS m WHERE knowledge.id = ?1",
+    [S_MERGE_CASES] =
+        "INSERT OR IGNORE INTO knowledge_cases(space, knowledge_id, kind, case_id,"
+        " scenario, result, agent_id, trace_id, goal_id, created_at)"
+        " SELECT space, ?1, kind, case_id, scenario, result, agent_id, trace_id,"
+        " goal_id, created_at FROM knowledge_cases WHERE knowledge_id = ?2 ORDER BY seq",
+    [S_MERGE_TOMBSTONE] = "UPDATE knowledge SET status = 'merged', merged_into = ?1,"
+                          " version = version + 1, updated_at = ?3"
+                          " WHERE id = ?2 AND space = ?4 AND status = 'active'"
+                          " AND (?5 <= 0 OR version = ?5)",
+    [S_FEEDBACK_MARK] = "UPDATE knowledge_feedback SET status = ?2 WHERE seq = ?1",
+    [S_DATA_VERSION] = "PRAGMA data_version",
+    [S_CASES_PAGE] = "SELECT kind, case_id, scenario, result, agent_id, trace_id, goal_id,"
+                     " created_at FROM knowledge_cases WHERE knowledge_id = ?1 AND kind = ?2"
+                     " ORDER BY seq LIMIT ?3 OFFSET ?4",
+    [S_CASES_COUNT] = "SELECT count(*) FROM knowledge_cases WHERE knowledge_id = ?1 AND kind = ?2",
+    [S_SCAN_DELETED] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
+                       " WHERE space = ?1 AND status IN ('deleted', 'merged')"
+                       " AND (?2 IS NULL OR category = ?2)"
+                       " ORDER BY updated_at DESC, seq DESC LIMIT 200",
+    /* Only where the document is: category, path and what they decide
+     * (the title and scenario a stem gives, a rule's alwaysApply). */
+    [S_K_MOVE] = "UPDATE knowledge SET category = ?4, path = ?5, title = ?6, scenario = ?7,"
+                 " always_apply = ?8, version = version + 1, updated_at = ?9"
+                 " WHERE id = ?1 AND space = ?2 AND status = 'active' AND version = ?3",
+    /* Another active entry inside the folder ?3 ("?3/..."): '0' follows '/'. */
+    [S_K_FOLDER_TAKEN] = "SELECT 1 FROM knowledge WHERE space = ?1 AND category = ?2"
+                         " AND status = 'active' AND path > ?3 || '/' AND path < ?3 || '0'"
+                         " AND id != ?4 LIMIT 1",
+    [S_K_FILE_TAKEN] = "SELECT 1 FROM knowledge WHERE space = ?1 AND category = ?2"
+                       " AND status = 'active' AND path = ?3 AND id != ?4",
+    [S_K_PLACE] = "SELECT category, path FROM knowledge WHERE id = ?1 AND status = 'active'",
+    [S_SESSION_PUT_IF] = "UPDATE sessions SET title = ?3, document = ?4, updated_at = ?5"
+                         " WHERE space = ?1 AND id = ?2 AND updated_at = ?6",
+    [S_REVISION_TIME] = "SELECT created_at FROM knowledge_revisions"
+                        " WHERE knowledge_id = ?1 AND space = ?2 AND version = ?3",
+};

@@ -1,0 +1,153 @@
+/* store/tokens.c: spaces, API tokens and browser logins. */
+#include "store/store_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int store_space_ensure(struct store *st, const char *space)
+{
+    char now[20];
+    time_utc_text(now);
+    return stmt_run(st, S_SPACE_ENSURE, "tt", space, now);
+}
+
+long store_token_count(struct store *st)
+{
+    sqlite3_stmt *s = stmt_get(st, S_TOKEN_COUNT);
+    long n = -1;
+    if (!s)
+        return -1;
+    if (sqlite3_step(s) == SQLITE_ROW)
+        n = sqlite3_column_int64(s, 0);
+    stmt_finish(s);
+    return n;
+}
+
+void token_record_release(struct token_record *t)
+{
+    free(t->id);
+    free(t->space);
+    free(t->role);
+    free(t->label);
+    free(t->created_at);
+    free(t->last_used_at);
+    free(t->revoked_at);
+    memset(t, 0, sizeof *t);
+}
+
+int store_token_insert(struct store *st, const char *id, const unsigned char hash[32],
+                       const char *space, const char *role, const char *label)
+{
+    char now[20];
+    int rc;
+    if ((rc = store_begin(st)))
+        return rc;
+    if ((rc = store_space_ensure(st, space)))
+        return tx_end(st, rc);
+    time_utc_text(now);
+    rc = stmt_run(st, S_TOKEN_INSERT, "thtttt", id, hash, space, role, label ? label : "", now);
+    if (rc == STORE_OK)
+        rc = store_audit(st, space, "operator", "token.create", id);
+    return tx_end(st, rc);
+}
+
+static void token_from_row(sqlite3_stmt *s, struct token_record *t)
+{
+    const void *hash = sqlite3_column_blob(s, 7);
+    t->id = col_dup(s, 0);
+    t->space = col_dup(s, 1);
+    t->role = col_dup(s, 2);
+    t->label = col_dup(s, 3);
+    t->created_at = col_dup(s, 4);
+    t->last_used_at = col_dup(s, 5);
+    t->revoked_at = col_dup(s, 6);
+    memset(t->hash, 0, sizeof t->hash);
+    if (hash && sqlite3_column_bytes(s, 7) == 32)
+        memcpy(t->hash, hash, 32);
+}
+
+int store_token_get(struct store *st, const char *id, struct token_record *out)
+{
+    sqlite3_stmt *s = stmt_bind(st, S_TOKEN_GET, "t", id);
+    int rc;
+    memset(out, 0, sizeof *out);
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        token_from_row(s, out);
+    return row_end(s, rc);
+}
+
+int store_token_touch(struct store *st, const char *id)
+{
+    char now[20];
+    time_utc_text(now);
+    return stmt_run(st, S_TOKEN_TOUCH, "tt", id, now);
+}
+
+int store_token_revoke(struct store *st, const char *id)
+{
+    char now[20];
+    int rc;
+    time_utc_text(now);
+    rc = stmt_run(st, S_TOKEN_REVOKE, "tt", id, now);
+    return rc == STORE_OK && rows_changed(st) == 0 ? STORE_NOT_FOUND : rc;
+}
+
+int store_token_each(struct store *st, int (*each)(const struct token_record *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_get(st, S_TOKEN_ALL);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct token_record t;
+        int stop;
+        token_from_row(s, &t);
+        stop = each(&t, ctx);
+        token_record_release(&t);
+        if (stop)
+            break;
+    }
+    return rows_end(s, rc);
+}
+
+/* ---- browser logins ---- */
+
+int store_login_insert(struct store *st, const unsigned char hash[32], const char *token_id,
+                       const char *csrf, long lifetime_seconds)
+{
+    char now[20], expires[20];
+    int rc;
+    if ((rc = store_begin(st)))
+        return rc;
+    time_utc_text(now);
+    time_utc_text_offset(expires, lifetime_seconds);
+    /* expired logins go as new ones come */
+    if ((rc = stmt_run(st, S_LOGIN_EXPIRE, "t", now)))
+        return tx_end(st, rc);
+    return tx_end(st, stmt_run(st, S_LOGIN_INSERT, "htttt", hash, token_id, csrf, now, expires));
+}
+
+int store_login_get(struct store *st, const unsigned char hash[32], struct token_record *token,
+                    char **csrf)
+{
+    char now[20];
+    int rc;
+    sqlite3_stmt *s;
+    memset(token, 0, sizeof *token);
+    *csrf = NULL;
+    time_utc_text(now);
+    if (!(s = stmt_bind(st, S_LOGIN_GET, "ht", hash, now)))
+        return STORE_ERROR;
+    if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        token_from_row(s, token);
+        *csrf = col_dup(s, 8);
+    }
+    return row_end(s, rc);
+}
+
+int store_login_delete(struct store *st, const unsigned char hash[32])
+{
+    return stmt_run(st, S_LOGIN_DELETE, "h", hash);
+}

@@ -1,0 +1,193 @@
+/* store/tx.c: a connection's life after it opened: transactions (one
+ * writer at a time in this process), read snapshots, audit rows handed on
+ * at commit, the generation, the online backup and closing. */
+#include "store/store_int.h"
+#include "base/metrics.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void store_close(struct store *st)
+{
+    if (!st)
+        return;
+    while (st->tx_depth)
+        store_rollback(st); /* also releases writer_lock */
+    for (int i = 0; i < S_COUNT; i++)
+        sqlite3_finalize(st->stmt[i]);
+    sqlite3_close(st->db);
+    buf_release(&st->audit_pending);
+    free(st);
+}
+
+void store_set_metrics(struct store *st, struct metrics *m)
+{
+    st->metrics = m;
+}
+
+void store_set_audit_hook(struct store *st, store_audit_fn hook, void *ctx)
+{
+    st->audit_hook = hook;
+    st->audit_ctx = ctx;
+}
+
+const char *store_sqlite_version(void)
+{
+    return sqlite3_libversion();
+}
+
+/* Hand the committed audit rows to the hook and forget them. */
+void audit_flush(struct store *st)
+{
+    const char *p = st->audit_pending.data, *end = p + st->audit_pending.len;
+    while (st->audit_hook && p < end) {
+        const char *f[5];
+        for (int i = 0; i < 5; i++) {
+            f[i] = p;
+            p += strlen(p) + 1;
+        }
+        st->audit_hook(st->audit_ctx, f[0], f[1], f[2], f[3], f[4]);
+    }
+    buf_reset(&st->audit_pending);
+}
+
+/* One write transaction at a time in this process: a waiting writer sleeps on
+ * this mutex and wakes as soon as it is free, where SQLite's busy handler would
+ * retry in 1-100 ms sleeps. Initialised before any thread starts; other
+ * processes (the CLI) still meet SQLite's busy timeout. */
+static pthread_mutex_t writer_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int writer_lock_take(struct store *st)
+{
+    struct timespec deadline;
+    if (pthread_mutex_trylock(&writer_lock) == 0)
+        return STORE_OK;
+    metrics_store_event(st->metrics, METRICS_WRITER_WAIT);
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += BUSY_TIMEOUT_MS / 1000;
+    if (pthread_mutex_timedlock(&writer_lock, &deadline) == 0)
+        return STORE_OK;
+    metrics_store_event(st->metrics, METRICS_WRITER_TIMEOUT);
+    return STORE_BUSY;
+}
+
+int store_begin(struct store *st)
+{
+    int rc;
+    if (st->tx_depth == 0 && (rc = writer_lock_take(st)))
+        return rc;
+    rc = db_exec(st, st->tx_depth ? "SAVEPOINT nested" : "BEGIN IMMEDIATE");
+    if (rc == STORE_OK) {
+        if (st->tx_depth == 0)
+            buf_reset(&st->audit_pending);
+        if (st->tx_depth < 8)
+            st->audit_mark[st->tx_depth] = st->audit_pending.len;
+        st->tx_depth++;
+    } else if (st->tx_depth == 0)
+        pthread_mutex_unlock(&writer_lock);
+    return rc;
+}
+
+int store_commit(struct store *st)
+{
+    int rc;
+    if (st->tx_depth == 0)
+        return STORE_ERROR;
+    rc = db_exec(st, st->tx_depth > 1 ? "RELEASE nested" : "COMMIT");
+    if (rc == STORE_OK) {
+        if (--st->tx_depth == 0) {
+            pthread_mutex_unlock(&writer_lock);
+            audit_flush(st);
+        }
+    } else {
+        store_rollback(st);
+    }
+    return rc;
+}
+
+void store_rollback(struct store *st)
+{
+    if (st->tx_depth == 0)
+        return;
+    if (st->tx_depth > 1)
+        db_exec(st, "ROLLBACK TO nested; RELEASE nested");
+    else
+        db_exec(st, "ROLLBACK");
+    if (--st->tx_depth < 8)
+        st->audit_pending.len = st->audit_mark[st->tx_depth];
+    st->audit_pending.data[st->audit_pending.len] = '\0';
+    if (st->tx_depth == 0)
+        pthread_mutex_unlock(&writer_lock);
+}
+
+void store_read_begin(struct store *st)
+{
+    sqlite3_stmt *s;
+    if (st->read_depth++ || st->tx_depth)
+        return; /* already inside one snapshot */
+    s = stmt_get(st, S_READ_BEGIN);
+    st->read_open = s && step_done(s) == STORE_OK;
+}
+
+void store_read_end(struct store *st)
+{
+    sqlite3_stmt *s;
+    if (st->read_depth == 0 || --st->read_depth || !st->read_open)
+        return;
+    st->read_open = 0;
+    s = stmt_get(st, S_READ_END);
+    if (!s || step_done(s) != STORE_OK)
+        db_exec(st, "ROLLBACK");
+}
+
+/* End a write: commit when rc is STORE_OK, else roll back; returns the final status. */
+int tx_end(struct store *st, int rc)
+{
+    if (rc == STORE_OK)
+        return store_commit(st);
+    store_rollback(st);
+    return rc;
+}
+
+int store_backup(struct store *st, const char *path)
+{
+    sqlite3 *dest;
+    sqlite3_backup *b;
+    int rc;
+    if (sqlite3_open_v2(path, &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        sqlite3_close(dest);
+        return STORE_READONLY;
+    }
+    b = sqlite3_backup_init(dest, "main", st->db, "main");
+    if (!b) {
+        sqlite3_close(dest);
+        return STORE_ERROR;
+    }
+    /* In steps, so writers are never blocked for long while the copy runs. */
+    do {
+        rc = sqlite3_backup_step(b, 256);
+        if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+            sqlite3_sleep(20);
+    } while (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
+    sqlite3_backup_finish(b);
+    rc = rc == SQLITE_DONE ? sqlite3_errcode(dest) : rc;
+    sqlite3_close(dest);
+    return status_of(rc);
+}
+
+uint64_t store_generation(struct store *st)
+{
+    sqlite3_stmt *s = stmt_get(st, S_DATA_VERSION);
+    uint64_t other = 0;
+    if (s && sqlite3_step(s) == SQLITE_ROW)
+        other = (uint64_t)sqlite3_column_int64(s, 0);
+    if (s)
+        stmt_finish(s);
+    /* data_version moves with other connections' commits, total_changes with
+     * this connection's own writes: together, any change anywhere. */
+    return (other << 32) ^ (uint64_t)sqlite3_total_changes64(st->db);
+}
