@@ -1,6 +1,7 @@
 /* http: request/response plumbing, query parsing, JSON bodies, envelopes. */
 #include "http/http.h"
 #include "base/jfield.h"
+#include "service/auth.h"
 #include "store/store.h"
 #include "base/util.h"
 
@@ -508,4 +509,12 @@ void reply_store_error(struct response *res, int store_status, const char *what)
     store_status_error(store_status, what, &e);
     reply_error_of(res, &e);
     error_release(&e);
+}
+
+int http_may_change_or_403(const struct identity *who, struct response *res, const char *category)
+{
+    if (auth_may_change(who, category))
+        return 0;
+    reply_error_key(res, 403, E_FORBIDDEN, "rules_admin_only", "Only admins may change rules");
+    return -1;
 }

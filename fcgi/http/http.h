@@ -167,6 +167,10 @@ void error_param_int(struct response *res, const char *name, long long value);
 void reply_error_of(struct response *res, struct error *e);
 /* The error envelope for a store status (NOT_FOUND, CONFLICT, 503, 500). */
 void reply_store_error(struct response *res, int store_status, const char *what);
+/* Rules are changed by admins only (auth_may_change): 0 when who may change
+ * an entry of category, else reply 403 FORBIDDEN (key rules_admin_only) and
+ * return -1. */
+int http_may_change_or_403(const struct identity *who, struct response *res, const char *category);
 
 /* The CGI response head (Status, Content-Type, Content-Length when >= 0,
  * X-Request-Id, Cache-Control, the extra headers, blank line) into out. */
