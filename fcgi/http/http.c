@@ -356,30 +356,35 @@ const char *json_text(struct json_object *o)
                                           JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
+void reply_too_large(struct response *res)
+{
+    /* Asked for more than an answer may hold: the caller's to narrow, not a
+     * server fault; the error envelope itself is small. */
+    buf_reset(&res->body);
+    if (res->too_large) {
+        /* Even the error is over a tiny maximum: the error goes out anyway. */
+        res->body.max = HTTP_MAX_RESPONSE;
+        buf_adds(&res->body, "{\"status\":\"error\",\"error\":{\"code\":\"" E_LIMIT_EXCEEDED
+                             "\",\"message\":\"Response too large\",\"retry\":false,"
+                             "\"request_id\":\"");
+        buf_adds(&res->body, res->request_id ? res->request_id : "");
+        buf_adds(&res->body, "\"}}");
+        res->done = 1;
+        return;
+    }
+    res->too_large = 1;
+    error_param_int(res, "max", (long long)res->body.max);
+    reply_error_key(res, 200, E_LIMIT_EXCEEDED, "response_too_large",
+                    "The answer would be over %zu bytes: ask for less (a smaller limit)",
+                    res->body.max);
+}
+
 static void reply_json(struct response *res, struct json_object *envelope)
 {
     buf_reset(&res->body);
     if (buf_adds(&res->body, json_text(envelope))) {
-        /* Asked for more than an answer may hold: the caller's to narrow, not
-         * a server fault; the error envelope itself is small. */
         json_object_put(envelope);
-        buf_reset(&res->body);
-        if (res->too_large) {
-            /* Even the error is over a tiny maximum: the error goes out anyway. */
-            res->body.max = HTTP_MAX_RESPONSE;
-            buf_adds(&res->body, "{\"status\":\"error\",\"error\":{\"code\":\"" E_LIMIT_EXCEEDED
-                                 "\",\"message\":\"Response too large\",\"retry\":false,"
-                                 "\"request_id\":\"");
-            buf_adds(&res->body, res->request_id ? res->request_id : "");
-            buf_adds(&res->body, "\"}}");
-            res->done = 1;
-            return;
-        }
-        res->too_large = 1;
-        error_param_int(res, "max", (long long)res->body.max);
-        reply_error_key(res, 200, E_LIMIT_EXCEEDED, "response_too_large",
-                        "The answer would be over %zu bytes: ask for less (a smaller limit)",
-                        res->body.max);
+        reply_too_large(res);
         return;
     }
     json_object_put(envelope);
