@@ -1,6 +1,6 @@
 /* http: struct request and struct response as handlers see them (never
- * FastCGI), the query string, the JSON body and the response envelopes of
- * DESIGN.md: success {"status":"success","data":...}; application errors are
+ * FastCGI), the query string, the JSON body and the response envelopes
+ * (docs/api.md): success {"status":"success","data":...}; application errors are
  * HTTP 200 {"status":"error","error":{code,message,retry,request_id}}, plus
  * for the errors a person can meet a stable key and its params, which the
  * panel shows in the UI's language (i18n errors.<key>). */
