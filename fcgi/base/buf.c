@@ -32,6 +32,16 @@ void buf_reset(struct buf *b)
         b->data[0] = '\0';
 }
 
+void buf_truncate(struct buf *b, size_t len)
+{
+    if (len > b->len)
+        return;
+    b->len = len;
+    b->failed = 0;
+    if (b->cap)
+        b->data[len] = '\0';
+}
+
 int buf_failed(const struct buf *b)
 {
     return b->failed;

@@ -30,6 +30,10 @@ void buf_init(struct buf *b, size_t max);
 void buf_release(struct buf *b);
 /* Forget the contents and the failure, keep the storage. */
 void buf_reset(struct buf *b);
+/* Cut b back to its first len bytes (len <= b->len, else nothing happens)
+ * and clear the failure: for a caller that drops a piece that did not fit
+ * (a transaction's rows, a list that stops early) and goes on appending. */
+void buf_truncate(struct buf *b, size_t len);
 /* 1 when an append was refused since the last init, reset or release (the
  * text is incomplete), else 0. */
 int buf_failed(const struct buf *b);

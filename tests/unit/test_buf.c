@@ -118,6 +118,13 @@ static void test_sticky_one_line_detach(void)
     CHECK_INT(buf_failed(&b), 1);
     CHECK_INT(buf_add_one_line(&b, "c"), -1);
     CHECK_STR(b.data, "ab");
+    /* buf_truncate drops a tail and clears the failure */
+    buf_truncate(&b, 1);
+    CHECK_INT(buf_failed(&b), 0);
+    CHECK_STR(b.data, "a");
+    CHECK_INT(buf_adds(&b, "b"), 0);
+    buf_truncate(&b, 5); /* past the end: nothing happens */
+    CHECK_INT(b.len, 2);
     p = buf_detach(&b, NULL);
     CHECK_STR(p, "ab");
     free(p);
