@@ -516,7 +516,7 @@ int metrics_render(const struct metrics *m, const struct metrics_gauges *g, stru
     buf_addf(out, "knowhub_cache_bytes %llu\n", FOLD(set, cache_bytes));
     render_llm(out, set);
     render_store(out, set, g);
-    return out->len + 1 >= out->max ? -1 : 0;
+    return buf_failed(out) || out->len + 1 >= out->max ? -1 : 0;
 }
 
 int metrics_loopback_request(const char *remote_addr, const char *forwarded_for,
