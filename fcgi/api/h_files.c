@@ -293,7 +293,7 @@ void h_files_write(struct request *req, struct response *res)
     }
     if (jf_long_or_400(res, body, "expected_version", 1, 1L << 40, 0, &expected_version) ||
         jf_string_or_400(res, body, "expected_updated", 0, 64, &expected_updated) ||
-        auth_may_change_or_403(&req->who, res, t.category))
+        http_may_change_or_403(&req->who, res, t.category))
         goto out;
     if (document_prepare_e(t.category, t.path, content, strlen(content), &doc, &err)) {
         reply_error_of(res, &err);
@@ -488,8 +488,8 @@ void h_files_rename(struct request *req, struct response *res)
         json_object_object_add(nb, "new_path",
                                json_object_get(json_object_object_get(body, "new_path")));
     if (target_or_400(res, nb, "new_path", &to) ||
-        auth_may_change_or_403(&req->who, res, from.category) ||
-        auth_may_change_or_403(&req->who, res, to.category))
+        http_may_change_or_403(&req->who, res, from.category) ||
+        http_may_change_or_403(&req->who, res, to.category))
         goto out;
     /* A write between the read and the move makes the move a CONFLICT in
      * the store (never a write-back of the text read); without an expected
@@ -535,7 +535,7 @@ void h_files_delete(struct request *req, struct response *res)
     if (!body)
         return;
     knowledge_init(&k);
-    if (target_or_400(res, body, "path", &t) || auth_may_change_or_403(&req->who, res, t.category))
+    if (target_or_400(res, body, "path", &t) || http_may_change_or_403(&req->who, res, t.category))
         goto out;
     rc = store_knowledge_get_by_path(req->store, req->who.space, t.category, t.path, &k);
     if (rc == STORE_OK)

@@ -207,7 +207,7 @@ void h_knowledge_create(struct request *req, struct response *res)
                         category);
         goto out;
     }
-    if (auth_may_change_or_403(&req->who, res, category) ||
+    if (http_may_change_or_403(&req->who, res, category) ||
         body_limit_or_400(res, category, content))
         goto out;
     if (path) {
@@ -339,7 +339,7 @@ void h_knowledge_update(struct request *req, struct response *res)
             int denied;
             if (entry_or_404(req, res, 0, &target))
                 goto out;
-            denied = auth_may_change_or_403(&req->who, res, target.category);
+            denied = http_may_change_or_403(&req->who, res, target.category);
             knowledge_release(&target);
             if (denied)
                 goto out;
@@ -387,7 +387,7 @@ void h_knowledge_update(struct request *req, struct response *res)
         int may;
         if ((rc = store_knowledge_get(req->store, req->who.space, req->params[0], 0, &target)))
             goto fail;
-        may = auth_may_change_or_403(&req->who, res, target.category) == 0;
+        may = http_may_change_or_403(&req->who, res, target.category) == 0;
         knowledge_release(&target);
         if (!may) {
             store_rollback(req->store);
@@ -471,7 +471,7 @@ void h_knowledge_delete(struct request *req, struct response *res)
         reply_store_error(res, rc, WHAT);
         return;
     }
-    if (entry_or_404(req, res, 0, &k) || auth_may_change_or_403(&req->who, res, k.category)) {
+    if (entry_or_404(req, res, 0, &k) || http_may_change_or_403(&req->who, res, k.category)) {
         store_rollback(req->store);
         knowledge_release(&k);
         return;
@@ -790,7 +790,7 @@ static void revert_in_tx(struct request *req, struct response *res, long version
     int rc;
     if (entry_or_404(req, res, 1, &k))
         return;
-    if (auth_may_change_or_403(&req->who, res, k.category))
+    if (http_may_change_or_403(&req->who, res, k.category))
         goto out;
     if (!version && strcmp(k.status, "active") != 0 &&
         (rc = store_knowledge_revisions_each(req->store, req->who.space, k.id, last_active,
@@ -820,7 +820,7 @@ static void revert_in_tx(struct request *req, struct response *res, long version
         reply_error(res, 500, E_INTERNAL, "Revision %ld of %s cannot be read", version, k.id);
         goto out;
     }
-    if (auth_may_change_or_403(&req->who, res, want.category))
+    if (http_may_change_or_403(&req->who, res, want.category))
         goto out;
     rc = store_knowledge_revert(req->store, req->who.space, k.id, version, req->who.actor);
     if (rc == STORE_NOT_FOUND) {

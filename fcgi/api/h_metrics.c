@@ -4,12 +4,14 @@
 #include "service/auth.h"
 #include "api/handlers.h"
 #include "base/metrics.h"
+#include "store/store.h"
 
 #define METRICS_MAX_TEXT (4 * 1024 * 1024)
 
 void h_metrics(struct request *req, struct response *res)
 {
     struct buf text;
+    struct metrics_gauges gauges;
     if (!metrics_loopback_request(req->remote_addr, req->forwarded_for, req->forwarded)) {
         int rc = auth_check(req->store, req->authorization, &req->who);
         if (rc == -2) {
@@ -28,7 +30,12 @@ void h_metrics(struct request *req, struct response *res)
         }
     }
     buf_init(&text, METRICS_MAX_TEXT);
-    if (!req->metrics || metrics_render(req->metrics, req->store, &text)) {
+    /* The store's gauges at this moment, read on this thread's connection. */
+    metrics_gauges_init(&gauges, store_sqlite_version());
+    store_ignore(
+        store_space_counts(req->store, metrics_gauges_space, &gauges));      /* unread: no rows */
+    store_ignore(store_job_counts(req->store, metrics_gauges_job, &gauges)); /* unread: no rows */
+    if (!req->metrics || metrics_render(req->metrics, &gauges, &text)) {
         reply_error(res, 500, E_INTERNAL, "The metrics could not be rendered");
     } else {
         buf_reset(&res->body);
@@ -37,5 +44,6 @@ void h_metrics(struct request *req, struct response *res)
         res->status = 200;
         res->done = 1;
     }
+    metrics_gauges_release(&gauges);
     buf_release(&text);
 }

@@ -310,6 +310,8 @@ static int serve(const struct config *cfg)
     struct metrics_set *metrics = NULL;
     struct accesslog *access = NULL, *audit = NULL;
     struct timespec now;
+    const struct route *routes;
+    size_t n_routes;
     struct worker *workers = NULL, jobber = {0};
     int jobber_started = 0;
     struct sigaction sa;
@@ -335,6 +337,9 @@ static int serve(const struct config *cfg)
     /* Threads 0..n-1 are the workers, thread n the job thread. */
     clock_gettime(CLOCK_REALTIME, &now);
     metrics = metrics_set_new((size_t)cfg->threads + 1, (double)now.tv_sec + now.tv_nsec / 1e9);
+    routes = router_table(&n_routes);
+    for (size_t r = 0; r < n_routes; r++)
+        metrics_set_route(metrics, r, routes[r].method, routes[r].pattern);
     access = open_log(cfg, "access.jsonl");
     audit = open_log(cfg, "audit.jsonl");
     for (int i = 0; i < cfg->threads; i++)

@@ -14,6 +14,7 @@ void buf_init(struct buf *b, size_t max)
     b->len = 0;
     b->cap = 0;
     b->max = max;
+    b->failed = 0;
 }
 
 void buf_release(struct buf *b)
@@ -26,8 +27,24 @@ void buf_release(struct buf *b)
 void buf_reset(struct buf *b)
 {
     b->len = 0;
+    b->failed = 0;
     if (b->cap)
         b->data[0] = '\0';
+}
+
+void buf_truncate(struct buf *b, size_t len)
+{
+    if (len > b->len)
+        return;
+    b->len = len;
+    b->failed = 0;
+    if (b->cap)
+        b->data[len] = '\0';
+}
+
+int buf_failed(const struct buf *b)
+{
+    return b->failed;
 }
 
 char *buf_detach(struct buf *b, size_t *len)
@@ -39,12 +56,17 @@ char *buf_detach(struct buf *b, size_t *len)
     return p;
 }
 
-/* Make room for extra more bytes plus the terminating NUL. */
+/* Make room for extra more bytes plus the terminating NUL; refused (and the
+ * buffer failed from now on) past the maximum or once failed. */
 static int buf_grow(struct buf *b, size_t extra)
 {
     size_t need;
-    if (extra > b->max - b->len || b->len + extra > b->max)
+    if (b->failed)
         return -1;
+    if (extra > b->max - b->len || b->len + extra > b->max) {
+        b->failed = 1;
+        return -1;
+    }
     need = b->len + extra + 1;
     if (need <= b->cap)
         return 0;
@@ -89,7 +111,11 @@ int buf_vaddf(struct buf *b, const char *fmt, va_list ap)
     va_copy(cp, ap);
     n = vsnprintf(NULL, 0, fmt, cp);
     va_end(cp);
-    if (n < 0 || buf_grow(b, (size_t)n))
+    if (n < 0) {
+        b->failed = 1;
+        return -1;
+    }
+    if (buf_grow(b, (size_t)n))
         return -1;
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     b->len += (size_t)n;
@@ -127,7 +153,7 @@ int buf_add_one_line(struct buf *b, const char *s)
     }
     return 0;
 full:
-    b->len = start;
+    b->len = start; /* all or nothing; the buffer stays failed */
     if (b->cap)
         b->data[start] = '\0';
     return -1;

@@ -1,4 +1,4 @@
-/* config: the operator's settings (DESIGN.md "Operator contract"), read once
+/* config: the operator's settings (the KNOWHUB_* variables, docs/operations.md), read once
  * from the environment by main before any thread starts, then read-only. */
 #ifndef KNOWHUB_CONFIG_H
 #define KNOWHUB_CONFIG_H

@@ -1,8 +1,6 @@
 /* metrics: per-thread counters, folded into the Prometheus text exposition
  * (format 0.0.4) at scrape time. */
 #include "base/metrics.h"
-#include "http/router.h"
-#include "store/store.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -18,7 +16,7 @@
  * costs what a plain increment does; the scrape reads them relaxed too. */
 typedef _Atomic unsigned long long counter;
 
-#define MAX_ROUTES 80 /* the route table's length must stay below */
+#define MAX_ROUTES METRICS_MAX_ROUTES
 #define MAX_BUCKETS 16
 
 static const int statuses[] = {200, 201, 202, 204, 304, 400, 401, 403, 404, 405,
@@ -75,16 +73,14 @@ struct metrics {
 struct metrics_set {
     size_t threads;
     double start_time;
+    size_t n_routes; /* one past the highest route labelled */
+    const char *method[MAX_ROUTES], *pattern[MAX_ROUTES];
     struct metrics **of; /* one allocation each: threads never share a cache line */
 };
 
 struct metrics_set *metrics_set_new(size_t threads, double start_time)
 {
     struct metrics_set *set = xcalloc(1, sizeof *set);
-    size_t n_routes;
-    router_table(&n_routes);
-    if (n_routes > MAX_ROUTES)
-        abort(); /* a programming error: raise MAX_ROUTES */
     set->threads = threads;
     set->start_time = start_time;
     set->of = xcalloc(threads ? threads : 1, sizeof *set->of);
@@ -108,6 +104,57 @@ void metrics_set_free(struct metrics_set *set)
 struct metrics *metrics_of(struct metrics_set *set, size_t i)
 {
     return set && i < set->threads ? set->of[i] : NULL;
+}
+
+void metrics_set_route(struct metrics_set *set, size_t i, const char *method, const char *pattern)
+{
+    if (!set)
+        return;
+    if (i >= MAX_ROUTES)
+        abort(); /* a programming error: raise METRICS_MAX_ROUTES */
+    set->method[i] = method;
+    set->pattern[i] = pattern;
+    if (i + 1 > set->n_routes)
+        set->n_routes = i + 1;
+}
+
+void metrics_gauges_init(struct metrics_gauges *g, const char *sqlite_version)
+{
+    memset(g, 0, sizeof *g);
+    g->sqlite_version = sqlite_version;
+}
+
+void metrics_gauges_release(struct metrics_gauges *g)
+{
+    for (size_t i = 0; i < g->n_spaces; i++)
+        free(g->spaces[i].space);
+    for (size_t i = 0; i < g->n_jobs; i++) {
+        free(g->jobs[i].kind);
+        free(g->jobs[i].status);
+    }
+    free(g->spaces);
+    free(g->jobs);
+    metrics_gauges_init(g, NULL);
+}
+
+void metrics_gauges_space(const char *space, long entries, long traces, void *gauges)
+{
+    struct metrics_gauges *g = gauges;
+    if (g->n_spaces == g->cap_spaces) {
+        g->cap_spaces = g->cap_spaces ? g->cap_spaces * 2 : 64;
+        g->spaces = xrealloc(g->spaces, g->cap_spaces * sizeof *g->spaces);
+    }
+    g->spaces[g->n_spaces++] = (struct metrics_space_count){xstrdup(space), entries, traces};
+}
+
+void metrics_gauges_job(const char *kind, const char *status, long count, void *gauges)
+{
+    struct metrics_gauges *g = gauges;
+    if (g->n_jobs == g->cap_jobs) {
+        g->cap_jobs = g->cap_jobs ? g->cap_jobs * 2 : 16;
+        g->jobs = xrealloc(g->jobs, g->cap_jobs * sizeof *g->jobs);
+    }
+    g->jobs[g->n_jobs++] = (struct metrics_job_count){xstrdup(kind), xstrdup(status), count};
 }
 
 /* ---- the writer's side ---- */
@@ -252,8 +299,7 @@ static void histogram_samples(struct buf *out, const struct metrics_set *set, co
 
 static void render_requests(struct buf *out, const struct metrics_set *set)
 {
-    size_t n_routes;
-    const struct route *routes = router_table(&n_routes);
+    size_t n_routes = set->n_routes;
     struct buf labels;
     buf_init(&labels, 4096);
     head(out, "knowhub_http_requests_total", "counter",
@@ -265,8 +311,8 @@ static void render_requests(struct buf *out, const struct metrics_set *set)
             if (!v)
                 continue;
             buf_addf(out, "knowhub_http_requests_total{method=\"%s\",route=\"",
-                     r < n_routes ? routes[r].method : "other");
-            add_label_value(out, r < n_routes ? routes[r].pattern : "unmatched");
+                     r < n_routes && set->method[r] ? set->method[r] : "other");
+            add_label_value(out, r < n_routes && set->pattern[r] ? set->pattern[r] : "unmatched");
             if (s + 1 < N_STATUS)
                 buf_addf(out, "\",status=\"%d\"} %llu\n", statuses[s], v);
             else
@@ -280,8 +326,9 @@ static void render_requests(struct buf *out, const struct metrics_set *set)
         if (!FOLD(set, latency[slot].count))
             continue;
         buf_reset(&labels);
-        buf_addf(&labels, "method=\"%s\",route=\"", r < n_routes ? routes[r].method : "other");
-        add_label_value(&labels, r < n_routes ? routes[r].pattern : "unmatched");
+        buf_addf(&labels, "method=\"%s\",route=\"",
+                 r < n_routes && set->method[r] ? set->method[r] : "other");
+        add_label_value(&labels, r < n_routes && set->pattern[r] ? set->pattern[r] : "unmatched");
         buf_addch(&labels, '"');
         histogram_samples(out, set, "knowhub_http_request_duration_seconds", labels.data,
                           offsetof(struct metrics, latency) + slot * sizeof(struct histogram),
@@ -352,9 +399,8 @@ static void space_row(const char *space, long entries, long traces, void *arg)
     buf_addf(f->out, "\"} %ld\n", v);
 }
 
-static void job_row(const char *kind, const char *status, long count, void *arg)
+static void job_row(struct buf *out, const char *kind, const char *status, long count)
 {
-    struct buf *out = arg;
     buf_adds(out, "knowhub_jobs{kind=\"");
     add_label_value(out, kind);
     buf_adds(out, "\",status=\"");
@@ -362,7 +408,8 @@ static void job_row(const char *kind, const char *status, long count, void *arg)
     buf_addf(out, "\"} %ld\n", count);
 }
 
-static void render_store(struct buf *out, const struct metrics_set *set, struct store *st)
+static void render_store(struct buf *out, const struct metrics_set *set,
+                         const struct metrics_gauges *g)
 {
     static const char *const names[] = {"knowhub_space_entries", "knowhub_space_traces"};
     static const char *const helps[] = {
@@ -378,12 +425,14 @@ static void render_store(struct buf *out, const struct metrics_set *set, struct 
     for (int c = 0; c < 2; c++) {
         struct space_fold f = {out, names[c], c, 0, 0, 0};
         head(out, names[c], "gauge", helps[c]);
-        store_ignore(store_space_counts(st, space_row, &f)); /* unread: no rows */
+        for (size_t i = 0; g && i < g->n_spaces; i++)
+            space_row(g->spaces[i].space, g->spaces[i].entries, g->spaces[i].traces, &f);
         if (f.any_other)
             buf_addf(out, "%s{space=\"_other\"} %ld\n", names[c], f.other);
     }
     head(out, "knowhub_jobs", "gauge", "Jobs in the jobs table, by kind and status.");
-    store_ignore(store_job_counts(st, job_row, out)); /* unread: no rows */
+    for (size_t i = 0; g && i < g->n_jobs; i++)
+        job_row(out, g->jobs[i].kind, g->jobs[i].status, g->jobs[i].count);
     head(out, "knowhub_job_duration_seconds", "histogram",
          "Run time of the jobs the job thread finished, by kind.");
     for (size_t k = 0; k < N_KIND; k++) {
@@ -425,13 +474,14 @@ static long open_fds(void)
     return n - 1;
 }
 
-static void render_process(struct buf *out, const struct metrics_set *set)
+static void render_process(struct buf *out, const struct metrics_set *set,
+                           const char *sqlite_version)
 {
     long long rss = resident_bytes();
     long fds = open_fds();
     head(out, "knowhub_build_info", "gauge", "Always 1: knowhub's version and SQLite's.");
     buf_adds(out, "knowhub_build_info{version=\"" KNOWHUB_VERSION "\",sqlite=\"");
-    add_label_value(out, store_sqlite_version());
+    add_label_value(out, sqlite_version ? sqlite_version : "");
     buf_adds(out, "\"} 1\n");
     head(out, "process_start_time_seconds", "gauge", "Start time of the process (Unix seconds).");
     buf_addf(out, "process_start_time_seconds %.3f\n", set->start_time);
@@ -448,13 +498,13 @@ static void render_process(struct buf *out, const struct metrics_set *set)
     buf_addf(out, "knowhub_worker_threads %zu\n", set->threads);
 }
 
-int metrics_render(const struct metrics *m, struct store *st, struct buf *out)
+int metrics_render(const struct metrics *m, const struct metrics_gauges *g, struct buf *out)
 {
     const struct metrics_set *set;
     if (!m)
         return -1;
     set = m->set;
-    render_process(out, set);
+    render_process(out, set, g ? g->sqlite_version : NULL);
     render_requests(out, set);
     head(out, "knowhub_cache_hits_total", "counter",
          "Answers served from a thread's answer cache.");
@@ -465,8 +515,8 @@ int metrics_render(const struct metrics *m, struct store *st, struct buf *out)
     head(out, "knowhub_cache_bytes", "gauge", "Bytes the answer caches of all threads hold.");
     buf_addf(out, "knowhub_cache_bytes %llu\n", FOLD(set, cache_bytes));
     render_llm(out, set);
-    render_store(out, set, st);
-    return out->len + 1 >= out->max ? -1 : 0;
+    render_store(out, set, g);
+    return buf_failed(out) || out->len + 1 >= out->max ? -1 : 0;
 }
 
 int metrics_loopback_request(const char *remote_addr, const char *forwarded_for,

@@ -2,8 +2,10 @@
  * Every thread (each worker, the job thread) owns one struct metrics and is
  * its only writer: plain loads and stores of relaxed atomics, no lock and no
  * read-modify-write on the request path. A scrape folds every thread's
- * struct, adds what the store counts at that moment (entries and traces per
- * space, jobs by kind and status) and the process figures. Every label set
+ * struct, adds the gauges its caller read from the store at that moment
+ * (entries and traces per space, jobs by kind and status) and the process
+ * figures. This module knows neither the router nor the store: the route
+ * labels and the store's gauges are handed to it. Every label set
  * is bounded: route patterns, a fixed list of statuses, purposes, outcomes. */
 #ifndef KNOWHUB_METRICS_H
 #define KNOWHUB_METRICS_H
@@ -12,7 +14,6 @@
 
 #include "base/buf.h"
 
-struct store;
 struct metrics;     /* one thread's counters */
 struct metrics_set; /* every thread's, made by main before threads start */
 
@@ -35,10 +36,45 @@ struct metrics_set *metrics_set_new(size_t threads, double start_time);
 void metrics_set_free(struct metrics_set *set);
 /* Thread i's counters (i < threads). */
 struct metrics *metrics_of(struct metrics_set *set, size_t i);
+/* Label route i of the installed route table (the index metrics_request
+ * gets) with its method and pattern; called for every route before the
+ * threads start. The strings are borrowed: they must outlive the set (the
+ * route table is static). i must stay below METRICS_MAX_ROUTES (a larger
+ * table is a programming error: abort). Routes never labelled are not
+ * rendered. */
+void metrics_set_route(struct metrics_set *set, size_t i, const char *method, const char *pattern);
+
+/* The route table's length must stay below this. */
+#define METRICS_MAX_ROUTES 80
+
+/* What the store counts at the moment of a scrape, read by the caller on its
+ * own connection and handed to metrics_render. Owns copies of every string;
+ * metrics_gauges_release frees them. */
+struct metrics_space_count {
+    char *space;
+    long entries, traces;
+};
+struct metrics_job_count {
+    char *kind, *status;
+    long count;
+};
+struct metrics_gauges {
+    const char *sqlite_version;         /* borrowed (a static string) */
+    struct metrics_space_count *spaces; /* the most entries first */
+    size_t n_spaces, cap_spaces;
+    struct metrics_job_count *jobs;
+    size_t n_jobs, cap_jobs;
+};
+void metrics_gauges_init(struct metrics_gauges *g, const char *sqlite_version);
+void metrics_gauges_release(struct metrics_gauges *g);
+/* Add one space's counts / one (kind, status) job count; gauges is a
+ * struct metrics_gauges *. Shaped as the store's per-row callbacks. */
+void metrics_gauges_space(const char *space, long entries, long traces, void *gauges);
+void metrics_gauges_job(const char *kind, const char *status, long count, void *gauges);
 
 /* Every function below accepts m == NULL (unit tests, CLI) and does nothing. */
 
-/* One answered request: route is the route table's index (router_table), or
+/* One answered request: route is the route table's index (metrics_set_route), or
  * -1 when no route matched (404, 405); its HTTP status; its duration. */
 void metrics_request(struct metrics *m, int route, int status, double seconds);
 /* One answer-cache lookup (hit or miss), and the bytes the thread's cache now holds. */
@@ -53,9 +89,9 @@ void metrics_llm_call(struct metrics *m, const char *purpose, const char *outcom
 void metrics_job(struct metrics *m, const char *kind, double seconds);
 
 /* The whole exposition into out: every thread's counters of m's set, the
- * store's counts read through st (this thread's connection), the process.
- * Returns 0, or -1 when out's maximum was reached. */
-int metrics_render(const struct metrics *m, struct store *st, struct buf *out);
+ * store's gauges g (NULL: none), the process. Returns 0, or -1 when out's
+ * maximum was reached. */
+int metrics_render(const struct metrics *m, const struct metrics_gauges *g, struct buf *out);
 
 /* Who may scrape: 1 when the request came straight from loopback (nginx's
  * REMOTE_ADDR is 127.0.0.0/8 or ::1) and did not pass through another proxy

@@ -1,6 +1,7 @@
 /* http: request/response plumbing, query parsing, JSON bodies, envelopes. */
 #include "http/http.h"
 #include "base/jfield.h"
+#include "service/auth.h"
 #include "store/store.h"
 #include "base/util.h"
 
@@ -355,30 +356,35 @@ const char *json_text(struct json_object *o)
                                           JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
+void reply_too_large(struct response *res)
+{
+    /* Asked for more than an answer may hold: the caller's to narrow, not a
+     * server fault; the error envelope itself is small. */
+    buf_reset(&res->body);
+    if (res->too_large) {
+        /* Even the error is over a tiny maximum: the error goes out anyway. */
+        res->body.max = HTTP_MAX_RESPONSE;
+        buf_adds(&res->body, "{\"status\":\"error\",\"error\":{\"code\":\"" E_LIMIT_EXCEEDED
+                             "\",\"message\":\"Response too large\",\"retry\":false,"
+                             "\"request_id\":\"");
+        buf_adds(&res->body, res->request_id ? res->request_id : "");
+        buf_adds(&res->body, "\"}}");
+        res->done = 1;
+        return;
+    }
+    res->too_large = 1;
+    error_param_int(res, "max", (long long)res->body.max);
+    reply_error_key(res, 200, E_LIMIT_EXCEEDED, "response_too_large",
+                    "The answer would be over %zu bytes: ask for less (a smaller limit)",
+                    res->body.max);
+}
+
 static void reply_json(struct response *res, struct json_object *envelope)
 {
     buf_reset(&res->body);
     if (buf_adds(&res->body, json_text(envelope))) {
-        /* Asked for more than an answer may hold: the caller's to narrow, not
-         * a server fault; the error envelope itself is small. */
         json_object_put(envelope);
-        buf_reset(&res->body);
-        if (res->too_large) {
-            /* Even the error is over a tiny maximum: the error goes out anyway. */
-            res->body.max = HTTP_MAX_RESPONSE;
-            buf_adds(&res->body, "{\"status\":\"error\",\"error\":{\"code\":\"" E_LIMIT_EXCEEDED
-                                 "\",\"message\":\"Response too large\",\"retry\":false,"
-                                 "\"request_id\":\"");
-            buf_adds(&res->body, res->request_id ? res->request_id : "");
-            buf_adds(&res->body, "\"}}");
-            res->done = 1;
-            return;
-        }
-        res->too_large = 1;
-        error_param_int(res, "max", (long long)res->body.max);
-        reply_error_key(res, 200, E_LIMIT_EXCEEDED, "response_too_large",
-                        "The answer would be over %zu bytes: ask for less (a smaller limit)",
-                        res->body.max);
+        reply_too_large(res);
         return;
     }
     json_object_put(envelope);
@@ -508,4 +514,12 @@ void reply_store_error(struct response *res, int store_status, const char *what)
     store_status_error(store_status, what, &e);
     reply_error_of(res, &e);
     error_release(&e);
+}
+
+int http_may_change_or_403(const struct identity *who, struct response *res, const char *category)
+{
+    if (auth_may_change(who, category))
+        return 0;
+    reply_error_key(res, 403, E_FORBIDDEN, "rules_admin_only", "Only admins may change rules");
+    return -1;
 }

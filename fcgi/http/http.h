@@ -1,6 +1,6 @@
 /* http: struct request and struct response as handlers see them (never
- * FastCGI), the query string, the JSON body and the response envelopes of
- * DESIGN.md: success {"status":"success","data":...}; application errors are
+ * FastCGI), the query string, the JSON body and the response envelopes
+ * (docs/api.md): success {"status":"success","data":...}; application errors are
  * HTTP 200 {"status":"error","error":{code,message,retry,request_id}}, plus
  * for the errors a person can meet a stable key and its params, which the
  * panel shows in the UI's language (i18n errors.<key>). */
@@ -167,6 +167,14 @@ void error_param_int(struct response *res, const char *name, long long value);
 void reply_error_of(struct response *res, struct error *e);
 /* The error envelope for a store status (NOT_FOUND, CONFLICT, 503, 500). */
 void reply_store_error(struct response *res, int store_status, const char *what);
+/* The answer would be over body.max (or its body failed, buf_failed): reply
+ * LIMIT_EXCEEDED (key response_too_large, param max) instead; when even that
+ * is over the maximum, a minimal LIMIT_EXCEEDED envelope with the request id. */
+void reply_too_large(struct response *res);
+/* Rules are changed by admins only (auth_may_change): 0 when who may change
+ * an entry of category, else reply 403 FORBIDDEN (key rules_admin_only) and
+ * return -1. */
+int http_may_change_or_403(const struct identity *who, struct response *res, const char *category);
 
 /* The CGI response head (Status, Content-Type, Content-Length when >= 0,
  * X-Request-Id, Cache-Control, the extra headers, blank line) into out. */

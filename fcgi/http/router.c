@@ -83,6 +83,17 @@ static int read_writes(const struct route *route, const struct request *req)
  * Searches that log injections (trace_id) or ask the LLM are never cached,
  * nor requests with a large body: agents repeat small searches, and hashing
  * a padded megabyte for a slot only wastes the slot. */
+/* Run the handler; a body it built directly (text, raw files) whose append
+ * was refused (buf_failed) is answered as over the maximum, never cut short. */
+static void run_handler(const struct route *route, struct request *req, struct response *res)
+{
+    route->handler(req, res);
+    if (!res->streamed && buf_failed(&res->body)) {
+        res->content_type = NULL;
+        reply_too_large(res);
+    }
+}
+
 static void cached_dispatch(const struct route *route, struct request *req, struct response *res)
 {
     const char *query = req->query ? req->query : "";
@@ -95,12 +106,12 @@ static void cached_dispatch(const struct route *route, struct request *req, stru
     size_t len;
     uint64_t gen;
     if (read_writes(route, req)) {
-        route->handler(req, res);
+        run_handler(route, req, res);
         return;
     }
     if (req->body_len > CACHE_MAX_REQUEST_BODY) {
         buf_adds(&res->headers, "X-Cache: miss\r\n");
-        route->handler(req, res);
+        run_handler(route, req, res);
         return;
     }
     cache_key_of(&key, parts, lens, sizeof parts / sizeof parts[0]);
@@ -115,7 +126,7 @@ static void cached_dispatch(const struct route *route, struct request *req, stru
     } else {
         buf_adds(&res->headers, "X-Cache: miss\r\n");
         metrics_cache_lookup(req->metrics, 0);
-        route->handler(req, res);
+        run_handler(route, req, res);
         static const char success[] = "{\"status\":\"success\"";
         if (res->status == 200 && !res->streamed &&
             strncmp(res->body.data, success, sizeof success - 1) == 0)
@@ -216,7 +227,7 @@ void router_dispatch(struct request *req, struct response *res)
     if (chosen->cached && req->cache)
         cached_dispatch(chosen, req, res);
     else
-        chosen->handler(req, res);
+        run_handler(chosen, req, res);
     if (!res->done)
         reply_error_key(res, 500, E_INTERNAL, "internal_error", "An unexpected error occurred");
 }

@@ -143,12 +143,14 @@ void agentlog_write(const struct config *cfg, const char *identity, const char *
     text = json_object_to_json_string_ext(line,
                                           JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
     /* One write per line with O_APPEND: lines from several threads never mix. */
-    if (mkdirs(&path, strlen(cfg->data_dir)) == 0 &&
+    /* A cut-short path (a data directory near PATH_MAX) is never opened. */
+    if (!buf_failed(&path) && mkdirs(&path, strlen(cfg->data_dir)) == 0 &&
         (fd = open(path.data, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)) >= 0) {
         struct buf out;
         buf_init(&out, 64 * 1024 * 1024);
-        if (buf_adds(&out, text) == 0 && buf_addch(&out, '\n') == 0 &&
-            write(fd, out.data, out.len) != (ssize_t)out.len)
+        buf_adds(&out, text);
+        buf_addch(&out, '\n');
+        if (!buf_failed(&out) && write(fd, out.data, out.len) != (ssize_t)out.len)
             fprintf(stderr, "knowhub: reasoning log write to %s failed\n", path.data);
         buf_release(&out);
         close(fd);

@@ -1,4 +1,4 @@
-/* agentlog: the reasoning log (seed 004 section 5, REFERENCE.md section 4).
+/* agentlog: the reasoning log of LLM calls and agent sessions (docs/llm.md).
  * KNOWHUB_AGENT_LOG=off (default: no I/O at all), on (events without message
  * bodies) or verbose (everything, secrets redacted); any other value is on.
  * One JSON line per event in

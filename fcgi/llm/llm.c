@@ -179,8 +179,8 @@ static void parse_success(struct llm_reply *r, const char *body)
         fail(r, "LLM_CONTENT_FILTERED", 0, "The LLM's content filter stopped the answer");
     else if (!jf_str(content) || !*jf_str(content))
         fail(r, "LLM_UNKNOWN_ERROR", 0, "The LLM gave an empty answer");
-    else
-        buf_adds(&r->text, jf_str(content));
+    else if (buf_adds(&r->text, jf_str(content)))
+        fail(r, "LLM_UNKNOWN_ERROR", 0, "The LLM's answer was larger than 4 MiB");
     json_object_put(j);
 }
 
@@ -209,6 +209,11 @@ static int attempt(CURL *c, const struct config *cfg, const char *body, long tim
         buf_addf(&auth, "Authorization: Bearer %s", cfg->llm_api_key);
         headers = curl_slist_append(headers, auth.data);
     }
+    if (buf_failed(&url) || buf_failed(&auth)) {
+        /* One check for every append above: never call a cut-short URL or key. */
+        fail(r, "LLM_SERVICE_ERROR", 0, "The LLM's base URL or API key is too long");
+        goto out;
+    }
     curl_easy_reset(c);
     curl_easy_setopt(c, CURLOPT_URL, url.data);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -236,6 +241,7 @@ static int attempt(CURL *c, const struct config *cfg, const char *body, long tim
     } else {
         parse_success(r, answer.data);
     }
+out:
     curl_slist_free_all(headers);
     memset(auth.data, 0, auth.len); /* the key does not linger in freed memory */
     buf_release(&url);

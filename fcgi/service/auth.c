@@ -31,14 +31,6 @@ int auth_may_change(const struct identity *who, const char *category)
     return !(category && strcmp(category, "rules") == 0 && who->role < ROLE_ADMIN);
 }
 
-int auth_may_change_or_403(const struct identity *who, struct response *res, const char *category)
-{
-    if (auth_may_change(who, category))
-        return 0;
-    reply_error_key(res, 403, E_FORBIDDEN, "rules_admin_only", "Only admins may change rules");
-    return -1;
-}
-
 int space_name_valid(const char *name)
 {
     size_t n = strlen(name);

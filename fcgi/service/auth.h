@@ -5,7 +5,7 @@
 #define KNOWHUB_AUTH_H
 
 #include "base/buf.h"
-#include "http/http.h"
+#include "service/ctx.h"
 
 struct store;
 
@@ -16,8 +16,7 @@ const char *role_name(enum role role);
 /* Rules are changed by admins only: 1 when who may change an entry of
  * category (NULL counts as not a rule). */
 int auth_may_change(const struct identity *who, const char *category);
-/* The same, replying 403 FORBIDDEN to res and returning -1 when not. */
-int auth_may_change_or_403(const struct identity *who, struct response *res, const char *category);
+/* (Handlers use http_may_change_or_403 in http/http.h, which replies 403.) */
 
 /* Return 1 when name is a valid space name: [a-z0-9_-], 1..64 characters. */
 int space_name_valid(const char *name);

@@ -1,5 +1,6 @@
 /* test_buf: the bounded growable buffer (growth, the maximum refusing an
- * append whole, formatted appends, detach, reset, release and reuse). */
+ * append whole, the refusal sticking until reset or release, formatted
+ * appends, detach, reset, release and reuse). */
 #include "base/buf.h"
 #include "harness.h"
 
@@ -59,17 +60,34 @@ static void test_max_refuses_whole(void)
     CHECK_INT(buf_adds(&b, "6789"), -1);
     CHECK_INT(b.len, 5);
     CHECK_STR(b.data, "12345");
+    /* sticky: once refused, every later append is refused too, even one
+     * that would fit, and the text stays as it was */
+    CHECK_INT(buf_failed(&b), 1);
+    CHECK_INT(buf_adds(&b, "678"), -1);
+    CHECK_INT(buf_add(&b, "", 0), -1);
+    CHECK_STR(b.data, "12345");
+    CHECK_INT(b.len, 5);
+    /* buf_reset clears the failure */
+    buf_reset(&b);
+    CHECK_INT(buf_failed(&b), 0);
+    CHECK_INT(buf_adds(&b, "12345"), 0);
     /* exactly up to the maximum is allowed */
     CHECK_INT(buf_adds(&b, "678"), 0);
     CHECK_INT(b.len, 8);
     CHECK_STR(b.data, "12345678");
+    CHECK_INT(buf_failed(&b), 0);
+    /* an empty append at the maximum is still fine */
+    CHECK_INT(buf_add(&b, "", 0), 0);
     CHECK_INT(buf_addch(&b, 'x'), -1);
+    CHECK_INT(buf_failed(&b), 1);
     CHECK_INT(buf_addf(&b, "%d", 1), -1);
     CHECK_INT(buf_add(&b, "x", 1), -1);
     CHECK_STR(b.data, "12345678");
     CHECK_INT(b.len, 8);
-    /* an empty append at the maximum is still fine */
-    CHECK_INT(buf_add(&b, "", 0), 0);
+    /* buf_release clears it too */
+    buf_release(&b);
+    CHECK_INT(buf_failed(&b), 0);
+    CHECK_INT(buf_adds(&b, "ok"), 0);
     buf_release(&b);
 
     /* A huge n must not wrap around the size arithmetic. */
@@ -88,6 +106,34 @@ static void test_max_refuses_whole(void)
     buf_release(&b);
 }
 
+/* buf_add_one_line is all or nothing, and a refusal sticks; detach clears it. */
+static void test_sticky_one_line_detach(void)
+{
+    struct buf b;
+    char *p;
+    buf_init(&b, 8);
+    CHECK_INT(buf_adds(&b, "ab"), 0);
+    CHECK_INT(buf_add_one_line(&b, "cd\nefgh"), -1);
+    CHECK_STR(b.data, "ab");
+    CHECK_INT(buf_failed(&b), 1);
+    CHECK_INT(buf_add_one_line(&b, "c"), -1);
+    CHECK_STR(b.data, "ab");
+    /* buf_truncate drops a tail and clears the failure */
+    buf_truncate(&b, 1);
+    CHECK_INT(buf_failed(&b), 0);
+    CHECK_STR(b.data, "a");
+    CHECK_INT(buf_adds(&b, "b"), 0);
+    buf_truncate(&b, 5); /* past the end: nothing happens */
+    CHECK_INT(b.len, 2);
+    p = buf_detach(&b, NULL);
+    CHECK_STR(p, "ab");
+    free(p);
+    CHECK_INT(buf_failed(&b), 0);
+    CHECK_INT(buf_add_one_line(&b, "c\nd"), 0);
+    CHECK_STR(b.data, "c d");
+    buf_release(&b);
+}
+
 static void test_addf(void)
 {
     struct buf b;
@@ -101,6 +147,11 @@ static void test_addf(void)
     CHECK_INT(buf_addf(&b, "%0100d", 1), -1);
     CHECK_STR(b.data, "n=42,7,-3,z");
     CHECK_INT(b.len, 11);
+    CHECK_INT(buf_failed(&b), 1);
+    CHECK_INT(buf_addf(&b, "%d", 1), -1); /* sticky */
+    CHECK_STR(b.data, "n=42,7,-3,z");
+    buf_reset(&b);
+    CHECK_INT(buf_adds(&b, "n=42,7,-3,z"), 0);
     /* fills exactly to max */
     CHECK_INT(buf_addf(&b, "%053d", 5), 0);
     CHECK_INT(b.len, 64);
@@ -179,6 +230,7 @@ int main(void)
     test_growth();
     test_max_refuses_whole();
     test_addf();
+    test_sticky_one_line_detach();
     test_detach();
     test_reset_release_reuse();
     return test_summary();

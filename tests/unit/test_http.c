@@ -430,6 +430,21 @@ static void test_reply_data(void)
         o = body_of(&res);
         CHECK_STR(member(o, "error.request_id"), "r2");
         json_object_put(o);
+        response_release(&res);
+        /* a text body a handler built directly failed (buf_failed): the router
+         * answers it with reply_too_large, the same LIMIT_EXCEEDED */
+        response_init(&res, "r3");
+        res.body.max = 400;
+        buf_adds(&res.body, "partial ");
+        buf_adds(&res.body, big);
+        CHECK_INT(buf_failed(&res.body), 1);
+        reply_too_large(&res);
+        EXPECT_ERROR(&res, 200, E_LIMIT_EXCEEDED, 0);
+        CHECK_INT(buf_failed(&res.body), 0);
+        o = body_of(&res);
+        CHECK_STR(member(o, "error.request_id"), "r3");
+        CHECK_STR(member(o, "error.key"), "response_too_large");
+        json_object_put(o);
     }
     response_release(&res);
 }

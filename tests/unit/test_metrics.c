@@ -46,9 +46,33 @@ static const char *line_of(const char *text, const char *prefix, char *out, size
     return out;
 }
 
+/* A set labelled with the installed route table, as main makes it. */
+static struct metrics_set *new_set(size_t threads, double start)
+{
+    struct metrics_set *set = metrics_set_new(threads, start);
+    size_t n;
+    const struct route *routes = router_table(&n);
+    for (size_t r = 0; r < n; r++)
+        metrics_set_route(set, r, routes[r].method, routes[r].pattern);
+    return set;
+}
+
+/* Render with the store's gauges read through st, as GET /metrics does. */
+static int render(struct metrics_set *set, struct store *st, struct buf *out)
+{
+    struct metrics_gauges g;
+    int rc;
+    metrics_gauges_init(&g, store_sqlite_version());
+    CHECK_INT(store_space_counts(st, metrics_gauges_space, &g), STORE_OK);
+    CHECK_INT(store_job_counts(st, metrics_gauges_job, &g), STORE_OK);
+    rc = metrics_render(metrics_of(set, 0), &g, out);
+    metrics_gauges_release(&g);
+    return rc;
+}
+
 static void test_render(void)
 {
-    struct metrics_set *set = metrics_set_new(2, 1700000000.0);
+    struct metrics_set *set = new_set(2, 1700000000.0);
     struct store *st = NULL;
     struct buf out;
     char line[512];
@@ -71,7 +95,7 @@ static void test_render(void)
     metrics_llm_call(metrics_of(set, 1), "embedding?", "WEIRD", 1, 1, 1);
     metrics_store_event(metrics_of(set, 0), METRICS_WRITER_WAIT);
     metrics_request(NULL, 0, 200, 1); /* no counters: nothing happens */
-    CHECK_INT(metrics_render(metrics_of(set, 0), st, &out), 0);
+    CHECK_INT(render(set, st, &out), 0);
     CHECK(strstr(out.data, "# TYPE knowhub_http_requests_total counter\n"));
     CHECK(strstr(out.data, "knowhub_http_requests_total{method=\"GET\",route=\"/api/health\","
                            "status=\"200\"} 3\n"));
@@ -118,7 +142,7 @@ static void test_render(void)
 
 static void test_spaces_capped(void)
 {
-    struct metrics_set *set = metrics_set_new(1, 0);
+    struct metrics_set *set = new_set(1, 0);
     struct store *st = NULL;
     struct buf out, name;
     size_t labels = 0;
@@ -131,7 +155,7 @@ static void test_spaces_capped(void)
         CHECK_INT(store_space_ensure(st, name.data), STORE_OK);
     }
     CHECK_INT(store_space_ensure(st, "quote\"back\\slash"), STORE_OK);
-    CHECK_INT(metrics_render(metrics_of(set, 0), st, &out), 0);
+    CHECK_INT(render(set, st, &out), 0);
     for (const char *p = out.data; (p = strstr(p, "\nknowhub_space_entries{")); p++)
         labels++;
     CHECK_INT(labels, METRICS_MAX_SPACES + 1);
