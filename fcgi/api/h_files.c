@@ -6,10 +6,12 @@
 #include "domain/document.h"
 #include "domain/frontmatter.h"
 #include "api/handlers.h"
+#include "api/params.h"
 #include "base/jfield.h"
 #include "domain/knowledge_limits.h"
 #include "base/markdown.h"
 #include "domain/paths.h"
+#include "service/knowledge.h"
 #include "store/store.h"
 #include "base/util.h"
 

@@ -3,6 +3,7 @@
 #include "base/buf.h"
 #include "domain/document.h"
 #include "domain/paths.h"
+#include "service/knowledge.h"
 #include "store/store.h"
 #include "base/util.h"
 
