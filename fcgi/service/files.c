@@ -81,7 +81,7 @@ static int store_fail(int rc, struct error *err)
     return -1;
 }
 
-/* {category, path} of the body, checked like the reference's read/write/delete. */
+/* {category, path} of the body, checked as read, write and delete need it. */
 static int target_of(struct json_object *body, const char *path_key, struct target *t,
                      struct error *err)
 {
@@ -167,7 +167,8 @@ static int updated_holds(const struct svc_ctx *c, const struct knowledge *old, c
     return strcmp(before, old->updated_at) != 0;
 }
 
-/* The reference's list item, plus id, version, updated_at and updated_token. */
+/* A list item (title, tags, path, source, created; for rules description and
+ * alwaysApply), plus id, version, updated_at and updated_token. */
 static struct json_object *list_item(const struct knowledge *k)
 {
     struct json_object *o = json_object_new_object(), *meta = meta_of(k);

@@ -1,4 +1,4 @@
-/* transfer: import and export of the reference's directory layout. */
+/* transfer: import and export of the knowledge directory layout. */
 #include "service/transfer.h"
 #include "base/buf.h"
 #include "domain/document.h"
