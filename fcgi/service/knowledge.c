@@ -521,7 +521,7 @@ int svc_knowledge_update(const struct svc_ctx *c, const char *id, struct json_ob
     /* The LLM's rewrite is applied with the rest, atomically. */
     applied = json_object_new_object();
     if ((rc = store_begin(c->st)))
-        goto fail_committed;
+        goto fail;
     if (score || evolve_feedback_id) {
         /* A score or a rewrite changes the entry: on a rule, admins only.
          * Checked inside the transaction, on the entry as it is now. */
