@@ -4,6 +4,7 @@
  * (lexically), stage 2 drops score < min_score and quality_score < 0, where
  * quality_score = score + helpful - 2*harmful, and keeps the best top_k. */
 #include "api/handlers.h"
+#include "api/params.h"
 #include "base/jfield.h"
 #include "domain/knowledge.h"
 #include "base/config.h"
@@ -132,7 +133,7 @@ static void entry_hit(const struct search_hit *h, void *ctx)
     double quality = k->score + (double)k->helpful - 2.0 * (double)k->harmful;
     struct json_object *full, *o, *v, *tags;
     struct ranked *r;
-    full = knowledge_to_json(k, NULL);
+    full = knowledge_to_json(k, NULL, NULL, NULL);
     o = json_object_new_object();
     const char *keys[] = {"id", "title", "scenario", "content", "tags", "category", "path"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)

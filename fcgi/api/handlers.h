@@ -15,7 +15,7 @@ void h_auth_me(struct request *req, struct response *res);
 void h_auth_login(struct request *req, struct response *res);
 void h_auth_logout(struct request *req, struct response *res);
 
-/* h_knowledge.c: the entry view (seed 003) */
+/* h_knowledge.c: the entry view (/api/knowledge, docs/api.md) */
 void h_knowledge_list(struct request *req, struct response *res);
 void h_knowledge_create(struct request *req, struct response *res);
 void h_knowledge_get(struct request *req, struct response *res);
@@ -29,7 +29,7 @@ void h_knowledge_revert(struct request *req, struct response *res);
 /* h_export.c */
 void h_knowledge_export(struct request *req, struct response *res);
 
-/* h_files.c: the file view (seed 004) */
+/* h_files.c: the file view (documents by category and path, docs/knowledge-files.md) */
 void h_files_limits(struct request *req, struct response *res);
 void h_files_list(struct request *req, struct response *res);
 void h_files_read(struct request *req, struct response *res);

@@ -278,7 +278,7 @@ int document_prepare_e(const char *category, const char *path, const char *text,
         error_str(err, "reason", why);
         return -1;
     }
-    /* An empty mapping counts as missing, as in the reference ("if meta"). */
+    /* An empty mapping counts as missing: the header is added. */
     if (!meta || json_object_object_length(meta) == 0) {
         struct json_object *h = json_object_new_object();
         struct buf stem;

@@ -1,6 +1,7 @@
 /* document: a knowledge entry as a Markdown document with YAML front matter
- * (the file view, seed 004). Reads the fields with the reference's coercion,
- * applies its write rules (auto header, limits, messages) and builds the
+ * (the file view, docs/knowledge-files.md). Reads the fields with their
+ * coercion (defaults for what is missing or of another type), applies the
+ * write rules (auto header, limits, messages) and builds the
  * document of an entry saved through the entry view. */
 #ifndef KNOWHUB_DOCUMENT_H
 #define KNOWHUB_DOCUMENT_H
@@ -20,11 +21,11 @@
 void document_fill(struct knowledge *k, const char *category, const char *path, const char *text,
                    size_t len);
 
-/* The reference's write: when text has no usable front matter, prepend the
+/* A write: when text has no usable front matter, prepend the
  * header (title, for rules description and alwaysApply, created, updated,
  * source) rendered with libyaml; then check the rule description (100) and
  * the body (rules 350, experiences 2000 characters, stripped). The final
- * document goes to out; on a limit the reference's message goes to err and
+ * document goes to out; on a limit its message goes to err and
  * -1 is returned. */
 int document_prepare(const char *category, const char *path, const char *text, size_t len,
                      struct buf *out, struct buf *err);
@@ -43,7 +44,7 @@ void document_with_body(const char *document, const char *body, struct buf *out)
 /* The body of a document (what follows the front matter). */
 const char *document_body(const char *document);
 
-/* Reference coercion of alwaysApply: absent -> true; false, "false", "no",
+/* The coercion of alwaysApply: absent -> true; false, "false", "no",
  * "off", "0", 0 -> false. */
 int document_always_apply(struct json_object *v);
 

@@ -1,12 +1,6 @@
-/* knowledge: the entry value, its seed-003 JSON form, and creation with a
- * fresh id (the constraint in the store decides; a collision is retried). */
+/* knowledge: the entry value, its types and its JSON form. */
 #include "domain/knowledge.h"
-#include "domain/document.h"
-#include "http/http.h"
 #include "base/jfield.h"
-#include "domain/paths.h"
-#include "store/store.h"
-#include "base/buf.h"
 #include "base/util.h"
 
 #include <sodium.h>
@@ -89,32 +83,10 @@ int knowledge_case_to_json(const struct knowledge_case *c, void *ctx)
     return 0;
 }
 
-static void add_injection(const struct log_entry *e, void *ctx)
-{
-    struct json_object *o = json_object_new_object();
-    json_object_object_add(o, "trace_id", str(e->trace_id));
-    json_object_object_add(o, "goal_id", str(e->goal_id));
-    json_object_object_add(o, "injected_at_sequence",
-                           json_object_new_int64(e->injected_at_sequence));
-    json_object_object_add(o, "injected_at", str(e->injected_at));
-    json_object_object_add(o, "eval_status", e->eval_status ? str(e->eval_status) : NULL);
-    json_object_object_add(o, "eval_reason", e->eval_reason ? str(e->eval_reason) : NULL);
-    json_object_object_add(o, "evaluated_at", e->evaluated_at ? str(e->evaluated_at) : NULL);
-    json_object_object_add(o, "evaluated_at_trigger",
-                           e->evaluated_at_trigger ? str(e->evaluated_at_trigger) : NULL);
-    json_object_array_add(ctx, o);
-}
-
-static struct json_object *history(struct store *st, const char *id, const char *kind)
-{
-    struct json_object *arr = json_object_new_array();
-    /* A view: cases that cannot be read are not shown. */
-    store_ignore(store_knowledge_cases_each(st, id, kind, KNOWLEDGE_HISTORY_SHOWN,
-                                            knowledge_case_to_json, arr));
-    return arr;
-}
-
-struct json_object *knowledge_to_json(const struct knowledge *k, struct store *st)
+struct json_object *knowledge_to_json(const struct knowledge *k,
+                                      struct json_object *helpful_history,
+                                      struct json_object *harmful_history,
+                                      struct json_object *injections)
 {
     struct json_object *o = json_object_new_object();
     struct json_object *tags = json_object_new_object(), *types = json_object_new_array();
@@ -135,10 +107,10 @@ struct json_object *knowledge_to_json(const struct knowledge *k, struct store *s
     json_object_object_add(eval, "score", json_object_new_int(k->score));
     json_object_object_add(eval, "helpful", json_object_new_int64(k->helpful));
     json_object_object_add(eval, "harmful", json_object_new_int64(k->harmful));
-    if (st) {
-        json_object_object_add(eval, "helpful_history", history(st, k->id, "helpful"));
-        json_object_object_add(eval, "harmful_history", history(st, k->id, "harmful"));
-    }
+    if (helpful_history)
+        json_object_object_add(eval, "helpful_history", helpful_history);
+    if (harmful_history)
+        json_object_object_add(eval, "harmful_history", harmful_history);
     json_object_object_add(metrics, "helpful", json_object_new_int64(k->helpful));
     json_object_object_add(metrics, "harmful", json_object_new_int64(k->harmful));
     json_object_object_add(metrics, "irrelevant", json_object_new_int64(k->irrelevant));
@@ -164,141 +136,7 @@ struct json_object *knowledge_to_json(const struct knowledge *k, struct store *s
     json_object_object_add(o, "version", json_object_new_int64(k->version));
     json_object_object_add(o, "created_at", str(k->created_at));
     json_object_object_add(o, "updated_at", str(k->updated_at));
-    if (st) {
-        /* Where it was injected and how it was judged (seed 000), newest first. */
-        struct json_object *injections = json_object_new_array();
-        store_ignore(store_log_of_entry(st, k->id, 50, add_injection, injections)); /* a view */
+    if (injections)
         json_object_object_add(o, "injections", injections);
-    }
     return o;
-}
-
-/* The folder of an agent's entries: its id with unsafe characters replaced. */
-static void agent_folder(const char *agent_id, struct buf *out)
-{
-    for (const char *p = agent_id ? agent_id : ""; *p && out->len < 64; p++) {
-        char c = *p;
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                 c == '_' || c == '-' || (c == '.' && out->len > 0);
-        buf_addch(out, ok ? c : '-');
-    }
-    if (out->len == 0)
-        buf_adds(out, "agent");
-    /* Never "x.md": a folder must not share its name with a document. */
-    if (out->len >= 3 && strcmp(out->data + out->len - 3, ".md") == 0)
-        out->data[out->len - 3] = '-';
-}
-
-int knowledge_path_free_or_409(const struct request *req, struct response *res,
-                               const char *category, const char *path, const char *except_id)
-{
-    enum path_clash clash;
-    const char *slash = strchr(path, '/');
-    int rc =
-        store_knowledge_path_clash(req->store, req->who.space, category, path, except_id, &clash);
-    if (rc) {
-        reply_store_error(res, rc, "Knowledge file");
-        return -1;
-    }
-    if (clash == PATH_CLASH_FOLDER) {
-        error_param_str(res, "category", category);
-        error_param_str(res, "path", path);
-        reply_error_key(res, 200, E_CONFLICT, "path_is_folder",
-                        "%s/%s is a folder that holds other documents; a name is a file or a "
-                        "folder, never both",
-                        category, path);
-        return -1;
-    }
-    if (clash == PATH_CLASH_FILE) {
-        char *folder = xstrndup(path, (size_t)(slash - path));
-        error_param_str(res, "category", category);
-        error_param_str(res, "path", folder);
-        free(folder);
-        reply_error_key(res, 200, E_CONFLICT, "path_is_document",
-                        "%s/%.*s is a document; a name is a file or a folder, never both", category,
-                        (int)(slash - path), path);
-        return -1;
-    }
-    return 0;
-}
-
-int knowledge_create(struct store *st, struct knowledge *k, const char *actor)
-{
-    char id[36];
-    int rc = STORE_ERROR, derive_path = k->path == NULL, derive_document = 0;
-    /* 32 random bits a day: collisions are rare but real at scale, so retry. */
-    for (int attempt = 0; attempt < 8; attempt++) {
-        int id_taken = 0;
-        knowledge_new_id(id);
-        free(k->id);
-        k->id = xstrdup(id);
-        if (derive_path) {
-            struct buf path;
-            buf_init(&path, 256);
-            agent_folder(k->agent_id, &path);
-            buf_addf(&path, "/%s.md", id);
-            free(k->path);
-            k->path = buf_detach(&path, NULL);
-        }
-        if (!k->document || derive_document) {
-            struct buf doc;
-            buf_init(&doc, 1 << 20);
-            derive_document = 1;
-            document_for_entry(k, &doc);
-            document_fill(k, k->category, k->path, doc.data, doc.len);
-            buf_release(&doc);
-        }
-        rc = store_knowledge_insert(st, k, actor, &id_taken);
-        if (!(rc == STORE_CONFLICT && id_taken))
-            return rc;
-    }
-    return rc;
-}
-
-/* tags_type from the query: comma-separated and/or repeated. */
-int knowledge_types_from_query_or_400(const struct request *req, struct response *res,
-                                      unsigned *out)
-{
-    *out = 0;
-    for (size_t i = 0; i < req->n_qp; i++) {
-        const char *v = req->qp[i].value;
-        if (strcmp(req->qp[i].name, "tags_type") != 0)
-            continue;
-        while (*v) {
-            size_t n = strcspn(v, ",");
-            if (n) {
-                char *name = xstrndup(v, n);
-                unsigned bit = knowledge_type_bit(name);
-                if (!bit) {
-                    reply_error(res, 200, E_INVALID_REQUEST,
-                                "Unknown tags_type '%s' (expected tool, usecase, definition, "
-                                "plan, strategy)",
-                                name);
-                    free(name);
-                    return -1;
-                }
-                free(name);
-                *out |= bit;
-            }
-            v += n + (v[n] == ',');
-        }
-    }
-    return 0;
-}
-
-int knowledge_filter_from_query_or_400(const struct request *req, struct response *res,
-                                       struct knowledge_filter *f)
-{
-    if (knowledge_types_from_query_or_400(req, res, &f->types))
-        return -1;
-    f->category = http_query(req, "category");
-    if (f->category && !*f->category)
-        f->category = NULL;
-    if (f->category && !category_valid(f->category)) {
-        error_param_str(res, "category", f->category);
-        reply_error_key(res, 200, E_INVALID_REQUEST, "invalid_category", "Invalid category: %s",
-                        f->category);
-        return -1;
-    }
-    return 0;
 }

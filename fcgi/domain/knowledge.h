@@ -1,13 +1,12 @@
-/* knowledge: the knowledge entry as one value (both views of DESIGN.md), its
- * types, its JSON form (seed 003) and the operations REST and MCP share. */
+/* knowledge: the knowledge entry as one value (seen both as an entry of
+ * /api/knowledge and as a Markdown file of the file view), its types and its
+ * JSON form (docs/api.md). No store, no HTTP: services fill and read it. */
 #ifndef KNOWHUB_KNOWLEDGE_H
 #define KNOWHUB_KNOWLEDGE_H
 
 #include <json-c/json.h>
 
-struct store;
-
-/* tags.type values of seed 003, stored as a bitmask. */
+/* The tags.type values an entry may have, stored as a bitmask. */
 enum knowledge_type {
     KTYPE_TOOL = 1 << 0,
     KTYPE_USECASE = 1 << 1,
@@ -44,7 +43,7 @@ struct knowledge {
     int score;
     long helpful;
     long harmful;
-    long irrelevant; /* evaluations that judged it so (seed 000), once per trace */
+    long irrelevant; /* trace evaluations that judged it so, once per trace */
     long unused;
     long neutral;
     char *status; /* active, deleted, merged */
@@ -68,19 +67,6 @@ struct knowledge_case {
     const char *created_at;
 };
 
-struct request;
-struct response;
-/* The tags_type query parameters (comma-separated and/or repeated) as a
- * bitmask, or INVALID_REQUEST written to res and -1 for an unknown type. */
-int knowledge_types_from_query_or_400(const struct request *req, struct response *res,
-                                      unsigned *out);
-
-struct knowledge_filter;
-/* The tags_type and category query parameters into f (types, category: a
- * pointer into the query), or INVALID_REQUEST written to res and -1. */
-int knowledge_filter_from_query_or_400(const struct request *req, struct response *res,
-                                       struct knowledge_filter *f);
-
 /* Zero every field. */
 void knowledge_init(struct knowledge *k);
 /* Free every owned string and zero the struct. */
@@ -93,25 +79,17 @@ void knowledge_new_id(char out[static 36]);
  * eval.helpful and eval.harmful count them all. */
 #define KNOWLEDGE_HISTORY_SHOWN 50
 
-/* The seed-003 JSON of k (plus category, path, title, description, source,
- * status, version). With a store, eval.helpful_history and harmful_history
- * are filled from it; without, they are omitted. Caller owns the result. */
-struct json_object *knowledge_to_json(const struct knowledge *k, struct store *st);
+/* The JSON of k (docs/api.md: the entry with category, path, title,
+ * description, source, status, version). helpful_history, harmful_history
+ * (eval.*_history) and injections (where it was injected and how it was
+ * judged) are the caller's reads, taken over; each may be NULL: omitted.
+ * Caller owns the result. */
+struct json_object *knowledge_to_json(const struct knowledge *k,
+                                      struct json_object *helpful_history,
+                                      struct json_object *harmful_history,
+                                      struct json_object *injections);
 
 /* Append the JSON of a case to the JSON array ctx (a store iteration callback). */
 int knowledge_case_to_json(const struct knowledge_case *c, void *ctx);
-
-/* Insert k (id assigned here, retried on the rare collision), with its first
- * revision and an audit row. Without a document (an entry-view save) one is
- * built from the fields (document.h) and the fields re-read from it; without
- * a path it is "<agent>/<id>.md". Returns a store status (store.h). */
-int knowledge_create(struct store *st, struct knowledge *k, const char *actor);
-
-/* 0 when a document at (category, path) of the caller's space would clash
- * with no other active one (except_id, may be NULL, not counted); else a
- * CONFLICT naming the file or folder it would clash with (or the store
- * error) is written to res and -1 returned. */
-int knowledge_path_free_or_409(const struct request *req, struct response *res,
-                               const char *category, const char *path, const char *except_id);
 
 #endif

@@ -515,11 +515,3 @@ void reply_store_error(struct response *res, int store_status, const char *what)
     reply_error_of(res, &e);
     error_release(&e);
 }
-
-int http_may_change_or_403(const struct identity *who, struct response *res, const char *category)
-{
-    if (auth_may_change(who, category))
-        return 0;
-    reply_error_key(res, 403, E_FORBIDDEN, "rules_admin_only", "Only admins may change rules");
-    return -1;
-}

@@ -171,10 +171,6 @@ void reply_store_error(struct response *res, int store_status, const char *what)
  * LIMIT_EXCEEDED (key response_too_large, param max) instead; when even that
  * is over the maximum, a minimal LIMIT_EXCEEDED envelope with the request id. */
 void reply_too_large(struct response *res);
-/* Rules are changed by admins only (auth_may_change): 0 when who may change
- * an entry of category, else reply 403 FORBIDDEN (key rules_admin_only) and
- * return -1. */
-int http_may_change_or_403(const struct identity *who, struct response *res, const char *category);
 
 /* The CGI response head (Status, Content-Type, Content-Length when >= 0,
  * X-Request-Id, Cache-Control, the extra headers, blank line) into out. */

@@ -1,5 +1,6 @@
 /* mcp: the agent tools, each a row naming the REST route it runs. */
 #include "mcp/mcp.h"
+#include "mcp/tools_knowledge.h"
 #include "base/buf.h"
 #include "http/http.h"
 #include "base/jfield.h"
@@ -69,7 +70,7 @@ static const struct tool tools[] = {
      "\"message_id\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},"
      "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
      "\"required\":[\"scenario\",\"content\"]}",
-     "POST", "/api/knowledge", ARGS_BODY, NULL, ROLE_AGENT, NULL},
+     "POST", "/api/knowledge", ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_save},
     {"knowledge_update",
      "Report on one entry: add_helpful_case or add_harmful_case ({case_id, scenario, result}; "
      "the same case_id counts once), update_score (1-5), or evolve_feedback (the server's LLM "
@@ -78,7 +79,7 @@ static const struct tool tools[] = {
      "\"add_helpful_case\":{\"type\":\"object\"},\"add_harmful_case\":{\"type\":\"object\"},"
      "\"update_score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5},"
      "\"evolve_feedback\":{\"type\":\"string\"}},\"required\":[\"knowledge_id\"]}",
-     "PUT", "/api/knowledge/{knowledge_id}", ARGS_BODY, NULL, ROLE_AGENT, NULL},
+     "PUT", "/api/knowledge/{knowledge_id}", ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_update},
     {"knowledge_batch_update",
      "Report on several entries at once: feedback_list [{knowledge_id, is_effective, "
      "feedback?}]. Each item is applied on its own; results say which succeeded.",
@@ -86,14 +87,15 @@ static const struct tool tools[] = {
      "\"type\":\"object\",\"properties\":{\"knowledge_id\":{\"type\":\"string\"},"
      "\"is_effective\":{\"type\":\"boolean\"},\"feedback\":{\"type\":\"string\"}},"
      "\"required\":[\"knowledge_id\",\"is_effective\"]}}},\"required\":[\"feedback_list\"]}",
-     "POST", "/api/knowledge/batch_update", ARGS_BODY, NULL, ROLE_AGENT, NULL},
+     "POST", "/api/knowledge/batch_update", ARGS_BODY, NULL, ROLE_AGENT,
+     tool_knowledge_batch_update},
     {"knowledge_list", "List saved knowledge, newest first, with the total count.",
      "{\"type\":\"object\",\"properties\":{"
      "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":10},"
      "\"offset\":{\"type\":\"integer\",\"minimum\":0},"
      "\"tags_type\":{\"type\":\"array\",\"items\":{\"enum\":" TYPES "}},"
      "\"category\":{\"enum\":[\"rules\",\"experiences\"]}}}",
-     "GET", "/api/knowledge", ARGS_QUERY, NULL, ROLE_READER, NULL},
+     "GET", "/api/knowledge", ARGS_QUERY, NULL, ROLE_READER, tool_knowledge_list},
     {"knowledge_slim",
      "Merge near-duplicate knowledge (slim the base). Starts a job and returns it (id, "
      "status); dry_run returns the plan instead and changes nothing.",
@@ -106,7 +108,7 @@ static const struct tool tools[] = {
      "as found by search or list.",
      "{\"type\":\"object\",\"properties\":{\"category\":{\"enum\":[\"rules\",\"experiences\"]},"
      "\"path\":{\"type\":\"string\"}},\"required\":[\"category\",\"path\"]}",
-     "POST", "/api/knowledge/read", ARGS_BODY, NULL, ROLE_READER, NULL},
+     "POST", "/api/knowledge/read", ARGS_BODY, NULL, ROLE_READER, tool_knowledge_read},
     {"knowledge_rules",
      "The rules you must always follow, and a ready block to put in your system prompt.",
      "{\"type\":\"object\",\"properties\":{}}", "GET", "/api/knowledge/rules", ARGS_NONE, NULL,

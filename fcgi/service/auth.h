@@ -13,10 +13,10 @@ struct store;
 enum role role_from_name(const char *name);
 const char *role_name(enum role role);
 
-/* Rules are changed by admins only: 1 when who may change an entry of
- * category (NULL counts as not a rule). */
-int auth_may_change(const struct identity *who, const char *category);
-/* (Handlers use http_may_change_or_403 in http/http.h, which replies 403.) */
+/* Rules are changed by admins only: 1 when a caller of this role may change
+ * an entry of category (NULL counts as not a rule). The services turn a 0
+ * into FORBIDDEN, key rules_admin_only (knowledge_may_change). */
+int auth_may_change(enum role role, const char *category);
 
 /* Return 1 when name is a valid space name: [a-z0-9_-], 1..64 characters. */
 int space_name_valid(const char *name);

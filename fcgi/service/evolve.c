@@ -76,7 +76,7 @@ int evolve_rewrite(const struct svc_ctx *c, const struct knowledge *k, const cha
             rc = 0;
             goto out;
         }
-        /* Once more, asking it to condense, as the reference's distill does. */
+        /* Once more, asking it to condense, as distill does. */
         json_object_array_add(messages, llm_message("assistant", r->text.data));
         buf_reset(&user);
         buf_addf(&user,

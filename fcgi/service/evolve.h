@@ -1,4 +1,4 @@
-/* evolve: knowledge evolution (seed 003): the LLM rewrites an entry's
+/* evolve: knowledge evolution (evolve_feedback, docs/feedback.md): the LLM rewrites an entry's
  * content so it answers a piece of feedback; the new text replaces the body
  * of the entry's document as a new, revertable revision. */
 #ifndef KNOWHUB_EVOLVE_H

@@ -1,8 +1,9 @@
-/* transfer: import and export of the reference's directory layout. */
+/* transfer: import and export of the knowledge directory layout. */
 #include "service/transfer.h"
 #include "base/buf.h"
 #include "domain/document.h"
 #include "domain/paths.h"
+#include "service/knowledge.h"
 #include "store/store.h"
 #include "base/util.h"
 

@@ -1,4 +1,4 @@
-/* transfer: import and export of the reference's directory layout
+/* transfer: import and export of the knowledge directory layout
  * (rules/NAME.md, experiences/NAME.md, experiences/FOLDER/NAME.md) for one space,
  * used by `knowhub import` and `knowhub export`. Every file is reported. */
 #ifndef KNOWHUB_TRANSFER_H

@@ -22,6 +22,7 @@
 #include "base/buf.h"
 #include "domain/document.h"
 #include "domain/knowledge.h"
+#include "service/knowledge.h"
 #include "service/search.h"
 #include "store/store.h"
 #include "base/util.h"

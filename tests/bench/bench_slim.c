@@ -11,6 +11,7 @@
  *   bench_slim [--rounds R] [N ...] */
 #include "base/buf.h"
 #include "domain/knowledge.h"
+#include "service/knowledge.h"
 #include "service/slim.h"
 #include "store/store.h"
 #include "base/util.h"

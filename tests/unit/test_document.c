@@ -1,5 +1,5 @@
-/* test_document: documents of the file view (fcgi/document.c) against
- * REFERENCE.md section 2: document_fill's field coercion (title defaulting to
+/* test_document: documents of the file view (fcgi/domain/document.c, the
+ * format of docs/knowledge-files.md): document_fill's field coercion (title defaulting to
  * the stem, tags list/scalar/null, source "manual", description "",
  * alwaysApply defaulting to true with false/"false"/no/null/0 false),
  * document_prepare's auto header (rules and experiences) and its limit
@@ -128,7 +128,7 @@ static void test_fill_coercion(void)
     fill(&k, "experiences", "stem-name.md", "---\ntitle: '2026-04-27'\n---\nb");
     CHECK_STR(k.title, "2026-04-27");
     knowledge_release(&k);
-    /* KnowHub: an empty title falls back to the stem (the reference would keep "") */
+    /* an empty title falls back to the stem (never an empty title) */
     fill(&k, "experiences", "stem-name.md", "---\ntitle: ''\n---\nb");
     CHECK_STR(k.title, "stem-name");
     knowledge_release(&k);
@@ -199,7 +199,7 @@ static void test_fill_coercion(void)
 
 static void test_always_apply(void)
 {
-    /* absent: true (the reference's default) */
+    /* absent: true (the default) */
     CHECK_INT(rule_always(NULL), 1);
     CHECK_INT(rule_always("true"), 1);
     CHECK_INT(rule_always("yes"), 1);
@@ -208,8 +208,8 @@ static void test_always_apply(void)
     CHECK_INT(rule_always("\"true\""), 1);
     CHECK_INT(rule_always("anything"), 1);
     CHECK_INT(rule_always("[a]"), 1);
-    /* false in every spelling; quoted "false" too (the reference's bool("false") is
-     * True: KnowHub fixes that, REFERENCE.md introduction) */
+    /* false in every spelling; quoted "false" too (a plain truth test of the
+     * string "false" would say true: KnowHub does not) */
     CHECK_INT(rule_always("false"), 0);
     CHECK_INT(rule_always("False"), 0);
     CHECK_INT(rule_always("\"false\""), 0);
@@ -278,7 +278,7 @@ static void test_auto_header(void)
              today, today);
     CHECK_STR(out.data, want.data);
 
-    /* the header reads back as the reference's fields */
+    /* the header reads back as the same fields */
     {
         struct knowledge k;
         fill(&k, "rules", "bare.md", (prepare("rules", "bare.md", "Body.", &out, &err), out.data));
@@ -290,8 +290,8 @@ static void test_auto_header(void)
         knowledge_release(&k);
     }
 
-    /* a stem that YAML would read as something else is quoted (KnowHub; the
-     * reference writes `title: yes`, which reads back as True) */
+    /* a stem that YAML would read as something else is quoted (unquoted,
+     * `title: yes` would read back as a boolean) */
     CHECK_INT(prepare("experiences", "yes.md", "b", &out, &err), 0);
     CHECK(strncmp(out.data, "---\ntitle: \"yes\"\n", 17) == 0);
     CHECK_INT(prepare("experiences", "2024.md", "b", &out, &err), 0);
@@ -313,7 +313,7 @@ static void test_auto_header(void)
         CHECK_INT(prepare("rules", "roi.md", doc, &out, &err), 0);
         CHECK_STR(out.data, doc);
     }
-    /* an empty mapping counts as missing ("if meta" in the reference): header added */
+    /* an empty mapping counts as missing: header added */
     CHECK_INT(prepare("experiences", "e.md", "---\n{}\n---\nbody", &out, &err), 0);
     CHECK(strncmp(out.data, "---\ntitle: e\n", 13) == 0);
     CHECK(strstr(out.data, "---\n\n---\n{}\n---\nbody") != NULL);
@@ -340,7 +340,7 @@ static void test_limits(void)
     buf_init(&err, 4096);
     buf_init(&doc, 1 << 22);
 
-    /* rules body: exactly 350 passes, 351 fails with the reference's message */
+    /* rules body: exactly 350 passes, 351 fails with the limit's message */
     s = repeat("x", 350);
     CHECK_INT(prepare("rules", "r.md", s, &out, &err), 0);
     CHECK_STR(err.data, "");
@@ -406,7 +406,7 @@ static void test_limits(void)
     buf_addf(&doc, "---\ntitle: r\ndescription: %s\n---\nbody", s);
     CHECK_INT(prepare("rules", "r.md", doc.data, &out, &err), 0);
     free(s);
-    /* Unlike the reference (isinstance(desc, str)), a list description is
+    /* Not only a string description: a list description is
      * checked too, as the text it is stored as (issue 12). */
     s = repeat("d", 150);
     buf_reset(&doc);

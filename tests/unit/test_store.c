@@ -3,6 +3,7 @@
  * soft delete, revisions, revert), nested transactions and space scoping. */
 #include "harness.h"
 #include "domain/knowledge.h"
+#include "service/knowledge.h"
 #include "store/store.h"
 #include "base/util.h"
 

@@ -1,0 +1,75 @@
+/* params: the entry view's query filters and the path check's reply. */
+#include "api/params.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "domain/knowledge.h"
+#include "domain/paths.h"
+#include "service/ctx.h"
+#include "service/knowledge.h"
+#include "store/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* tags_type from the query: comma-separated and/or repeated. */
+int knowledge_types_from_query_or_400(const struct request *req, struct response *res,
+                                      unsigned *out)
+{
+    *out = 0;
+    for (size_t i = 0; i < req->n_qp; i++) {
+        const char *v = req->qp[i].value;
+        if (strcmp(req->qp[i].name, "tags_type") != 0)
+            continue;
+        while (*v) {
+            size_t n = strcspn(v, ",");
+            if (n) {
+                char *name = xstrndup(v, n);
+                unsigned bit = knowledge_type_bit(name);
+                if (!bit) {
+                    reply_error(res, 200, E_INVALID_REQUEST,
+                                "Unknown tags_type '%s' (expected tool, usecase, definition, "
+                                "plan, strategy)",
+                                name);
+                    free(name);
+                    return -1;
+                }
+                free(name);
+                *out |= bit;
+            }
+            v += n + (v[n] == ',');
+        }
+    }
+    return 0;
+}
+
+int knowledge_filter_from_query_or_400(const struct request *req, struct response *res,
+                                       struct knowledge_filter *f)
+{
+    if (knowledge_types_from_query_or_400(req, res, &f->types))
+        return -1;
+    f->category = http_query(req, "category");
+    if (f->category && !*f->category)
+        f->category = NULL;
+    if (f->category && !category_valid(f->category)) {
+        error_param_str(res, "category", f->category);
+        reply_error_key(res, 200, E_INVALID_REQUEST, "invalid_category", "Invalid category: %s",
+                        f->category);
+        return -1;
+    }
+    return 0;
+}
+
+int knowledge_path_free_or_409(const struct request *req, struct response *res,
+                               const char *category, const char *path, const char *except_id)
+{
+    struct svc_ctx c;
+    struct error err;
+    int rc;
+    http_svc_ctx(req, &c);
+    error_init(&err);
+    rc = knowledge_path_free(&c, category, path, except_id, &err);
+    if (rc)
+        reply_error_of(res, &err);
+    error_release(&err);
+    return rc;
+}

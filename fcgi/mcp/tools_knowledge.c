@@ -1,0 +1,102 @@
+/* tools_knowledge: the knowledge tools of MCP over the entry and file
+ * views' services; the answers are those of REST. */
+#include "mcp/tools_knowledge.h"
+#include "base/error.h"
+#include "domain/knowledge.h"
+#include "domain/paths.h"
+#include "service/ctx.h"
+#include "service/feedback.h"
+#include "service/files.h"
+#include "service/knowledge.h"
+#include "store/store.h"
+
+#include <string.h>
+
+int tool_knowledge_save(const struct svc_ctx *c, struct json_object *args,
+                        struct json_object **data, struct error *err)
+{
+    return svc_knowledge_create(c, args, data, err);
+}
+
+int tool_knowledge_update(const struct svc_ctx *c, struct json_object *args,
+                          struct json_object **data, struct error *err)
+{
+    struct json_object *v = NULL;
+    /* The entry's id is the path's {knowledge_id}; the rest is the body
+     * (which has no knowledge_id field of its own). */
+    if (!json_object_object_get_ex(args, "knowledge_id", &v) ||
+        !json_object_is_type(v, json_type_string) || !*json_object_get_string(v)) {
+        error_set(err, E_INVALID_REQUEST, NULL, "'%s' is required", "knowledge_id");
+        return -1;
+    }
+    return svc_knowledge_update(c, json_object_get_string(v), args, data, err);
+}
+
+int tool_knowledge_batch_update(const struct svc_ctx *c, struct json_object *args,
+                                struct json_object **data, struct error *err)
+{
+    return svc_knowledge_batch_update(c, args, data, err);
+}
+
+/* An integer argument in [min, max] (dflt when absent), refused with the
+ * message of a query parameter. */
+static int arg_long(struct json_object *args, const char *name, long dflt, long min, long max,
+                    long *out, struct error *err)
+{
+    struct json_object *v;
+    int64_t n;
+    *out = dflt;
+    if (!json_object_object_get_ex(args, name, &v) || !v)
+        return 0;
+    n = json_object_get_int64(v);
+    if (!json_object_is_type(v, json_type_int) || n < min || n > max) {
+        error_set(err, E_INVALID_REQUEST, "field_not_integer",
+                  "'%s' must be an integer between %ld and %ld", name, min, max);
+        error_str(err, "field", name);
+        error_int(err, "min", min);
+        error_int(err, "max", max);
+        return -1;
+    }
+    *out = (long)n;
+    return 0;
+}
+
+int tool_knowledge_list(const struct svc_ctx *c, struct json_object *args,
+                        struct json_object **data, struct error *err)
+{
+    struct knowledge_filter f = {0};
+    struct json_object *types = NULL, *category = NULL;
+    if (arg_long(args, "limit", 10, 1, 100, &f.limit, err) ||
+        arg_long(args, "offset", 0, 0, 1000000000L, &f.offset, err))
+        return -1;
+    json_object_object_get_ex(args, "tags_type", &types);
+    for (size_t i = 0; types && i < json_object_array_length(types); i++) {
+        const char *name = json_object_get_string(json_object_array_get_idx(types, i));
+        unsigned bit = knowledge_type_bit(name ? name : "");
+        if (!bit) {
+            error_set(err, E_INVALID_REQUEST, NULL,
+                      "Unknown tags_type '%s' (expected tool, usecase, definition, plan, "
+                      "strategy)",
+                      name ? name : "");
+            return -1;
+        }
+        f.types |= bit;
+    }
+    if (json_object_object_get_ex(args, "category", &category) && category &&
+        *json_object_get_string(category)) {
+        f.category = json_object_get_string(category);
+        if (!category_valid(f.category)) {
+            error_set(err, E_INVALID_REQUEST, "invalid_category", "Invalid category: %s",
+                      f.category);
+            error_str(err, "category", f.category);
+            return -1;
+        }
+    }
+    return svc_knowledge_list(c, &f, data, err);
+}
+
+int tool_knowledge_read(const struct svc_ctx *c, struct json_object *args,
+                        struct json_object **data, struct error *err)
+{
+    return svc_files_read(c, args, data, err);
+}

@@ -1,0 +1,669 @@
+/* knowledge (service): the entry view's operations, with their rules:
+ * rules are changed by admins only (checked on the entry as it is inside
+ * the writing transaction), a case counts once per case_id, evolve asks the
+ * LLM outside any transaction and applies its rewrite atomically. */
+#include "service/knowledge.h"
+#include "service/auth.h"
+#include "base/config.h"
+#include "base/error.h"
+#include "base/jfield.h"
+#include "base/util.h"
+#include "domain/document.h"
+#include "domain/knowledge.h"
+#include "domain/knowledge_limits.h"
+#include "domain/paths.h"
+#include "llm/llm.h"
+#include "service/ctx.h"
+#include "service/evolve.h"
+#include "store/store.h"
+
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WHAT "Knowledge entry"
+
+/* ---- shared pieces ---- */
+
+/* The folder of an agent's entries: its id with unsafe characters replaced. */
+static void agent_folder(const char *agent_id, struct buf *out)
+{
+    for (const char *p = agent_id ? agent_id : ""; *p && out->len < 64; p++) {
+        char c = *p;
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '_' || c == '-' || (c == '.' && out->len > 0);
+        buf_addch(out, ok ? c : '-');
+    }
+    if (out->len == 0)
+        buf_adds(out, "agent");
+    /* Never "x.md": a folder must not share its name with a document. */
+    if (out->len >= 3 && strcmp(out->data + out->len - 3, ".md") == 0)
+        out->data[out->len - 3] = '-';
+}
+
+int knowledge_create(struct store *st, struct knowledge *k, const char *actor)
+{
+    char id[36];
+    int rc = STORE_ERROR, derive_path = k->path == NULL, derive_document = 0;
+    /* 32 random bits a day: collisions are rare but real at scale, so retry. */
+    for (int attempt = 0; attempt < 8; attempt++) {
+        int id_taken = 0;
+        knowledge_new_id(id);
+        free(k->id);
+        k->id = xstrdup(id);
+        if (derive_path) {
+            struct buf path;
+            buf_init(&path, 256);
+            agent_folder(k->agent_id, &path);
+            buf_addf(&path, "/%s.md", id);
+            free(k->path);
+            k->path = buf_detach(&path, NULL);
+        }
+        if (!k->document || derive_document) {
+            struct buf doc;
+            buf_init(&doc, 1 << 20);
+            derive_document = 1;
+            document_for_entry(k, &doc);
+            document_fill(k, k->category, k->path, doc.data, doc.len);
+            buf_release(&doc);
+        }
+        rc = store_knowledge_insert(st, k, actor, &id_taken);
+        if (!(rc == STORE_CONFLICT && id_taken))
+            return rc;
+    }
+    return rc;
+}
+
+int knowledge_path_free(const struct svc_ctx *c, const char *category, const char *path,
+                        const char *except_id, struct error *err)
+{
+    enum path_clash clash;
+    const char *slash = strchr(path, '/');
+    int rc = store_knowledge_path_clash(c->st, c->space, category, path, except_id, &clash);
+    if (rc) {
+        store_status_error(rc, "Knowledge file", err);
+        return -1;
+    }
+    if (clash == PATH_CLASH_FOLDER) {
+        error_set(err, E_CONFLICT, "path_is_folder",
+                  "%s/%s is a folder that holds other documents; a name is a file or a "
+                  "folder, never both",
+                  category, path);
+        error_str(err, "category", category);
+        error_str(err, "path", path);
+        return -1;
+    }
+    if (clash == PATH_CLASH_FILE) {
+        char *folder = xstrndup(path, (size_t)(slash - path));
+        error_set(err, E_CONFLICT, "path_is_document",
+                  "%s/%.*s is a document; a name is a file or a folder, never both", category,
+                  (int)(slash - path), path);
+        error_str(err, "category", category);
+        error_str(err, "path", folder);
+        free(folder);
+        return -1;
+    }
+    return 0;
+}
+
+int knowledge_may_change(const struct svc_ctx *c, const char *category, struct error *err)
+{
+    if (auth_may_change(c->role, category))
+        return 0;
+    error_set(err, E_FORBIDDEN, "rules_admin_only", "Only admins may change rules");
+    return -1;
+}
+
+static const char *str_or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+static void add_injection(const struct log_entry *e, void *ctx)
+{
+    struct json_object *o = json_object_new_object();
+#define S(x) json_object_new_string(str_or_empty(x))
+    json_object_object_add(o, "trace_id", S(e->trace_id));
+    json_object_object_add(o, "goal_id", S(e->goal_id));
+    json_object_object_add(o, "injected_at_sequence",
+                           json_object_new_int64(e->injected_at_sequence));
+    json_object_object_add(o, "injected_at", S(e->injected_at));
+    json_object_object_add(o, "eval_status", e->eval_status ? S(e->eval_status) : NULL);
+    json_object_object_add(o, "eval_reason", e->eval_reason ? S(e->eval_reason) : NULL);
+    json_object_object_add(o, "evaluated_at", e->evaluated_at ? S(e->evaluated_at) : NULL);
+    json_object_object_add(o, "evaluated_at_trigger",
+                           e->evaluated_at_trigger ? S(e->evaluated_at_trigger) : NULL);
+#undef S
+    json_object_array_add(ctx, o);
+}
+
+static struct json_object *history(struct store *st, const char *id, const char *kind)
+{
+    struct json_object *arr = json_object_new_array();
+    store_ignore(store_knowledge_cases_each(st, id, kind, KNOWLEDGE_HISTORY_SHOWN,
+                                            knowledge_case_to_json,
+                                            arr)); /* a view: shows fewer on failure */
+    return arr;
+}
+
+struct json_object *knowledge_entry_json(struct store *st, const struct knowledge *k)
+{
+    struct json_object *helpful = history(st, k->id, "helpful");
+    struct json_object *harmful = history(st, k->id, "harmful");
+    /* Where it was injected and how it was judged, newest first. */
+    struct json_object *injections = json_object_new_array();
+    store_ignore(store_log_of_entry(st, k->id, 50, add_injection,
+                                    injections)); /* a view: shows fewer on failure */
+    return knowledge_to_json(k, helpful, harmful, injections);
+}
+
+int knowledge_entry_data(const struct svc_ctx *c, const char *id, struct json_object *extra,
+                         struct json_object **data, struct error *err)
+{
+    struct knowledge k;
+    int rc;
+    /* One snapshot (one read transaction) for the entry and its histories. */
+    store_read_begin(c->st);
+    rc = store_knowledge_get(c->st, c->space, id, 0, &k);
+    if (rc) {
+        store_read_end(c->st);
+        json_object_put(extra);
+        store_status_error(rc, WHAT, err);
+        return -1;
+    }
+    *data = knowledge_entry_json(c->st, &k);
+    store_read_end(c->st);
+    if (extra) {
+        json_object_object_foreach(extra, key, val)
+            json_object_object_add(*data, key, json_object_get(val));
+        json_object_put(extra);
+    }
+    knowledge_release(&k);
+    return 0;
+}
+
+/* A store status other than STORE_OK as err; -1. */
+static int store_fail(int rc, struct error *err)
+{
+    store_status_error(rc, WHAT, err);
+    return -1;
+}
+
+/* ---- list ---- */
+
+static int list_add(const struct knowledge *k, void *ctx)
+{
+    json_object_array_add(ctx, knowledge_to_json(k, NULL, NULL, NULL));
+    return 0;
+}
+
+int svc_knowledge_list(const struct svc_ctx *c, const struct knowledge_filter *f,
+                       struct json_object **data, struct error *err)
+{
+    struct json_object *items = json_object_new_array();
+    long total = 0;
+    int rc = store_knowledge_list(c->st, c->space, f, list_add, items, &total);
+    if (rc) {
+        json_object_put(items);
+        return store_fail(rc, err);
+    }
+    *data = json_object_new_object();
+    json_object_object_add(*data, "items", items);
+    json_object_object_add(*data, "total", json_object_new_int64(total));
+    json_object_object_add(*data, "limit", json_object_new_int64(f->limit));
+    json_object_object_add(*data, "offset", json_object_new_int64(f->offset));
+    return 0;
+}
+
+/* ---- create ---- */
+
+/* JSON array text of a validated list of strings (a lone string is one item). */
+static char *list_text(struct json_object *list)
+{
+    struct json_object *arr;
+    char *text;
+    if (!list)
+        return xstrdup("[]");
+    if (json_object_is_type(list, json_type_string)) {
+        arr = json_object_new_array();
+        json_object_array_add(arr, json_object_get(list));
+    } else {
+        arr = json_object_get(list);
+    }
+    text = xstrdup(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN |
+                                                           JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(arr);
+    return text;
+}
+
+/* tags_type as a bitmask, from a JSON list of strings. */
+static int types_of(struct json_object *list, unsigned *out, struct error *err)
+{
+    *out = 0;
+    for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+        const char *name = json_object_get_string(json_object_array_get_idx(list, i));
+        unsigned bit = knowledge_type_bit(name);
+        if (!bit) {
+            error_set(err, E_INVALID_REQUEST, NULL,
+                      "Unknown tags_type '%s' (expected tool, usecase, definition, plan, "
+                      "strategy)",
+                      name);
+            return -1;
+        }
+        *out |= bit;
+    }
+    return 0;
+}
+
+/* A title from the first line of the scenario, at most 80 characters. */
+static char *title_from(const char *scenario)
+{
+    const char *s = scenario + strspn(scenario, " \t\r\n");
+    size_t n = strcspn(s, "\r\n");
+    n = utf8_prefix(s, n, 80);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    return xstrndup(s, n);
+}
+
+static int body_limit(const char *category, const char *content, struct error *err)
+{
+    size_t max = strcmp(category, "rules") == 0 ? LIMIT_RULES_BODY : LIMIT_EXPERIENCES_BODY;
+    size_t chars = utf8_length(content, strlen(content));
+    if (chars > max) {
+        error_set(err, E_LIMIT_EXCEEDED, "body_too_long",
+                  "%s body exceeds %zu characters (got %zu)", category, max, chars);
+        error_str(err, "category", category);
+        error_int(err, "max", (long long)max);
+        error_int(err, "got", (long long)chars);
+        return -1;
+    }
+    return 0;
+}
+
+int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
+                         struct json_object **data, struct error *err)
+{
+    struct json_object *tags_type = NULL, *urls = NULL, *tags = NULL;
+    const char *scenario, *content, *agent_id, *message_id, *title, *category, *path, *description;
+    long score;
+    int always_apply, rc, result = -1;
+    struct knowledge k;
+    struct buf norm;
+
+    knowledge_init(&k);
+    buf_init(&norm, 1024);
+    if (jf_string(err, body, "scenario", 1, LIMIT_SCENARIO, &scenario) ||
+        jf_string(err, body, "content", 1, LIMIT_EXPERIENCES_BODY * 4, &content) ||
+        jf_string_list(err, body, "tags_type", KTYPE_COUNT * 2, 32, 0, &tags_type) ||
+        jf_string_list(err, body, "urls", LIMIT_URLS, LIMIT_URL, 0, &urls) ||
+        jf_string(err, body, "agent_id", 0, LIMIT_SHORT_TEXT, &agent_id) ||
+        jf_long(err, body, "score", 1, 5, 3, &score) ||
+        jf_string(err, body, "message_id", 0, LIMIT_SHORT_TEXT, &message_id) ||
+        jf_string(err, body, "title", 0, LIMIT_TITLE, &title) ||
+        jf_string_list(err, body, "tags", LIMIT_TAGS, LIMIT_TAG, 1, &tags) ||
+        jf_string(err, body, "category", 0, 32, &category) ||
+        jf_string(err, body, "path", 0, 1024, &path) ||
+        jf_string(err, body, "description", 0, LIMIT_RULE_DESCRIPTION, &description) ||
+        jf_bool(err, body, "always_apply", 1, &always_apply) || types_of(tags_type, &k.types, err))
+        goto out;
+    /* A title is one line: it heads a section in the blocks agents paste. */
+    if (title && has_line_break(title)) {
+        error_set(err, E_INVALID_REQUEST, "title_one_line",
+                  "'title' must be one line (no line breaks)");
+        goto out;
+    }
+    if (!category)
+        category = "experiences";
+    if (!category_valid(category)) {
+        error_set(err, E_INVALID_REQUEST, "invalid_category", "Invalid category: %s", category);
+        error_str(err, "category", category);
+        goto out;
+    }
+    if (knowledge_may_change(c, category, err) || body_limit(category, content, err))
+        goto out;
+    if (path) {
+        if (path_check_e(category, path, &norm, err))
+            goto out;
+        k.path = xstrndup(norm.data, norm.len);
+        if (knowledge_path_free(c, category, k.path, NULL, err))
+            goto out;
+    } else if (strcmp(category, "rules") == 0) {
+        error_set(err, E_INVALID_REQUEST, "rule_path_required", "'path' is required for a rule");
+        goto out;
+    }
+    k.space = xstrdup(c->space);
+    k.category = xstrdup(category);
+    k.title = title && *title ? xstrdup(title) : title_from(scenario);
+    k.description = xstrdup(description ? description : "");
+    k.tags = list_text(tags);
+    k.urls = list_text(urls);
+    k.scenario = xstrdup(scenario);
+    k.content = xstrdup(content);
+    k.always_apply = always_apply;
+    k.source = xstrdup("agent");
+    k.agent_id = xstrdup(agent_id ? agent_id : "");
+    k.message_id = xstrdup(message_id ? message_id : "");
+    k.score = (int)score;
+    {
+        char now[20];
+        time_utc_text(now);
+        now[10] = 'T';
+        k.source_ts = xstrdup(now);
+    }
+    rc = knowledge_create(c->st, &k, c->actor);
+    if (rc == STORE_CONFLICT) {
+        error_set(err, E_CONFLICT, "path_taken", "An entry already exists at %s/%s", k.category,
+                  k.path);
+        error_str(err, "category", k.category);
+        error_str(err, "path", k.path);
+    } else if (rc) {
+        store_fail(rc, err);
+    } else {
+        result = knowledge_entry_data(c, k.id, NULL, data, err);
+    }
+out:
+    knowledge_release(&k);
+    buf_release(&norm);
+    return result;
+}
+
+/* ---- get ---- */
+
+int svc_knowledge_get(const struct svc_ctx *c, const char *id, struct json_object **data,
+                      struct error *err)
+{
+    return knowledge_entry_data(c, id, NULL, data, err);
+}
+
+/* ---- update ---- */
+
+/* A validated case object; strings borrowed from the JSON. */
+static int case_of(struct json_object *body, const char *key, const char *kind,
+                   struct knowledge_case *kc, int *present, struct error *err)
+{
+    struct json_object *o;
+    *present = 0;
+    memset(kc, 0, sizeof *kc);
+    if (jf_object(err, body, key, &o))
+        return -1;
+    if (!o)
+        return 0;
+    kc->kind = kind;
+    if (jf_string(err, o, "case_id", 0, LIMIT_SHORT_TEXT, &kc->case_id) ||
+        jf_string(err, o, "scenario", 0, LIMIT_CASE_TEXT, &kc->scenario) ||
+        jf_string(err, o, "result", 0, LIMIT_CASE_TEXT, &kc->result) ||
+        jf_string(err, o, "agent_id", 0, LIMIT_SHORT_TEXT, &kc->agent_id) ||
+        jf_string(err, o, "trace_id", 0, LIMIT_SHORT_TEXT, &kc->trace_id) ||
+        jf_string(err, o, "goal_id", 0, LIMIT_SHORT_TEXT, &kc->goal_id))
+        return -1;
+    *present = 1;
+    return 0;
+}
+
+void knowledge_new_case_id(char out[static 24])
+{
+    unsigned char rnd[8];
+    randombytes_buf(rnd, sizeof rnd);
+    memcpy(out, "case-", 5);
+    sodium_bin2hex(out + 5, 17, rnd, sizeof rnd);
+}
+
+/* Whether the caller may change the entry id as it is now (read in the
+ * caller's transaction, if any): 0, or -1 with err. */
+static int may_change_entry(const struct svc_ctx *c, const char *id, struct error *err)
+{
+    struct knowledge target;
+    int rc = store_knowledge_get(c->st, c->space, id, 0, &target), denied;
+    if (rc)
+        return store_fail(rc, err);
+    denied = knowledge_may_change(c, target.category, err);
+    knowledge_release(&target);
+    return denied;
+}
+
+/* Store the feedback and ask the LLM for the entry's rewrite, outside any
+ * transaction: 0 with the rewrite in evolved (of current, read here) and
+ * the feedback's id in *feedback_id, or -1 with err. */
+static int evolve_ask(const struct svc_ctx *c, const char *id, const char *feedback,
+                      struct knowledge *current, struct buf *evolved, long *feedback_id,
+                      struct error *err)
+{
+    struct llm_reply reply;
+    int rc, result = -1;
+    /* The feedback is kept whatever happens. Without an LLM, or when the
+     * LLM fails, the request changes nothing else, so the caller can
+     * simply send the rest again. A rewrite changes the content: on a
+     * rule, admins only. */
+    if (may_change_entry(c, id, err))
+        return -1;
+    rc = store_knowledge_add_feedback(c->st, c->space, id, feedback, c->actor, feedback_id);
+    if (rc)
+        return store_fail(rc, err);
+    if (!config_llm_configured(c->cfg)) {
+        error_set(err, E_LLM_NOT_CONFIGURED, NULL,
+                  "evolve_feedback needs an LLM (KNOWHUB_LLM_BASE_URL is not set); the "
+                  "feedback was stored (#%ld) and nothing else was changed",
+                  *feedback_id);
+        return -1;
+    }
+    llm_reply_init(&reply);
+    rc = store_knowledge_get(c->st, c->space, id, 0, current);
+    if (rc) {
+        store_fail(rc, err);
+    } else if (evolve_rewrite(c, current, feedback, evolved, &reply)) {
+        store_ignore(
+            store_knowledge_feedback_mark(c->st, *feedback_id, "failed")); /* best effort */
+        error_set(err, reply.err.code, NULL,
+                  "%s; the feedback was stored (#%ld) and nothing else was changed",
+                  reply.err.message.data, *feedback_id);
+    } else {
+        result = 0;
+    }
+    llm_reply_release(&reply);
+    return result;
+}
+
+/* The cases and the score of an update, inside its transaction; their
+ * outcome goes to applied. A store status. */
+static int apply_cases_and_score(const struct svc_ctx *c, const char *id,
+                                 struct knowledge_case *cases[2], long score,
+                                 struct json_object *applied)
+{
+    static const char *const keys[2] = {"add_helpful_case", "add_harmful_case"};
+    char case_id[24];
+    int added, rc;
+    for (int i = 0; i < 2; i++) {
+        if (!cases[i])
+            continue;
+        if (!cases[i]->case_id) {
+            knowledge_new_case_id(case_id);
+            cases[i]->case_id = case_id;
+        }
+        if ((rc = store_knowledge_add_case(c->st, c->space, id, cases[i], c->actor, &added)))
+            return rc;
+        json_object_object_add(applied, keys[i],
+                               json_object_new_string(added ? "added" : "duplicate"));
+    }
+    if (score) {
+        if ((rc = store_knowledge_set_score(c->st, c->space, id, (int)score, c->actor)))
+            return rc;
+        json_object_object_add(applied, "update_score", json_object_new_int(score));
+    }
+    return STORE_OK;
+}
+
+int svc_knowledge_update(const struct svc_ctx *c, const char *id, struct json_object *body,
+                         struct json_object **data, struct error *err)
+{
+    struct json_object *applied = NULL, *extra;
+    struct knowledge_case helpful, harmful;
+    struct knowledge current;
+    struct buf evolved;
+    int has_helpful, has_harmful, rc, result = -1;
+    const char *feedback;
+    long score, evolve_feedback_id = 0;
+
+    knowledge_init(&current);
+    buf_init(&evolved, 1 << 20);
+    if (case_of(body, "add_helpful_case", "helpful", &helpful, &has_helpful, err) ||
+        case_of(body, "add_harmful_case", "harmful", &harmful, &has_harmful, err) ||
+        jf_long(err, body, "update_score", 1, 5, 0, &score) ||
+        jf_string(err, body, "evolve_feedback", 0, LIMIT_CASE_TEXT, &feedback))
+        goto out;
+    if (!has_helpful && !has_harmful && !score && !feedback) {
+        error_set(err, E_INVALID_REQUEST, NULL,
+                  "Nothing to update: give add_helpful_case, add_harmful_case, update_score "
+                  "or evolve_feedback");
+        goto out;
+    }
+    if (feedback) {
+        long feedback_id = 0;
+        if (evolve_ask(c, id, feedback, &current, &evolved, &feedback_id, err))
+            goto out;
+        evolve_feedback_id = feedback_id;
+    }
+    /* The LLM's rewrite is applied with the rest, atomically. */
+    applied = json_object_new_object();
+    if ((rc = store_begin(c->st)))
+        goto fail;
+    if (score || evolve_feedback_id) {
+        /* A score or a rewrite changes the entry: on a rule, admins only.
+         * Checked inside the transaction, on the entry as it is now. */
+        struct knowledge target;
+        int denied;
+        if ((rc = store_knowledge_get(c->st, c->space, id, 0, &target)))
+            goto fail;
+        denied = knowledge_may_change(c, target.category, err);
+        knowledge_release(&target);
+        if (denied) {
+            store_rollback(c->st);
+            if (evolve_feedback_id)
+                store_ignore(store_knowledge_feedback_mark(c->st, evolve_feedback_id,
+                                                           "failed")); /* best effort */
+            goto out;
+        }
+    }
+    if (evolve_feedback_id) {
+        if ((rc = evolve_apply(c, &current, evolved.data)) ||
+            (rc = store_knowledge_feedback_mark(c->st, evolve_feedback_id, "applied")))
+            goto fail;
+        json_object_object_add(applied, "evolve_feedback", json_object_new_string("evolved"));
+    }
+    {
+        struct knowledge_case *cases[2] = {has_helpful ? &helpful : NULL,
+                                           has_harmful ? &harmful : NULL};
+        if ((rc = apply_cases_and_score(c, id, cases, score, applied)))
+            goto fail;
+    }
+    if ((rc = store_commit(c->st)))
+        goto fail_committed;
+    extra = json_object_new_object();
+    json_object_object_add(extra, "applied", applied);
+    applied = NULL;
+    result = knowledge_entry_data(c, id, extra, data, err);
+    goto out;
+fail:
+    store_rollback(c->st);
+fail_committed:
+    if (evolve_feedback_id) /* the rewrite was not applied: the feedback waits no more */
+        store_ignore(
+            store_knowledge_feedback_mark(c->st, evolve_feedback_id, "failed")); /* best effort */
+    if (rc == STORE_CONFLICT && evolve_feedback_id)
+        error_set(err, E_CONFLICT, NULL,
+                  "The entry changed while the LLM was rewriting it; nothing was changed, "
+                  "send the request again");
+    else
+        store_fail(rc, err);
+out:
+    json_object_put(applied);
+    knowledge_release(&current);
+    buf_release(&evolved);
+    return result;
+}
+
+/* ---- delete ---- */
+
+int svc_knowledge_delete(const struct svc_ctx *c, const char *id, struct json_object **data,
+                         struct error *err)
+{
+    struct knowledge k;
+    int rc;
+    knowledge_init(&k);
+    /* The category that decides who may delete is read in the transaction
+     * that deletes, so a move into rules meanwhile cannot slip through. */
+    if ((rc = store_begin(c->st)))
+        return store_fail(rc, err);
+    if ((rc = store_knowledge_get(c->st, c->space, id, 0, &k))) {
+        store_rollback(c->st);
+        return store_fail(rc, err);
+    }
+    if (knowledge_may_change(c, k.category, err)) {
+        store_rollback(c->st);
+        knowledge_release(&k);
+        return -1;
+    }
+    rc = store_knowledge_delete(c->st, c->space, k.id, c->actor);
+    if (rc)
+        store_rollback(c->st);
+    else
+        rc = store_commit(c->st);
+    if (rc) {
+        knowledge_release(&k);
+        return store_fail(rc, err);
+    }
+    *data = json_object_new_object();
+    json_object_object_add(*data, "id", json_object_new_string(k.id));
+    json_object_object_add(*data, "status", json_object_new_string("deleted"));
+    json_object_object_add(*data, "version", json_object_new_int64(k.version + 1));
+    knowledge_release(&k);
+    return 0;
+}
+
+/* ---- cases ---- */
+
+int svc_knowledge_cases(const struct svc_ctx *c, const char *id, const char *kind, long limit,
+                        long offset, struct json_object **items, long *total, struct error *err)
+{
+    int rc;
+    if (!kind || (strcmp(kind, "helpful") != 0 && strcmp(kind, "harmful") != 0)) {
+        error_set(err, E_INVALID_REQUEST, NULL, "'kind' must be helpful or harmful");
+        return -1;
+    }
+    *items = json_object_new_array();
+    *total = 0;
+    rc = store_knowledge_cases_page(c->st, c->space, id, kind, limit, offset,
+                                    knowledge_case_to_json, *items, total);
+    if (rc) {
+        json_object_put(*items);
+        *items = NULL;
+        return store_fail(rc, err);
+    }
+    return 0;
+}
+
+/* ---- export ---- */
+
+struct export_ctx {
+    struct store *st;
+    int (*each)(struct json_object *line, void *ctx);
+    void *ctx;
+};
+
+static int export_line(const struct knowledge *k, void *ctx)
+{
+    struct export_ctx *ec = ctx;
+    struct json_object *o = knowledge_entry_json(ec->st, k);
+    int rc;
+    json_object_object_add(o, "document", json_object_new_string(k->document));
+    rc = ec->each(o, ec->ctx);
+    json_object_put(o);
+    return rc;
+}
+
+int svc_knowledge_export(const struct svc_ctx *c, int (*each)(struct json_object *line, void *ctx),
+                         void *ctx)
+{
+    struct export_ctx ec = {c->st, each, ctx};
+    return store_knowledge_scan(c->st, c->space, SCAN_ACTIVE, NULL, 1, export_line, &ec);
+}
