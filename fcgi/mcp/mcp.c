@@ -1,5 +1,6 @@
 /* mcp: the agent tools, each a row naming the REST route it runs. */
 #include "mcp/mcp.h"
+#include "mcp/tools_search.h"
 #include "base/buf.h"
 #include "http/http.h"
 #include "base/jfield.h"
@@ -126,7 +127,8 @@ static const struct tool tools[] = {
      "{\"type\":\"object\",\"properties\":{\"trace_id\":{\"type\":\"string\"},"
      "\"goal\":{\"type\":\"string\",\"description\":\"the current goal\"}},"
      "\"required\":[\"trace_id\"]}",
-     "GET", "/api/traces/{trace_id}/eval_prompt", ARGS_QUERY, NULL, ROLE_READER, NULL},
+     "GET", "/api/traces/{trace_id}/eval_prompt", ARGS_QUERY, NULL, ROLE_READER,
+     tool_trace_eval_prompt},
     {"trace_submit_evaluation",
      "Send your evaluation of the injected knowledge: output is your raw reply (JSON, a "
      "```json block, or prose around a JSON object), or give evaluations "
@@ -136,7 +138,8 @@ static const struct tool tools[] = {
      "\"trigger\":{\"enum\":[\"goal_completion\",\"compression\",\"task_completion\"]},"
      "\"output\":{\"type\":\"string\"},\"evaluations\":{\"type\":\"array\",\"items\":{"
      "\"type\":\"object\"}}},\"required\":[\"trace_id\",\"trigger\"]}",
-     "POST", "/api/traces/{trace_id}/evaluations", ARGS_BODY, NULL, ROLE_AGENT, NULL},
+     "POST", "/api/traces/{trace_id}/evaluations", ARGS_BODY, NULL, ROLE_AGENT,
+     tool_trace_submit_evaluation},
 };
 #define TOOL_COUNT (sizeof tools / sizeof tools[0])
 
