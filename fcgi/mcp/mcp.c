@@ -56,7 +56,7 @@ static const struct tool tools[] = {
      "\"sequence\":{\"type\":\"integer\",\"minimum\":0},"
      "\"task\":{\"type\":\"string\",\"description\":\"the trace's mission, kept for its "
      "evaluation prompt\"}},\"required\":[\"query\"]}",
-     "GET", "/api/knowledge/search", ARGS_QUERY, "query:q", ROLE_READER, NULL},
+     "GET", "/api/knowledge/search", ARGS_QUERY, "query:q", ROLE_READER, tool_knowledge_search},
     {"knowledge_save",
      "Save something you learned so later tasks can reuse it: the scenario (when it applies) "
      "and the content (the knowledge itself, at most 2000 characters), with its types. "
@@ -111,7 +111,7 @@ static const struct tool tools[] = {
     {"knowledge_rules",
      "The rules you must always follow, and a ready block to put in your system prompt.",
      "{\"type\":\"object\",\"properties\":{}}", "GET", "/api/knowledge/rules", ARGS_NONE, NULL,
-     ROLE_READER, NULL},
+     ROLE_READER, tool_knowledge_rules},
     {"knowledge_context",
      "Everything to load before answering a question: the mandatory rules block and the "
      "relevant knowledge block (table_names boost knowledge tagged with them).",
@@ -119,7 +119,7 @@ static const struct tool tools[] = {
      "\"table_names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
      "\"max_results\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50}},"
      "\"required\":[\"question\"]}",
-     "POST", "/api/knowledge/context", ARGS_BODY, NULL, ROLE_READER, NULL},
+     "POST", "/api/knowledge/context", ARGS_BODY, NULL, ROLE_READER, tool_knowledge_context},
     {"trace_eval_prompt",
      "When a goal completes, before you compress your context, or when your task ends: get "
      "the prompt that asks you to judge the knowledge injected into this trace (irrelevant, "

@@ -11,6 +11,18 @@
 #include "base/error.h"
 #include "service/ctx.h"
 
+/* knowledge_search {query, top_k?, min_score?, tags_type?, category?,
+ * trace_id?, goal_id?, sequence?, task?}: GET /api/knowledge/search, its
+ * integers checked as REST checks its query string. */
+int tool_knowledge_search(const struct svc_ctx *c, struct json_object *args,
+                          struct json_object **data, struct error *err);
+/* knowledge_rules {}: GET /api/knowledge/rules. */
+int tool_knowledge_rules(const struct svc_ctx *c, struct json_object *args,
+                         struct json_object **data, struct error *err);
+/* knowledge_context {question, table_names?, max_results?}:
+ * POST /api/knowledge/context. */
+int tool_knowledge_context(const struct svc_ctx *c, struct json_object *args,
+                           struct json_object **data, struct error *err);
 /* trace_eval_prompt {trace_id, goal?}: GET /api/traces/{trace_id}/eval_prompt. */
 int tool_trace_eval_prompt(const struct svc_ctx *c, struct json_object *args,
                            struct json_object **data, struct error *err);
