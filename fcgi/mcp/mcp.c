@@ -101,7 +101,7 @@ static const struct tool tools[] = {
      "{\"type\":\"object\",\"properties\":{\"dry_run\":{\"type\":\"boolean\"},"
      "\"threshold\":{\"type\":\"number\",\"minimum\":0.3,\"maximum\":1},"
      "\"model\":{\"type\":\"string\"}}}",
-     "POST", "/api/knowledge/slim", ARGS_BODY, NULL, ROLE_AGENT, NULL},
+     "POST", "/api/knowledge/slim", ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_slim},
     {"knowledge_read",
      "Read one knowledge file in full (Markdown with front matter) by category and path, "
      "as found by search or list.",

@@ -4,6 +4,7 @@
 #include "base/util.h"
 #include "service/context.h"
 #include "service/entries.h"
+#include "service/jobops.h"
 #include "service/traces.h"
 
 #include <stdlib.h>
@@ -138,6 +139,12 @@ int tool_knowledge_search(const struct svc_ctx *c, struct json_object *args,
     rc = svc_search_entries(c, &eq, data, err);
     free(list);
     return rc;
+}
+
+int tool_knowledge_slim(const struct svc_ctx *c, struct json_object *args,
+                        struct json_object **data, struct error *err)
+{
+    return svc_slim(c, args, data, err);
 }
 
 int tool_knowledge_rules(const struct svc_ctx *c, struct json_object *args,

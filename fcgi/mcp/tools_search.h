@@ -16,6 +16,9 @@
  * integers checked as REST checks its query string. */
 int tool_knowledge_search(const struct svc_ctx *c, struct json_object *args,
                           struct json_object **data, struct error *err);
+/* knowledge_slim {dry_run?, threshold?, model?}: POST /api/knowledge/slim. */
+int tool_knowledge_slim(const struct svc_ctx *c, struct json_object *args,
+                        struct json_object **data, struct error *err);
 /* knowledge_rules {}: GET /api/knowledge/rules. */
 int tool_knowledge_rules(const struct svc_ctx *c, struct json_object *args,
                          struct json_object **data, struct error *err);

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <json-c/json.h>
 
+#include "service/ctx.h"
+
 struct store;
 struct llm;
 struct config;
@@ -31,14 +33,11 @@ struct config;
 int slim_plan(struct store *st, const char *space, double threshold, int with_rules, int by_llm,
               struct json_object **plan);
 
-/* Who runs a merge, for the ledger, the audit trail and the reasoning log. */
+/* Who runs a merge, for the ledger, the audit trail and the reasoning log:
+ * the service context (its request_id is the reasoning log's session, the
+ * job's id) and the model to merge with. */
 struct slim_ctx {
-    struct store *st;
-    struct llm *llm;
-    const struct config *cfg;
-    const char *space;
-    const char *actor;
-    const char *session_id;
+    struct svc_ctx svc;
     const char *model; /* NULL: the configured model */
 };
 
