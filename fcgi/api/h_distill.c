@@ -1,7 +1,7 @@
 /* h_distill: POST /api/knowledge/distill-experience — the save-experience
- * flow's end (seed 004 section 7, REFERENCE.md section 5): checks in the
- * reference's order, distills with the LLM or locally, and saves the result
- * as a new experience — never over an existing one (-2, -3 ...). */
+ * flow's end: checks the analysis context, distills it with the LLM or
+ * locally, and saves the result as a new experience — never over an
+ * existing one (-2, -3 ...). */
 #include "service/distill.h"
 #include "domain/document.h"
 #include "domain/frontmatter.h"
@@ -18,7 +18,7 @@
 
 #define CATEGORY_HINT_CHARS 120
 
-/* The context's checks, with the reference's messages. */
+/* The context's checks, in order, each with its own message. */
 static int context_or_400(struct response *res, struct json_object *body, struct json_object **ctx)
 {
     struct json_object *v;
@@ -34,7 +34,7 @@ static int context_or_400(struct response *res, struct json_object *body, struct
         return -1;
     }
     /* Absent means empty; present must be a list (null too is refused, as
-     * the reference's ctx.get("dialog", []) gives None there). */
+     * a null dialog is not an empty one). */
     if (json_object_object_get_ex(*ctx, "dialog", &v) && !json_object_is_type(v, json_type_array)) {
         reply_error(res, 200, E_INVALID_REQUEST, "'experience_context.dialog' must be a list");
         return -1;

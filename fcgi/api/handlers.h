@@ -15,7 +15,7 @@ void h_auth_me(struct request *req, struct response *res);
 void h_auth_login(struct request *req, struct response *res);
 void h_auth_logout(struct request *req, struct response *res);
 
-/* h_knowledge.c: the entry view (seed 003) */
+/* h_knowledge.c: the entry view */
 void h_knowledge_list(struct request *req, struct response *res);
 void h_knowledge_create(struct request *req, struct response *res);
 void h_knowledge_get(struct request *req, struct response *res);
@@ -29,7 +29,7 @@ void h_knowledge_revert(struct request *req, struct response *res);
 /* h_export.c */
 void h_knowledge_export(struct request *req, struct response *res);
 
-/* h_files.c: the file view (seed 004) */
+/* h_files.c: the file view */
 void h_files_limits(struct request *req, struct response *res);
 void h_files_list(struct request *req, struct response *res);
 void h_files_read(struct request *req, struct response *res);
@@ -43,7 +43,7 @@ void h_files_preview(struct request *req, struct response *res);
 void h_search_files(struct request *req, struct response *res);
 void h_search_entries(struct request *req, struct response *res);
 
-/* h_traces.c: the feedback loop (seed 000) */
+/* h_traces.c: the feedback loop (docs/feedback.md) */
 void h_traces_create(struct request *req, struct response *res);
 void h_traces_list(struct request *req, struct response *res);
 void h_traces_get(struct request *req, struct response *res);
@@ -69,7 +69,7 @@ void h_jobs_get(struct request *req, struct response *res);
 void h_jobs_list(struct request *req, struct response *res);
 void h_llm_usage(struct request *req, struct response *res);
 
-/* h_context.c: what agents load before they work (seed 004 modes A and B) */
+/* h_context.c: what agents load before they work: the rules, and a question's context */
 void h_context_rules(struct request *req, struct response *res);
 void h_context_question(struct request *req, struct response *res);
 

@@ -241,7 +241,7 @@ static void fields_release(struct fields *f)
     strlist_release(&f->tags);
 }
 
-/* The reference's _match_score over folded fields; tables: folded table names. */
+/* The match score (search.h) over folded fields; tables: folded table names. */
 static double score_folded(const struct search_query *q, const struct fields *f, int manual,
                            const struct strlist *tables)
 {
@@ -695,7 +695,7 @@ static int run(struct store *st, const char *space, const char *query, unsigned 
     struct collector col = {0};
     int rc;
     if (!query || !query[strspn(query, " \t\r\n\f\v")] || max == 0)
-        return STORE_OK; /* a blank query finds nothing, as in the reference */
+        return STORE_OK; /* a blank query finds nothing */
     search_query_init(&q, query);
     col.q = &q;
     col.categories = categories ? categories : SEARCH_RULES | SEARCH_EXPERIENCES;

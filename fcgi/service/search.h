@@ -1,13 +1,14 @@
-/* search: finding knowledge. Candidates come from the FTS5 index (tokenize.c
- * on both sides), never from a scan; they are then scored exactly:
- *   - file view (seed 004, REFERENCE.md section 2): per query token +100/N in
+/* search: finding knowledge (docs/search.md). Candidates come from the FTS5
+ * index (tokenize.c on both sides), never from a scan; they are then scored
+ * exactly:
+ *   - file view: per query token +100/N in
  *     the title, +50/N in a tag, +30/N in the file stem, +10/N in the first
  *     200 body characters; +50 when the whole query is in the title, +50 in a
  *     tag; +30 per table name found in a tag; x0.9 when the source is not
  *     manual; always-apply rules skipped; ties by updated time (newest
  *     first), then category and path;
- *   - entry view (seed 003) stage 1 uses the same score as relevance.
- * Matching is substring matching of folded text, as in the reference. */
+ *   - entry view stage 1 uses the same score as relevance.
+ * Matching is substring matching of folded text. */
 #ifndef KNOWHUB_SEARCH_H
 #define KNOWHUB_SEARCH_H
 
@@ -30,7 +31,7 @@ struct search_query {
 void search_query_init(struct search_query *q, const char *query);
 void search_query_release(struct search_query *q);
 
-/* The reference's _match_score over folded fields. tags and table_names are
+/* The match score above over folded fields. tags and table_names are
  * JSON arrays of strings (either may be NULL). */
 double search_match_score(const struct search_query *q, const char *title, struct json_object *tags,
                           const char *stem, const char *body, const char *source,
@@ -41,7 +42,7 @@ struct search_hit {
     double score;
 };
 
-/* A hit's snippet, as the reference shows it: the first 500 characters of
+/* A hit's snippet: the first 500 characters of
  * the body without surrounding whitespace, into out. */
 void search_snippet(const char *body, struct buf *out);
 

@@ -1,4 +1,4 @@
-/* slim: knowledge-base slimming (seed 003): near-duplicate active entries of
+/* slim: knowledge-base slimming: near-duplicate active entries of
  * a category are grouped by lexical similarity (Jaccard over their token
  * sets when an LLM merges the texts; without one, over their word
  * 3-shingles, so only near-identical text in the same order groups), with

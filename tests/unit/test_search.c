@@ -1,6 +1,6 @@
 /* test_search: the two searches (fcgi/search.c) over the FTS5 index.
- *   - search_match_score against REFERENCE.md section 2's verified values,
- *     and where KnowHub's tokenizer differs from the reference's split():
+ *   - search_match_score against hand-verified values, and
+ *     where KnowHub's tokenizer differs from a plain whitespace split():
  *     punctuation separates ("sales," -> "sales"), Han runs become bigrams
  *     (so 库存周转分析 scores against 库存周转率 where the reference finds
  *     nothing), a query without tokens still earns the whole-query bonus in
@@ -229,7 +229,7 @@ static void test_query_tokens(void)
 
 static void test_verified_scores(void)
 {
-    /* REFERENCE.md section 2, verified values */
+    /* verified values of the match score */
     CHECK_SCORE(score_of("ROI", "ROI Calculation", "[\"finance\"]", "roi", "", "manual", NULL),
                 180);
     CHECK_SCORE(score_of("ROI", "Something", "[]", "roi", "", "manual", NULL), 30);
