@@ -36,24 +36,6 @@ static int path_arg(struct json_object *args, const char *name, const char **out
     return 0;
 }
 
-/* A string argument REST reads from its query string (NULL when absent);
- * -1 with the router's malformed query error when it holds a NUL byte. */
-static int query_text(struct json_object *args, const char *name, const char **out,
-                      struct error *err)
-{
-    struct json_object *v = NULL;
-    *out = NULL;
-    if (!json_object_object_get_ex(args, name, &v) || !jf_str(v))
-        return 0;
-    if (has_nul(v)) {
-        error_set(err, E_INVALID_REQUEST, "malformed_url",
-                  "Malformed query string (bad %%-escape or invalid UTF-8)");
-        return -1;
-    }
-    *out = json_object_get_string(v);
-    return 0;
-}
-
 /* REST reads these arguments from its query string, which may not hold a
  * NUL byte: the router's malformed query error for any string that does. */
 static int query_args_check(struct json_object *args, struct error *err)
@@ -163,11 +145,11 @@ int tool_knowledge_context(const struct svc_ctx *c, struct json_object *args,
 int tool_trace_eval_prompt(const struct svc_ctx *c, struct json_object *args,
                            struct json_object **data, struct error *err)
 {
-    const char *trace_id, *goal;
+    const char *trace_id;
     *data = NULL;
-    if (path_arg(args, "trace_id", &trace_id, err) || query_text(args, "goal", &goal, err))
+    if (path_arg(args, "trace_id", &trace_id, err) || query_args_check(args, err))
         return -1;
-    return svc_trace_eval_prompt(c, trace_id, goal, data, err);
+    return svc_trace_eval_prompt(c, trace_id, text_arg(args, "goal"), data, err);
 }
 
 int tool_trace_submit_evaluation(const struct svc_ctx *c, struct json_object *args,
