@@ -43,7 +43,7 @@ void h_files_preview(struct request *req, struct response *res);
 void h_search_files(struct request *req, struct response *res);
 void h_search_entries(struct request *req, struct response *res);
 
-/* h_traces.c: the feedback loop (seed 000) */
+/* h_traces.c: the feedback loop (docs/feedback.md) */
 void h_traces_create(struct request *req, struct response *res);
 void h_traces_list(struct request *req, struct response *res);
 void h_traces_get(struct request *req, struct response *res);
@@ -69,7 +69,7 @@ void h_jobs_get(struct request *req, struct response *res);
 void h_jobs_list(struct request *req, struct response *res);
 void h_llm_usage(struct request *req, struct response *res);
 
-/* h_context.c: what agents load before they work (seed 004 modes A and B) */
+/* h_context.c: what agents load before they work: the rules, and a question's context */
 void h_context_rules(struct request *req, struct response *res);
 void h_context_question(struct request *req, struct response *res);
 

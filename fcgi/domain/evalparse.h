@@ -1,6 +1,6 @@
 /* evalparse: tolerant parsing of an LLM's raw reply, first of all the
- * knowledge evaluator's (seed 000): the whole text as JSON, else the first ```json fenced block,
- * else the first balanced bare {...} object (braces inside strings handled) that holds an
+ * knowledge evaluator's (docs/feedback.md): the whole text as JSON, else the first ```json fenced
+ * block, else the first balanced bare {...} object (braces inside strings handled) that holds an
  * "evaluations" list. Pure: no I/O, no allocation kept on failure. */
 #ifndef KNOWHUB_EVALPARSE_H
 #define KNOWHUB_EVALPARSE_H

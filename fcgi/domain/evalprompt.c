@@ -1,7 +1,6 @@
-/* evalprompt: the knowledge-evaluation prompt of seed 000, en and zh. */
+/* evalprompt: the knowledge-evaluation prompt of a trace, en and zh. */
 #include "domain/evalprompt.h"
 #include "domain/knowledge_limits.h"
-#include "store/store.h"
 #include "base/util.h"
 
 #include <stdlib.h>
@@ -11,6 +10,19 @@
 static int zh(const char *lang)
 {
     return lang && strcmp(lang, "zh") == 0;
+}
+
+const char *eval_prompt_language(const char *accept_language)
+{
+    const char *al = accept_language;
+    if (!al)
+        return "en";
+    al += strspn(al, " \t");
+    return (al[0] == 'z' || al[0] == 'Z') && (al[1] == 'h' || al[1] == 'H') &&
+                   (al[2] == '\0' || al[2] == '-' || al[2] == '_' || al[2] == ',' || al[2] == ';' ||
+                    al[2] == ' ')
+               ? "zh"
+               : "en";
 }
 
 void eval_prompt_begin(struct buf *out, const char *lang, const char *task, const char *goal)
@@ -29,7 +41,7 @@ void eval_prompt_begin(struct buf *out, const char *lang, const char *task, cons
                  *task ? task : "(not recorded)", goal && *goal ? goal : "(not given)");
 }
 
-int eval_prompt_entry(struct buf *out, const char *lang, const struct log_entry *e)
+int eval_prompt_entry(struct buf *out, const char *lang, const struct eval_prompt_item *e)
 {
     struct buf entry;
     size_t task_len = utf8_prefix(e->task, strlen(e->task), LIMIT_SCENARIO);

@@ -1,6 +1,7 @@
 /* mcp: the agent tools, each a row naming the REST route it runs. */
 #include "mcp/mcp.h"
 #include "mcp/tools_knowledge.h"
+#include "mcp/tools_search.h"
 #include "base/buf.h"
 #include "http/http.h"
 #include "base/jfield.h"
@@ -56,7 +57,7 @@ static const struct tool tools[] = {
      "\"sequence\":{\"type\":\"integer\",\"minimum\":0},"
      "\"task\":{\"type\":\"string\",\"description\":\"the trace's mission, kept for its "
      "evaluation prompt\"}},\"required\":[\"query\"]}",
-     "GET", "/api/knowledge/search", ARGS_QUERY, "query:q", ROLE_READER, NULL},
+     "GET", "/api/knowledge/search", ARGS_QUERY, "query:q", ROLE_READER, tool_knowledge_search},
     {"knowledge_save",
      "Save something you learned so later tasks can reuse it: the scenario (when it applies) "
      "and the content (the knowledge itself, at most 2000 characters), with its types. "
@@ -102,7 +103,7 @@ static const struct tool tools[] = {
      "{\"type\":\"object\",\"properties\":{\"dry_run\":{\"type\":\"boolean\"},"
      "\"threshold\":{\"type\":\"number\",\"minimum\":0.3,\"maximum\":1},"
      "\"model\":{\"type\":\"string\"}}}",
-     "POST", "/api/knowledge/slim", ARGS_BODY, NULL, ROLE_AGENT, NULL},
+     "POST", "/api/knowledge/slim", ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_slim},
     {"knowledge_read",
      "Read one knowledge file in full (Markdown with front matter) by category and path, "
      "as found by search or list.",
@@ -112,7 +113,7 @@ static const struct tool tools[] = {
     {"knowledge_rules",
      "The rules you must always follow, and a ready block to put in your system prompt.",
      "{\"type\":\"object\",\"properties\":{}}", "GET", "/api/knowledge/rules", ARGS_NONE, NULL,
-     ROLE_READER, NULL},
+     ROLE_READER, tool_knowledge_rules},
     {"knowledge_context",
      "Everything to load before answering a question: the mandatory rules block and the "
      "relevant knowledge block (table_names boost knowledge tagged with them).",
@@ -120,7 +121,7 @@ static const struct tool tools[] = {
      "\"table_names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
      "\"max_results\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50}},"
      "\"required\":[\"question\"]}",
-     "POST", "/api/knowledge/context", ARGS_BODY, NULL, ROLE_READER, NULL},
+     "POST", "/api/knowledge/context", ARGS_BODY, NULL, ROLE_READER, tool_knowledge_context},
     {"trace_eval_prompt",
      "When a goal completes, before you compress your context, or when your task ends: get "
      "the prompt that asks you to judge the knowledge injected into this trace (irrelevant, "
@@ -128,7 +129,8 @@ static const struct tool tools[] = {
      "{\"type\":\"object\",\"properties\":{\"trace_id\":{\"type\":\"string\"},"
      "\"goal\":{\"type\":\"string\",\"description\":\"the current goal\"}},"
      "\"required\":[\"trace_id\"]}",
-     "GET", "/api/traces/{trace_id}/eval_prompt", ARGS_QUERY, NULL, ROLE_READER, NULL},
+     "GET", "/api/traces/{trace_id}/eval_prompt", ARGS_QUERY, NULL, ROLE_READER,
+     tool_trace_eval_prompt},
     {"trace_submit_evaluation",
      "Send your evaluation of the injected knowledge: output is your raw reply (JSON, a "
      "```json block, or prose around a JSON object), or give evaluations "
@@ -138,7 +140,8 @@ static const struct tool tools[] = {
      "\"trigger\":{\"enum\":[\"goal_completion\",\"compression\",\"task_completion\"]},"
      "\"output\":{\"type\":\"string\"},\"evaluations\":{\"type\":\"array\",\"items\":{"
      "\"type\":\"object\"}}},\"required\":[\"trace_id\",\"trigger\"]}",
-     "POST", "/api/traces/{trace_id}/evaluations", ARGS_BODY, NULL, ROLE_AGENT, NULL},
+     "POST", "/api/traces/{trace_id}/evaluations", ARGS_BODY, NULL, ROLE_AGENT,
+     tool_trace_submit_evaluation},
 };
 #define TOOL_COUNT (sizeof tools / sizeof tools[0])
 

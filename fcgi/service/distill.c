@@ -515,7 +515,7 @@ void distill_finish(const char *text, const char *source, const char *context_id
     if (meta && json_object_object_get_ex(meta, "title", &v))
         title = one_line_cut(v, LIMIT_TITLE);
     if (!title) {
-        /* The reference's fallback: the first non-empty line, at most 80. */
+        /* The fallback title: the first non-empty line, at most 80. */
         const char *p = text + body_off + strspn(text + body_off, " \t\r\n#");
         size_t n = strcspn(p, "\r\n");
         struct json_object *line = json_object_new_string_len(p, (int)utf8_prefix(p, n, 80));

@@ -1,5 +1,5 @@
-/* distill: turn an analysis (seed 004 section 7: the experience_context the
- * browser builds from a leaf table's chain) into a reusable experience
+/* distill: turn an analysis (the experience_context the browser builds from
+ * a leaf table's chain of an analysis session) into a reusable experience
  * document — with the LLM when configured, else a deterministic local
  * distillation of the same context. */
 #ifndef KNOWHUB_DISTILL_H
@@ -13,11 +13,11 @@ struct svc_ctx;
 struct llm_reply;
 
 /* The language the distilled body is written in: the first Accept-Language
- * tag when it is zh, ja, ko, fr, de, es or pt, else "en" (the reference's
- * list; the local distillation itself writes Chinese or English). */
+ * tag when it is zh, ja, ko, fr, de, es or pt, else "en" (the
+ * distiller's languages; the local distillation itself writes Chinese or English). */
 const char *distill_language(const char *accept_language);
 
-/* The context summary the distiller reads (the reference's truncations:
+/* The context summary the distiller reads (truncated:
  * question 500, interaction items 500, attempts 400, code 800, the last 20
  * dialog messages counted), as text. */
 void distill_summary(struct json_object *ctx, struct buf *out);
@@ -40,12 +40,12 @@ int distill_llm(const struct svc_ctx *c, struct json_object *ctx, const char *la
                 const char *model, long timeout_ms, struct buf *out, struct llm_reply *r);
 
 /* Make a distiller's text a proper document: front matter parsed or, when
- * missing, the reference's fallback header (first line as title, at most 80
+ * missing, a fallback header (first line as title, at most 80
  * characters, or "Untitled Knowledge"; tags []); then source, created,
  * updated and source_context set. The result goes to out. */
 void distill_finish(const char *text, const char *source, const char *context_id, struct buf *out);
 
-/* The reference's file name: the title stripped, spaces to '-', lower-cased,
+/* The file name: the title stripped, spaces to '-', lower-cased,
  * at most 80 characters, reduced to a base name without control characters
  * or separators, plus ".md"; "<context_id or experience>.md" without one. */
 void distill_file_name(const char *title, const char *context_id, struct buf *out);

@@ -63,7 +63,14 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
     struct json_object *plan = NULL, *groups, *v, *done = json_object_new_array();
     struct json_object *failed = json_object_new_array(), *result = json_object_new_object();
     double threshold = SLIM_DEFAULT_THRESHOLD;
-    struct slim_ctx c = {st, llm, cfg, job->space, job->actor, job->id, NULL};
+    struct slim_ctx c = {.svc = {.space = job->space,
+                                 .actor = job->actor,
+                                 .role = ROLE_NONE,
+                                 .request_id = job->id,
+                                 .st = st,
+                                 .llm = llm,
+                                 .cfg = cfg},
+                         .model = NULL};
     size_t n;
     if (json_object_object_get_ex(params, "threshold", &v))
         threshold = json_object_get_double(v);

@@ -1,13 +1,9 @@
-/* search: finding knowledge. Candidates come from the FTS5 index (tokenize.c
- * on both sides), never from a scan; they are then scored exactly:
- *   - file view (seed 004, REFERENCE.md section 2): per query token +100/N in
- *     the title, +50/N in a tag, +30/N in the file stem, +10/N in the first
- *     200 body characters; +50 when the whole query is in the title, +50 in a
- *     tag; +30 per table name found in a tag; x0.9 when the source is not
- *     manual; always-apply rules skipped; ties by updated time (newest
+/* search: finding knowledge (docs/search.md). Candidates come from the FTS5
+ * index (tokenize.c on both sides), never from a scan; they are then scored
+ * exactly by the match score (domain/score.h):
+ *   - file view: always-apply rules skipped; ties by updated time (newest
  *     first), then category and path;
- *   - entry view (seed 003) stage 1 uses the same score as relevance.
- * Matching is substring matching of folded text, as in the reference. */
+ *   - entry view stage 1 uses the same score as relevance. */
 #ifndef KNOWHUB_SEARCH_H
 #define KNOWHUB_SEARCH_H
 
@@ -16,34 +12,15 @@
 
 #include "base/buf.h"
 #include "domain/knowledge.h"
+#include "domain/score.h"
 
 struct store;
 struct knowledge_filter;
-
-struct search_query {
-    char **tokens; /* distinct folded tokens (tokenize.c), owned */
-    size_t n;
-    char *whole; /* the folded query without surrounding blanks, owned */
-};
-
-/* Tokenize a query; release with search_query_release. */
-void search_query_init(struct search_query *q, const char *query);
-void search_query_release(struct search_query *q);
-
-/* The reference's _match_score over folded fields. tags and table_names are
- * JSON arrays of strings (either may be NULL). */
-double search_match_score(const struct search_query *q, const char *title, struct json_object *tags,
-                          const char *stem, const char *body, const char *source,
-                          struct json_object *table_names);
 
 struct search_hit {
     const struct knowledge *k; /* the whole entry */
     double score;
 };
-
-/* A hit's snippet, as the reference shows it: the first 500 characters of
- * the body without surrounding whitespace, into out. */
-void search_snippet(const char *body, struct buf *out);
 
 #define SEARCH_RULES 1u
 #define SEARCH_EXPERIENCES 2u

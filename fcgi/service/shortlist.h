@@ -1,4 +1,4 @@
-/* route: stage 1 of the entry view's search by the LLM router (seed 003):
+/* shortlist: stage 1 of the entry view's search by the LLM router:
  * the router model sees the lexical top candidates as small integer handles
  * with their types, tags and first 100 characters of scenario — never ids —
  * and answers the handles it finds relevant; every answer is validated. */

@@ -408,16 +408,9 @@ static int merged_text(const struct slim_ctx *c, const struct knowledge *survivo
     }
     json_object_array_add(messages, llm_message("system", system.data));
     json_object_array_add(messages, llm_message("user", user.data));
-    struct svc_ctx sc = {.space = c->space,
-                         .actor = c->actor,
-                         .request_id = c->session_id,
-                         .st = c->st,
-                         .llm = c->llm,
-                         .cfg = c->cfg,
-                         .role = ROLE_NONE};
-    lr = svc_llm_request(&sc, "slim", messages);
+    lr = svc_llm_request(&c->svc, "slim", messages);
     lr.model = c->model;
-    if (svc_llm_chat(&sc, &lr, &r)) {
+    if (svc_llm_chat(&c->svc, &lr, &r)) {
         *error = error_json(r.err.code, r.err.message.data);
     } else if (utf8_length(r.text.data, r.text.len) > limit) {
         *error = error_json("LIMIT_EXCEEDED", "The LLM's merged text is over the limit");
@@ -448,7 +441,7 @@ int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
     json_object_object_get_ex(group, "survivor", &surv_j);
     json_object_object_get_ex(group, "members", &members_j);
     json_object_object_get_ex(surv_j, "id", &id);
-    if (store_knowledge_get(c->st, c->space, json_object_get_string(id), 0, &survivor)) {
+    if (store_knowledge_get(c->svc.st, c->svc.space, json_object_get_string(id), 0, &survivor)) {
         *error = error_json("NOT_FOUND", "The surviving entry is gone; the group was skipped");
         goto out;
     }
@@ -456,7 +449,8 @@ int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
     for (size_t i = 0; i < json_object_array_length(members_j); i++) {
         json_object_object_get_ex(json_object_array_get_idx(members_j, i), "id", &id);
         knowledge_init(&members[n]);
-        if (store_knowledge_get(c->st, c->space, json_object_get_string(id), 0, &members[n]) == 0)
+        if (store_knowledge_get(c->svc.st, c->svc.space, json_object_get_string(id), 0,
+                                &members[n]) == 0)
             n++;
     }
     if (n == 0) {
@@ -464,9 +458,9 @@ int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
         goto out;
     }
     /* The LLM first, outside the transaction; a failure leaves all as it was. */
-    if (config_llm_configured(c->cfg) && merged_text(c, &survivor, members, n, &text, error))
+    if (config_llm_configured(c->svc.cfg) && merged_text(c, &survivor, members, n, &text, error))
         goto out;
-    if (store_begin(c->st))
+    if (store_begin(c->svc.st))
         goto store_failed;
     {
         /* The survivor gets a "merge" revision: the LLM's text, or (without
@@ -482,12 +476,12 @@ int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
         next.category = xstrdup(survivor.category);
         next.path = xstrdup(survivor.path);
         document_fill(&next, survivor.category, survivor.path, doc.data, doc.len);
-        int urc = store_knowledge_update(c->st, c->space, survivor.id, &next, survivor.version,
-                                         c->actor, "merge");
+        int urc = store_knowledge_update(c->svc.st, c->svc.space, survivor.id, &next,
+                                         survivor.version, c->svc.actor, "merge");
         knowledge_release(&next);
         buf_release(&doc);
         if (urc) {
-            store_rollback(c->st);
+            store_rollback(c->svc.st);
             if (urc == STORE_CONFLICT) { /* edited while the LLM merged */
                 *error = error_json("CONFLICT", "The surviving entry changed meanwhile; the group "
                                                 "was left as it was");
@@ -499,20 +493,20 @@ int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
     for (size_t i = 0; i < n; i++) {
         /* A member edited since it was read (and given to the LLM) is not
          * merged over: the whole group is left as it was. */
-        int mrc = store_knowledge_merge(c->st, c->space, survivor.id, members[i].id,
-                                        members[i].version, c->actor);
+        int mrc = store_knowledge_merge(c->svc.st, c->svc.space, survivor.id, members[i].id,
+                                        members[i].version, c->svc.actor);
         if (mrc == STORE_CONFLICT || mrc == STORE_NOT_FOUND) {
-            store_rollback(c->st);
+            store_rollback(c->svc.st);
             *error = error_json("CONFLICT", "An entry of the group changed meanwhile; the group "
                                             "was left as it was");
             goto out;
         }
         if (mrc) {
-            store_rollback(c->st);
+            store_rollback(c->svc.st);
             goto store_failed;
         }
     }
-    if (store_commit(c->st))
+    if (store_commit(c->svc.st))
         goto store_failed;
     rc = 0;
     goto out;

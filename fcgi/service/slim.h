@@ -1,4 +1,4 @@
-/* slim: knowledge-base slimming (seed 003): near-duplicate active entries of
+/* slim: knowledge-base slimming: near-duplicate active entries of
  * a category are grouped by lexical similarity (Jaccard over their token
  * sets when an LLM merges the texts; without one, over their word
  * 3-shingles, so only near-identical text in the same order groups), with
@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 #include <json-c/json.h>
+
+#include "service/ctx.h"
 
 struct store;
 struct llm;
@@ -31,14 +33,11 @@ struct config;
 int slim_plan(struct store *st, const char *space, double threshold, int with_rules, int by_llm,
               struct json_object **plan);
 
-/* Who runs a merge, for the ledger, the audit trail and the reasoning log. */
+/* Who runs a merge, for the ledger, the audit trail and the reasoning log:
+ * the service context (its request_id is the reasoning log's session, the
+ * job's id) and the model to merge with. */
 struct slim_ctx {
-    struct store *st;
-    struct llm *llm;
-    const struct config *cfg;
-    const char *space;
-    const char *actor;
-    const char *session_id;
+    struct svc_ctx svc;
     const char *model; /* NULL: the configured model */
 };
 

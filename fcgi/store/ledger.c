@@ -15,8 +15,7 @@ int audit_at(struct store *st, const char *now, const char *space, const char *a
         size_t len = st->audit_pending.len;
         for (int i = 0; i < 5; i++)
             if (buf_add(&st->audit_pending, fields[i], strlen(fields[i]) + 1)) {
-                st->audit_pending.len = len; /* too many rows: the log misses these */
-                st->audit_pending.data[len] = '\0';
+                buf_truncate(&st->audit_pending, len); /* too many rows: the log misses these */
                 break;
             }
         if (st->tx_depth == 0)

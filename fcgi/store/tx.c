@@ -117,8 +117,7 @@ void store_rollback(struct store *st)
     else
         db_exec(st, "ROLLBACK");
     if (--st->tx_depth < 8)
-        st->audit_pending.len = st->audit_mark[st->tx_depth];
-    st->audit_pending.data[st->audit_pending.len] = '\0';
+        buf_truncate(&st->audit_pending, st->audit_mark[st->tx_depth]);
     if (st->tx_depth == 0)
         pthread_mutex_unlock(&writer_lock);
 }

@@ -1,4 +1,4 @@
-/* test_evalparse: the evaluator-output parser (seed 000): whole text, the
+/* test_evalparse: the evaluator-output parser: whole text, the
  * first ```json block, the first balanced bare object with "evaluations". */
 #include "domain/evalparse.h"
 #include "harness.h"

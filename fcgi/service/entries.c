@@ -1,0 +1,349 @@
+/* entries: the file view's search and the entry view's two-stage search
+ * with its trace logging (service/entries.h). */
+#include "service/entries.h"
+#include "base/buf.h"
+#include "base/config.h"
+#include "base/jfield.h"
+#include "base/util.h"
+#include "domain/knowledge.h"
+#include "domain/paths.h"
+#include "service/search.h"
+#include "service/shortlist.h"
+#include "store/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the file view ---- */
+
+static void file_hit(const struct search_hit *h, void *ctx)
+{
+    struct json_object *o = json_object_new_object();
+    struct json_object *tags = json_parse_stored(h->k->tags ? h->k->tags : "[]");
+    struct buf snippet;
+    buf_init(&snippet, 1 << 20);
+    search_snippet(h->k->content, &snippet);
+    json_object_object_add(o, "category", json_object_new_string(h->k->category));
+    json_object_object_add(o, "title", json_object_new_string(h->k->title));
+    json_object_object_add(o, "tags", tags ? tags : json_object_new_array());
+    json_object_object_add(o, "path", json_object_new_string(h->k->path));
+    json_object_object_add(o, "snippet",
+                           json_object_new_string_len(snippet.data, (int)snippet.len));
+    buf_release(&snippet);
+    json_object_object_add(o, "source", json_object_new_string(h->k->source));
+    json_object_object_add(o, "score", json_object_new_double(h->score));
+    json_object_object_add(o, "id", json_object_new_string(h->k->id));
+    json_object_array_add(ctx, o);
+}
+
+/* categories: null or [] = both; else a list of known names. */
+static int categories_of(struct json_object *body, unsigned *out, struct error *err)
+{
+    struct json_object *v;
+    struct buf bad;
+    *out = 0;
+    if (!json_object_object_get_ex(body, "categories", &v) || !v)
+        return 0;
+    if (!json_object_is_type(v, json_type_array)) {
+        error_set(err, E_INVALID_REQUEST, NULL, "'categories' must be a list");
+        return -1;
+    }
+    buf_init(&bad, 4096);
+    for (size_t i = 0; i < json_object_array_length(v); i++) {
+        const char *c = jf_str(json_object_array_get_idx(v, i));
+        if (c && strcmp(c, "rules") == 0)
+            *out |= SEARCH_RULES;
+        else if (c && strcmp(c, "experiences") == 0)
+            *out |= SEARCH_EXPERIENCES;
+        else
+            buf_addf(&bad, "%s'%s'", bad.len ? ", " : "",
+                     c ? c : json_object_to_json_string(json_object_array_get_idx(v, i)));
+    }
+    if (bad.len)
+        error_set(err, E_INVALID_REQUEST, NULL, "Invalid categories: {%s}", bad.data);
+    buf_release(&bad);
+    return err->code ? -1 : 0;
+}
+
+int svc_search_files(const struct svc_ctx *c, struct json_object *body, struct json_object **data,
+                     struct error *err)
+{
+    struct json_object *tables, *results;
+    const char *query;
+    unsigned categories;
+    long max_results;
+    int rc;
+    *data = NULL;
+    if (jf_string(err, body, "query", 0, 2000, &query) || categories_of(body, &categories, err) ||
+        jf_long(err, body, "max_results", 1, 50, 10, &max_results) ||
+        jf_string_list(err, body, "table_names", 100, 256, 0, &tables))
+        return -1;
+    results = json_object_new_array();
+    rc = search_files(c->st, c->space, query, categories, (size_t)max_results, tables, file_hit,
+                      results);
+    if (rc) {
+        json_object_put(results);
+        store_status_error(rc, "Knowledge", err);
+        return -1;
+    }
+    *data = json_object_new_object();
+    json_object_object_add(*data, "results", results);
+    return 0;
+}
+
+/* ---- the entry view ---- */
+
+struct ranked {
+    struct json_object *item; /* the result object */
+    double quality, relevance;
+    int score;
+    char *updated_at, *id;
+    struct shortlist_candidate route; /* what the LLM router sees (owned strings) */
+};
+
+struct stage1 {
+    struct ranked *r;
+    size_t n;
+};
+
+/* "a, b" from a JSON array. */
+static char *joined(struct json_object *arr)
+{
+    struct buf b;
+    buf_init(&b, 1 << 16);
+    for (size_t i = 0; arr && i < json_object_array_length(arr); i++)
+        buf_addf(&b, "%s%s", i ? ", " : "",
+                 json_object_get_string(json_object_array_get_idx(arr, i)));
+    return buf_detach(&b, NULL);
+}
+
+static void entry_hit(const struct search_hit *h, void *ctx)
+{
+    static const char *const keys[] = {"id",   "title",    "scenario", "content",
+                                       "tags", "category", "path"};
+    struct stage1 *s1 = ctx;
+    const struct knowledge *k = h->k;
+    double quality = k->score + (double)k->helpful - 2.0 * (double)k->harmful;
+    struct json_object *full, *o, *v, *tags;
+    struct ranked *r;
+    full = knowledge_to_json(k, NULL, NULL, NULL);
+    o = json_object_new_object();
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (json_object_object_get_ex(full, keys[i], &v))
+            json_object_object_add(o, keys[i], json_object_get(v));
+    json_object_object_add(o, "score", json_object_new_int(k->score));
+    json_object_object_add(o, "quality_score", json_object_new_double(quality));
+    if (json_object_object_get_ex(full, "metrics", &v))
+        json_object_object_add(o, "metrics", json_object_get(v));
+    json_object_object_add(o, "relevance", json_object_new_double(h->score));
+    s1->r = xrealloc(s1->r, (s1->n + 1) * sizeof *s1->r);
+    r = &s1->r[s1->n++];
+    r->item = o;
+    r->quality = quality;
+    r->relevance = h->score;
+    r->score = k->score;
+    r->updated_at = xstrdup(k->updated_at);
+    r->id = xstrdup(k->id);
+    json_object_object_get_ex(full, "tags", &tags);
+    r->route.types = joined(json_object_object_get(tags, "type"));
+    r->route.tags = joined(json_object_object_get(tags, "labels"));
+    r->route.scenario = xstrdup(k->scenario);
+    json_object_put(full);
+}
+
+static void ranked_release(struct ranked *r)
+{
+    json_object_put(r->item);
+    free(r->updated_at);
+    free(r->id);
+    free((char *)r->route.types);
+    free((char *)r->route.tags);
+    free((char *)r->route.scenario);
+}
+
+/* Stage 1's candidates for stage 2: the router's choice, or the lexical top. */
+static size_t route_stage(const struct svc_ctx *sc, const char *q, struct stage1 *s1, size_t want,
+                          size_t *chosen, const char **routing)
+{
+    size_t n = 0;
+    *routing = "lexical";
+    if (config_llm_configured(sc->cfg) && s1->n > 0) {
+        struct shortlist_candidate *c = xcalloc(s1->n, sizeof *c);
+        for (size_t i = 0; i < s1->n; i++)
+            c[i] = s1->r[i].route;
+        if (shortlist_candidates(sc, q, c, s1->n, want, chosen, &n) == 0) {
+            *routing = "llm";
+            free(c);
+            return n;
+        }
+        free(c);
+        *routing = "lexical_fallback";
+    }
+    for (n = 0; n < s1->n && n < want; n++)
+        chosen[n] = n;
+    return n;
+}
+
+static int quality_order(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+    int c;
+    if (x->quality != y->quality)
+        return x->quality < y->quality ? 1 : -1;
+    if (x->relevance != y->relevance)
+        return x->relevance < y->relevance ? 1 : -1;
+    if ((c = strcmp(y->updated_at, x->updated_at)))
+        return c;
+    return strcmp(x->id, y->id);
+}
+
+/* Log the returned entries as injections into a trace (goal focus); a task,
+ * when given, becomes the trace's mission. A store status. */
+static int log_injections(const struct svc_ctx *c, const char *trace_id, const char *goal_id,
+                          long sequence, const char *task, struct json_object *results)
+{
+    int rc = store_begin(c->st);
+    if (rc == STORE_OK && task && *task)
+        rc = store_trace_put(c->st, c->space, trace_id, task, NULL);
+    for (size_t i = 0; rc == STORE_OK && i < json_object_array_length(results); i++) {
+        struct json_object *id;
+        long log_id;
+        if (json_object_object_get_ex(json_object_array_get_idx(results, i), "id", &id))
+            rc = store_log_add(c->st, c->space, trace_id, json_object_get_string(id), goal_id,
+                               sequence, &log_id);
+    }
+    if (rc == STORE_OK)
+        return store_commit(c->st);
+    store_rollback(c->st);
+    return rc;
+}
+
+/* The tags_type values (comma-separated names, empty ones skipped) and the
+ * category into f, or INVALID_REQUEST. */
+static int filter_of(const struct entry_query *eq, struct knowledge_filter *f, struct error *err)
+{
+    f->types = 0;
+    for (size_t i = 0; i < eq->n_types; i++) {
+        for (const char *v = eq->types[i]; *v;) {
+            size_t n = strcspn(v, ",");
+            if (n) {
+                char *name = xstrndup(v, n);
+                unsigned bit = knowledge_type_bit(name);
+                if (!bit) {
+                    error_set(err, E_INVALID_REQUEST, NULL,
+                              "Unknown tags_type '%s' (expected tool, usecase, definition, "
+                              "plan, strategy)",
+                              name);
+                    free(name);
+                    return -1;
+                }
+                free(name);
+                f->types |= bit;
+            }
+            v += n + (v[n] == ',');
+        }
+    }
+    f->category = eq->category && *eq->category ? eq->category : NULL;
+    if (f->category && !category_valid(f->category)) {
+        error_set(err, E_INVALID_REQUEST, "invalid_category", "Invalid category: %s", f->category);
+        error_str(err, "category", f->category);
+        return -1;
+    }
+    return 0;
+}
+
+/* The checks of svc_search_entries before any search, in their order. */
+static int entry_query_check(const struct svc_ctx *c, const struct entry_query *eq,
+                             struct knowledge_filter *f, struct error *err)
+{
+    const char *trace_id = eq->trace_id;
+    if (trace_id && *trace_id && !id_text_valid(trace_id, 128)) {
+        error_set(err, E_INVALID_REQUEST, NULL,
+                  "Invalid trace_id: 1 to 128 of A-Z a-z 0-9 . _ : -, not . or ..");
+        return -1;
+    }
+    if (eq->task && utf8_length(eq->task, strlen(eq->task)) > 4000) {
+        error_set(err, E_LIMIT_EXCEEDED, NULL, "'task' exceeds 4000 characters");
+        return -1;
+    }
+    if (eq->goal_id && utf8_length(eq->goal_id, strlen(eq->goal_id)) > 256) {
+        error_set(err, E_LIMIT_EXCEEDED, NULL, "'goal_id' exceeds 256 characters");
+        return -1;
+    }
+    if (trace_id && *trace_id && c->role < ROLE_AGENT) {
+        error_set(err, E_FORBIDDEN, NULL, "Logging an injection (trace_id) needs the agent role");
+        return -1;
+    }
+    if (eq->q && utf8_length(eq->q, strlen(eq->q)) > 2000) {
+        error_set(err, E_LIMIT_EXCEEDED, NULL, "'q' exceeds 2000 characters");
+        return -1;
+    }
+    return filter_of(eq, f, err);
+}
+
+/* Stage 2 over the chosen candidates: drop too low a score and more harm
+ * than good, rank by quality, keep top_k; into results. */
+static void rerank(struct stage1 *s1, const size_t *chosen, size_t n_chosen, long min_score,
+                   long top_k, struct json_object *results)
+{
+    struct ranked *stage2 = xcalloc(n_chosen + 1, sizeof *stage2);
+    size_t n2 = 0;
+    for (size_t i = 0; i < n_chosen; i++) {
+        struct ranked *r = &s1->r[chosen[i]];
+        if (r->score >= min_score && r->quality >= 0)
+            stage2[n2++] = *r;
+    }
+    if (n2 > 1)
+        qsort(stage2, n2, sizeof *stage2, quality_order);
+    for (size_t i = 0; i < n2 && i < (size_t)top_k; i++)
+        json_object_array_add(results, json_object_get(stage2[i].item));
+    free(stage2);
+}
+
+int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
+                       struct json_object **data, struct error *err)
+{
+    struct knowledge_filter f = {0};
+    struct stage1 s1 = {0};
+    const char *trace_id = eq->trace_id;
+    int rc;
+
+    *data = NULL;
+    if (entry_query_check(c, eq, &f, err))
+        return -1;
+    /* Stage 1: 2*top_k relevant candidates, from the lexical top 50 when the
+     * LLM router is configured, else the lexical top 2*top_k. */
+    size_t want = (size_t)(2 * eq->top_k);
+    size_t pool = config_llm_configured(c->cfg) ? (want > 50 ? want : 50) : want;
+    rc = search_entries(c->st, c->space, eq->q, &f, pool, entry_hit, &s1);
+    if (rc == STORE_OK) {
+        struct json_object *results = json_object_new_array();
+        size_t *chosen = xcalloc(want + 1, sizeof *chosen), n_chosen;
+        const char *routing;
+        n_chosen = route_stage(c, eq->q, &s1, want, chosen, &routing);
+        rerank(&s1, chosen, n_chosen, eq->min_score, eq->top_k, results);
+        free(chosen);
+        *data = json_object_new_object();
+        json_object_object_add(*data, "count",
+                               json_object_new_int64((int64_t)json_object_array_length(results)));
+        json_object_object_add(*data, "results", results);
+        json_object_object_add(*data, "routing", json_object_new_string(routing));
+        if (trace_id && *trace_id) {
+            /* Goal focus: every returned entry is logged as injected. */
+            rc = log_injections(c, trace_id, eq->goal_id, eq->sequence, eq->task, results);
+            json_object_object_add(*data, "trace_id", json_object_new_string(trace_id));
+            json_object_object_add(*data, "logged", json_object_new_boolean(rc == STORE_OK));
+        }
+        if (rc) {
+            json_object_put(*data);
+            *data = NULL;
+            store_status_error(rc, "Trace", err);
+        }
+    } else {
+        store_status_error(rc, "Knowledge", err);
+    }
+    for (size_t i = 0; i < s1.n; i++)
+        ranked_release(&s1.r[i]);
+    free(s1.r);
+    return rc ? -1 : 0;
+}
