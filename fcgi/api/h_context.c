@@ -6,31 +6,10 @@
 
 void h_context_rules(struct request *req, struct response *res)
 {
-    struct json_object *data;
-    struct svc_ctx c;
-    struct error err;
-    http_svc_ctx(req, &c);
-    error_init(&err);
-    if (svc_context_rules(&c, &data, &err))
-        reply_error_of(res, &err);
-    else
-        reply_data(res, data);
-    error_release(&err);
+    http_call(req, res, svc_context_rules);
 }
 
 void h_context_question(struct request *req, struct response *res)
 {
-    struct json_object *body = http_body_json_or_400(req, res), *data;
-    struct svc_ctx c;
-    struct error err;
-    if (!body)
-        return;
-    http_svc_ctx(req, &c);
-    error_init(&err);
-    if (svc_context_question(&c, body, &data, &err))
-        reply_error_of(res, &err);
-    else
-        reply_data(res, data);
-    error_release(&err);
-    json_object_put(body);
+    http_call_body(req, res, svc_context_question);
 }

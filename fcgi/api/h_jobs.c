@@ -4,34 +4,14 @@
 #include "api/handlers.h"
 #include "service/jobops.h"
 
-/* Reply with data (rc 0, taken) or with err (rc -1), and release err. */
-static void reply_result(struct response *res, int rc, struct json_object *data, struct error *err)
-{
-    if (rc)
-        reply_error_of(res, err);
-    else
-        reply_data(res, data);
-    error_release(err);
-}
-
 void h_knowledge_slim(struct request *req, struct response *res)
 {
-    struct json_object *body = http_body_json_or_400(req, res), *data;
-    struct svc_ctx c;
-    struct error err;
-    int rc;
-    if (!body)
-        return;
-    http_svc_ctx(req, &c);
-    error_init(&err);
-    rc = svc_slim(&c, body, &data, &err);
-    reply_result(res, rc, data, &err);
-    json_object_put(body);
+    http_call_body(req, res, svc_slim);
 }
 
 void h_jobs_get(struct request *req, struct response *res)
 {
-    struct json_object *data;
+    struct json_object *data = NULL;
     struct svc_ctx c;
     struct error err;
     int rc;
@@ -43,7 +23,7 @@ void h_jobs_get(struct request *req, struct response *res)
 
 void h_jobs_list(struct request *req, struct response *res)
 {
-    struct json_object *data;
+    struct json_object *data = NULL;
     struct svc_ctx c;
     struct error err;
     long limit;
@@ -58,7 +38,7 @@ void h_jobs_list(struct request *req, struct response *res)
 
 void h_llm_usage(struct request *req, struct response *res)
 {
-    struct json_object *data;
+    struct json_object *data = NULL;
     struct svc_ctx c;
     struct error err;
     int rc;

@@ -12,16 +12,6 @@
 
 #include <string.h>
 
-/* Reply with the data of a service call (rc 0: *data), or with its error. */
-static void reply_result(struct response *res, int rc, struct json_object **data, struct error *err)
-{
-    if (rc)
-        reply_error_of(res, err);
-    else
-        reply_data(res, *data);
-    error_release(err);
-}
-
 /* A service operation on the request's JSON body (and {id}, if any). */
 typedef int (*body_op)(const struct svc_ctx *c, const char *id, struct json_object *body,
                        struct json_object **data, struct error *err);
@@ -35,7 +25,8 @@ static void with_body(struct request *req, struct response *res, const char *id,
         return;
     http_svc_ctx(req, &c);
     error_init(&err);
-    reply_result(res, op(&c, id, body, &data, &err), &data, &err);
+    int rc = op(&c, id, body, &data, &err);
+    reply_result(res, rc, data, &err);
     json_object_put(body);
 }
 
@@ -65,7 +56,8 @@ void h_knowledge_list(struct request *req, struct response *res)
         return;
     http_svc_ctx(req, &c);
     error_init(&err);
-    reply_result(res, svc_knowledge_list(&c, &f, &data, &err), &data, &err);
+    int rc = svc_knowledge_list(&c, &f, &data, &err);
+    reply_result(res, rc, data, &err);
 }
 
 void h_knowledge_create(struct request *req, struct response *res)
@@ -80,7 +72,8 @@ void h_knowledge_get(struct request *req, struct response *res)
     struct error err;
     http_svc_ctx(req, &c);
     error_init(&err);
-    reply_result(res, svc_knowledge_get(&c, req->params[0], &data, &err), &data, &err);
+    int rc = svc_knowledge_get(&c, req->params[0], &data, &err);
+    reply_result(res, rc, data, &err);
 }
 
 void h_knowledge_update(struct request *req, struct response *res)
@@ -95,7 +88,8 @@ void h_knowledge_delete(struct request *req, struct response *res)
     struct error err;
     http_svc_ctx(req, &c);
     error_init(&err);
-    reply_result(res, svc_knowledge_delete(&c, req->params[0], &data, &err), &data, &err);
+    int rc = svc_knowledge_delete(&c, req->params[0], &data, &err);
+    reply_result(res, rc, data, &err);
 }
 
 void h_knowledge_batch_update(struct request *req, struct response *res)
@@ -137,8 +131,8 @@ void h_knowledge_revisions(struct request *req, struct response *res)
         return;
     http_svc_ctx(req, &c);
     error_init(&err);
-    reply_result(res, svc_knowledge_revisions(&c, req->params[0], limit, offset, &data, &err),
-                 &data, &err);
+    int rc = svc_knowledge_revisions(&c, req->params[0], limit, offset, &data, &err);
+    reply_result(res, rc, data, &err);
 }
 
 void h_knowledge_revert(struct request *req, struct response *res)

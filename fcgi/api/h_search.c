@@ -12,19 +12,7 @@
 
 void h_search_files(struct request *req, struct response *res)
 {
-    struct json_object *body = http_body_json_or_400(req, res), *data;
-    struct svc_ctx c;
-    struct error err;
-    if (!body)
-        return;
-    http_svc_ctx(req, &c);
-    error_init(&err);
-    if (svc_search_files(&c, body, &data, &err))
-        reply_error_of(res, &err);
-    else
-        reply_data(res, data);
-    error_release(&err);
-    json_object_put(body);
+    http_call_body(req, res, svc_search_files);
 }
 
 /* ---- GET /api/knowledge/search ---- */
@@ -33,7 +21,7 @@ void h_search_entries(struct request *req, struct response *res)
 {
     struct entry_query eq = {0};
     const char **types;
-    struct json_object *data;
+    struct json_object *data = NULL;
     struct svc_ctx c;
     struct error err;
 

@@ -3,19 +3,9 @@
 #include "api/handlers.h"
 #include "service/sessions.h"
 
-/* Reply with data (rc 0, taken) or with err (rc -1), and release err. */
-static void reply_result(struct response *res, int rc, struct json_object *data, struct error *err)
-{
-    if (rc)
-        reply_error_of(res, err);
-    else
-        reply_data(res, data);
-    error_release(err);
-}
-
 void h_sessions_list(struct request *req, struct response *res)
 {
-    struct json_object *data;
+    struct json_object *data = NULL;
     struct svc_ctx c;
     struct error err;
     int rc;
@@ -27,7 +17,7 @@ void h_sessions_list(struct request *req, struct response *res)
 
 void h_sessions_get(struct request *req, struct response *res)
 {
-    struct json_object *data;
+    struct json_object *data = NULL;
     struct svc_ctx c;
     struct error err;
     int rc;
@@ -39,17 +29,7 @@ void h_sessions_get(struct request *req, struct response *res)
 
 void h_sessions_put(struct request *req, struct response *res)
 {
-    struct json_object *body = http_body_json_or_400(req, res), *data;
-    struct svc_ctx c;
-    struct error err;
-    int rc;
-    if (!body)
-        return;
-    http_svc_ctx(req, &c);
-    error_init(&err);
-    rc = svc_session_put(&c, body, &data, &err);
-    reply_result(res, rc, data, &err);
-    json_object_put(body);
+    http_call_body(req, res, svc_session_put);
 }
 
 void h_sessions_delete(struct request *req, struct response *res)
@@ -66,7 +46,7 @@ void h_sessions_delete(struct request *req, struct response *res)
 /* DELETE /api/sessions/{id}/tables/{table_id} */
 void h_sessions_delete_table(struct request *req, struct response *res)
 {
-    struct json_object *data;
+    struct json_object *data = NULL;
     struct svc_ctx c;
     struct error err;
     int rc;

@@ -3,31 +3,11 @@
 #include "api/handlers.h"
 #include "service/traces.h"
 
-/* Reply with data (rc 0, taken) or with err (rc -1), and release err. */
-static void reply_result(struct response *res, int rc, struct json_object *data, struct error *err)
-{
-    if (rc)
-        reply_error_of(res, err);
-    else
-        reply_data(res, data);
-    error_release(err);
-}
-
 /* ---- POST /api/traces, GET /api/traces, GET /api/traces/{trace_id} ---- */
 
 void h_traces_create(struct request *req, struct response *res)
 {
-    struct json_object *body = http_body_json_or_400(req, res), *data;
-    struct svc_ctx c;
-    struct error err;
-    int rc;
-    if (!body)
-        return;
-    http_svc_ctx(req, &c);
-    error_init(&err);
-    rc = svc_trace_create(&c, body, &data, &err);
-    reply_result(res, rc, data, &err);
-    json_object_put(body);
+    http_call_body(req, res, svc_trace_create);
 }
 
 void h_traces_list(struct request *req, struct response *res)
@@ -50,7 +30,7 @@ void h_traces_list(struct request *req, struct response *res)
 
 void h_traces_get(struct request *req, struct response *res)
 {
-    struct json_object *data;
+    struct json_object *data = NULL;
     struct svc_ctx c;
     struct error err;
     int rc;
@@ -66,7 +46,7 @@ void h_traces_get(struct request *req, struct response *res)
  * ?offset; total counts them all, so a small log is one whole page. */
 static void reply_log(struct request *req, struct response *res, int pending_only)
 {
-    struct json_object *data;
+    struct json_object *data = NULL;
     struct svc_ctx c;
     struct error err;
     long limit, offset;
@@ -116,7 +96,7 @@ void h_traces_inject(struct request *req, struct response *res)
 
 void h_traces_eval_prompt(struct request *req, struct response *res)
 {
-    struct json_object *data;
+    struct json_object *data = NULL;
     struct svc_ctx c;
     struct error err;
     int rc;
@@ -130,7 +110,7 @@ void h_traces_eval_prompt(struct request *req, struct response *res)
 
 void h_traces_evaluate(struct request *req, struct response *res)
 {
-    struct json_object *body = http_body_json_or_400(req, res), *data;
+    struct json_object *body = http_body_json_or_400(req, res), *data = NULL;
     struct svc_ctx c;
     struct error err;
     int rc;

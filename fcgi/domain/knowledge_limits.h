@@ -1,4 +1,4 @@
-/* knowledge_limits: the size limits of knowledge documents (REFERENCE.md section 2),
+/* knowledge_limits: the size limits of knowledge documents (docs/knowledge-files.md),
  * in Unicode characters, shared by the entry view and the file view. */
 #ifndef KNOWHUB_KNOWLEDGE_LIMITS_H
 #define KNOWHUB_KNOWLEDGE_LIMITS_H

@@ -1,5 +1,5 @@
-/* paths: validation of file-view paths, in the reference's order and with its
- * messages (REFERENCE.md section 2), plus the characters it let through that
+/* paths: validation of file-view paths, with the checks in the order and
+ * the messages docs/knowledge-files.md lists, including the characters
  * KnowHub refuses (backslash, control characters, a file or folder name over
  * 255 bytes, which no file system holds). Paths are keys, never
  * opened as files; export confines them again when it writes. */

@@ -507,6 +507,44 @@ void reply_error_of(struct response *res, struct error *e)
                          e->message.len);
 }
 
+void reply_result(struct response *res, int rc, struct json_object *data, struct error *err)
+{
+    if (rc) {
+        json_object_put(data);
+        reply_error_of(res, err);
+    } else {
+        reply_data(res, data);
+    }
+    error_release(err);
+}
+
+void http_call_body(struct request *req, struct response *res, svc_body_fn op)
+{
+    struct json_object *body = http_body_json_or_400(req, res), *data = NULL;
+    struct svc_ctx c;
+    struct error err;
+    int rc;
+    if (!body)
+        return;
+    http_svc_ctx(req, &c);
+    error_init(&err);
+    rc = op(&c, body, &data, &err);
+    reply_result(res, rc, data, &err);
+    json_object_put(body);
+}
+
+void http_call(struct request *req, struct response *res, svc_fn op)
+{
+    struct json_object *data = NULL;
+    struct svc_ctx c;
+    struct error err;
+    int rc;
+    http_svc_ctx(req, &c);
+    error_init(&err);
+    rc = op(&c, &data, &err);
+    reply_result(res, rc, data, &err);
+}
+
 void reply_store_error(struct response *res, int store_status, const char *what)
 {
     struct error e;

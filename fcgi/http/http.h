@@ -152,6 +152,22 @@ void reply_items(struct response *res, int store_status, struct json_object *ite
 void reply_page(struct response *res, struct json_object *items, long total, long limit,
                 long offset);
 
+/* The answer of a service call: the success envelope of data (taken) when
+ * rc is 0, else the error envelope of err; err is released either way. */
+void reply_result(struct response *res, int rc, struct json_object *data, struct error *err);
+
+/* A service operation that reads the request's JSON body (the shape MCP's
+ * tools share): 0 with *data (the caller's), else -1 with err set. */
+typedef int (*svc_body_fn)(const struct svc_ctx *c, struct json_object *body,
+                           struct json_object **data, struct error *err);
+/* The whole of a handler that only reads its body: parse it (400 as
+ * http_body_json_or_400), run op for the request's caller, reply_result. */
+void http_call_body(struct request *req, struct response *res, svc_body_fn op);
+/* A service operation with no parameters but its caller. */
+typedef int (*svc_fn)(const struct svc_ctx *c, struct json_object **data, struct error *err);
+/* The whole of a handler of such an operation: run op, reply_result. */
+void http_call(struct request *req, struct response *res, svc_fn op);
+
 /* Error envelope; http_status is 200 for application errors. */
 void reply_error(struct response *res, int http_status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

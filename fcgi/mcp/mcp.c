@@ -1,11 +1,10 @@
-/* mcp: the agent tools, each a row naming the REST route it runs. */
+/* mcp: the agent tools, each a row naming the service it runs. */
 #include "mcp/mcp.h"
 #include "mcp/tools_knowledge.h"
 #include "mcp/tools_search.h"
 #include "base/buf.h"
 #include "http/http.h"
 #include "base/jfield.h"
-#include "http/router.h"
 #include "service/auth.h"
 #include "service/ctx.h"
 #include "base/util.h"
@@ -26,14 +25,14 @@ struct tool {
     const char *name;
     const char *description;
     const char *schema; /* JSON Schema of the arguments */
-    const char *method;
-    const char *path; /* may hold {knowledge_id} or {trace_id}, taken from the arguments */
+    const char *method; /* the REST route with the same answer (docs/agents.md) */
+    const char *path;
     enum args_to args;
     /* An argument REST names otherwise: "query:q" sends query as q, and
      * also accepts q itself (the older name) as an alias; NULL for none. */
     const char *renamed;
     enum role role; /* the least role, as the REST route's */
-    tool_fn call;   /* the service; NULL: through the REST route (method, path) */
+    tool_fn call;   /* the service it runs */
 };
 
 #define TYPES "[\"tool\",\"usecase\",\"definition\",\"plan\",\"strategy\"]"
@@ -171,48 +170,6 @@ struct json_object *mcp_tools_openai(void)
         json_object_array_add(list, t);
     }
     return list;
-}
-
-/* Percent-encode s for a URL (unreserved characters kept). */
-static void url_encode(const char *s, struct buf *out)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-            c == '-' || c == '_' || c == '.' || c == '~')
-            buf_addch(out, (char)c);
-        else
-            buf_addf(out, "%%%02X", c);
-    }
-}
-
-/* A query value: strings as they are, lists comma-joined, others as JSON. */
-static void query_value(struct json_object *v, struct buf *out)
-{
-    if (json_object_is_type(v, json_type_string)) {
-        url_encode(json_object_get_string(v), out);
-    } else if (json_object_is_type(v, json_type_array)) {
-        for (size_t i = 0; i < json_object_array_length(v); i++) {
-            struct json_object *e = json_object_array_get_idx(v, i);
-            if (i)
-                buf_adds(out, "%2C");
-            url_encode(json_object_is_type(e, json_type_string) ? json_object_get_string(e)
-                                                                : json_object_to_json_string(e),
-                       out);
-        }
-    } else {
-        url_encode(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN), out);
-    }
-}
-
-/* Is key a {name} of the tool's path (so not a query or body argument)? */
-static int in_path(const struct tool *t, const char *key)
-{
-    size_t n = strlen(key);
-    for (const char *p = strchr(t->path, '{'); p; p = strchr(p + 1, '{'))
-        if (strncmp(p + 1, key, n) == 0 && p[1 + n] == '}')
-            return 1;
-    return 0;
 }
 
 static struct json_object *text_content(const char *text)
@@ -464,11 +421,7 @@ struct json_object *mcp_tools_call(struct request *req, const char *name,
                                    struct json_object *arguments, size_t max_bytes, int *too_large)
 {
     const struct tool *t = NULL;
-    struct request sub;
-    struct response res;
-    struct buf path, query;
-    struct json_object *args = NULL, *body = NULL, *reply = NULL, *result, *v;
-    char *body_text = NULL;
+    struct json_object *args = NULL, *result;
 
     *too_large = 0;
     for (size_t i = 0; i < TOOL_COUNT; i++)
@@ -480,114 +433,7 @@ struct json_object *mcp_tools_call(struct request *req, const char *name,
         return tool_error(req, E_INVALID_REQUEST, "'arguments' must be an object");
     if ((result = arguments_checked(req, t, arguments, &args)))
         return result;
-    if (t->call) {
-        result = tool_call_service(req, t, args, max_bytes, too_large);
-        json_object_put(args);
-        return result;
-    }
-
-    buf_init(&path, 8192);
-    buf_init(&query, 1 << 20);
-    /* The path's {names} come from the arguments, percent-encoded. */
-    for (const char *p = t->path; *p;) {
-        if (*p == '{') {
-            const char *close = strchr(p, '}');
-            char *key = xstrndup(p + 1, (size_t)(close - p - 1));
-            v = NULL;
-            if (!json_object_object_get_ex(args, key, &v) ||
-                !json_object_is_type(v, json_type_string) || !*json_object_get_string(v)) {
-                result = tool_error(req, E_INVALID_REQUEST, "'%s' is required", key);
-                free(key);
-                goto out;
-            }
-            url_encode(json_object_get_string(v), &path);
-            free(key);
-            p = close + 1;
-        } else {
-            buf_addch(&path, *p++);
-        }
-    }
-    if (t->args == ARGS_QUERY) {
-        json_object_object_foreach(args, key, val)
-        {
-            if (in_path(t, key))
-                continue;
-            if (query.len)
-                buf_addch(&query, '&');
-            /* a renamed argument goes by its REST name */
-            if (t->renamed && strncmp(t->renamed, key, strlen(key)) == 0 &&
-                t->renamed[strlen(key)] == ':')
-                url_encode(strchr(t->renamed, ':') + 1, &query);
-            else
-                url_encode(key, &query);
-            buf_addch(&query, '=');
-            query_value(val, &query);
-        }
-    } else if (t->args == ARGS_BODY) {
-        body = json_object_new_object();
-        json_object_object_foreach(args, key, val)
-        {
-            if (!in_path(t, key))
-                json_object_object_add(body, key, json_object_get(val));
-        }
-        body_text = xstrdup(json_text(body));
-    }
-
-    /* The same route, the same handler, the same caller as REST. */
-    request_init(&sub);
-    sub.method = t->method;
-    sub.path = path.data;
-    sub.query = query.data;
-    sub.body = body_text ? body_text : "";
-    sub.body_len = body_text ? strlen(body_text) : 0;
-    sub.request_id = req->request_id;
-    sub.authorization = req->authorization;
-    sub.cookie = req->cookie;
-    sub.csrf = req->csrf;
-    /* The body built here is JSON; the caller already passed the browser guard. */
-    sub.content_type = "application/json";
-    sub.origin = req->origin;
-    sub.host = req->host;
-    sub.sec_fetch_site = req->sec_fetch_site;
-    sub.https = req->https;
-    sub.accept_language = req->accept_language;
-    sub.store = req->store;
-    sub.llm = req->llm;
-    sub.cfg = req->cfg;
-    response_init(&res, req->request_id);
-    /* The REST answer is at most the result's size: a larger one is not built. */
-    if (max_bytes < res.body.max)
-        res.body.max = max_bytes;
-    router_dispatch(&sub, &res);
-    if (res.too_large) {
-        *too_large = 1;
-        result = NULL;
-        goto done;
-    }
-    reply = json_parse_stored(res.body.data);
-    if (reply && json_object_object_get_ex(reply, "status", &v) &&
-        strcmp(json_object_get_string(v), "success") == 0) {
-        result = tool_result(json_object_object_get(reply, "data"), max_bytes, too_large);
-    } else {
-        struct json_object *err = NULL, *code = NULL, *msg = NULL;
-        if (reply)
-            json_object_object_get_ex(reply, "error", &err);
-        if (err) {
-            json_object_object_get_ex(err, "code", &code);
-            json_object_object_get_ex(err, "message", &msg);
-        }
-        result = tool_error(req, code ? json_object_get_string(code) : E_INTERNAL, "%s",
-                            msg ? json_object_get_string(msg) : "An unexpected error occurred");
-    }
-done:
-    json_object_put(reply);
-    request_release(&sub);
-    response_release(&res);
-out:
+    result = tool_call_service(req, t, args, max_bytes, too_large);
     json_object_put(args);
-    json_object_put(body);
-    free(body_text);
-    buf_release(&path);
-    buf_release(&query);
     return result;
 }

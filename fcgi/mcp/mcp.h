@@ -1,8 +1,9 @@
 /* mcp: the tools KnowHub offers agents — over MCP (POST /mcp) and as
  * OpenAI-style function schemas (GET /api/tools). A tool is a row of one
- * table: its name, a description written for a model, its JSON Schema, and
- * the REST route it runs. A call is dispatched through the same router and
- * handlers as REST, so there is one implementation per operation. */
+ * table: its name, a description written for a model, its JSON Schema, its
+ * least role and the service it calls (mcp/tools_*.c turn the arguments into
+ * the service's parameters). REST's handlers call the same services, so
+ * there is one implementation per operation and both answer the same data. */
 #ifndef KNOWHUB_MCP_H
 #define KNOWHUB_MCP_H
 
