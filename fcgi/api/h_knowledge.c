@@ -67,13 +67,7 @@ void h_knowledge_create(struct request *req, struct response *res)
 
 void h_knowledge_get(struct request *req, struct response *res)
 {
-    struct json_object *data = NULL;
-    struct svc_ctx c;
-    struct error err;
-    http_svc_ctx(req, &c);
-    error_init(&err);
-    int rc = svc_knowledge_get(&c, req->params[0], &data, &err);
-    reply_result(res, rc, data, &err);
+    http_call_id(req, res, svc_knowledge_get);
 }
 
 void h_knowledge_update(struct request *req, struct response *res)
@@ -83,13 +77,7 @@ void h_knowledge_update(struct request *req, struct response *res)
 
 void h_knowledge_delete(struct request *req, struct response *res)
 {
-    struct json_object *data = NULL;
-    struct svc_ctx c;
-    struct error err;
-    http_svc_ctx(req, &c);
-    error_init(&err);
-    int rc = svc_knowledge_delete(&c, req->params[0], &data, &err);
-    reply_result(res, rc, data, &err);
+    http_call_id(req, res, svc_knowledge_delete);
 }
 
 void h_knowledge_batch_update(struct request *req, struct response *res)

@@ -5,26 +5,12 @@
 
 void h_sessions_list(struct request *req, struct response *res)
 {
-    struct json_object *data = NULL;
-    struct svc_ctx c;
-    struct error err;
-    int rc;
-    http_svc_ctx(req, &c);
-    error_init(&err);
-    rc = svc_session_list(&c, &data, &err);
-    reply_result(res, rc, data, &err);
+    http_call(req, res, svc_session_list);
 }
 
 void h_sessions_get(struct request *req, struct response *res)
 {
-    struct json_object *data = NULL;
-    struct svc_ctx c;
-    struct error err;
-    int rc;
-    http_svc_ctx(req, &c);
-    error_init(&err);
-    rc = svc_session_get(&c, req->params[0], &data, &err);
-    reply_result(res, rc, data, &err);
+    http_call_id(req, res, svc_session_get);
 }
 
 void h_sessions_put(struct request *req, struct response *res)

@@ -30,14 +30,7 @@ void h_traces_list(struct request *req, struct response *res)
 
 void h_traces_get(struct request *req, struct response *res)
 {
-    struct json_object *data = NULL;
-    struct svc_ctx c;
-    struct error err;
-    int rc;
-    http_svc_ctx(req, &c);
-    error_init(&err);
-    rc = svc_trace_get(&c, req->params[0], &data, &err);
-    reply_result(res, rc, data, &err);
+    http_call_id(req, res, svc_trace_get);
 }
 
 /* ---- the knowledge log ---- */

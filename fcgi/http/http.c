@@ -545,6 +545,18 @@ void http_call(struct request *req, struct response *res, svc_fn op)
     reply_result(res, rc, data, &err);
 }
 
+void http_call_id(struct request *req, struct response *res, svc_id_fn op)
+{
+    struct json_object *data = NULL;
+    struct svc_ctx c;
+    struct error err;
+    int rc;
+    http_svc_ctx(req, &c);
+    error_init(&err);
+    rc = op(&c, req->params[0], &data, &err);
+    reply_result(res, rc, data, &err);
+}
+
 void reply_store_error(struct response *res, int store_status, const char *what)
 {
     struct error e;

@@ -167,6 +167,11 @@ void http_call_body(struct request *req, struct response *res, svc_body_fn op);
 typedef int (*svc_fn)(const struct svc_ctx *c, struct json_object **data, struct error *err);
 /* The whole of a handler of such an operation: run op, reply_result. */
 void http_call(struct request *req, struct response *res, svc_fn op);
+/* A service operation on the route's first {name} (an entry, a job, a trace ...). */
+typedef int (*svc_id_fn)(const struct svc_ctx *c, const char *id, struct json_object **data,
+                         struct error *err);
+/* The whole of a handler of such an operation: run op on req->params[0], reply_result. */
+void http_call_id(struct request *req, struct response *res, svc_id_fn op);
 
 /* Error envelope; http_status is 200 for application errors. */
 void reply_error(struct response *res, int http_status, const char *code, const char *fmt, ...)
