@@ -47,9 +47,9 @@ done
 out=$(mktemp -d "${TMPDIR:-/tmp}/knowhub-compare.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 
-# One measurement of a build: lines "FIGURE VALUE" appended to $out/NAME.
-measure() { # NAME BUILD_DIR
-    local name=$1 dir=$2
+# One measurement of a build: lines "FIGURE VALUE" in $out/NAME.PAIR.
+measure() { # NAME BUILD_DIR PAIR
+    local name=$1.$3 dir=$2
     KNOWHUB_BIN=$dir/knowhub "$ROOT/tests/bench/run.sh" --rounds 1 --duration "$duration" \
         --conns "$conns" 2>/dev/null |
         awk '
@@ -70,9 +70,9 @@ measure() { # NAME BUILD_DIR
 
 for i in $(seq 1 "$pairs"); do
     if [ $((i % 2)) = 1 ]; then
-        measure old "$old"; measure new "$new"
+        measure old "$old" "$i"; measure new "$new" "$i"
     else
-        measure new "$new"; measure old "$old"
+        measure new "$new" "$i"; measure old "$old" "$i"
     fi
     echo "pair $i/$pairs done" >&2
 done
@@ -83,9 +83,14 @@ echo "KnowHub compare: $pairs interleaved pairs, $(nproc) cores, load $(cut -d' 
 echo "old: $old"
 echo "new: $new"
 printf '%-46s %12s %12s %18s\n' "figure" "old (med)" "new (med)" "new/old (paired)"
-for fig in $(awk '{ print $1 }' "$out/old" | awk '!seen[$0]++'); do
-    o=$(awk -v f="$fig" '$1 == f { print $2 }' "$out/old")
-    n=$(awk -v f="$fig" '$1 == f { print $2 }' "$out/new")
-    r=$(paste <(echo "$o") <(echo "$n") | awk '$1 > 0 { printf "%.3f\n", $2 / $1 }' | median)
+value() { awk -v f="$1" '$1 == f { print $2 }' "$2"; }
+for fig in $(cat "$out"/old.* | awk '!seen[$1]++ { print $1 }'); do
+    o=$(cat "$out"/old.* | awk -v f="$fig" '$1 == f { print $2 }')
+    n=$(cat "$out"/new.* | awk -v f="$fig" '$1 == f { print $2 }')
+    # A pair counts only when both builds gave the figure in it.
+    r=$(for i in $(seq 1 "$pairs"); do
+        a=$(value "$fig" "$out/old.$i"); b=$(value "$fig" "$out/new.$i")
+        [ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0) printf "%.3f\n", b / a }'
+    done | median)
     printf '%-46s %12s %12s %18s\n' "$fig" "$(echo "$o" | median)" "$(echo "$n" | median)" "$r"
 done
