@@ -207,7 +207,7 @@ static struct json_object *answer_within(struct request *req, struct json_object
 void h_mcp(struct request *req, struct response *res)
 {
     struct json_object *msg, *answer;
-    struct budget b;
+    struct budget b = {0};
     struct buf dup;
     const char *why;
     if (req->mcp_version) {
@@ -247,7 +247,6 @@ void h_mcp(struct request *req, struct response *res)
     b.ms = req->cfg ? req->cfg->mcp_budget_ms : 10000;
     b.bytes = req->cfg ? req->cfg->mcp_budget_bytes : 4 * 1024 * 1024;
     b.deadline_ms = monotonic_ms() + b.ms;
-    b.started = 0;
     b.bytes_left = b.bytes;
     if (json_object_is_type(msg, json_type_array)) {
         size_t n = json_object_array_length(msg);
