@@ -25,8 +25,6 @@ struct tool {
     const char *name;
     const char *description;
     const char *schema; /* JSON Schema of the arguments */
-    const char *method; /* the REST route with the same answer (docs/agents.md) */
-    const char *path;
     enum args_to args;
     /* An argument REST names otherwise: "query:q" sends query as q, and
      * also accepts q itself (the older name) as an alias; NULL for none. */
@@ -56,7 +54,7 @@ static const struct tool tools[] = {
      "\"sequence\":{\"type\":\"integer\",\"minimum\":0},"
      "\"task\":{\"type\":\"string\",\"description\":\"the trace's mission, kept for its "
      "evaluation prompt\"}},\"required\":[\"query\"]}",
-     "GET", "/api/knowledge/search", ARGS_QUERY, "query:q", ROLE_READER, tool_knowledge_search},
+     ARGS_QUERY, "query:q", ROLE_READER, tool_knowledge_search},
     {"knowledge_save",
      "Save something you learned so later tasks can reuse it: the scenario (when it applies) "
      "and the content (the knowledge itself, at most 2000 characters), with its types. "
@@ -70,7 +68,7 @@ static const struct tool tools[] = {
      "\"message_id\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},"
      "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
      "\"required\":[\"scenario\",\"content\"]}",
-     "POST", "/api/knowledge", ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_save},
+     ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_save},
     {"knowledge_update",
      "Report on one entry: add_helpful_case or add_harmful_case ({case_id, scenario, result}; "
      "the same case_id counts once), update_score (1-5), or evolve_feedback (the server's LLM "
@@ -79,7 +77,7 @@ static const struct tool tools[] = {
      "\"add_helpful_case\":{\"type\":\"object\"},\"add_harmful_case\":{\"type\":\"object\"},"
      "\"update_score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5},"
      "\"evolve_feedback\":{\"type\":\"string\"}},\"required\":[\"knowledge_id\"]}",
-     "PUT", "/api/knowledge/{knowledge_id}", ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_update},
+     ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_update},
     {"knowledge_batch_update",
      "Report on several entries at once: feedback_list [{knowledge_id, is_effective, "
      "feedback?}]. Each item is applied on its own; results say which succeeded.",
@@ -87,32 +85,30 @@ static const struct tool tools[] = {
      "\"type\":\"object\",\"properties\":{\"knowledge_id\":{\"type\":\"string\"},"
      "\"is_effective\":{\"type\":\"boolean\"},\"feedback\":{\"type\":\"string\"}},"
      "\"required\":[\"knowledge_id\",\"is_effective\"]}}},\"required\":[\"feedback_list\"]}",
-     "POST", "/api/knowledge/batch_update", ARGS_BODY, NULL, ROLE_AGENT,
-     tool_knowledge_batch_update},
+     ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_batch_update},
     {"knowledge_list", "List saved knowledge, newest first, with the total count.",
      "{\"type\":\"object\",\"properties\":{"
      "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":10},"
      "\"offset\":{\"type\":\"integer\",\"minimum\":0},"
      "\"tags_type\":{\"type\":\"array\",\"items\":{\"enum\":" TYPES "}},"
      "\"category\":{\"enum\":[\"rules\",\"experiences\"]}}}",
-     "GET", "/api/knowledge", ARGS_QUERY, NULL, ROLE_READER, tool_knowledge_list},
+     ARGS_QUERY, NULL, ROLE_READER, tool_knowledge_list},
     {"knowledge_slim",
      "Merge near-duplicate knowledge (slim the base). Starts a job and returns it (id, "
      "status); dry_run returns the plan instead and changes nothing.",
      "{\"type\":\"object\",\"properties\":{\"dry_run\":{\"type\":\"boolean\"},"
      "\"threshold\":{\"type\":\"number\",\"minimum\":0.3,\"maximum\":1},"
      "\"model\":{\"type\":\"string\"}}}",
-     "POST", "/api/knowledge/slim", ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_slim},
+     ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_slim},
     {"knowledge_read",
      "Read one knowledge file in full (Markdown with front matter) by category and path, "
      "as found by search or list.",
      "{\"type\":\"object\",\"properties\":{\"category\":{\"enum\":[\"rules\",\"experiences\"]},"
      "\"path\":{\"type\":\"string\"}},\"required\":[\"category\",\"path\"]}",
-     "POST", "/api/knowledge/read", ARGS_BODY, NULL, ROLE_READER, tool_knowledge_read},
+     ARGS_BODY, NULL, ROLE_READER, tool_knowledge_read},
     {"knowledge_rules",
      "The rules you must always follow, and a ready block to put in your system prompt.",
-     "{\"type\":\"object\",\"properties\":{}}", "GET", "/api/knowledge/rules", ARGS_NONE, NULL,
-     ROLE_READER, tool_knowledge_rules},
+     "{\"type\":\"object\",\"properties\":{}}", ARGS_NONE, NULL, ROLE_READER, tool_knowledge_rules},
     {"knowledge_context",
      "Everything to load before answering a question: the mandatory rules block and the "
      "relevant knowledge block (table_names boost knowledge tagged with them).",
@@ -120,7 +116,7 @@ static const struct tool tools[] = {
      "\"table_names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
      "\"max_results\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50}},"
      "\"required\":[\"question\"]}",
-     "POST", "/api/knowledge/context", ARGS_BODY, NULL, ROLE_READER, tool_knowledge_context},
+     ARGS_BODY, NULL, ROLE_READER, tool_knowledge_context},
     {"trace_eval_prompt",
      "When a goal completes, before you compress your context, or when your task ends: get "
      "the prompt that asks you to judge the knowledge injected into this trace (irrelevant, "
@@ -128,8 +124,7 @@ static const struct tool tools[] = {
      "{\"type\":\"object\",\"properties\":{\"trace_id\":{\"type\":\"string\"},"
      "\"goal\":{\"type\":\"string\",\"description\":\"the current goal\"}},"
      "\"required\":[\"trace_id\"]}",
-     "GET", "/api/traces/{trace_id}/eval_prompt", ARGS_QUERY, NULL, ROLE_READER,
-     tool_trace_eval_prompt},
+     ARGS_QUERY, NULL, ROLE_READER, tool_trace_eval_prompt},
     {"trace_submit_evaluation",
      "Send your evaluation of the injected knowledge: output is your raw reply (JSON, a "
      "```json block, or prose around a JSON object), or give evaluations "
@@ -139,8 +134,7 @@ static const struct tool tools[] = {
      "\"trigger\":{\"enum\":[\"goal_completion\",\"compression\",\"task_completion\"]},"
      "\"output\":{\"type\":\"string\"},\"evaluations\":{\"type\":\"array\",\"items\":{"
      "\"type\":\"object\"}}},\"required\":[\"trace_id\",\"trigger\"]}",
-     "POST", "/api/traces/{trace_id}/evaluations", ARGS_BODY, NULL, ROLE_AGENT,
-     tool_trace_submit_evaluation},
+     ARGS_BODY, NULL, ROLE_AGENT, tool_trace_submit_evaluation},
 };
 #define TOOL_COUNT (sizeof tools / sizeof tools[0])
 
