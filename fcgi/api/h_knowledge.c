@@ -12,38 +12,6 @@
 
 #include <string.h>
 
-/* A service operation on the request's JSON body (and {id}, if any). */
-typedef int (*body_op)(const struct svc_ctx *c, const char *id, struct json_object *body,
-                       struct json_object **data, struct error *err);
-
-static void with_body(struct request *req, struct response *res, const char *id, body_op op)
-{
-    struct json_object *body = http_body_json_or_400(req, res), *data = NULL;
-    struct svc_ctx c;
-    struct error err;
-    if (!body)
-        return;
-    http_svc_ctx(req, &c);
-    error_init(&err);
-    int rc = op(&c, id, body, &data, &err);
-    reply_result(res, rc, data, &err);
-    json_object_put(body);
-}
-
-static int create_op(const struct svc_ctx *c, const char *id, struct json_object *body,
-                     struct json_object **data, struct error *err)
-{
-    (void)id;
-    return svc_knowledge_create(c, body, data, err);
-}
-
-static int batch_op(const struct svc_ctx *c, const char *id, struct json_object *body,
-                    struct json_object **data, struct error *err)
-{
-    (void)id;
-    return svc_knowledge_batch_update(c, body, data, err);
-}
-
 void h_knowledge_list(struct request *req, struct response *res)
 {
     struct knowledge_filter f = {0};
@@ -62,7 +30,7 @@ void h_knowledge_list(struct request *req, struct response *res)
 
 void h_knowledge_create(struct request *req, struct response *res)
 {
-    with_body(req, res, NULL, create_op);
+    http_call_body(req, res, svc_knowledge_create);
 }
 
 void h_knowledge_get(struct request *req, struct response *res)
@@ -72,7 +40,7 @@ void h_knowledge_get(struct request *req, struct response *res)
 
 void h_knowledge_update(struct request *req, struct response *res)
 {
-    with_body(req, res, req->params[0], svc_knowledge_update);
+    http_call_id_body(req, res, svc_knowledge_update);
 }
 
 void h_knowledge_delete(struct request *req, struct response *res)
@@ -82,7 +50,7 @@ void h_knowledge_delete(struct request *req, struct response *res)
 
 void h_knowledge_batch_update(struct request *req, struct response *res)
 {
-    with_body(req, res, NULL, batch_op);
+    http_call_body(req, res, svc_knowledge_batch_update);
 }
 
 void h_knowledge_cases(struct request *req, struct response *res)
@@ -125,5 +93,5 @@ void h_knowledge_revisions(struct request *req, struct response *res)
 
 void h_knowledge_revert(struct request *req, struct response *res)
 {
-    with_body(req, res, req->params[0], svc_knowledge_revert);
+    http_call_id_body(req, res, svc_knowledge_revert);
 }

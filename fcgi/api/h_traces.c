@@ -103,15 +103,5 @@ void h_traces_eval_prompt(struct request *req, struct response *res)
 
 void h_traces_evaluate(struct request *req, struct response *res)
 {
-    struct json_object *body = http_body_json_or_400(req, res), *data = NULL;
-    struct svc_ctx c;
-    struct error err;
-    int rc;
-    if (!body)
-        return;
-    http_svc_ctx(req, &c);
-    error_init(&err);
-    rc = svc_trace_evaluate(&c, req->params[0], body, &data, &err);
-    reply_result(res, rc, data, &err);
-    json_object_put(body);
+    http_call_id_body(req, res, svc_trace_evaluate);
 }

@@ -8,6 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *json_text(struct json_object *o)
+{
+    return json_object_to_json_string_ext(o,
+                                          JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
 const char *jf_str(struct json_object *v)
 {
     return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;

@@ -51,6 +51,10 @@ int json_parse_whole_ex(const char *text, size_t len, struct json_object **out, 
  * look for duplicate keys: the text json-c writes never has one. */
 struct json_object *json_parse_stored(const char *text);
 
+/* A JSON value as compact text, the way every response, document and log
+ * line writes it (no slash escaping); valid until o changes or is put. */
+const char *json_text(struct json_object *o);
+
 /* The string of a JSON string value, NULL when it is not a string. */
 const char *jf_str(struct json_object *v);
 

@@ -206,3 +206,16 @@ long monotonic_ms(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+const char *ui_language(const char *accept_language)
+{
+    const char *al = accept_language;
+    if (!al)
+        return "en";
+    al += strspn(al, " \t");
+    return (al[0] == 'z' || al[0] == 'Z') && (al[1] == 'h' || al[1] == 'H') &&
+                   (al[2] == '\0' || al[2] == '-' || al[2] == '_' || al[2] == ',' || al[2] == ';' ||
+                    al[2] == ' ')
+               ? "zh"
+               : "en";
+}

@@ -53,4 +53,8 @@ int id_text_valid(const char *s, size_t max);
 /* Parse a whole decimal integer in [min, max]; 0 on success, -1 otherwise. */
 int parse_long(const char *s, long min, long max, long *out);
 
+/* The UI language of an Accept-Language header (may be NULL): "zh" when
+ * its first tag is Chinese, else "en" (static strings). */
+const char *ui_language(const char *accept_language);
+
 #endif

@@ -81,8 +81,7 @@ static char *string_list_text(struct json_object *meta, const char *key)
             free(s);
         }
     }
-    text = xstrdup(json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN |
-                                                           JSON_C_TO_STRING_NOSLASHESCAPE));
+    text = xstrdup(json_text(out));
     json_object_put(out);
     return text;
 }
@@ -143,9 +142,7 @@ void document_fill(struct knowledge *k, const char *category, const char *path, 
     k->urls = string_list_text(meta, "urls");
     k->agent_id = field_text(meta, "agent_id", "");
     k->message_id = field_text(meta, "message_id", "");
-    k->meta = xstrdup(meta ? json_object_to_json_string_ext(
-                                 meta, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-                           : "{}");
+    k->meta = xstrdup(meta ? json_text(meta) : "{}");
     k->document = xstrndup(text, len);
     json_object_put(meta);
     buf_release(&stem);

@@ -12,19 +12,6 @@ static int zh(const char *lang)
     return lang && strcmp(lang, "zh") == 0;
 }
 
-const char *eval_prompt_language(const char *accept_language)
-{
-    const char *al = accept_language;
-    if (!al)
-        return "en";
-    al += strspn(al, " \t");
-    return (al[0] == 'z' || al[0] == 'Z') && (al[1] == 'h' || al[1] == 'H') &&
-                   (al[2] == '\0' || al[2] == '-' || al[2] == '_' || al[2] == ',' || al[2] == ';' ||
-                    al[2] == ' ')
-               ? "zh"
-               : "en";
-}
-
 void eval_prompt_begin(struct buf *out, const char *lang, const char *task, const char *goal)
 {
     if (zh(lang))

@@ -16,10 +16,6 @@ struct eval_prompt_item {
     const char *goal_id;
 };
 
-/* The prompt's language for an Accept-Language header (may be NULL): "zh"
- * when its first tag is Chinese, else "en" (static strings). */
-const char *eval_prompt_language(const char *accept_language);
-
 /* Start the prompt (mission and goal) in language "zh" or "en". */
 void eval_prompt_begin(struct buf *out, const char *lang, const char *task, const char *goal);
 /* At most this many pending injections go into one prompt, in at most

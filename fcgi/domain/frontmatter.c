@@ -1,6 +1,7 @@
 /* frontmatter: YAML front matter read and written with libyaml. */
 #include "domain/frontmatter.h"
 #include "base/util.h"
+#include "base/jfield.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,8 +252,7 @@ static size_t json_nodes(struct json_object *v)
 
 int frontmatter_within_budget(struct json_object *meta)
 {
-    const char *text = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN |
-                                                                JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *text = json_text(meta);
     return json_nodes(meta) <= FRONTMATTER_MAX_NODES && strlen(text) <= FRONTMATTER_MAX_BYTES;
 }
 

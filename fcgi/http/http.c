@@ -339,21 +339,7 @@ int http_browser_request_or_error(const struct request *req, struct response *re
 
 const char *http_language(const struct request *req)
 {
-    const char *al = req->accept_language;
-    if (!al)
-        return "en";
-    al += strspn(al, " \t");
-    return (al[0] == 'z' || al[0] == 'Z') && (al[1] == 'h' || al[1] == 'H') &&
-                   (al[2] == '\0' || al[2] == '-' || al[2] == '_' || al[2] == ',' || al[2] == ';' ||
-                    al[2] == ' ')
-               ? "zh"
-               : "en";
-}
-
-const char *json_text(struct json_object *o)
-{
-    return json_object_to_json_string_ext(o,
-                                          JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    return ui_language(req->accept_language);
 }
 
 void reply_too_large(struct response *res)
@@ -518,7 +504,9 @@ void reply_result(struct response *res, int rc, struct json_object *data, struct
     error_release(err);
 }
 
-void http_call_body(struct request *req, struct response *res, svc_body_fn op)
+/* The body handlers of both shapes: op_id when the operation takes {id}. */
+static void call_body(struct request *req, struct response *res, svc_body_fn op,
+                      svc_id_body_fn op_id)
 {
     struct json_object *body = http_body_json_or_400(req, res), *data = NULL;
     struct svc_ctx c;
@@ -528,9 +516,19 @@ void http_call_body(struct request *req, struct response *res, svc_body_fn op)
         return;
     http_svc_ctx(req, &c);
     error_init(&err);
-    rc = op(&c, body, &data, &err);
+    rc = op_id ? op_id(&c, req->params[0], body, &data, &err) : op(&c, body, &data, &err);
     reply_result(res, rc, data, &err);
     json_object_put(body);
+}
+
+void http_call_body(struct request *req, struct response *res, svc_body_fn op)
+{
+    call_body(req, res, op, NULL);
+}
+
+void http_call_id_body(struct request *req, struct response *res, svc_id_body_fn op)
+{
+    call_body(req, res, NULL, op);
 }
 
 void http_call(struct request *req, struct response *res, svc_fn op)

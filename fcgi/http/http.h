@@ -13,6 +13,7 @@
 #include "base/buf.h"
 #include "service/ctx.h"
 #include "base/error.h"
+#include "base/jfield.h"
 
 #define HTTP_MAX_PARAMS 4
 #define HTTP_MAX_BODY (1024 * 1024) /* nginx's client_max_body_size too */
@@ -172,6 +173,12 @@ typedef int (*svc_id_fn)(const struct svc_ctx *c, const char *id, struct json_ob
                          struct error *err);
 /* The whole of a handler of such an operation: run op on req->params[0], reply_result. */
 void http_call_id(struct request *req, struct response *res, svc_id_fn op);
+/* A service operation on the route's first {name} and the JSON body. */
+typedef int (*svc_id_body_fn)(const struct svc_ctx *c, const char *id, struct json_object *body,
+                              struct json_object **data, struct error *err);
+/* The whole of such a handler: parse the body (400), run op on
+ * req->params[0] and the body, reply_result. */
+void http_call_id_body(struct request *req, struct response *res, svc_id_body_fn op);
 
 /* Error envelope; http_status is 200 for application errors. */
 void reply_error(struct response *res, int http_status, const char *code, const char *fmt, ...)
@@ -207,8 +214,5 @@ void reply_stream_write(struct response *res, const char *data, size_t n);
 /* Percent-decode s[0..n) into out ('+' is a space when plus_space);
  * -1 on a bad escape, invalid UTF-8 or a NUL byte. */
 int url_decode(const char *s, size_t n, int plus_space, struct buf *out);
-
-/* Serialize a JSON value the way every response does (no slash escaping). */
-const char *json_text(struct json_object *o);
 
 #endif

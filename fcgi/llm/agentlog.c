@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "llm/agentlog.h"
 #include "base/config.h"
+#include "base/jfield.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -140,8 +141,7 @@ void agentlog_write(const struct config *cfg, const char *identity, const char *
         buf_release(&raw);
     }
     buf_addf(&path, "%s/agent-logs/%s/%s/%s.jsonl", cfg->data_dir, date, id.data, sess.data);
-    text = json_object_to_json_string_ext(line,
-                                          JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    text = json_text(line);
     /* One write per line with O_APPEND: lines from several threads never mix. */
     /* A cut-short path (a data directory near PATH_MAX) is never opened. */
     if (!buf_failed(&path) && mkdirs(&path, strlen(cfg->data_dir)) == 0 &&

@@ -277,8 +277,7 @@ int llm_chat(struct llm *llm, const struct config *cfg, const struct llm_request
     json_object_object_add(body, "temperature", json_object_new_double(0.2));
     if (req->max_tokens > 0)
         json_object_object_add(body, "max_tokens", json_object_new_int(req->max_tokens));
-    text = xstrdup(json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN |
-                                                            JSON_C_TO_STRING_NOSLASHESCAPE));
+    text = xstrdup(json_text(body));
     json_object_put(body);
 
     event = json_object_new_object();

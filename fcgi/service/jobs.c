@@ -105,11 +105,8 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
     json_object_object_add(result, "failed_groups", failed);
     json_object_object_add(result, "llm", json_object_new_boolean(config_llm_configured(cfg)));
     done = failed = NULL;
-    store_ignore(
-        store_job_finish(st, job->id, "done",
-                         json_object_to_json_string_ext(result, JSON_C_TO_STRING_PLAIN |
-                                                                    JSON_C_TO_STRING_NOSLASHESCAPE),
-                         NULL)); /* else requeued at start */
+    store_ignore(store_job_finish(st, job->id, "done", json_text(result),
+                                  NULL)); /* else requeued at start */
 out:
     json_object_put(done);
     json_object_put(failed);

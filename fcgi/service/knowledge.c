@@ -230,8 +230,7 @@ static char *list_text(struct json_object *list)
     } else {
         arr = json_object_get(list);
     }
-    text = xstrdup(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN |
-                                                           JSON_C_TO_STRING_NOSLASHESCAPE));
+    text = xstrdup(json_text(arr));
     json_object_put(arr);
     return text;
 }

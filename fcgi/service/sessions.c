@@ -10,13 +10,6 @@
 
 #define MAX_TABLES 500
 
-/* The compact text of a JSON value (valid until o changes or is put). */
-static const char *json_compact(struct json_object *o)
-{
-    return json_object_to_json_string_ext(o,
-                                          JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-}
-
 static int session_id_check(const char *id, struct error *err)
 {
     if (id_text_valid(id, 128))
@@ -162,8 +155,8 @@ int svc_session_put(const struct svc_ctx *c, struct json_object *body, struct js
     json_object_object_add(doc, "tables", json_object_get(tables));
     /* With expected_updated_at (the session as the caller read it) a save
      * in between is never overwritten: CONFLICT, and the caller reloads. */
-    rc = expected ? store_session_put_if(c->st, c->space, id, title, json_compact(doc), expected)
-                  : store_session_put(c->st, c->space, id, title, json_compact(doc));
+    rc = expected ? store_session_put_if(c->st, c->space, id, title, json_text(doc), expected)
+                  : store_session_put(c->st, c->space, id, title, json_text(doc));
     json_object_put(doc);
     if (rc == STORE_CONFLICT) {
         error_set(err, E_CONFLICT, "session_changed",
@@ -277,8 +270,7 @@ int svc_session_delete_table(const struct svc_ctx *c, const char *id, const char
         doc = json_object_new_object();
         json_object_object_add(doc, "tables", kept);
         /* Only if nobody wrote it since it was read (else read it again). */
-        rc =
-            store_session_put_if(c->st, c->space, id, raw.title, json_compact(doc), raw.updated_at);
+        rc = store_session_put_if(c->st, c->space, id, raw.title, json_text(doc), raw.updated_at);
         json_object_put(doc);
         session_raw_release(&raw);
     }

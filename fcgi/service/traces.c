@@ -231,7 +231,7 @@ static void keep_task(const struct trace_info *t, void *ctx)
 int svc_trace_eval_prompt(const struct svc_ctx *c, const char *trace_id, const char *goal,
                           struct json_object **data, struct error *err)
 {
-    const char *lang = eval_prompt_language(c->accept_language);
+    const char *lang = ui_language(c->accept_language);
     char *task = NULL;
     struct buf prompt;
     struct prompt_ctx p = {NULL, lang, 0, 0};
