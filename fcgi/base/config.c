@@ -66,11 +66,28 @@ void config_from_env(struct config *cfg)
         cfg->log_max_bytes = bytes;
         cfg->log_keep = (int)keep;
     }
+    {
+        long batch, seconds;
+        cfg->embed_url = env_or("KNOWHUB_EMBED_URL", NULL);
+        cfg->embed_model = env_or("KNOWHUB_EMBED_MODEL", "embedding");
+        cfg->embed_key = env_or("KNOWHUB_EMBED_KEY", NULL);
+        if (parse_long(env_or("KNOWHUB_EMBED_BATCH", ""), 1, 256, &batch))
+            batch = 32;
+        if (parse_long(env_or("KNOWHUB_EMBED_TIMEOUT", ""), 1, 3600, &seconds))
+            seconds = 30;
+        cfg->embed_batch = (int)batch;
+        cfg->embed_timeout_ms = seconds * 1000;
+    }
 }
 
 int config_llm_configured(const struct config *cfg)
 {
     return cfg && cfg->llm_base_url && *cfg->llm_base_url;
+}
+
+int config_embed_configured(const struct config *cfg)
+{
+    return cfg && cfg->embed_url && *cfg->embed_url;
 }
 
 int config_model_allowed(const struct config *cfg, const char *model)

@@ -27,10 +27,20 @@ struct config {
     int access_log; /* KNOWHUB_ACCESS_LOG: on (default) or off: access + audit JSON lines */
     long long log_max_bytes; /* KNOWHUB_LOG_MAX_BYTES: rotate at this size, 0 = never, 64 MiB */
     int log_keep;            /* KNOWHUB_LOG_KEEP: rotated files kept (name.1 ... name.N), 5 */
+
+    /* Embeddings (docs/search.md "By meaning"): an OpenAI-compatible
+     * POST {embed_url}/embeddings; unset, search is lexical only. */
+    const char *embed_url;   /* KNOWHUB_EMBED_URL, NULL when unset */
+    const char *embed_model; /* KNOWHUB_EMBED_MODEL, default "embedding" */
+    const char *embed_key;   /* KNOWHUB_EMBED_KEY */
+    int embed_batch;         /* KNOWHUB_EMBED_BATCH: most texts per request, 1..256, 32 */
+    long embed_timeout_ms;   /* KNOWHUB_EMBED_TIMEOUT (seconds), default 30 */
 };
 
 /* Return 1 when an LLM is configured (KNOWHUB_LLM_BASE_URL is set). */
 int config_llm_configured(const struct config *cfg);
+/* Return 1 when an embeddings server is configured (KNOWHUB_EMBED_URL is set). */
+int config_embed_configured(const struct config *cfg);
 /* Return 1 when model may be used: one of the configured models or of the
  * comma-separated KNOWHUB_LLM_MODELS allow-list. */
 int config_model_allowed(const struct config *cfg, const char *model);

@@ -9,6 +9,8 @@
 #include "base/util.h"
 
 #include <curl/curl.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -109,15 +111,15 @@ static int has(const char *hay, const char *needle)
     return 0;
 }
 
-static void fail(struct llm_reply *r, const char *code, int retry, const char *message)
+static void fail(struct error *err, const char *code, int retry, const char *message)
 {
-    error_set(&r->err, code, NULL, "%s", message);
-    r->err.retry = retry;
+    error_set(err, code, NULL, "%s", message);
+    err->retry = retry;
 }
 
-/* Map an HTTP error answer to an LLM_* code, as the reference does by
- * matching the provider's message. */
-static void classify_http(struct llm_reply *r, long status, const char *body)
+/* Map an HTTP error answer of `who` ("LLM", "embeddings server") to an LLM_*
+ * code, as the reference does by matching the provider's message. */
+static void classify_http(struct error *e, const char *who, long status, const char *body)
 {
     struct json_object *j = json_parse_stored(body), *err = NULL, *msg = NULL;
     const char *text = "";
@@ -129,27 +131,28 @@ static void classify_http(struct llm_reply *r, long status, const char *body)
         else if (jf_str(err))
             text = jf_str(err);
     }
-    snprintf(message, sizeof message, "The LLM answered HTTP %ld%s%.300s", status,
+    snprintf(message, sizeof message, "The %s answered HTTP %ld%s%.300s", who, status,
              *text ? ": " : "", text);
     if (status == 401 || status == 403)
-        fail(r, "LLM_AUTH_FAILED", 0, message);
+        fail(e, "LLM_AUTH_FAILED", 0, message);
     else if (status == 429)
-        fail(r, "LLM_RATE_LIMIT", 1, message);
-    else if (has(text, "context") && (has(text, "length") || has(text, "window")))
-        fail(r, "LLM_CONTEXT_TOO_LONG", 0, message);
+        fail(e, "LLM_RATE_LIMIT", 1, message);
+    else if (status == 413 ||
+             (has(text, "context") && (has(text, "length") || has(text, "window"))))
+        fail(e, "LLM_CONTEXT_TOO_LONG", 0, message);
     else if (has(text, "maximum") && has(text, "token"))
-        fail(r, "LLM_CONTEXT_TOO_LONG", 0, message);
+        fail(e, "LLM_CONTEXT_TOO_LONG", 0, message);
     else if (status == 404 ||
              (has(text, "model") && (has(text, "not found") || has(text, "does not exist"))))
-        fail(r, "LLM_MODEL_NOT_FOUND", 0, message);
+        fail(e, "LLM_MODEL_NOT_FOUND", 0, message);
     else if (has(text, "content") && (has(text, "filter") || has(text, "policy")))
-        fail(r, "LLM_CONTENT_FILTERED", 0, message);
+        fail(e, "LLM_CONTENT_FILTERED", 0, message);
     else if (status == 408 || status == 504)
-        fail(r, "LLM_TIMEOUT", 1, message);
+        fail(e, "LLM_TIMEOUT", 1, message);
     else if (status >= 500)
-        fail(r, "LLM_SERVICE_ERROR", 1, message);
+        fail(e, "LLM_SERVICE_ERROR", 1, message);
     else
-        fail(r, "LLM_UNKNOWN_ERROR", 0, message);
+        fail(e, "LLM_UNKNOWN_ERROR", 0, message);
     json_object_put(j);
 }
 
@@ -163,7 +166,7 @@ static void parse_success(struct llm_reply *r, const char *body)
         !(first = json_object_array_get_idx(choices, 0)) ||
         !json_object_object_get_ex(first, "message", &message) ||
         !json_object_object_get_ex(message, "content", &content)) {
-        fail(r, "LLM_UNKNOWN_ERROR", 0, "The LLM's answer was not a chat completion");
+        fail(&r->err, "LLM_UNKNOWN_ERROR", 0, "The LLM's answer was not a chat completion");
         json_object_put(j);
         return;
     }
@@ -176,42 +179,52 @@ static void parse_success(struct llm_reply *r, const char *body)
             r->completion_tokens = (long)json_object_get_int64(v);
     }
     if (strcmp(r->finish_reason, "content_filter") == 0)
-        fail(r, "LLM_CONTENT_FILTERED", 0, "The LLM's content filter stopped the answer");
+        fail(&r->err, "LLM_CONTENT_FILTERED", 0, "The LLM's content filter stopped the answer");
     else if (!jf_str(content) || !*jf_str(content))
-        fail(r, "LLM_UNKNOWN_ERROR", 0, "The LLM gave an empty answer");
+        fail(&r->err, "LLM_UNKNOWN_ERROR", 0, "The LLM gave an empty answer");
     else if (buf_adds(&r->text, jf_str(content)))
-        fail(r, "LLM_UNKNOWN_ERROR", 0, "The LLM's answer was larger than 4 MiB");
+        fail(&r->err, "LLM_UNKNOWN_ERROR", 0, "The LLM's answer was larger than 4 MiB");
     json_object_put(j);
 }
 
-/* One HTTP exchange. Returns 1 when a retry may help. */
-static int attempt(CURL *c, const struct config *cfg, const char *body, long timeout_ms,
-                   struct llm_reply *r)
+/* Where and how to POST: the server's base URL, the path under it, its
+ * key, and its name in messages. */
+struct endpoint {
+    const char *base, *path, *key, *who;
+};
+
+/* One HTTP exchange: POST body to the endpoint; a 200 answer's body goes to
+ * *answer (capped by its limit) and 1 is returned; otherwise err is set and
+ * 0 returned, with *retry set when another attempt may help. */
+static int post(CURL *c, const struct endpoint *ep, const char *body, long timeout_ms,
+                struct buf *answer, struct error *err, int *retry)
 {
-    struct buf url, answer, auth;
+    struct buf url, auth;
     struct curl_slist *headers = NULL;
     CURLcode cc;
     long status = 0;
-    int retry = 0;
+    int ok = 0;
+    char message[160];
 
+    *retry = 0;
     buf_init(&url, 4096);
-    buf_init(&answer, LLM_MAX_REPLY);
     buf_init(&auth, 4096);
     {
-        size_t n = strlen(cfg->llm_base_url);
-        while (n && cfg->llm_base_url[n - 1] == '/')
+        size_t n = strlen(ep->base);
+        while (n && ep->base[n - 1] == '/')
             n--;
-        buf_add(&url, cfg->llm_base_url, n);
-        buf_adds(&url, "/chat/completions");
+        buf_add(&url, ep->base, n);
+        buf_adds(&url, ep->path);
     }
     headers = curl_slist_append(headers, "Content-Type: application/json");
-    if (cfg->llm_api_key && *cfg->llm_api_key) {
-        buf_addf(&auth, "Authorization: Bearer %s", cfg->llm_api_key);
+    if (ep->key && *ep->key) {
+        buf_addf(&auth, "Authorization: Bearer %s", ep->key);
         headers = curl_slist_append(headers, auth.data);
     }
     if (buf_failed(&url) || buf_failed(&auth)) {
         /* One check for every append above: never call a cut-short URL or key. */
-        fail(r, "LLM_SERVICE_ERROR", 0, "The LLM's base URL or API key is too long");
+        snprintf(message, sizeof message, "The %s's base URL or API key is too long", ep->who);
+        fail(err, "LLM_SERVICE_ERROR", 0, message);
         goto out;
     }
     curl_easy_reset(c);
@@ -225,29 +238,50 @@ static int attempt(CURL *c, const struct config *cfg, const char *body, long tim
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &answer);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, answer);
     cc = curl_easy_perform(c);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     if (cc == CURLE_OPERATION_TIMEDOUT) {
-        fail(r, "LLM_TIMEOUT", 1, "The LLM did not answer in time");
+        snprintf(message, sizeof message, "The %s did not answer in time", ep->who);
+        fail(err, "LLM_TIMEOUT", 1, message);
     } else if (cc == CURLE_WRITE_ERROR) {
-        fail(r, "LLM_UNKNOWN_ERROR", 0, "The LLM's answer was larger than 4 MiB");
+        snprintf(message, sizeof message, "The %s's answer was larger than %zu MiB", ep->who,
+                 answer->max >> 20);
+        fail(err, "LLM_UNKNOWN_ERROR", 0, message);
     } else if (cc != CURLE_OK) {
-        fail(r, "LLM_SERVICE_ERROR", 1, "The LLM service could not be reached");
-        retry = 1;
+        snprintf(message, sizeof message, "The %s could not be reached", ep->who);
+        fail(err, "LLM_SERVICE_ERROR", 1, message);
+        *retry = 1;
     } else if (status != 200) {
-        classify_http(r, status, answer.data);
-        retry = status == 429 || status >= 500;
+        classify_http(err, ep->who, status, answer->data);
+        *retry = status == 429 || status >= 500;
     } else {
-        parse_success(r, answer.data);
+        ok = 1;
     }
 out:
     curl_slist_free_all(headers);
     memset(auth.data, 0, auth.len); /* the key does not linger in freed memory */
     buf_release(&url);
-    buf_release(&answer);
     buf_release(&auth);
-    return retry;
+    return ok;
+}
+
+/* post, once more after a short pause when the failure may pass and the
+ * time allows. Returns 1 with the answer, or 0 with err set. */
+static int post_retry(CURL *c, const struct endpoint *ep, const char *body, long timeout,
+                      struct buf *answer, struct error *err)
+{
+    long started = monotonic_ms(), spent;
+    int retry;
+    if (post(c, ep, body, timeout, answer, err, &retry))
+        return 1;
+    spent = monotonic_ms() - started;
+    if (!retry || spent + 500 >= timeout)
+        return 0;
+    usleep(500 * 1000);
+    buf_reset(answer);
+    err->code = NULL;
+    return post(c, ep, body, timeout - spent - 500, answer, err, &retry);
 }
 
 int llm_chat(struct llm *llm, const struct config *cfg, const struct llm_request *req,
@@ -263,11 +297,12 @@ int llm_chat(struct llm *llm, const struct config *cfg, const struct llm_request
     r->err.code = NULL;
     r->model = NULL; /* set once a call is made: the ledger records calls, not refusals */
     if (!config_llm_configured(cfg)) {
-        fail(r, "LLM_NOT_CONFIGURED", 0, "No LLM is configured (KNOWHUB_LLM_BASE_URL is not set)");
+        fail(&r->err, "LLM_NOT_CONFIGURED", 0,
+             "No LLM is configured (KNOWHUB_LLM_BASE_URL is not set)");
         return -1;
     }
     if (!llm && !(llm = own = llm_new())) {
-        fail(r, "LLM_UNKNOWN_ERROR", 0, "Cannot start an HTTP client");
+        fail(&r->err, "LLM_UNKNOWN_ERROR", 0, "Cannot start an HTTP client");
         return -1;
     }
     r->model = model;
@@ -287,15 +322,13 @@ int llm_chat(struct llm *llm, const struct config *cfg, const struct llm_request
     agentlog_write(cfg, req->actor, req->session_id, req->purpose, "llm_request", event);
 
     started = monotonic_ms();
-    if (attempt(llm->curl, cfg, text, timeout, r)) {
-        /* One retry, after a short pause, for failures that may pass. */
-        long spent = monotonic_ms() - started;
-        if (spent + 500 < timeout) {
-            usleep(500 * 1000);
-            buf_reset(&r->text);
-            r->err.code = NULL;
-            attempt(llm->curl, cfg, text, timeout - spent - 500, r);
-        }
+    {
+        struct endpoint ep = {cfg->llm_base_url, "/chat/completions", cfg->llm_api_key, "LLM"};
+        struct buf answer;
+        buf_init(&answer, LLM_MAX_REPLY);
+        if (post_retry(llm->curl, &ep, text, timeout, &answer, &r->err))
+            parse_success(r, answer.data);
+        buf_release(&answer);
     }
     r->latency_ms = monotonic_ms() - started;
     free(text);
@@ -313,6 +346,154 @@ int llm_chat(struct llm *llm, const struct config *cfg, const struct llm_request
     else
         json_object_object_add(event, "messages", json_object_new_string(r->text.data));
     agentlog_write(cfg, req->actor, req->session_id, req->purpose, "llm_response", event);
+    llm_free(own);
+    return r->err.code ? -1 : 0;
+}
+
+/* ---- embeddings ---- */
+
+#define EMBED_MAX_REPLY (64 * 1024 * 1024)
+
+void embed_reply_init(struct embed_reply *r)
+{
+    memset(r, 0, sizeof *r);
+    error_init(&r->err);
+}
+
+void embed_reply_release(struct embed_reply *r)
+{
+    free(r->vec);
+    error_release(&r->err);
+    memset(r, 0, sizeof *r);
+}
+
+/* The vectors of a 200 answer into r (n of them, in input order), or
+ * r->err when the answer is not n vectors of one plausible dimension. */
+static void parse_embeddings(struct embed_reply *r, const char *body, size_t n, int expect_dim)
+{
+    struct json_object *j = json_parse_stored(body), *data, *usage, *v;
+    unsigned char *filled = NULL;
+    const char *bad = NULL;
+    size_t len;
+    if (!j || !json_object_object_get_ex(j, "data", &data) ||
+        !json_object_is_type(data, json_type_array)) {
+        bad = "was not a list of embeddings";
+        goto out;
+    }
+    if ((len = json_object_array_length(data)) != n) {
+        bad = "had a different number of vectors than texts";
+        goto out;
+    }
+    filled = xcalloc(n + 1, 1);
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *item = json_object_array_get_idx(data, i), *e, *ix;
+        size_t at = i, d;
+        if (json_object_object_get_ex(item, "index", &ix)) {
+            int64_t k = json_object_is_type(ix, json_type_int) ? json_object_get_int64(ix) : -1;
+            if (k < 0 || (uint64_t)k >= n) {
+                bad = "numbered a vector out of range";
+                goto out;
+            }
+            at = (size_t)k;
+        }
+        if (filled[at] || !json_object_object_get_ex(item, "embedding", &e) ||
+            !json_object_is_type(e, json_type_array)) {
+            bad = "was not one embedding per text";
+            goto out;
+        }
+        d = json_object_array_length(e);
+        if (d < 1 || d > EMBED_MAX_DIM || (r->dim && d != (size_t)r->dim) ||
+            (expect_dim > 0 && d != (size_t)expect_dim)) {
+            bad = r->dim || expect_dim > 0 ? "changed the vectors' dimension"
+                                           : "had a vector of 0 or over 8192 dimensions";
+            goto out;
+        }
+        if (!r->dim) {
+            r->dim = (int)d;
+            r->vec = xcalloc(n * d, sizeof *r->vec);
+        }
+        for (size_t k = 0; k < d; k++) {
+            struct json_object *x = json_object_array_get_idx(e, k);
+            double f = json_object_get_double(x);
+            if ((!json_object_is_type(x, json_type_double) &&
+                 !json_object_is_type(x, json_type_int)) ||
+                !isfinite(f) || f > 1e30 || f < -1e30) {
+                bad = "held a value that is not a finite number";
+                goto out;
+            }
+            r->vec[at * d + k] = (float)f;
+        }
+        filled[at] = 1;
+    }
+    r->n = n;
+    if (json_object_object_get_ex(j, "usage", &usage) &&
+        json_object_object_get_ex(usage, "prompt_tokens", &v))
+        r->prompt_tokens = (long)json_object_get_int64(v);
+out:
+    if (bad) {
+        char message[160];
+        snprintf(message, sizeof message, "The embeddings server's answer %s", bad);
+        fail(&r->err, "LLM_UNKNOWN_ERROR", 0, message);
+        free(r->vec);
+        r->vec = NULL;
+        r->dim = 0;
+        r->n = 0;
+    }
+    free(filled);
+    json_object_put(j);
+}
+
+int llm_embed(struct llm *llm, const struct config *cfg, const char *const *texts, size_t n,
+              int expect_dim, long timeout_ms, struct embed_reply *r)
+{
+    struct llm *own = NULL;
+    struct json_object *body, *input;
+    struct buf answer;
+    long started;
+    char *text;
+
+    free(r->vec);
+    r->vec = NULL;
+    r->n = 0;
+    r->dim = 0;
+    r->err.code = NULL;
+    r->model = NULL;
+    r->prompt_tokens = r->latency_ms = 0;
+    if (!config_embed_configured(cfg)) {
+        fail(&r->err, "LLM_NOT_CONFIGURED", 0,
+             "No embeddings server is configured (KNOWHUB_EMBED_URL is not set)");
+        return -1;
+    }
+    if (n == 0)
+        return 0;
+    if (!llm && !(llm = own = llm_new())) {
+        fail(&r->err, "LLM_UNKNOWN_ERROR", 0, "Cannot start an HTTP client");
+        return -1;
+    }
+    r->model = cfg->embed_model;
+    body = json_object_new_object();
+    input = json_object_new_array_ext((int)n);
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add(input, json_object_new_string(texts[i]));
+    json_object_object_add(body, "model", json_object_new_string(cfg->embed_model));
+    json_object_object_add(body, "input", input);
+    json_object_object_add(body, "encoding_format", json_object_new_string("float"));
+    text = xstrdup(json_text(body));
+    json_object_put(body);
+
+    started = monotonic_ms();
+    buf_init(&answer, EMBED_MAX_REPLY);
+    {
+        struct endpoint ep = {cfg->embed_url, "/embeddings", cfg->embed_key, "embeddings server"};
+        if (post_retry(llm->curl, &ep, text, timeout_ms > 0 ? timeout_ms : cfg->embed_timeout_ms,
+                       &answer, &r->err))
+            parse_embeddings(r, answer.data, n, expect_dim);
+    }
+    buf_release(&answer);
+    r->latency_ms = monotonic_ms() - started;
+    free(text);
+    metrics_llm_call(llm->metrics, "embed", r->err.code ? r->err.code : "ok", r->prompt_tokens, 0,
+                     r->latency_ms);
     llm_free(own);
     return r->err.code ? -1 : 0;
 }

@@ -1,5 +1,6 @@
-/* llm: the only module that speaks to an LLM (libcurl): OpenAI-compatible
- * POST {KNOWHUB_LLM_BASE_URL}/chat/completions with connect and total
+/* llm: the only module that speaks to an LLM or an embeddings server
+ * (libcurl): OpenAI-compatible POST {KNOWHUB_LLM_BASE_URL}/chat/completions
+ * and {KNOWHUB_EMBED_URL}/embeddings, with connect and total
  * timeouts, one retry with backoff on a retryable failure, a capped reply,
  * failures mapped to the LLM_* error codes, every call counted in the
  * thread's metrics and, when KNOWHUB_AGENT_LOG is on, written to the
@@ -58,6 +59,33 @@ void llm_reply_release(struct llm_reply *r);
  * llm NULL a temporary handle is used. */
 int llm_chat(struct llm *llm, const struct config *cfg, const struct llm_request *req,
              struct llm_reply *r);
+
+/* ---- embeddings: OpenAI-compatible POST {KNOWHUB_EMBED_URL}/embeddings ---- */
+
+#define EMBED_MAX_DIM 8192
+
+struct embed_reply {
+    float *vec;         /* n x dim floats, row i the vector of text i (as received) */
+    size_t n;           /* vectors in vec: the texts' count on success */
+    int dim;            /* their dimension */
+    struct error err;   /* err.code NULL on success, else an LLM_* code (LLM_CONTEXT_TOO_LONG
+                         * also for HTTP 413: a batch or a text too large) */
+    const char *model;  /* the model asked: set once a call is made */
+    long prompt_tokens; /* the server's usage count, 0 when it gave none */
+    long latency_ms;
+};
+
+void embed_reply_init(struct embed_reply *r);
+void embed_reply_release(struct embed_reply *r);
+
+/* Embed texts[0..n) with the configured model: 0 with r->vec holding n
+ * vectors of one dimension (expect_dim when > 0, else the first vector's),
+ * or -1 with r->err set; an answer with another count, a mixed or
+ * implausible dimension, or a value that is not a finite number is refused
+ * (LLM_UNKNOWN_ERROR). timeout_ms 0: KNOWHUB_EMBED_TIMEOUT. Timeouts, one retry and the metrics as
+ * llm_chat; no ledger row (the caller writes it) and no reasoning log. */
+int llm_embed(struct llm *llm, const struct config *cfg, const char *const *texts, size_t n,
+              int expect_dim, long timeout_ms, struct embed_reply *r);
 
 /* A request's "model": a name, or an object whose "model" (or "id") names one
  * (the reference sends {id, endpoint, api_key, ...}: only the name is used).
