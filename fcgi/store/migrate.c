@@ -169,6 +169,30 @@ static const char *const migrations[] = {
                                                     "  SELECT seq, title, tags, " STEM_SQL(
                                                         "path") " FROM knowledge WHERE status = "
                                                                 "'active';",
+
+    /* 7: embeddings (docs/search.md "By meaning"). One vector per entry, of
+     * the model that made it, with the entry version and a digest of the
+     * text it was made from; `stamp` grows with every change (and with the
+     * entry's status) so a process's in-memory index loads only what
+     * changed. embed_queue holds the entries whose text changed since. */
+    "CREATE TABLE vectors("
+    "  knowledge_seq INTEGER PRIMARY KEY, space TEXT NOT NULL, model TEXT NOT NULL,"
+    "  version INTEGER NOT NULL, digest TEXT NOT NULL, dim INTEGER NOT NULL,"
+    "  vec BLOB NOT NULL, stamp INTEGER NOT NULL, updated_at TEXT NOT NULL);"
+    "CREATE INDEX vectors_stamp ON vectors(stamp);"
+    "CREATE INDEX vectors_space ON vectors(space, model);"
+    "CREATE TABLE embed_queue(knowledge_seq INTEGER PRIMARY KEY);"
+    "CREATE TRIGGER embed_queue_insert AFTER INSERT ON knowledge WHEN new.status = 'active'"
+    "  BEGIN INSERT OR IGNORE INTO embed_queue(knowledge_seq) VALUES(new.seq); END;"
+    "CREATE TRIGGER embed_queue_update AFTER UPDATE OF title, scenario, content, status"
+    "  ON knowledge WHEN new.status = 'active'"
+    "  BEGIN INSERT OR IGNORE INTO embed_queue(knowledge_seq) VALUES(new.seq); END;"
+    "CREATE TRIGGER vectors_status AFTER UPDATE OF status ON knowledge"
+    "  WHEN old.status != new.status BEGIN"
+    "  UPDATE vectors SET stamp = (SELECT coalesce(max(stamp), 0) + 1 FROM vectors)"
+    "    WHERE knowledge_seq = new.seq;"
+    "END;"
+    "INSERT INTO embed_queue(knowledge_seq) SELECT seq FROM knowledge WHERE status = 'active';",
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -261,4 +261,35 @@ const char *const stmt_sql[S_COUNT] = {
                          " WHERE space = ?1 AND id = ?2 AND updated_at = ?6",
     [S_REVISION_TIME] = "SELECT created_at FROM knowledge_revisions"
                         " WHERE knowledge_id = ?1 AND space = ?2 AND version = ?3",
+    [S_VEC_PUT] = "INSERT INTO vectors(knowledge_seq, space, model, version, digest, dim, vec,"
+                  " stamp, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+                  " (SELECT coalesce(max(stamp), 0) + 1 FROM vectors), ?8)"
+                  " ON CONFLICT(knowledge_seq) DO UPDATE SET space = excluded.space,"
+                  " model = excluded.model, version = excluded.version,"
+                  " digest = excluded.digest, dim = excluded.dim, vec = excluded.vec,"
+                  " stamp = excluded.stamp, updated_at = excluded.updated_at",
+    [S_VEC_TOUCH] = "UPDATE vectors SET version = ?2 WHERE knowledge_seq = ?1",
+    [S_VEC_DEQUEUE] = "DELETE FROM embed_queue WHERE knowledge_seq = ?1 AND NOT EXISTS"
+                      " (SELECT 1 FROM knowledge WHERE seq = ?1 AND status = 'active'"
+                      " AND version != ?2)",
+    [S_VEC_TAKE] = "SELECT q.knowledge_seq, k.id, k.space, k.version, k.status, k.title,"
+                   " k.scenario, substr(k.content, 1, ?2), v.model, v.version, v.digest"
+                   " FROM embed_queue q LEFT JOIN knowledge k ON k.seq = q.knowledge_seq"
+                   " LEFT JOIN vectors v ON v.knowledge_seq = q.knowledge_seq"
+                   " WHERE ?3 IS NULL OR k.space = ?3 ORDER BY q.knowledge_seq LIMIT ?1",
+    [S_VEC_FILL] = "INSERT OR IGNORE INTO embed_queue(knowledge_seq) SELECT k.seq FROM knowledge k"
+                   " LEFT JOIN vectors v ON v.knowledge_seq = k.seq WHERE k.status = 'active'"
+                   " AND (?1 IS NULL OR k.space = ?1) AND (v.knowledge_seq IS NULL"
+                   " OR v.model != ?2 OR v.version != k.version OR v.digest = '')",
+    [S_VEC_FORGET_DIGESTS] = "UPDATE vectors SET digest = '' WHERE space = ?1",
+    [S_VEC_QUEUED] = "SELECT count(*) FROM embed_queue q JOIN knowledge k"
+                     " ON k.seq = q.knowledge_seq WHERE k.space = ?1 AND k.status = 'active'",
+    [S_VEC_COUNTS] = "SELECT count(*), coalesce(sum(v.dim > 0), 0), coalesce(max(v.dim), 0),"
+                     " (SELECT count(*) FROM knowledge WHERE space = ?1 AND status = 'active')"
+                     " FROM vectors v JOIN knowledge k ON k.seq = v.knowledge_seq"
+                     " WHERE v.space = ?1 AND v.model = ?2 AND k.status = 'active'",
+    [S_VEC_SINCE] = "SELECT v.knowledge_seq, k.id, k.status, v.dim, v.vec, v.stamp"
+                    " FROM vectors v JOIN knowledge k ON k.seq = v.knowledge_seq"
+                    " WHERE v.stamp > ?3 AND v.space = ?1 AND v.model = ?2 ORDER BY v.stamp",
+    [S_VEC_STAMP] = "SELECT coalesce(max(stamp), 0) FROM vectors",
 };

@@ -138,6 +138,11 @@ static void bind_va(sqlite3_stmt *s, const char *types, va_list ap)
         case 'h':
             sqlite3_bind_blob(s, i, va_arg(ap, const unsigned char *), 32, SQLITE_STATIC);
             break;
+        case 'b': {
+            const void *p = va_arg(ap, const void *);
+            sqlite3_bind_blob(s, i, p, va_arg(ap, int), SQLITE_STATIC);
+            break;
+        }
         default:
             abort(); /* a typo in a store file: fail loudly in every test */
         }

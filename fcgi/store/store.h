@@ -479,6 +479,65 @@ STORE_MUST_CHECK int store_job_finish(struct store *st, const char *id, const ch
  * steps are committed, so re-running them is safe). */
 STORE_MUST_CHECK int store_job_requeue_running(struct store *st);
 
+/* ---- embeddings: vectors and the queue of entries to embed ---- */
+
+/* An entry waiting in the embed queue, with its current vector's model,
+ * version and digest (model NULL when it has none). id and space are NULL
+ * when the entry no longer exists; status is not "active" when it was
+ * deleted or merged. Valid during the callback only. */
+struct embed_todo {
+    long long seq;
+    const char *id, *space, *status;
+    long version;
+    const char *title, *scenario, *content_head;
+    const char *model, *digest;
+    long vector_version;
+};
+/* At most limit queued entries (of space, or of every space when NULL),
+ * oldest first, each with the first head_chars characters of its content. */
+STORE_MUST_CHECK int store_embed_take(struct store *st, const char *space, long limit,
+                                      long head_chars,
+                                      void (*each)(const struct embed_todo *, void *), void *ctx);
+/* Queue every active entry (of space, or every space when NULL) without a
+ * current vector of model; with force, every active entry of space (its
+ * vectors are made again whatever their digest). */
+STORE_MUST_CHECK int store_embed_fill(struct store *st, const char *space, const char *model,
+                                      int force);
+/* Entries of space waiting in the queue. */
+STORE_MUST_CHECK int store_embed_queued(struct store *st, const char *space, long *n);
+/* Store entry seq's vector (dim floats, dim 0 for "could not be embedded")
+ * made by model from the text of its `version` with that digest, and take
+ * the entry off the queue unless it changed since. */
+STORE_MUST_CHECK int store_vector_put(struct store *st, long long seq, const char *space,
+                                      const char *model, long version, const char *digest,
+                                      const float *vec, int dim);
+/* The entry's text did not change (same digest): record the version its
+ * vector stands for and take it off the queue, unless it changed since. */
+STORE_MUST_CHECK int store_vector_touch(struct store *st, long long seq, long version);
+/* Take an entry off the queue without a vector (gone, or not active), unless
+ * it changed since. */
+STORE_MUST_CHECK int store_embed_done(struct store *st, long long seq, long version);
+/* A space's active entries, and its vectors of model for them: how many
+ * rows, how many of them real (dim > 0) and the dimension (0 when none). */
+STORE_MUST_CHECK int store_vector_counts(struct store *st, const char *space, const char *model,
+                                         long *entries, long *rows, long *vectors, long *dim);
+/* A stored vector, for an in-memory index: vec holds dim floats as stored
+ * (possibly unaligned: copy them out); dim 0 or status not "active" means
+ * the entry has no vector any more. */
+struct vector_row {
+    long long seq, stamp;
+    const char *id, *status;
+    const void *vec;
+    int dim;
+};
+/* The space's vectors of model changed after stamp, in stamp order. */
+STORE_MUST_CHECK int store_vectors_since(struct store *st, const char *space, const char *model,
+                                         long long stamp,
+                                         void (*each)(const struct vector_row *, void *),
+                                         void *ctx);
+/* The highest stamp of every vector (0 when none): a change anywhere raises it. */
+STORE_MUST_CHECK int store_vector_stamp(struct store *st, long long *stamp);
+
 /* ---- operating: metrics and the audit log ---- */
 
 struct metrics;

@@ -101,6 +101,16 @@ enum stmt_id {
     S_SESSION_PUT_IF,
     S_READ_BEGIN,
     S_READ_END,
+    S_VEC_PUT,
+    S_VEC_TOUCH,
+    S_VEC_DEQUEUE,
+    S_VEC_TAKE,
+    S_VEC_FILL,
+    S_VEC_FORGET_DIGESTS,
+    S_VEC_QUEUED,
+    S_VEC_COUNTS,
+    S_VEC_SINCE,
+    S_VEC_STAMP,
     S_COUNT
 };
 
@@ -134,7 +144,8 @@ sqlite3_stmt *stmt_get(struct store *st, enum stmt_id id);
 void bind_text(sqlite3_stmt *s, int i, const char *v);
 /* Statement id with ?1, ?2 ... bound from the arguments, one per letter
  * of types: 't' text (const char *, NULL binds NULL), 'i' int, 'l' long,
- * 'L' long long, 'h' a 32-byte hash (const unsigned char *). Texts and
+ * 'L' long long, 'h' a 32-byte hash (const unsigned char *), 'b' a blob (two arguments:
+ * const void *, int length). Texts and
  * hashes are not copied: they must live until the statement is reset.
  * NULL when the statement does not prepare. */
 sqlite3_stmt *stmt_bind(struct store *st, enum stmt_id id, const char *types, ...);

@@ -1,0 +1,126 @@
+/* store/vectors.c: embedding vectors and the queue of entries to embed. */
+#include "store/store_int.h"
+
+int store_embed_take(struct store *st, const char *space, long limit, long head_chars,
+                     void (*each)(const struct embed_todo *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_bind(st, S_VEC_TAKE, "llt", limit, head_chars, space);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct embed_todo t;
+        t.seq = sqlite3_column_int64(s, 0);
+        t.id = (const char *)sqlite3_column_text(s, 1);
+        t.space = (const char *)sqlite3_column_text(s, 2);
+        t.version = (long)sqlite3_column_int64(s, 3);
+        t.status = col_text(s, 4);
+        t.title = col_text(s, 5);
+        t.scenario = col_text(s, 6);
+        t.content_head = col_text(s, 7);
+        t.model = (const char *)sqlite3_column_text(s, 8);
+        t.vector_version = (long)sqlite3_column_int64(s, 9);
+        t.digest = col_text(s, 10);
+        each(&t, ctx);
+    }
+    return rows_end(s, rc);
+}
+
+int store_embed_fill(struct store *st, const char *space, const char *model, int force)
+{
+    int rc = store_begin(st);
+    if (rc == STORE_OK && force)
+        rc = stmt_run(st, S_VEC_FORGET_DIGESTS, "t", space);
+    if (rc == STORE_OK)
+        rc = stmt_run(st, S_VEC_FILL, "tt", space, model);
+    return tx_end(st, rc);
+}
+
+int store_embed_queued(struct store *st, const char *space, long *n)
+{
+    sqlite3_stmt *s = stmt_bind(st, S_VEC_QUEUED, "t", space);
+    *n = 0;
+    return s ? row_count(s, n) : STORE_ERROR;
+}
+
+int store_vector_put(struct store *st, long long seq, const char *space, const char *model,
+                     long version, const char *digest, const float *vec, int dim)
+{
+    char now[27];
+    static const float none = 0;
+    int rc = store_begin(st);
+    time_utc_iso_micro(now);
+    if (rc == STORE_OK)
+        rc = stmt_run(st, S_VEC_PUT, "Lttltibt", seq, space, model, version, digest, dim,
+                      dim > 0 ? (const void *)vec : (const void *)&none,
+                      dim > 0 ? dim * (int)sizeof *vec : 0, now);
+    if (rc == STORE_OK)
+        rc = stmt_run(st, S_VEC_DEQUEUE, "Ll", seq, version);
+    return tx_end(st, rc);
+}
+
+int store_vector_touch(struct store *st, long long seq, long version)
+{
+    int rc = store_begin(st);
+    if (rc == STORE_OK)
+        rc = stmt_run(st, S_VEC_TOUCH, "Ll", seq, version);
+    if (rc == STORE_OK)
+        rc = stmt_run(st, S_VEC_DEQUEUE, "Ll", seq, version);
+    return tx_end(st, rc);
+}
+
+int store_embed_done(struct store *st, long long seq, long version)
+{
+    return stmt_run(st, S_VEC_DEQUEUE, "Ll", seq, version);
+}
+
+int store_vector_counts(struct store *st, const char *space, const char *model, long *entries,
+                        long *rows, long *vectors, long *dim)
+{
+    sqlite3_stmt *s = stmt_bind(st, S_VEC_COUNTS, "tt", space, model);
+    int rc;
+    *entries = *rows = *vectors = *dim = 0;
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        *rows = (long)sqlite3_column_int64(s, 0);
+        *vectors = (long)sqlite3_column_int64(s, 1);
+        *dim = (long)sqlite3_column_int64(s, 2);
+        *entries = (long)sqlite3_column_int64(s, 3);
+    }
+    return rows_end(s, rc);
+}
+
+int store_vectors_since(struct store *st, const char *space, const char *model, long long stamp,
+                        void (*each)(const struct vector_row *, void *), void *ctx)
+{
+    sqlite3_stmt *s = stmt_bind(st, S_VEC_SINCE, "ttL", space, model, stamp);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct vector_row r;
+        r.seq = sqlite3_column_int64(s, 0);
+        r.id = col_text(s, 1);
+        r.status = col_text(s, 2);
+        r.dim = sqlite3_column_int(s, 3);
+        r.vec = sqlite3_column_blob(s, 4);
+        r.stamp = sqlite3_column_int64(s, 5);
+        if (r.dim < 0 || (size_t)sqlite3_column_bytes(s, 4) != (size_t)r.dim * sizeof(float))
+            r.dim = 0; /* a damaged row counts as none */
+        each(&r, ctx);
+    }
+    return rows_end(s, rc);
+}
+
+int store_vector_stamp(struct store *st, long long *stamp)
+{
+    sqlite3_stmt *s = stmt_get(st, S_VEC_STAMP);
+    int rc;
+    *stamp = 0;
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        *stamp = sqlite3_column_int64(s, 0);
+    return row_end(s, rc);
+}
