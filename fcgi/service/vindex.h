@@ -1,0 +1,39 @@
+/* vindex: each space's vectors of one model in memory, shared by every
+ * thread of the process (one copy, not one per thread), searched by exact
+ * cosine. Kept in step with the store by the vectors' stamps: a search first
+ * asks the store for the highest stamp (one indexed lookup) and, when it
+ * moved, loads only the rows changed since, so an entry embedded, deleted
+ * or restored through any process is seen by the next search here. */
+#ifndef KNOWHUB_VINDEX_H
+#define KNOWHUB_VINDEX_H
+
+#include <stddef.h>
+
+struct store;
+
+struct vindex_hit {
+    char *id; /* owned */
+    float score;
+};
+
+/* Scans of more than this many floats go through the int8 codes first. */
+#define VINDEX_PRESCAN_FLOATS (2u * 1024 * 1024)
+
+/* The k entries of space whose vectors of model are nearest the unit vector
+ * q (dim floats), best first, into *hits (caller frees with
+ * vindex_hits_free); *n may be 0 (no vectors, or another dimension).
+ * Returns a store status (the refresh). */
+int vindex_search(struct store *st, const char *space, const char *model, const float *q, int dim,
+                  size_t k, struct vindex_hit **hits, size_t *n);
+void vindex_hits_free(struct vindex_hit *hits, size_t n);
+
+/* Bring space's index up to date now (the search does it too). */
+int vindex_refresh(struct store *st, const char *space, const char *model);
+
+/* Vectors held and their bytes, over every space. */
+void vindex_usage(size_t *vectors, size_t *bytes);
+
+/* How the last scans ran, for the benchmark: 0 exact, 1 int8 prescan. */
+void vindex_set_prescan(int mode); /* -1 automatic (default), 0 never, 1 always */
+
+#endif
