@@ -66,6 +66,8 @@ void h_distill_experience(struct request *req, struct response *res);
 /* h_jobs.c: slim, jobs and the LLM usage ledger */
 void h_knowledge_slim(struct request *req, struct response *res);
 void h_jobs_get(struct request *req, struct response *res);
+void h_embeddings_status(struct request *req, struct response *res);
+void h_embeddings_backfill(struct request *req, struct response *res);
 void h_jobs_list(struct request *req, struct response *res);
 void h_llm_usage(struct request *req, struct response *res);
 

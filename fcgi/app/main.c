@@ -9,6 +9,7 @@
 #include "base/config.h"
 #include "llm/agentlog.h"
 #include "http/http.h"
+#include "service/embed.h"
 #include "service/jobs.h"
 #include "llm/llm.h"
 #include "base/metrics.h"
@@ -72,6 +73,7 @@ static void on_signal(int sig)
 {
     (void)sig;
     stopping = 1;
+    embed_request_stop();
     FCGX_ShutdownPending();
     if (listen_fd >= 0)
         shutdown(listen_fd, SHUT_RDWR);
@@ -256,8 +258,9 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* The job thread: runs queued jobs (slim) one after another, outside any
- * request, with its own connection and LLM handle. */
+/* The job thread: runs queued jobs (slim, embed) one after another and,
+ * between them, embeds what the queue holds, outside any request, with its own connection and LLM
+ * handle. */
 static void *job_main(void *arg)
 {
     struct worker *w = arg;
@@ -268,8 +271,12 @@ static void *job_main(void *arg)
     pthread_sigmask(SIG_BLOCK, &block, NULL);
     /* A crash's unfinished jobs run again; should that fail, they wait for the next start. */
     store_ignore(store_job_requeue_running(w->store));
+    embed_start(w->store, w->cfg);
     while (!stopping) {
+        /* Jobs first; when none waits, a batch of entries to embed. */
         int ran = jobs_run_next(w->store, w->llm, w->cfg, w->metrics);
+        if (ran == 0)
+            ran = embed_idle(w->store, w->llm, w->cfg);
         for (int i = 0; ran <= 0 && i < 4 && !stopping; i++)
             usleep(50 * 1000);
     }
@@ -384,6 +391,7 @@ static int serve(const struct config *cfg)
     for (int i = 0; i < started; i++)
         pthread_join(workers[i].thread, NULL);
     stopping = 1;
+    embed_request_stop();
     if (jobber_started)
         pthread_join(jobber.thread, NULL);
     rc = started == cfg->threads ? 0 : 1;

@@ -50,6 +50,8 @@ static const struct route table[] = {
     {"GET", "/api/jobs", ROLE_READER, h_jobs_list, 0},
     {"GET", "/api/jobs/{id}", ROLE_READER, h_jobs_get, 0},
     {"GET", "/api/llm/usage", ROLE_READER, h_llm_usage, 0},
+    {"GET", "/api/embeddings", ROLE_READER, h_embeddings_status, 0},
+    {"POST", "/api/embeddings/backfill", ROLE_EDITOR, h_embeddings_backfill, 0},
     {"GET", "/api/tools", ROLE_READER, h_tools, 0},
     {"POST", "/mcp", ROLE_READER, h_mcp, 0},
     /* Loopback, or an admin token: the handler decides (docs/operations.md). */

@@ -3,6 +3,7 @@
 #include "base/config.h"
 #include "base/jfield.h"
 #include "base/metrics.h"
+#include "service/embed.h"
 #include "service/slim.h"
 #include "store/store.h"
 #include "base/util.h"
@@ -128,6 +129,8 @@ int jobs_run_next(struct store *st, struct llm *llm, const struct config *cfg, s
     params = json_parse_stored(job.params);
     if (strcmp(job.kind, "slim") == 0)
         run_slim(st, llm, cfg, &job, params);
+    else if (strcmp(job.kind, "embed") == 0)
+        embed_run_job(st, llm, cfg, job.id, job.space, job.actor, params);
     else
         store_ignore(store_job_finish(
             st, job.id, "failed", NULL,

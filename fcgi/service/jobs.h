@@ -1,4 +1,4 @@
-/* jobs: long work (slim) runs as a job in knowhub's job thread, outside any
+/* jobs: long work (slim, embed) runs as a job in knowhub's job thread, outside any
  * request: a client starts it, then follows GET /api/jobs/{id} (status,
  * progress done/total, result). Jobs live in the jobs table, so several
  * knowhub processes share them and a restart resumes them. */
@@ -11,7 +11,7 @@ struct store;
 struct llm;
 struct config;
 
-/* Queue a job of kind ("slim") with its parameters; the new id goes to
+/* Queue a job of kind ("slim", "embed") with its parameters; the new id goes to
  * id_out (at least 40 bytes). Returns a store status. */
 int jobs_start(struct store *st, const char *space, const char *kind, struct json_object *params,
                const char *actor, char *id_out);

@@ -23,3 +23,13 @@ int svc_llm_chat(const struct svc_ctx *c, const struct llm_request *lr, struct l
                                         r->err.code ? r->err.code : "ok"));
     return rc;
 }
+
+int svc_llm_embed(const struct svc_ctx *c, const char *purpose, const char *const *texts, size_t n,
+                  int expect_dim, long timeout_ms, struct embed_reply *r)
+{
+    int rc = llm_embed(c->llm, c->cfg, texts, n, expect_dim, timeout_ms, r);
+    if (c->st && r->model) /* as for chat: the ledger never costs the answer */
+        store_ignore(store_llm_call_add(c->st, c->space, purpose, r->model, r->prompt_tokens, 0,
+                                        r->latency_ms, r->err.code ? r->err.code : "ok"));
+    return rc;
+}

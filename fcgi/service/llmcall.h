@@ -19,4 +19,9 @@ struct llm_request svc_llm_request(const struct svc_ctx *c, const char *purpose,
  * space). 0 with r->text filled, else -1 with r->err set (llm_chat). */
 int svc_llm_chat(const struct svc_ctx *c, const struct llm_request *lr, struct llm_reply *r);
 
+/* Embed texts with c's client (llm_embed) and write the ledger row under
+ * purpose ("embed" for entries, "embed_query" for a search's query). */
+int svc_llm_embed(const struct svc_ctx *c, const char *purpose, const char *const *texts, size_t n,
+                  int expect_dim, long timeout_ms, struct embed_reply *r);
+
 #endif

@@ -1,0 +1,501 @@
+/* embed: entry and query vectors, the queue's worker and the breaker (embed.h). */
+#include "service/embed.h"
+#include "base/buf.h"
+#include "base/config.h"
+#include "base/jfield.h"
+#include "base/util.h"
+#include "domain/vector.h"
+#include "llm/llm.h"
+#include "service/jobops.h"
+#include "service/jobs.h"
+#include "service/llmcall.h"
+#include "service/vindex.h"
+#include "store/store.h"
+
+#include <pthread.h>
+#include <sodium.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BACKOFF_MIN_MS 2000
+#define BACKOFF_MAX_MS 60000
+#define QUERY_TIMEOUT_MS 5000L /* a search waits at most this for its query's vector */
+#define QCACHE_SLOTS 256
+
+/* What every thread of the process shares about the embeddings server. */
+static struct {
+    pthread_mutex_t mu;
+    int batch;          /* texts per call: the configured size, halved on "too large" */
+    int dim;            /* the model's dimension, from the first reply (0 until then) */
+    long long retry_at; /* monotonic ms: no call before (the breaker) */
+    long backoff_ms;
+    char code[48], message[320], at[20]; /* the last failure ("" none) */
+} server = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* ---- the breaker ---- */
+
+static void server_failed(const struct error *err)
+{
+    pthread_mutex_lock(&server.mu);
+    server.backoff_ms = server.backoff_ms ? 2 * server.backoff_ms : BACKOFF_MIN_MS;
+    if (server.backoff_ms > BACKOFF_MAX_MS)
+        server.backoff_ms = BACKOFF_MAX_MS;
+    server.retry_at = monotonic_ms() + server.backoff_ms;
+    snprintf(server.code, sizeof server.code, "%s", err->code ? err->code : E_INTERNAL);
+    snprintf(server.message, sizeof server.message, "%s", err->message.data);
+    time_utc_text(server.at);
+    pthread_mutex_unlock(&server.mu);
+}
+
+static void server_ok(int dim)
+{
+    pthread_mutex_lock(&server.mu);
+    server.backoff_ms = 0;
+    server.retry_at = 0;
+    server.code[0] = 0;
+    if (!server.dim)
+        server.dim = dim;
+    pthread_mutex_unlock(&server.mu);
+}
+
+/* ms to wait before the next call (0: now). */
+static long server_wait(void)
+{
+    long long left;
+    pthread_mutex_lock(&server.mu);
+    left = server.retry_at - monotonic_ms();
+    pthread_mutex_unlock(&server.mu);
+    return left > 0 ? (long)left : 0;
+}
+
+static int server_dim(void)
+{
+    int d;
+    pthread_mutex_lock(&server.mu);
+    d = server.dim;
+    pthread_mutex_unlock(&server.mu);
+    return d;
+}
+
+static int server_batch(const struct config *cfg)
+{
+    int b;
+    pthread_mutex_lock(&server.mu);
+    if (!server.batch)
+        server.batch = cfg->embed_batch;
+    b = server.batch;
+    pthread_mutex_unlock(&server.mu);
+    return b;
+}
+
+/* The server refused a batch as too large: ask for half as many next time. */
+static void server_halve_batch(int tried)
+{
+    pthread_mutex_lock(&server.mu);
+    server.batch = tried / 2 > 0 ? tried / 2 : 1;
+    pthread_mutex_unlock(&server.mu);
+}
+
+/* ---- entries ---- */
+
+/* The text an entry is embedded from. */
+static void entry_text(struct buf *b, const char *scenario, const char *title, const char *head)
+{
+    buf_reset(b);
+    buf_adds(b, scenario);
+    buf_addch(b, '\n');
+    buf_adds(b, title);
+    buf_addch(b, '\n');
+    buf_adds(b, head);
+}
+
+/* Hex digest of model and text (what a vector stands for). */
+static void text_digest(const char *model, const char *text, char out[33])
+{
+    unsigned char h[16];
+    crypto_generichash_state s;
+    crypto_generichash_init(&s, NULL, 0, sizeof h);
+    crypto_generichash_update(&s, (const unsigned char *)model, strlen(model) + 1);
+    crypto_generichash_update(&s, (const unsigned char *)text, strlen(text));
+    crypto_generichash_final(&s, h, sizeof h);
+    sodium_bin2hex(out, 33, h, sizeof h);
+}
+
+struct todo {
+    long long seq;
+    long version;
+    char *id, *space, *text, digest[33];
+    int same; /* the stored vector already stands for this text */
+    int gone; /* no longer an active entry */
+};
+
+struct taken {
+    struct todo *t;
+    size_t n;
+    const char *model;
+    struct buf text;
+};
+
+static void take_row(const struct embed_todo *r, void *ctx)
+{
+    struct taken *tk = ctx;
+    struct todo *t;
+    tk->t = xrealloc(tk->t, (tk->n + 1) * sizeof *tk->t);
+    t = &tk->t[tk->n++];
+    memset(t, 0, sizeof *t);
+    t->seq = r->seq;
+    t->version = r->version;
+    t->gone = !r->id || strcmp(r->status, "active") != 0;
+    if (t->gone)
+        return;
+    t->id = xstrdup(r->id);
+    t->space = xstrdup(r->space);
+    entry_text(&tk->text, r->scenario, r->title, r->content_head);
+    t->text = xstrdup(tk->text.data);
+    text_digest(tk->model, t->text, t->digest);
+    t->same = r->model && strcmp(r->model, tk->model) == 0 && strcmp(r->digest, t->digest) == 0;
+}
+
+static void taken_release(struct taken *tk)
+{
+    for (size_t i = 0; i < tk->n; i++) {
+        free(tk->t[i].id);
+        free(tk->t[i].space);
+        free(tk->t[i].text);
+    }
+    free(tk->t);
+    buf_release(&tk->text);
+}
+
+/* One batch of the queue (of space, or of the first queued entry's space):
+ * entries gone or unchanged are taken off, the rest embedded in one call.
+ * Returns the entries handled (0: none waited), or -1 when the call failed
+ * (err set, the breaker opened). */
+static long embed_batch(struct store *st, struct llm *llm, const struct config *cfg,
+                        const char *space, const char *actor, struct error *err)
+{
+    struct taken tk = {.model = cfg->embed_model};
+    const char **texts = NULL;
+    size_t *which = NULL, n = 0;
+    const char *sp = NULL;
+    long handled = 0;
+    int batch = server_batch(cfg), rc;
+    buf_init(&tk.text, 1 << 20);
+    rc = store_embed_take(st, space, batch, EMBED_CONTENT_HEAD, take_row, &tk);
+    if (rc != STORE_OK) {
+        store_status_error(rc, "Embedding queue", err);
+        taken_release(&tk);
+        return -1;
+    }
+    texts = xcalloc(tk.n + 1, sizeof *texts);
+    which = xcalloc(tk.n + 1, sizeof *which);
+    for (size_t i = 0; i < tk.n; i++) {
+        struct todo *t = &tk.t[i];
+        if (t->gone) {
+            handled += store_embed_done(st, t->seq, t->version) == STORE_OK;
+        } else if (sp && strcmp(sp, t->space) != 0) {
+            continue; /* another space: its own call (and ledger row) next time */
+        } else if (t->same) {
+            sp = t->space;
+            handled += store_vector_touch(st, t->seq, t->version) == STORE_OK;
+        } else {
+            sp = t->space;
+            texts[n] = t->text;
+            which[n++] = i;
+        }
+    }
+    if (n > 0) {
+        struct svc_ctx c = {
+            .space = sp, .actor = actor, .role = ROLE_NONE, .st = st, .llm = llm, .cfg = cfg};
+        struct embed_reply r;
+        embed_reply_init(&r);
+        if (svc_llm_embed(&c, "embed", texts, n, server_dim(), 0, &r) == 0) {
+            server_ok(r.dim);
+            for (size_t j = 0; j < n; j++) {
+                struct todo *t = &tk.t[which[j]];
+                float *v = r.vec + j * (size_t)r.dim;
+                vec_normalise(v, r.dim);
+                handled += store_vector_put(st, t->seq, t->space, cfg->embed_model, t->version,
+                                            t->digest, v, r.dim) == STORE_OK;
+            }
+        } else if (strcmp(r.err.code, "LLM_CONTEXT_TOO_LONG") == 0 && n > 1) {
+            server_halve_batch((int)n); /* the batch was too large: smaller next time */
+        } else if (strcmp(r.err.code, "LLM_CONTEXT_TOO_LONG") == 0) {
+            /* One text the server will not take: recorded as without a
+             * vector (dimension 0) until its text changes; found lexically. */
+            struct todo *t = &tk.t[which[0]];
+            handled += store_vector_put(st, t->seq, t->space, cfg->embed_model, t->version,
+                                        t->digest, NULL, 0) == STORE_OK;
+        } else {
+            server_failed(&r.err);
+            error_set(err, r.err.code, NULL, "%s", r.err.message.data);
+            handled = -1;
+        }
+        embed_reply_release(&r);
+    }
+    free(texts);
+    free(which);
+    taken_release(&tk);
+    return handled;
+}
+
+void embed_start(struct store *st, const struct config *cfg)
+{
+    if (config_embed_configured(cfg))
+        store_ignore(store_embed_fill(st, NULL, cfg->embed_model, 0)); /* the queue covers
+                                                                          edits; retried at
+                                                                          the next start */
+}
+
+int embed_idle(struct store *st, struct llm *llm, const struct config *cfg)
+{
+    struct error err;
+    long n;
+    if (!config_embed_configured(cfg) || server_wait() > 0)
+        return 0;
+    error_init(&err);
+    n = embed_batch(st, llm, cfg, NULL, "knowhub:embed", &err);
+    error_release(&err);
+    return n > 0;
+}
+
+/* ---- the backfill job ---- */
+
+static atomic_int stop_requested;
+
+void embed_request_stop(void)
+{
+    stop_requested = 1;
+}
+
+void embed_run_job(struct store *st, struct llm *llm, const struct config *cfg, const char *job_id,
+                   const char *space, const char *actor, struct json_object *params)
+{
+    struct json_object *v, *result;
+    struct error err;
+    long total = 0, left = 0, done = 0;
+    int force = json_object_object_get_ex(params, "force", &v) && json_object_get_boolean(v);
+    int failures = 0, rc;
+    error_init(&err);
+    rc = store_embed_fill(st, space, cfg->embed_model, force);
+    if (rc == STORE_OK)
+        rc = store_embed_queued(st, space, &total);
+    if (rc != STORE_OK)
+        store_status_error(rc, "Embedding queue", &err);
+    store_ignore(store_job_progress(st, job_id, 0, total)); /* best effort */
+    while (rc == STORE_OK && !stop_requested) {
+        long n = embed_batch(st, llm, cfg, space, actor, &err);
+        if (n < 0) {
+            if (++failures == 3)
+                break; /* err says why */
+            usleep((useconds_t)server_wait() * 1000);
+            error_release(&err);
+            error_init(&err);
+            continue;
+        }
+        failures = 0;
+        if ((rc = store_embed_queued(st, space, &left)) != STORE_OK) {
+            store_status_error(rc, "Embedding queue", &err);
+            break;
+        }
+        done = total - left > 0 ? total - left : 0;
+        store_ignore(store_job_progress(st, job_id, done, total)); /* best effort */
+        if (left == 0 || n == 0)
+            break;
+    }
+    if (stop_requested && !err.code) {
+        error_release(&err);
+        return; /* left running: the next start runs it again */
+    }
+    if (err.code) {
+        struct json_object *e = json_object_new_object();
+        json_object_object_add(e, "code", json_object_new_string(err.code));
+        json_object_object_add(e, "message", json_object_new_string(err.message.data));
+        store_ignore(store_job_finish(st, job_id, "failed", NULL, json_text(e))); /* else
+                                                                       requeued at start */
+        json_object_put(e);
+    } else {
+        result = json_object_new_object();
+        json_object_object_add(result, "queued", json_object_new_int64(total));
+        json_object_object_add(result, "embedded", json_object_new_int64(done));
+        json_object_object_add(result, "model", json_object_new_string(cfg->embed_model));
+        json_object_object_add(result, "dimension", json_object_new_int(server_dim()));
+        store_ignore(store_job_finish(st, job_id, "done", json_text(result), NULL)); /* else
+                                                                       requeued at start */
+        json_object_put(result);
+    }
+    error_release(&err);
+}
+
+/* ---- queries ---- */
+
+/* The query cache: the last QCACHE_SLOTS query vectors, least recently used
+ * replaced; at most QCACHE_SLOTS x EMBED_MAX_DIM floats (8 MiB). */
+static struct {
+    pthread_mutex_t mu;
+    struct {
+        unsigned char key[16];
+        float *vec;
+        int dim;
+        unsigned long long used;
+    } slot[QCACHE_SLOTS];
+    unsigned long long tick;
+} qcache = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void query_key(const char *model, const char *q, unsigned char key[16])
+{
+    crypto_generichash_state s;
+    crypto_generichash_init(&s, NULL, 0, 16);
+    crypto_generichash_update(&s, (const unsigned char *)model, strlen(model) + 1);
+    crypto_generichash_update(&s, (const unsigned char *)q, strlen(q));
+    crypto_generichash_final(&s, key, 16);
+}
+
+static float *qcache_get(const unsigned char key[16], int *dim)
+{
+    float *v = NULL;
+    pthread_mutex_lock(&qcache.mu);
+    for (size_t i = 0; i < QCACHE_SLOTS && !v; i++)
+        if (qcache.slot[i].vec && memcmp(qcache.slot[i].key, key, 16) == 0) {
+            qcache.slot[i].used = ++qcache.tick;
+            *dim = qcache.slot[i].dim;
+            v = xmalloc((size_t)*dim * sizeof *v);
+            memcpy(v, qcache.slot[i].vec, (size_t)*dim * sizeof *v);
+        }
+    pthread_mutex_unlock(&qcache.mu);
+    return v;
+}
+
+static void qcache_put(const unsigned char key[16], const float *v, int dim)
+{
+    size_t lru = 0;
+    pthread_mutex_lock(&qcache.mu);
+    for (size_t i = 1; i < QCACHE_SLOTS; i++)
+        if (qcache.slot[i].used < qcache.slot[lru].used)
+            lru = i;
+    free(qcache.slot[lru].vec);
+    qcache.slot[lru].vec = xmalloc((size_t)dim * sizeof *v);
+    memcpy(qcache.slot[lru].vec, v, (size_t)dim * sizeof *v);
+    memcpy(qcache.slot[lru].key, key, 16);
+    qcache.slot[lru].dim = dim;
+    qcache.slot[lru].used = ++qcache.tick;
+    pthread_mutex_unlock(&qcache.mu);
+}
+
+int embed_query(const struct svc_ctx *c, const char *q, float **vec, int *dim, struct error *err)
+{
+    unsigned char key[16];
+    struct embed_reply r;
+    long wait;
+    *vec = NULL;
+    *dim = 0;
+    if (!config_embed_configured(c->cfg)) {
+        error_set(err, E_LLM_NOT_CONFIGURED, NULL,
+                  "No embeddings server is configured (KNOWHUB_EMBED_URL is not set)");
+        return -1;
+    }
+    query_key(c->cfg->embed_model, q, key);
+    if ((*vec = qcache_get(key, dim)))
+        return 0;
+    if ((wait = server_wait()) > 0) {
+        error_set(err, E_SERVICE_UNAVAILABLE, NULL,
+                  "The embeddings server failed recently; the next try is in %ld ms", wait);
+        err->retry = 1;
+        return -1;
+    }
+    embed_reply_init(&r);
+    if (svc_llm_embed(c, "embed_query", &q, 1, server_dim(), QUERY_TIMEOUT_MS, &r)) {
+        server_failed(&r.err);
+        error_set(err, r.err.code, NULL, "%s", r.err.message.data);
+        err->retry = r.err.retry;
+        embed_reply_release(&r);
+        return -1;
+    }
+    server_ok(r.dim);
+    vec_normalise(r.vec, r.dim);
+    qcache_put(key, r.vec, r.dim);
+    *vec = r.vec;
+    *dim = r.dim;
+    r.vec = NULL;
+    embed_reply_release(&r);
+    return 0;
+}
+
+/* ---- the operations ---- */
+
+int svc_embed_status(const struct svc_ctx *c, struct json_object **data, struct error *err)
+{
+    long entries, rows, vectors, dim, queued = 0;
+    size_t held, bytes;
+    struct json_object *o, *idx, *last = NULL;
+    int rc =
+        store_vector_counts(c->st, c->space, c->cfg->embed_model, &entries, &rows, &vectors, &dim);
+    if (rc == STORE_OK)
+        rc = store_embed_queued(c->st, c->space, &queued);
+    if (rc != STORE_OK) {
+        store_status_error(rc, "Embeddings", err);
+        return -1;
+    }
+    o = json_object_new_object();
+    json_object_object_add(o, "configured",
+                           json_object_new_boolean(config_embed_configured(c->cfg)));
+    json_object_object_add(
+        o, "model",
+        config_embed_configured(c->cfg) ? json_object_new_string(c->cfg->embed_model) : NULL);
+    json_object_object_add(o, "dimension", json_object_new_int64(dim ? dim : server_dim()));
+    json_object_object_add(o, "entries", json_object_new_int64(entries));
+    json_object_object_add(o, "embedded", json_object_new_int64(vectors));
+    json_object_object_add(o, "failed", json_object_new_int64(rows - vectors));
+    json_object_object_add(o, "queued", json_object_new_int64(queued));
+    /* stale: entries waiting for a vector of this model (queued, or none yet) */
+    json_object_object_add(
+        o, "stale", json_object_new_int64(entries - rows > queued ? entries - rows : queued));
+    pthread_mutex_lock(&server.mu);
+    if (server.code[0]) {
+        last = json_object_new_object();
+        json_object_object_add(last, "code", json_object_new_string(server.code));
+        json_object_object_add(last, "message", json_object_new_string(server.message));
+        json_object_object_add(last, "at", json_object_new_string(server.at));
+    }
+    json_object_object_add(o, "batch",
+                           json_object_new_int(server.batch ? server.batch : c->cfg->embed_batch));
+    pthread_mutex_unlock(&server.mu);
+    json_object_object_add(o, "last_error", last);
+    json_object_object_add(o, "retry_in_ms", json_object_new_int64(server_wait()));
+    vindex_usage(&held, &bytes);
+    idx = json_object_new_object();
+    json_object_object_add(idx, "vectors", json_object_new_int64((int64_t)held));
+    json_object_object_add(idx, "bytes", json_object_new_int64((int64_t)bytes));
+    json_object_object_add(o, "index", idx);
+    *data = o;
+    return 0;
+}
+
+int svc_embed_backfill(const struct svc_ctx *c, struct json_object *body, struct json_object **data,
+                       struct error *err)
+{
+    struct json_object *params = json_object_new_object();
+    char id[40];
+    int force = 0, rc;
+    if (jf_bool(err, body, "force", 0, &force)) {
+        json_object_put(params);
+        return -1;
+    }
+    if (!config_embed_configured(c->cfg)) {
+        json_object_put(params);
+        error_set(err, E_LLM_NOT_CONFIGURED, NULL,
+                  "No embeddings server is configured (KNOWHUB_EMBED_URL is not set)");
+        return -1;
+    }
+    json_object_object_add(params, "force", json_object_new_boolean(force));
+    rc = jobs_start(c->st, c->space, "embed", params, c->actor, id);
+    json_object_put(params);
+    if (rc != STORE_OK) {
+        store_status_error(rc, "Job", err);
+        return -1;
+    }
+    return svc_job_get(c, id, data, err);
+}
