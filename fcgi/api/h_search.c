@@ -34,6 +34,7 @@ void h_search_entries(struct request *req, struct response *res)
     eq.goal_id = http_query(req, "goal_id");
     eq.task = http_query(req, "task");
     eq.category = http_query(req, "category");
+    eq.mode = http_query(req, "mode");
     /* tags_type: comma-separated and/or repeated. */
     types = xcalloc(req->n_qp + 1, sizeof *types);
     for (size_t i = 0; i < req->n_qp; i++)

@@ -7,6 +7,7 @@
 #include "base/util.h"
 #include "domain/knowledge.h"
 #include "domain/paths.h"
+#include "service/hybrid.h"
 #include "service/search.h"
 #include "service/shortlist.h"
 #include "store/store.h"
@@ -16,8 +17,14 @@
 
 /* ---- the file view ---- */
 
-static void file_hit(const struct search_hit *h, void *ctx)
+struct file_hits {
+    struct json_object *results;
+    enum search_mode mode;
+};
+
+static void file_hit(const struct fused_hit *h, void *ctx)
 {
+    struct file_hits *fh = ctx;
     struct json_object *o = json_object_new_object();
     struct json_object *tags = json_parse_stored(h->k->tags ? h->k->tags : "[]");
     struct buf snippet;
@@ -31,9 +38,35 @@ static void file_hit(const struct search_hit *h, void *ctx)
                            json_object_new_string_len(snippet.data, (int)snippet.len));
     buf_release(&snippet);
     json_object_object_add(o, "source", json_object_new_string(h->k->source));
-    json_object_object_add(o, "score", json_object_new_double(h->score));
+    json_object_object_add(o, "score", json_object_new_double(h->lexical));
     json_object_object_add(o, "id", json_object_new_string(h->k->id));
-    json_object_array_add(ctx, o);
+    if (fh->mode != MODE_LEXICAL) {
+        json_object_object_add(o, "vector_score", json_object_new_double(h->vector));
+        json_object_object_add(o, "found_by", hybrid_found_by(h->found));
+    }
+    json_object_array_add(fh->results, o);
+}
+
+/* The file view's filter for an entry found only by meaning: its category
+ * asked for, and no always-apply rule (those are in every context). */
+static int file_accept(const struct knowledge *k, void *ctx)
+{
+    unsigned categories = *(const unsigned *)ctx;
+    unsigned bit = strcmp(k->category, "rules") == 0 ? SEARCH_RULES : SEARCH_EXPERIENCES;
+    return (!categories || (categories & bit)) && !(bit == SEARCH_RULES && k->always_apply);
+}
+
+/* The search's answer: its results, mode and any warnings. */
+static struct json_object *answer(struct json_object *results, enum search_mode mode,
+                                  struct json_object *warnings)
+{
+    struct json_object *data = json_object_new_object();
+    json_object_object_add(data, "results", results);
+    if (mode != MODE_LEXICAL) /* a lexical answer keeps the reference's shape */
+        json_object_object_add(data, "mode", json_object_new_string(search_mode_name(mode)));
+    if (json_object_array_length(warnings))
+        json_object_object_add(data, "warnings", json_object_get(warnings));
+    return data;
 }
 
 /* categories: null or [] = both; else a list of known names. */
@@ -68,27 +101,38 @@ static int categories_of(struct json_object *body, unsigned *out, struct error *
 int svc_search_files(const struct svc_ctx *c, struct json_object *body, struct json_object **data,
                      struct error *err)
 {
-    struct json_object *tables, *results;
-    const char *query;
+    struct json_object *tables, *warnings;
+    struct file_hits fh;
+    struct ranked_id *lex = NULL;
+    const char *query, *mode_text;
     unsigned categories;
     long max_results;
+    size_t nlex = 0, pool;
     int rc;
     *data = NULL;
     if (jf_string(err, body, "query", 0, 2000, &query) || categories_of(body, &categories, err) ||
         jf_long(err, body, "max_results", 1, 50, 10, &max_results) ||
-        jf_string_list(err, body, "table_names", 100, 256, 0, &tables))
+        jf_string_list(err, body, "table_names", 100, 256, 0, &tables) ||
+        jf_string(err, body, "mode", 0, 64, &mode_text) ||
+        search_mode_of(c, mode_text, &fh.mode, err))
         return -1;
-    results = json_object_new_array();
-    rc = search_files(c->st, c->space, query, categories, (size_t)max_results, tables, file_hit,
-                      results);
-    if (rc) {
-        json_object_put(results);
+    /* Fusion looks further down the lexical list than it answers. */
+    pool = fh.mode == MODE_LEXICAL || max_results >= 20 ? (size_t)max_results : 20;
+    rc = search_files_ids(c->st, c->space, query, categories, pool, tables, &lex, &nlex);
+    fh.results = json_object_new_array();
+    warnings = json_object_new_array();
+    if (rc == STORE_OK)
+        rc = hybrid_run(c, fh.mode, query, lex, nlex, (size_t)max_results, file_accept, &categories,
+                        file_hit, &fh, warnings);
+    ranked_ids_free(lex, nlex);
+    if (rc == STORE_OK)
+        *data = answer(fh.results, fh.mode, warnings);
+    else
+        json_object_put(fh.results);
+    json_object_put(warnings);
+    if (rc)
         store_status_error(rc, "Knowledge", err);
-        return -1;
-    }
-    *data = json_object_new_object();
-    json_object_object_add(*data, "results", results);
-    return 0;
+    return rc ? -1 : 0;
 }
 
 /* ---- the entry view ---- */
@@ -104,6 +148,7 @@ struct ranked {
 struct stage1 {
     struct ranked *r;
     size_t n;
+    enum search_mode mode;
 };
 
 /* "a, b" from a JSON array. */
@@ -117,7 +162,7 @@ static char *joined(struct json_object *arr)
     return buf_detach(&b, NULL);
 }
 
-static void entry_hit(const struct search_hit *h, void *ctx)
+static void entry_hit(const struct fused_hit *h, void *ctx)
 {
     static const char *const keys[] = {"id",   "title",    "scenario", "content",
                                        "tags", "category", "path"};
@@ -135,12 +180,19 @@ static void entry_hit(const struct search_hit *h, void *ctx)
     json_object_object_add(o, "quality_score", json_object_new_double(quality));
     if (json_object_object_get_ex(full, "metrics", &v))
         json_object_object_add(o, "metrics", json_object_get(v));
-    json_object_object_add(o, "relevance", json_object_new_double(h->score));
+    /* relevance: the match score, or with vectors the fused score that ordered it */
+    json_object_object_add(
+        o, "relevance", json_object_new_double(s1->mode == MODE_LEXICAL ? h->lexical : h->fused));
+    if (s1->mode != MODE_LEXICAL) {
+        json_object_object_add(o, "lexical_score", json_object_new_double(h->lexical));
+        json_object_object_add(o, "vector_score", json_object_new_double(h->vector));
+        json_object_object_add(o, "found_by", hybrid_found_by(h->found));
+    }
     s1->r = xrealloc(s1->r, (s1->n + 1) * sizeof *s1->r);
     r = &s1->r[s1->n++];
     r->item = o;
     r->quality = quality;
-    r->relevance = h->score;
+    r->relevance = s1->mode == MODE_LEXICAL ? h->lexical : h->fused;
     r->score = k->score;
     r->updated_at = xstrdup(k->updated_at);
     r->id = xstrdup(k->id);
@@ -252,6 +304,14 @@ static int filter_of(const struct entry_query *eq, struct knowledge_filter *f, s
     return 0;
 }
 
+/* The entry view's filter for an entry found only by meaning. */
+static int entry_accept(const struct knowledge *k, void *ctx)
+{
+    const struct knowledge_filter *f = ctx;
+    return (!f->types || (k->types & f->types)) &&
+           (!f->category || strcmp(k->category, f->category) == 0);
+}
+
 /* The checks of svc_search_entries before any search, in their order. */
 static int entry_query_check(const struct svc_ctx *c, const struct entry_query *eq,
                              struct knowledge_filter *f, struct error *err)
@@ -309,13 +369,21 @@ int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
     int rc;
 
     *data = NULL;
-    if (entry_query_check(c, eq, &f, err))
+    if (entry_query_check(c, eq, &f, err) || search_mode_of(c, eq->mode, &s1.mode, err))
         return -1;
-    /* Stage 1: 2*top_k relevant candidates, from the lexical top 50 when the
-     * LLM router is configured, else the lexical top 2*top_k. */
+    /* Stage 1: 2*top_k relevant candidates, from the top 50 when the LLM
+     * router is configured, else the top 2*top_k: lexical, or fused with the
+     * nearest vectors (looking at least 20 down each list). */
     size_t want = (size_t)(2 * eq->top_k);
     size_t pool = config_llm_configured(c->cfg) ? (want > 50 ? want : 50) : want;
-    rc = search_entries(c->st, c->space, eq->q, &f, pool, entry_hit, &s1);
+    size_t depth = s1.mode == MODE_LEXICAL || pool >= 20 ? pool : 20, nlex = 0;
+    struct ranked_id *lex = NULL;
+    struct json_object *warnings = json_object_new_array();
+    rc = search_entries_ids(c->st, c->space, eq->q, &f, depth, &lex, &nlex);
+    if (rc == STORE_OK)
+        rc = hybrid_run(c, s1.mode, eq->q, lex, nlex, pool, entry_accept, &f, entry_hit, &s1,
+                        warnings);
+    ranked_ids_free(lex, nlex);
     if (rc == STORE_OK) {
         struct json_object *results = json_object_new_array();
         size_t *chosen = xcalloc(want + 1, sizeof *chosen), n_chosen;
@@ -328,6 +396,11 @@ int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
                                json_object_new_int64((int64_t)json_object_array_length(results)));
         json_object_object_add(*data, "results", results);
         json_object_object_add(*data, "routing", json_object_new_string(routing));
+        if (s1.mode != MODE_LEXICAL)
+            json_object_object_add(*data, "mode",
+                                   json_object_new_string(search_mode_name(s1.mode)));
+        if (json_object_array_length(warnings))
+            json_object_object_add(*data, "warnings", json_object_get(warnings));
         if (trace_id && *trace_id) {
             /* Goal focus: every returned entry is logged as injected. */
             rc = log_injections(c, trace_id, eq->goal_id, eq->sequence, eq->task, results);
@@ -345,5 +418,6 @@ int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
     for (size_t i = 0; i < s1.n; i++)
         ranked_release(&s1.r[i]);
     free(s1.r);
+    json_object_put(warnings);
     return rc ? -1 : 0;
 }

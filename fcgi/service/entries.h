@@ -33,6 +33,7 @@ struct entry_query {
     const char *const *types; /* tags_type values, each comma-separated names */
     size_t n_types;
     const char *category; /* "" as NULL */
+    const char *mode;     /* lexical, vector, hybrid; NULL: hybrid when embeddings are on */
 };
 
 /* Checked in this order: trace_id, task, goal_id, the role for a trace_id,

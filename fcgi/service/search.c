@@ -380,28 +380,40 @@ static void collector_release(struct collector *col)
     buf_release(&col->entry_text);
 }
 
+/* Collect query's best `max` candidates into col (the caller releases it
+ * with collector_release). */
+static int rank(struct store *st, const char *space, struct search_query *q, const char *query,
+                unsigned categories, int skip_always_rules, const struct knowledge_filter *filter,
+                size_t max, struct json_object *table_names, struct collector *col)
+{
+    memset(col, 0, sizeof *col);
+    fields_init(&col->f);
+    strlist_init(&col->tables);
+    buf_init(&col->stem, 4096);
+    buf_init(&col->entry_text, 4096);
+    if (!query || !query[strspn(query, " \t\r\n\f\v")] || max == 0) {
+        search_query_init(q, "");
+        return STORE_OK; /* a blank query finds nothing */
+    }
+    search_query_init(q, query);
+    col->q = q;
+    col->categories = categories ? categories : SEARCH_RULES | SEARCH_EXPERIENCES;
+    col->skip_always_rules = skip_always_rules;
+    col->want = max;
+    col->best = xcalloc(max + 1, sizeof *col->best);
+    strlist_add_json(&col->tables, table_names, 1, &col->f.tmp);
+    return collect(st, space, col, filter);
+}
+
 static int run(struct store *st, const char *space, const char *query, unsigned categories,
                int skip_always_rules, const struct knowledge_filter *filter, size_t max,
                struct json_object *table_names, void (*each)(const struct search_hit *, void *),
                void *ctx)
 {
     struct search_query q;
-    struct collector col = {0};
-    int rc;
-    if (!query || !query[strspn(query, " \t\r\n\f\v")] || max == 0)
-        return STORE_OK; /* a blank query finds nothing */
-    search_query_init(&q, query);
-    col.q = &q;
-    col.categories = categories ? categories : SEARCH_RULES | SEARCH_EXPERIENCES;
-    col.skip_always_rules = skip_always_rules;
-    col.want = max;
-    col.best = xcalloc(max + 1, sizeof *col.best);
-    fields_init(&col.f);
-    strlist_init(&col.tables);
-    strlist_add_json(&col.tables, table_names, 1, &col.f.tmp);
-    buf_init(&col.stem, 4096);
-    buf_init(&col.entry_text, 4096);
-    rc = collect(st, space, &col, filter);
+    struct collector col;
+    int rc =
+        rank(st, space, &q, query, categories, skip_always_rules, filter, max, table_names, &col);
     /* The hits, loaded whole (an entry deleted meanwhile is left out). */
     for (size_t i = 0; rc == STORE_OK && i < col.nbest; i++) {
         struct knowledge k;
@@ -419,16 +431,60 @@ static int run(struct store *st, const char *space, const char *query, unsigned 
     return rc;
 }
 
+/* rank, handing the ids and scores over instead of loading the entries. */
+static int run_ids(struct store *st, const char *space, const char *query, unsigned categories,
+                   int skip_always_rules, const struct knowledge_filter *filter, size_t max,
+                   struct json_object *table_names, struct ranked_id **out, size_t *n)
+{
+    struct search_query q;
+    struct collector col;
+    int rc =
+        rank(st, space, &q, query, categories, skip_always_rules, filter, max, table_names, &col);
+    *out = xcalloc(col.nbest + 1, sizeof **out);
+    *n = 0;
+    for (size_t i = 0; rc == STORE_OK && i < col.nbest; i++) {
+        (*out)[i].id = col.best[i].id;
+        (*out)[i].score = col.best[i].score;
+        col.best[i].id = NULL;
+        *n = i + 1;
+    }
+    collector_release(&col);
+    search_query_release(&q);
+    return rc;
+}
+
+void ranked_ids_free(struct ranked_id *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(r[i].id);
+    free(r);
+}
+
+static void files_filter(unsigned categories, struct knowledge_filter *f)
+{
+    memset(f, 0, sizeof *f);
+    if (categories == SEARCH_RULES)
+        f->category = "rules";
+    else if (categories == SEARCH_EXPERIENCES)
+        f->category = "experiences";
+}
+
 int search_files(struct store *st, const char *space, const char *query, unsigned categories,
                  size_t max_results, struct json_object *table_names,
                  void (*each)(const struct search_hit *, void *), void *ctx)
 {
-    struct knowledge_filter f = {0};
-    if (categories == SEARCH_RULES)
-        f.category = "rules";
-    else if (categories == SEARCH_EXPERIENCES)
-        f.category = "experiences";
+    struct knowledge_filter f;
+    files_filter(categories, &f);
     return run(st, space, query, categories, 1, &f, max_results, table_names, each, ctx);
+}
+
+int search_files_ids(struct store *st, const char *space, const char *query, unsigned categories,
+                     size_t max_results, struct json_object *table_names, struct ranked_id **out,
+                     size_t *n)
+{
+    struct knowledge_filter f;
+    files_filter(categories, &f);
+    return run_ids(st, space, query, categories, 1, &f, max_results, table_names, out, n);
 }
 
 int search_entries(struct store *st, const char *space, const char *query,
@@ -436,4 +492,11 @@ int search_entries(struct store *st, const char *space, const char *query,
                    void (*each)(const struct search_hit *, void *), void *ctx)
 {
     return run(st, space, query, 0, 0, f, n, NULL, each, ctx);
+}
+
+int search_entries_ids(struct store *st, const char *space, const char *query,
+                       const struct knowledge_filter *f, size_t n, struct ranked_id **out,
+                       size_t *nout)
+{
+    return run_ids(st, space, query, 0, 0, f, n, NULL, out, nout);
 }

@@ -1,0 +1,53 @@
+/* hybrid: search by words and by meaning together. The lexical candidates
+ * (service/search.c) and the nearest vectors (service/vindex.c) are fused
+ * by reciprocal rank: fused = 1/(60 + lexical rank) + 1/(60 + vector rank),
+ * a list's term left out when it did not find the entry; then the entries
+ * are loaded in fused order. A failing embeddings server never fails the
+ * search: it answers from the words alone, with a warning. */
+#ifndef KNOWHUB_HYBRID_H
+#define KNOWHUB_HYBRID_H
+
+#include <stddef.h>
+#include <json-c/json.h>
+
+#include "base/error.h"
+#include "domain/knowledge.h"
+#include "service/ctx.h"
+#include "service/search.h"
+
+enum search_mode { MODE_LEXICAL, MODE_VECTOR, MODE_HYBRID };
+
+/* The mode a request asks for (NULL or "": hybrid when embeddings are
+ * configured, else lexical), or -1 with INVALID_REQUEST. */
+int search_mode_of(const struct svc_ctx *c, const char *text, enum search_mode *mode,
+                   struct error *err);
+const char *search_mode_name(enum search_mode mode);
+
+#define FOUND_LEXICAL 1u
+#define FOUND_VECTOR 2u
+
+struct fused_hit {
+    const struct knowledge *k; /* the whole entry */
+    double lexical;            /* its match score (0 when the words did not find it) */
+    double vector;             /* its cosine similarity (when found by meaning) */
+    double fused;              /* the fused score that ordered it */
+    unsigned found;            /* FOUND_* */
+};
+
+/* The entries of the lexical ranking lex[0..nlex) (already filtered) and, in
+ * vector and hybrid modes, of the query's nearest vectors, fused, loaded in
+ * fused order and passed to each until n were; an entry found only by
+ * meaning is passed when accept(k, actx) says so (NULL: always). In
+ * lexical mode the order is lex's. A failure of the vector side adds
+ * {code, message} to warnings and answers from lex alone. Returns a store
+ * status. */
+int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
+               const struct ranked_id *lex, size_t nlex, size_t n,
+               int (*accept)(const struct knowledge *, void *), void *actx,
+               void (*each)(const struct fused_hit *, void *), void *ctx,
+               struct json_object *warnings);
+
+/* The JSON list of how a hit was found: ["lexical"], ["vector"] or both. */
+struct json_object *hybrid_found_by(unsigned found);
+
+#endif
