@@ -12,6 +12,14 @@ static const char *env_or(const char *name, const char *dflt)
     return v && *v ? v : dflt;
 }
 
+/* A number in [0, 1], or dflt when text is not one. */
+static double parse_fraction(const char *text, double dflt)
+{
+    char *end;
+    double v = strtod(text, &end);
+    return *text && !*end && v >= 0.0 && v <= 1.0 ? v : dflt;
+}
+
 void config_from_env(struct config *cfg)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN), threads;
@@ -76,6 +84,7 @@ void config_from_env(struct config *cfg)
         if (parse_long(env_or("KNOWHUB_EMBED_TIMEOUT", ""), 1, 3600, &seconds))
             seconds = 30;
         cfg->embed_batch = (int)batch;
+        cfg->hybrid_alpha = parse_fraction(env_or("KNOWHUB_HYBRID_ALPHA", ""), 0.3);
         cfg->embed_timeout_ms = seconds * 1000;
     }
 }

@@ -35,6 +35,7 @@ struct config {
     const char *embed_key;   /* KNOWHUB_EMBED_KEY */
     int embed_batch;         /* KNOWHUB_EMBED_BATCH: most texts per request, 1..256, 32 */
     long embed_timeout_ms;   /* KNOWHUB_EMBED_TIMEOUT (seconds), default 30 */
+    double hybrid_alpha;     /* KNOWHUB_HYBRID_ALPHA: the lexical share of the fused score */
 };
 
 /* Return 1 when an LLM is configured (KNOWHUB_LLM_BASE_URL is set). */

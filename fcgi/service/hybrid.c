@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RRF_K 60.0
+/* A lexical match counts fully from this score up: every query word in the
+ * title (domain/score.h); a weaker one (a word in the body) in proportion. */
+#define LEXICAL_FULL 100.0
 
 int search_mode_of(const struct svc_ctx *c, const char *text, enum search_mode *mode,
                    struct error *err)
@@ -48,6 +50,7 @@ struct json_object *hybrid_found_by(unsigned found)
 struct cand {
     const char *id; /* borrowed from lex or the vector hits */
     double lexical, vector, fused;
+    size_t rank; /* in the lexical list, then in the vector list (after every lexical one) */
     unsigned found;
 };
 
@@ -56,9 +59,7 @@ static int by_fused(const void *a, const void *b)
     const struct cand *x = a, *y = b;
     if (x->fused != y->fused)
         return x->fused < y->fused ? 1 : -1;
-    if (x->lexical != y->lexical)
-        return x->lexical < y->lexical ? 1 : -1;
-    return strcmp(x->id, y->id);
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
 static void warn(struct json_object *warnings, const struct error *e)
@@ -69,27 +70,46 @@ static void warn(struct json_object *warnings, const struct error *e)
     json_object_array_add(warnings, w);
 }
 
-/* The query's nearest k vectors, or none with a warning. */
-static void nearest(const struct svc_ctx *c, const char *q, size_t k, struct vindex_hit **hits,
-                    size_t *n, struct json_object *warnings)
+/* The query's nearest k vectors and the similarity of each lexical
+ * candidate (sims[i] for lex[i]), or none with a warning. */
+static int nearest(const struct svc_ctx *c, const char *q, size_t k, const struct ranked_id *lex,
+                   size_t nlex, float *sims, struct vindex_hit **hits, size_t *n,
+                   struct json_object *warnings)
 {
     struct error err;
     float *qv;
     int dim, rc;
     *hits = NULL;
     *n = 0;
+    for (size_t i = 0; i < nlex; i++)
+        sims[i] = VINDEX_NONE;
     if (!q || !q[strspn(q, " \t\r\n\f\v")])
-        return; /* a blank query finds nothing, by meaning either */
+        return 0; /* a blank query finds nothing, by meaning either */
     error_init(&err);
     if (embed_query(c, q, &qv, &dim, &err) == 0) {
-        rc = vindex_search(c->st, c->space, c->cfg->embed_model, qv, dim, k, hits, n);
+        const char **ids = xcalloc(nlex + 1, sizeof *ids);
+        for (size_t i = 0; i < nlex; i++)
+            ids[i] = lex[i].id;
+        rc = vindex_search(c->st, c->space, c->cfg->embed_model, qv, dim, k, hits, n, ids, nlex,
+                           sims);
         if (rc != STORE_OK)
             store_status_error(rc, "Vectors", &err);
+        free(ids);
         free(qv);
     }
+    rc = err.code ? -1 : 0;
     if (err.code)
         warn(warnings, &err);
     error_release(&err);
+    return rc;
+}
+
+/* The fused score: alpha x lexical + (1 - alpha) x similarity, the lexical
+ * score read as min(1, score / 100) and a missing similarity as 0. */
+static double fuse(double alpha, double lexical, double sim)
+{
+    double l = lexical < LEXICAL_FULL ? lexical / LEXICAL_FULL : 1.0;
+    return alpha * l + (1.0 - alpha) * (sim > VINDEX_NONE ? sim : 0.0);
 }
 
 int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
@@ -100,20 +120,23 @@ int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
 {
     struct vindex_hit *vh = NULL;
     size_t nv = 0, nc = 0, emitted = 0;
+    float *sims = xcalloc(nlex + 1, sizeof *sims);
+    double alpha = mode == MODE_VECTOR ? 0.0 : c->cfg->hybrid_alpha;
     struct cand *cand;
     int rc = STORE_OK;
 
-    if (mode != MODE_LEXICAL)
-        nearest(c, q, nlex > n ? nlex : n, &vh, &nv, warnings);
-    /* Vector mode whose vector side failed answers from the words. */
-    if (mode == MODE_VECTOR && nv == 0 && json_object_array_length(warnings) > 0)
-        mode = MODE_HYBRID;
+    /* With the vector side failed, the answer is the words' alone. */
+    if (mode != MODE_LEXICAL &&
+        nearest(c, q, nlex > n ? nlex : n, lex, nlex, sims, &vh, &nv, warnings))
+        mode = MODE_LEXICAL;
     cand = xcalloc(nlex + nv + 1, sizeof *cand);
     if (mode != MODE_VECTOR)
         for (size_t i = 0; i < nlex; i++) {
             cand[nc].id = lex[i].id;
             cand[nc].lexical = lex[i].score;
-            cand[nc].fused = 1.0 / (RRF_K + (double)(i + 1));
+            cand[nc].vector = sims[i] > VINDEX_NONE ? sims[i] : 0.0;
+            cand[nc].fused = fuse(alpha, lex[i].score, sims[i]);
+            cand[nc].rank = i;
             cand[nc++].found = FOUND_LEXICAL;
         }
     for (size_t i = 0; i < nv; i++) {
@@ -124,9 +147,10 @@ int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
         if (!x) {
             x = &cand[nc++];
             x->id = vh[i].id;
+            x->fused = fuse(alpha, 0.0, vh[i].score);
+            x->rank = nlex + i;
         }
         x->vector = vh[i].score;
-        x->fused += 1.0 / (RRF_K + (double)(i + 1));
         x->found |= FOUND_VECTOR;
     }
     if (mode != MODE_LEXICAL && nc > 1)
@@ -145,6 +169,7 @@ int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
         knowledge_release(&k);
     }
     free(cand);
+    free(sims);
     vindex_hits_free(vh, nv);
     return rc;
 }

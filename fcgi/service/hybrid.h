@@ -1,9 +1,12 @@
-/* hybrid: search by words and by meaning together. The lexical candidates
- * (service/search.c) and the nearest vectors (service/vindex.c) are fused
- * by reciprocal rank: fused = 1/(60 + lexical rank) + 1/(60 + vector rank),
- * a list's term left out when it did not find the entry; then the entries
- * are loaded in fused order. A failing embeddings server never fails the
- * search: it answers from the words alone, with a warning. */
+/* hybrid: search by words and by meaning together (docs/search.md "By
+ * meaning"). The candidates are the lexical top (service/search.c) and the
+ * nearest vectors (service/vindex.c); each gets the fused score
+ *   alpha x min(1, lexical score / 100) + (1 - alpha) x cosine similarity
+ * (100 = every query word in the title; a missing side counts 0; alpha is
+ * KNOWHUB_HYBRID_ALPHA, 0.3), the similarity exact for every candidate,
+ * lexical ones included; then the entries are loaded in fused order. A
+ * failing embeddings server never fails the search: it answers from the
+ * words alone, with a warning. */
 #ifndef KNOWHUB_HYBRID_H
 #define KNOWHUB_HYBRID_H
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One space's vectors: slot i holds entry seq[i] (id[i]), its unit vector
- * vec[i*dim..] and int8 code[i*dim..] with scale[i]; `at` maps a seq to
+/* One space's vectors: slot i holds entry id[i], its unit vector
+ * vec[i*dim..] and int8 code[i*dim..] with scale[i]; `at` maps an id to
  * its slot + 1 (open addressing, linear probing; 0 = empty). */
 struct vspace {
     char *space, *model;
@@ -19,7 +19,6 @@ struct vspace {
     long long stamp;         /* every change up to this stamp is in */
     int dim;                 /* 0 until the first vector */
     size_t n, cap;
-    long long *seq;
     char **id;
     float *vec;
     int8_t *code;
@@ -57,17 +56,20 @@ static struct vspace *vspace_of(const char *space, const char *model)
     return v;
 }
 
-/* ---- the seq -> slot map ---- */
+/* ---- the id -> slot map ---- */
 
-static size_t seq_hash(long long seq, size_t cap)
+static size_t id_hash(const char *id, size_t cap)
 {
-    return (size_t)(((unsigned long long)seq * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+    size_t h = 1469598103934665603ull;
+    for (; *id; id++)
+        h = (h ^ (unsigned char)*id) * 1099511628211ull;
+    return h & (cap - 1);
 }
 
-static size_t *probe(struct vspace *v, long long seq)
+static size_t *probe(struct vspace *v, const char *id)
 {
-    size_t i = seq_hash(seq, v->hcap);
-    while (v->at[i] && v->seq[v->at[i] - 1] != seq)
+    size_t i = id_hash(id, v->hcap);
+    while (v->at[i] && strcmp(v->id[v->at[i] - 1], id) != 0)
         i = (i + 1) & (v->hcap - 1);
     return &v->at[i];
 }
@@ -78,13 +80,13 @@ static void rehash(struct vspace *v, size_t cap)
     v->hcap = cap;
     v->at = xcalloc(cap, sizeof *v->at);
     for (size_t s = 0; s < v->n; s++)
-        *probe(v, v->seq[s]) = s + 1;
+        *probe(v, v->id[s]) = s + 1;
 }
 
-/* Remove the map's entry for seq (backward-shift deletion keeps probes whole). */
-static void unmap(struct vspace *v, long long seq)
+/* Remove the map's entry for id (backward-shift deletion keeps probes whole). */
+static void unmap(struct vspace *v, const char *id)
 {
-    size_t i = (size_t)(probe(v, seq) - v->at), j = i;
+    size_t i = (size_t)(probe(v, id) - v->at), j = i;
     if (!v->at[i])
         return;
     v->at[i] = 0;
@@ -92,7 +94,7 @@ static void unmap(struct vspace *v, long long seq)
         j = (j + 1) & (v->hcap - 1);
         if (!v->at[j])
             return;
-        size_t home = seq_hash(v->seq[v->at[j] - 1], v->hcap);
+        size_t home = id_hash(v->id[v->at[j] - 1], v->hcap);
         /* Move j back to i when its home is not in (i, j] (cyclically). */
         if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
             v->at[i] = v->at[j];
@@ -121,16 +123,13 @@ static void put(struct vspace *v, const struct vector_row *r)
         return; /* another dimension: not searchable with this index */
     if (!v->hcap)
         rehash(v, 512);
-    a = probe(v, r->seq);
+    a = probe(v, r->id);
     if (*a) {
-        free(v->id[*a - 1]);
-        v->id[*a - 1] = xstrdup(r->id);
         slot_set(v, *a - 1, r);
         return;
     }
     if (v->n == v->cap) {
         size_t cap = v->cap ? 2 * v->cap : 256, d = (size_t)v->dim;
-        v->seq = xrealloc(v->seq, cap * sizeof *v->seq);
         v->id = xrealloc(v->id, cap * sizeof *v->id);
         v->vec = xrealloc(v->vec, cap * d * sizeof *v->vec);
         v->code = xrealloc(v->code, cap * d);
@@ -139,31 +138,29 @@ static void put(struct vspace *v, const struct vector_row *r)
     }
     if (2 * (v->n + 1) > v->hcap)
         rehash(v, v->hcap ? 2 * v->hcap : 512);
-    v->seq[v->n] = r->seq;
     v->id[v->n] = xstrdup(r->id);
     slot_set(v, v->n, r);
-    *probe(v, r->seq) = v->n + 1;
+    *probe(v, r->id) = v->n + 1;
     v->n++;
 }
 
-/* Drop seq's vector: the last slot moves into its place. */
-static void drop(struct vspace *v, long long seq)
+/* Drop id's vector: the last slot moves into its place. */
+static void drop(struct vspace *v, const char *id)
 {
     size_t s, last, d = (size_t)v->dim;
-    size_t *a = v->hcap ? probe(v, seq) : NULL;
+    size_t *a = v->hcap ? probe(v, id) : NULL;
     if (!a || !*a)
         return;
     s = *a - 1;
     last = v->n - 1;
-    unmap(v, seq);
+    unmap(v, id);
     free(v->id[s]);
     if (s != last) {
-        v->seq[s] = v->seq[last];
         v->id[s] = v->id[last];
         memcpy(v->vec + s * d, v->vec + last * d, d * sizeof *v->vec);
         memcpy(v->code + s * d, v->code + last * d, d);
         v->scale[s] = v->scale[last];
-        *probe(v, v->seq[s]) = s + 1;
+        *probe(v, v->id[s]) = s + 1;
     }
     v->n--;
 }
@@ -211,7 +208,7 @@ static int refresh(struct store *st, struct vspace *v)
                 if (p.r[i].dim > 0 && strcmp(p.r[i].status, "active") == 0)
                     put(v, &p.r[i]);
                 else
-                    drop(v, p.r[i].seq);
+                    drop(v, p.r[i].id);
             }
             if (top > v->stamp)
                 v->stamp = top;
@@ -259,7 +256,8 @@ static void scan_prescan(const struct vspace *v, const float *q, struct vec_top 
 }
 
 int vindex_search(struct store *st, const char *space, const char *model, const float *q, int dim,
-                  size_t k, struct vindex_hit **hits, size_t *n)
+                  size_t k, struct vindex_hit **hits, size_t *n, const char *const *ids,
+                  size_t nids, float *sims)
 {
     struct vspace *v = vspace_of(space, model);
     struct vec_top top;
@@ -285,6 +283,10 @@ int vindex_search(struct store *st, const char *space, const char *model, const 
         *n = top.n;
         vec_top_release(&top);
     }
+    for (size_t i = 0; i < nids; i++) {
+        size_t *a = v->n && v->dim == dim ? probe(v, ids[i]) : NULL;
+        sims[i] = a && *a ? vec_dot(v->vec + (*a - 1) * (size_t)v->dim, q, dim) : VINDEX_NONE;
+    }
     pthread_rwlock_unlock(&v->lock);
     return STORE_OK;
 }
@@ -304,8 +306,7 @@ void vindex_usage(size_t *vectors, size_t *bytes)
         struct vspace *v = registry[i];
         pthread_rwlock_rdlock(&v->lock);
         *vectors += v->n;
-        *bytes += v->cap * ((size_t)v->dim * (sizeof(float) + 1) + sizeof(float) +
-                            sizeof(long long) + sizeof(char *)) +
+        *bytes += v->cap * ((size_t)v->dim * (sizeof(float) + 1) + sizeof(float) + sizeof(char *)) +
                   v->hcap * sizeof(size_t);
         for (size_t s = 0; s < v->n; s++)
             *bytes += strlen(v->id[s]) + 1;

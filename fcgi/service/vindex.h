@@ -19,12 +19,17 @@ struct vindex_hit {
 /* Scans of more than this many floats go through the int8 codes first. */
 #define VINDEX_PRESCAN_FLOATS (2u * 1024 * 1024)
 
+/* A similarity for an entry without a vector. */
+#define VINDEX_NONE (-2.0f)
+
 /* The k entries of space whose vectors of model are nearest the unit vector
  * q (dim floats), best first, into *hits (caller frees with
- * vindex_hits_free); *n may be 0 (no vectors, or another dimension).
- * Returns a store status (the refresh). */
+ * vindex_hits_free); *n may be 0 (no vectors, or another dimension). And
+ * the exact similarity of each of ids[0..nids) into sims (VINDEX_NONE for
+ * an entry without a vector). Returns a store status (the refresh). */
 int vindex_search(struct store *st, const char *space, const char *model, const float *q, int dim,
-                  size_t k, struct vindex_hit **hits, size_t *n);
+                  size_t k, struct vindex_hit **hits, size_t *n, const char *const *ids,
+                  size_t nids, float *sims);
 void vindex_hits_free(struct vindex_hit *hits, size_t n);
 
 /* Bring space's index up to date now (the search does it too). */
