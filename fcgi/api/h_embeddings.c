@@ -2,6 +2,7 @@
  * backfill job (POST /api/embeddings/backfill), over HTTP (service/embed.c). */
 #include "api/handlers.h"
 #include "service/embed.h"
+#include "service/jobops.h"
 
 void h_embeddings_status(struct request *req, struct response *res)
 {

@@ -6,8 +6,6 @@
 #include "base/util.h"
 #include "domain/vector.h"
 #include "llm/llm.h"
-#include "service/jobops.h"
-#include "service/jobs.h"
 #include "service/llmcall.h"
 #include "service/vindex.h"
 #include "store/store.h"
@@ -472,30 +470,4 @@ int svc_embed_status(const struct svc_ctx *c, struct json_object **data, struct 
     json_object_object_add(o, "index", idx);
     *data = o;
     return 0;
-}
-
-int svc_embed_backfill(const struct svc_ctx *c, struct json_object *body, struct json_object **data,
-                       struct error *err)
-{
-    struct json_object *params = json_object_new_object();
-    char id[40];
-    int force = 0, rc;
-    if (jf_bool(err, body, "force", 0, &force)) {
-        json_object_put(params);
-        return -1;
-    }
-    if (!config_embed_configured(c->cfg)) {
-        json_object_put(params);
-        error_set(err, E_LLM_NOT_CONFIGURED, NULL,
-                  "No embeddings server is configured (KNOWHUB_EMBED_URL is not set)");
-        return -1;
-    }
-    json_object_object_add(params, "force", json_object_new_boolean(force));
-    rc = jobs_start(c->st, c->space, "embed", params, c->actor, id);
-    json_object_put(params);
-    if (rc != STORE_OK) {
-        store_status_error(rc, "Job", err);
-        return -1;
-    }
-    return svc_job_get(c, id, data, err);
 }

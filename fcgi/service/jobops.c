@@ -153,3 +153,29 @@ int svc_llm_usage(const struct svc_ctx *c, const char *since, struct json_object
     json_object_object_add(*data, "items", items);
     return 0;
 }
+
+int svc_embed_backfill(const struct svc_ctx *c, struct json_object *body, struct json_object **data,
+                       struct error *err)
+{
+    struct json_object *params = json_object_new_object();
+    char id[40];
+    int force = 0, rc;
+    if (jf_bool(err, body, "force", 0, &force)) {
+        json_object_put(params);
+        return -1;
+    }
+    if (!config_embed_configured(c->cfg)) {
+        json_object_put(params);
+        error_set(err, E_LLM_NOT_CONFIGURED, NULL,
+                  "No embeddings server is configured (KNOWHUB_EMBED_URL is not set)");
+        return -1;
+    }
+    json_object_object_add(params, "force", json_object_new_boolean(force));
+    rc = jobs_start(c->st, c->space, "embed", params, c->actor, id);
+    json_object_put(params);
+    if (rc != STORE_OK) {
+        store_status_error(rc, "Job", err);
+        return -1;
+    }
+    return svc_job_get(c, id, data, err);
+}

@@ -1,6 +1,7 @@
 /* jobops: the job operations callers ask for: start slimming (or answer its
- * plan at once), follow jobs, and read the LLM usage ledger. Each gives its
- * answer's data (a new JSON value, the caller's) and 0, or -1 with err set. */
+ * plan at once) or an embeddings backfill, follow jobs, and read the LLM
+ * usage ledger. Each gives its answer's data (a new JSON value, the
+ * caller's) and 0, or -1 with err set. */
 #ifndef KNOWHUB_JOBOPS_H
 #define KNOWHUB_JOBOPS_H
 
@@ -13,6 +14,11 @@
  * "dry_run": true, else the new slim job (rules merged only for admins). */
 int svc_slim(const struct svc_ctx *c, struct json_object *body, struct json_object **data,
              struct error *err);
+/* POST /api/embeddings/backfill {force?}: a job (kind "embed") that queues
+ * the space's entries without a current vector (every entry with force)
+ * and embeds them with progress (service/embed.c). */
+int svc_embed_backfill(const struct svc_ctx *c, struct json_object *body,
+                       struct json_object **data, struct error *err);
 /* One job of the caller's space. */
 int svc_job_get(const struct svc_ctx *c, const char *id, struct json_object **data,
                 struct error *err);
