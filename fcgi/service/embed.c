@@ -383,6 +383,17 @@ static void qcache_put(const unsigned char key[16], const float *v, int dim)
     pthread_mutex_unlock(&qcache.mu);
 }
 
+void embed_query_remember(const struct config *cfg, const char *q, const float *vec, int dim)
+{
+    unsigned char key[16];
+    float *v = xmalloc((size_t)dim * sizeof *v);
+    memcpy(v, vec, (size_t)dim * sizeof *v);
+    vec_normalise(v, dim);
+    query_key(cfg->embed_model, q, key);
+    qcache_put(key, v, dim);
+    free(v);
+}
+
 int embed_query(const struct svc_ctx *c, const char *q, float **vec, int *dim, struct error *err)
 {
     unsigned char key[16];
