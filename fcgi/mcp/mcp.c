@@ -38,9 +38,10 @@ struct tool {
 static const struct tool tools[] = {
     {"knowledge_search",
      "Search the knowledge base before you plan a goal. Two stages: relevant candidates "
-     "(lexical, or an LLM router), then a quality rerank by score and by how often the "
-     "knowledge helped or harmed before. Returns results [{id, title, scenario, content, tags, "
-     "score, quality_score, metrics}]. Pass trace_id, goal_id and sequence to log what you "
+     "(by words, by meaning when embeddings are configured, or an LLM router over them), then "
+     "a quality rerank by score and by how often the knowledge helped or harmed before. "
+     "Returns results [{id, title, scenario, content, tags, score, quality_score, metrics, "
+     "found_by}]. Pass trace_id, goal_id and sequence to log what you "
      "inject into your task, so it can be evaluated later (trace_eval_prompt).",
      "{\"type\":\"object\",\"properties\":{"
      "\"query\":{\"type\":\"string\",\"description\":\"what you are about to do\"},"
@@ -50,6 +51,9 @@ static const struct tool tools[] = {
      "\"min_score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5,\"default\":3},"
      "\"tags_type\":{\"type\":\"array\",\"items\":{\"enum\":" TYPES "}},"
      "\"category\":{\"enum\":[\"rules\",\"experiences\"]},"
+     "\"mode\":{\"enum\":[\"lexical\",\"vector\",\"hybrid\"],\"description\":\"how "
+     "candidates are found: by words, by meaning, or both (the default when embeddings are "
+     "configured)\"},"
      "\"trace_id\":{\"type\":\"string\"},\"goal_id\":{\"type\":\"string\"},"
      "\"sequence\":{\"type\":\"integer\",\"minimum\":0},"
      "\"task\":{\"type\":\"string\",\"description\":\"the trace's mission, kept for its "

@@ -107,6 +107,7 @@ int tool_knowledge_search(const struct svc_ctx *c, struct json_object *args,
     eq.goal_id = text_arg(args, "goal_id");
     eq.task = text_arg(args, "task");
     eq.category = text_arg(args, "category");
+    eq.mode = text_arg(args, "mode");
     /* tags_type: a list of names (the schema checked them), as one value. */
     if (json_object_object_get_ex(args, "tags_type", &types) &&
         json_object_is_type(types, json_type_array)) {

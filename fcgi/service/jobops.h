@@ -17,8 +17,8 @@ int svc_slim(const struct svc_ctx *c, struct json_object *body, struct json_obje
 /* POST /api/embeddings/backfill {force?}: a job (kind "embed") that queues
  * the space's entries without a current vector (every entry with force)
  * and embeds them with progress (service/embed.c). */
-int svc_embed_backfill(const struct svc_ctx *c, struct json_object *body,
-                       struct json_object **data, struct error *err);
+int svc_embed_backfill(const struct svc_ctx *c, struct json_object *body, struct json_object **data,
+                       struct error *err);
 /* One job of the caller's space. */
 int svc_job_get(const struct svc_ctx *c, const char *id, struct json_object **data,
                 struct error *err);

@@ -26,6 +26,8 @@ struct vspace {
     size_t *at, hcap;
 };
 
+#define REFRESH_CHUNK 4096
+
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vspace **registry;
 static size_t registry_n;
@@ -185,23 +187,36 @@ static void keep_row(const struct vector_row *r, void *ctx)
     p->r[p->n++] = c;
 }
 
+/* Give back what the doubling left unused after a large load. */
+static void trim(struct vspace *v)
+{
+    size_t cap = v->n + v->n / 8 + 16, d = (size_t)v->dim;
+    if (v->cap <= cap)
+        return;
+    v->id = xrealloc(v->id, cap * sizeof *v->id);
+    v->vec = xrealloc(v->vec, cap * d * sizeof *v->vec);
+    v->code = xrealloc(v->code, cap * d);
+    v->scale = xrealloc(v->scale, cap * sizeof *v->scale);
+    v->cap = cap;
+}
+
+/* Load what changed since the index's stamp, REFRESH_CHUNK rows at a time
+ * (so a first load holds one chunk beside the index, not a copy of it),
+ * each applied under the write lock. */
 static int refresh(struct store *st, struct vspace *v)
 {
     long long top, seen;
-    struct pending p = {0};
+    size_t loaded = 0;
     int rc;
     pthread_rwlock_rdlock(&v->lock);
     seen = v->stamp;
     pthread_rwlock_unlock(&v->lock);
     if ((rc = store_vector_stamp(st, &top)) != STORE_OK || top <= seen)
         return rc;
-    pthread_mutex_lock(&v->refresh);
-    if (v->stamp < top) { /* not done meanwhile by another thread */
-        store_read_begin(st);
-        rc = store_vector_stamp(st, &top);
-        if (rc == STORE_OK)
-            rc = store_vectors_since(st, v->space, v->model, v->stamp, keep_row, &p);
-        store_read_end(st);
+    pthread_mutex_lock(&v->refresh); /* v->stamp changes only under it */
+    while (rc == STORE_OK && v->stamp < top) {
+        struct pending p = {0};
+        rc = store_vectors_since(st, v->space, v->model, v->stamp, REFRESH_CHUNK, keep_row, &p);
         if (rc == STORE_OK) {
             pthread_rwlock_wrlock(&v->lock);
             for (size_t i = 0; i < p.n; i++) {
@@ -210,8 +225,14 @@ static int refresh(struct store *st, struct vspace *v)
                 else
                     drop(v, p.r[i].id);
             }
-            if (top > v->stamp)
-                v->stamp = top;
+            /* A short chunk is the last: everything up to top is in. */
+            if (p.n == REFRESH_CHUNK)
+                v->stamp = p.r[p.n - 1].stamp;
+            else
+                v->stamp = p.n && p.r[p.n - 1].stamp > top ? p.r[p.n - 1].stamp : top;
+            loaded += p.n;
+            if (v->stamp >= top && loaded > REFRESH_CHUNK)
+                trim(v);
             pthread_rwlock_unlock(&v->lock);
         }
         for (size_t i = 0; i < p.n; i++) {

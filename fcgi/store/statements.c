@@ -290,6 +290,7 @@ const char *const stmt_sql[S_COUNT] = {
                      " WHERE v.space = ?1 AND v.model = ?2 AND k.status = 'active'",
     [S_VEC_SINCE] = "SELECT v.knowledge_seq, k.id, k.status, v.dim, v.vec, v.stamp"
                     " FROM vectors v JOIN knowledge k ON k.seq = v.knowledge_seq"
-                    " WHERE v.stamp > ?3 AND v.space = ?1 AND v.model = ?2 ORDER BY v.stamp",
+                    " WHERE v.stamp > ?3 AND +v.space = ?1 AND +v.model = ?2 ORDER BY v.stamp"
+                    " LIMIT ?4", /* by the stamp index: + keeps the planner off vectors_space */
     [S_VEC_STAMP] = "SELECT coalesce(max(stamp), 0) FROM vectors",
 };

@@ -530,9 +530,10 @@ struct vector_row {
     const void *vec;
     int dim;
 };
-/* The space's vectors of model changed after stamp, in stamp order. */
+/* The first `limit` of the space's vectors of model changed after stamp,
+ * in stamp order. */
 STORE_MUST_CHECK int store_vectors_since(struct store *st, const char *space, const char *model,
-                                         long long stamp,
+                                         long long stamp, long limit,
                                          void (*each)(const struct vector_row *, void *),
                                          void *ctx);
 /* The highest stamp of every vector (0 when none): a change anywhere raises it. */

