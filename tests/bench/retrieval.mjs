@@ -223,12 +223,16 @@ function figures(rows) {
     return { n, recall: recall / n, mrr: mrr / n, hit: hit / n, zero };
 }
 
+// Query language -> the first relevant entry's language.
+const PAIRS = ['en→en', 'en→zh', 'zh→zh', 'zh→en'];
+const langOf = (text) => (/[\u3400-\u9fff]/.test(text) ? 'zh' : 'en');
+
 const pad = (s, w) => String(s).padEnd(w);
 const lpad = (s, w) => String(s).padStart(w);
 const f3 = (x) => (x === null || x === undefined ? '-' : x.toFixed(3));
 
 function printTable(results, kinds, topK) {
-    const groups = ['all', ...kinds];
+    const groups = ['all', ...kinds, ...PAIRS];
     console.log('');
     console.log(`${pad('mode', 9)}${pad('queries', 14)}${lpad('n', 4)}  ${lpad(`recall@${topK}`, 9)}  ${lpad(`MRR@${topK}`, 7)}  ${lpad(`hit@${topK}`, 7)}  ${lpad('zero', 5)}`);
     console.log('-'.repeat(64));
@@ -241,7 +245,7 @@ function printTable(results, kinds, topK) {
             const f = res.figures[g];
             console.log(`${pad(g === 'all' ? mode : '', 9)}${pad(g, 14)}${lpad(f.n, 4)}  ${lpad(f3(f.recall), 9)}  ${lpad(f3(f.mrr), 7)}  ${lpad(f3(f.hit), 7)}  ${lpad(f.zero, 5)}`);
         }
-        const served = [...new Set(res.rows.map((r) => r.mode ?? '(none)'))];
+        const served = [...new Set(res.rows.map((r) => r.mode ?? 'lexical'))]; /* a lexical answer names no mode */
         if (served.length !== 1 || served[0] !== mode)
             console.log(`${pad('', 9)}note: the replies say mode ${served.join(', ')} (asked for ${mode}): the server may not know mode= yet`);
         const warn = res.rows.find((r) => r.warnings && r.warnings.length);
@@ -290,6 +294,9 @@ async function main() {
             if (!res.error) {
                 res.figures = { all: figures(res.rows) };
                 for (const k of kinds) res.figures[k] = figures(res.rows.filter((r) => r.kind === k));
+                const entryLang = new Map(entries.map((e) => [e.key, e.lang || langOf(e.title)]));
+                for (const p of PAIRS)
+                    res.figures[p] = figures(res.rows.filter((r) => `${langOf(r.q)}→${entryLang.get(r.relevant[0])}` === p));
                 res.seconds = (Date.now() - t1) / 1000;
             }
             results[mode] = res;
