@@ -391,6 +391,11 @@ void reply_raw(struct response *res, int http_status, struct json_object *body)
 void reply_data(struct response *res, struct json_object *data)
 {
     struct json_object *env = json_object_new_object();
+    /* Data with "warnings" is a degraded answer (a search that fell back to
+     * words): answered, never kept in the answer cache. */
+    if (json_object_is_type(data, json_type_object) &&
+        json_object_object_get_ex(data, "warnings", NULL))
+        res->no_store = 1;
     json_object_object_add(env, "status", json_object_new_string("success"));
     json_object_object_add(env, "data", data);
     res->status = 200;

@@ -75,6 +75,9 @@ struct response {
     void *sink_ctx;
     /* The params of the next reply_error_key (error_param_*), owned. */
     struct json_object *error_params;
+    /* A success not to keep in the answer cache: a degraded answer (a search
+     * that fell back to words when the embeddings server failed). */
+    int no_store;
 };
 
 /* The service context of a request's caller (identity, store, LLM, metrics,
@@ -142,7 +145,8 @@ const char *http_language(const struct request *req);
  * an empty body (e.g. 202 for a notification). */
 void reply_raw(struct response *res, int http_status, struct json_object *body);
 
-/* Success envelope around data (takes ownership; NULL gives "data":null). */
+/* Success envelope around data (takes ownership; NULL gives "data":null).
+ * Data holding "warnings" sets no_store. */
 void reply_data(struct response *res, struct json_object *data);
 /* {"items": items} when store_status is STORE_OK, else its error (items is
  * taken either way). */

@@ -128,7 +128,7 @@ static void cached_dispatch(const struct route *route, struct request *req, stru
         metrics_cache_lookup(req->metrics, 0);
         run_handler(route, req, res);
         static const char success[] = "{\"status\":\"success\"";
-        if (res->status == 200 && !res->streamed &&
+        if (res->status == 200 && !res->streamed && !res->no_store &&
             strncmp(res->body.data, success, sizeof success - 1) == 0)
             cache_put(req->cache, &key, gen, res->body.data, res->body.len);
     }
