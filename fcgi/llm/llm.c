@@ -352,7 +352,7 @@ int llm_chat(struct llm *llm, const struct config *cfg, const struct llm_request
 
 /* ---- embeddings ---- */
 
-#define EMBED_MAX_REPLY (64 * 1024 * 1024)
+#define EMBED_MAX_REPLY (64 * 1024 * 1024) /* whatever the batch */
 
 void embed_reply_init(struct embed_reply *r)
 {
@@ -482,7 +482,13 @@ int llm_embed(struct llm *llm, const struct config *cfg, const char *const *text
     json_object_put(body);
 
     started = monotonic_ms();
-    buf_init(&answer, EMBED_MAX_REPLY);
+    /* n vectors of the known dimension (else the largest allowed), about 32
+     * bytes a number at most: a lying server cannot make json-c hold more. */
+    {
+        size_t per = (size_t)(expect_dim > 0 ? expect_dim : EMBED_MAX_DIM) * 32;
+        size_t cap = 65536 + n * per;
+        buf_init(&answer, cap < EMBED_MAX_REPLY ? cap : EMBED_MAX_REPLY);
+    }
     {
         struct endpoint ep = {cfg->embed_url, "/embeddings", cfg->embed_key, "embeddings server"};
         if (post_retry(llm->curl, &ep, text, timeout_ms > 0 ? timeout_ms : cfg->embed_timeout_ms,
