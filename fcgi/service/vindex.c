@@ -213,7 +213,11 @@ static int refresh(struct store *st, struct vspace *v)
     pthread_rwlock_unlock(&v->lock);
     if ((rc = store_vector_stamp(st, &top)) != STORE_OK || top <= seen)
         return rc;
-    pthread_mutex_lock(&v->refresh); /* v->stamp changes only under it */
+    /* v->stamp changes only under the refresh lock. Another thread holding it
+     * is loading already: search what is in (a deleted entry is still left
+     * out when the hits are loaded) rather than wait for a long first load. */
+    if (pthread_mutex_trylock(&v->refresh) != 0)
+        return STORE_OK;
     while (rc == STORE_OK && v->stamp < top) {
         struct pending p = {0};
         rc = store_vectors_since(st, v->space, v->model, v->stamp, REFRESH_CHUNK, keep_row, &p);
