@@ -7,6 +7,8 @@
 // token revoked mid-run is refused on the very next request, the rate limit
 // (KNOWHUB_RATE_LIMIT_LOOPBACK=1) answers 429 JSON and recovers, and the
 // security headers are on static files and on every kind of API answer.
+// Embeddings are on (the fake server): searches are hybrid, each space's
+// vectors are its own, and the embeddings' status and backfill are toured too.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,10 +16,11 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BIN, ROOT, startStack, tokenId } from '../http/lib/stack.mjs';
 import { startFakeLlm } from '../http/lib/fakellm.mjs';
+import { startFakeEmbed } from '../http/lib/fakeembed.mjs';
 import { assertCommon, err, ok } from '../http/lib/expect.mjs';
 import { assertSecurityHeaders, rank, rawHttp, ROLES, routeTable, sleep, waitFor } from './lib.mjs';
 
-let s, llm;
+let s, llm, emb;
 const spaces = {};
 const routes = routeTable();
 const figures = { requests: 0, forbidden: 0, crossSpaceDenied: 0 };
@@ -208,6 +211,16 @@ const PROBES = {
     'GET /api/jobs': (att) => ({ m: 'GET', p: '/api/jobs', check: (r) => assert.deepEqual(ok(r).items.map((j) => j.id), att.jobIds) }),
     'GET /api/jobs/{id}': (att, role, vic) => ({ m: 'GET', p: `/api/jobs/${vic.jobIds[0]}`, check: (r) => err(r, 'NOT_FOUND') }),
     'GET /api/llm/usage': () => ({ m: 'GET', p: '/api/llm/usage', check: (r) => assert.equal(ok(r).configured, true) }),
+    'GET /api/embeddings': () => ({
+        m: 'GET',
+        p: '/api/embeddings',
+        check: (r) => {
+            const d = ok(r);
+            assert.ok(d.configured === true && d.embedded <= d.entries, JSON.stringify(d));
+        },
+    }),
+    // A backfill is a job of the caller's space: listed first from now on.
+    'POST /api/embeddings/backfill': (att) => ({ m: 'POST', p: '/api/embeddings/backfill', body: {}, check: (r) => att.jobIds.unshift(ok(r).id) }),
     'GET /api/tools': () => ({ m: 'GET', p: '/api/tools', check: (r) => assert.ok(JSON.stringify(ok(r)).includes('knowledge_search')) }),
     // Metrics: open to loopback (the tour's case) whatever the token; counts only, never a space's data.
     'GET /metrics': () => ({ m: 'GET', p: '/metrics', check: (r) => assert.ok(r.status === 200 && r.text.includes('# TYPE knowhub_http_requests_total counter'), r.text.slice(0, 200)) }),
@@ -242,6 +255,8 @@ function assertNoLeak(r, req, vic, what) {
 
 /** Every route, every role of `att`, aimed at `vic`; the victim's snapshot is checked after each route. */
 async function tour(att, vic) {
+    // The victim's own jobs (backfills from its tour) finish first: its snapshot holds still.
+    await waitFor(async () => ok(await s.api('GET', '/api/jobs', { token: vic.tokens.reader })).items.every((j) => ['done', 'failed'].includes(j.status)), 20000, `${vic.name}'s jobs`);
     const before = await snapshot(vic);
     const covered = new Set();
     for (const route of routes) {
@@ -282,15 +297,20 @@ async function tour(att, vic) {
 
 before(async () => {
     llm = await startFakeLlm();
-    s = await startStack({ KNOWHUB_LLM_BASE_URL: llm.url, KNOWHUB_LLM_API_KEY: 'sk-test' });
+    emb = await startFakeEmbed({ dim: 256 });
+    s = await startStack({ KNOWHUB_LLM_BASE_URL: llm.url, KNOWHUB_LLM_API_KEY: 'sk-test', KNOWHUB_EMBED_URL: emb.url });
     spaces.a = makeSpace('space-a', 'zulualpha', 'alpha');
     spaces.b = makeSpace('space-b', 'yankeebravo', 'bravo');
     await populate(spaces.a);
     await populate(spaces.b);
+    // Every entry embedded before the tours, so no snapshot moves under them.
+    for (const sp of [spaces.a, spaces.b])
+        await waitFor(async () => ok(await s.api('GET', '/api/embeddings', { token: sp.tokens.reader })).stale === 0, 20000, `${sp.name}'s vectors`);
 });
 after(async () => {
     await s?.stop();
     await llm?.stop();
+    await emb?.close();
     console.log(`# isolation: ${figures.requests} tour requests, ${figures.forbidden} refused by role (403), ${figures.crossSpaceDenied} cross-space reaches answered NOT_FOUND`);
 });
 
@@ -306,7 +326,9 @@ describe('two spaces, every route, every role', () => {
     test('each space sees its own LLM usage only', async () => {
         for (const sp of [spaces.a, spaces.b]) {
             const u = ok(await s.api('GET', '/api/llm/usage', { token: sp.tokens.reader }));
-            assert.equal(u.items.reduce((n, i) => n + i.calls, 0), sp.llmCalls, JSON.stringify(u));
+            const chat = u.items.filter((i) => !i.purpose.startsWith('embed'));
+            assert.equal(chat.reduce((n, i) => n + i.calls, 0), sp.llmCalls, JSON.stringify(u));
+            assert.ok(u.items.some((i) => i.purpose === 'embed'), 'its entries were embedded on its own ledger');
         }
     });
 
