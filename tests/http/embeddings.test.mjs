@@ -141,6 +141,45 @@ describe('without an embeddings server, then batches against a small server', ()
         }
         assert.equal(st.failed, 0);
     });
+
+    test('backfill against a server refusing the batch size: halves and goes on to the end', { todo: 'BUG: embed_run_job (fcgi/service/embed.c) ends "done" when a 413 halves the batch (embed_batch returns 0 handled, read as "nothing left")' }, async () => {
+        // A fresh process starts again at KNOWHUB_EMBED_BATCH=16.
+        emb.reset();
+        emb.maxBatch = 4;
+        restart(s, embedEnv(emb, { KNOWHUB_EMBED_BATCH: '16' }));
+        emb.mode('down');
+        for (let i = 0; i < 6; i++)
+            await create(s, t, { scenario: `Backfill batch entry ${i}: count orders per customer`, content: `Group orders by customer id (${i}).` });
+        await waitStatus(s, t, (x) => x.last_error !== null && x.queued === 6, 'a failed attempt');
+        emb.mode('ok');
+        const started = ok(await s.api('POST', '/api/embeddings/backfill', { token: t, body: {} }));
+        const job = await waitJob(s, t, started.id, 20000);
+        assert.equal(job.status, 'done', JSON.stringify(job));
+        assert.equal(job.result.queued, 6);
+        assert.equal(job.progress, job.total, JSON.stringify(job));
+        assert.equal(job.result.embedded, 6, JSON.stringify(job));
+        assert.ok(emb.calls.some((c) => c.inputs.length > 4), 'a refused batch was tried');
+        const st = await waitEmbedded(s, t);
+        assert.equal(st.embedded, 18);
+    });
+
+    test('a text the server refuses even alone is counted failed, found lexically, and retried by a forced backfill', async () => {
+        await waitEmbedded(s, t, 20000);
+        emb.maxBatch = 0; // every request is "too large"
+        const e = await create(s, t, { scenario: 'Refused text: quarterly inventory turnover', content: 'Cost of goods sold over average inventory.' });
+        const st = await waitStatus(s, t, (x) => x.failed === 1 && x.queued === 0, 'the entry marked failed');
+        assert.equal(st.stale, 0);
+        assert.equal(st.embedded, 18);
+        assert.deepEqual(sql(s, `SELECT v.dim FROM vectors v JOIN knowledge k ON k.seq = v.knowledge_seq WHERE k.id = '${e.id}'`), [{ dim: 0 }]);
+        assert.ok(ids(await search(s, t, 'inventory turnover', 'lexical')).includes(e.id));
+        emb.maxBatch = 4;
+        const job = await waitJob(s, t, ok(await s.api('POST', '/api/embeddings/backfill', { token: t, body: { force: true } })).id, 20000);
+        assert.equal(job.status, 'done', JSON.stringify(job));
+        assert.equal(job.result.queued, 19);
+        const after = await waitEmbedded(s, t);
+        assert.deepEqual([after.embedded, after.failed, after.stale], [19, 0, 0]);
+        assert.deepEqual(hit(await search(s, t, 'inventory turnover', 'hybrid'), e.id)?.found_by, ['lexical', 'vector']);
+    });
 });
 
 // ---------------------------------------------------------------------------
