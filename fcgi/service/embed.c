@@ -242,10 +242,15 @@ static long embed_batch(struct store *st, struct llm *llm, const struct config *
 
 void embed_start(struct store *st, const struct config *cfg)
 {
-    if (config_embed_configured(cfg))
-        store_ignore(store_embed_fill(st, NULL, cfg->embed_model, 0)); /* the queue covers
-                                                                          edits; retried at
-                                                                          the next start */
+    long dim = 0;
+    if (!config_embed_configured(cfg))
+        return;
+    /* The model's dimension is that of its stored vectors: a first reply of
+     * another (a lying server) is refused, not taken as the truth. */
+    if (store_vector_dim(st, cfg->embed_model, &dim) == STORE_OK && dim > 0)
+        server_ok((int)dim);
+    store_ignore(store_embed_fill(st, NULL, cfg->embed_model, 0)); /* the queue covers edits;
+                                                                      retried at the next start */
 }
 
 int embed_idle(struct store *st, struct llm *llm, const struct config *cfg)
@@ -276,7 +281,7 @@ void embed_run_job(struct store *st, struct llm *llm, const struct config *cfg, 
     struct error err;
     long total = 0, left = 0, done = 0;
     int force = json_object_object_get_ex(params, "force", &v) && json_object_get_boolean(v);
-    int failures = 0, rc;
+    int failures = 0, idle = 0, rc;
     error_init(&err);
     rc = store_embed_fill(st, space, cfg->embed_model, force);
     if (rc == STORE_OK)
@@ -301,7 +306,10 @@ void embed_run_job(struct store *st, struct llm *llm, const struct config *cfg, 
         }
         done = total - left > 0 ? total - left : 0;
         store_ignore(store_job_progress(st, job_id, done, total)); /* best effort */
-        if (left == 0 || n == 0)
+        /* Nothing handled with entries left: the batch was halved (a 413);
+         * from 256 down to 1 that is at most 9 rounds in a row. */
+        idle = n == 0 ? idle + 1 : 0;
+        if (left == 0 || idle > 9)
             break;
     }
     if (stop_requested && !err.code) {
@@ -416,8 +424,13 @@ int embed_query(const struct svc_ctx *c, const char *q, float **vec, int *dim, s
         return -1;
     }
     embed_reply_init(&r);
-    if (svc_llm_embed(c, "embed_query", &q, 1, server_dim(), QUERY_TIMEOUT_MS, &r)) {
-        server_failed(&r.err);
+    if (svc_llm_embed(c, "embed_query", &q, 1, server_dim(),
+                      c->cfg->embed_timeout_ms < QUERY_TIMEOUT_MS ? c->cfg->embed_timeout_ms
+                                                                  : QUERY_TIMEOUT_MS,
+                      &r)) {
+        /* A query the server will not take is this query's problem, not the server's. */
+        if (strcmp(r.err.code, "LLM_CONTEXT_TOO_LONG") != 0)
+            server_failed(&r.err);
         error_set(err, r.err.code, NULL, "%s", r.err.message.data);
         err->retry = r.err.retry;
         embed_reply_release(&r);

@@ -293,4 +293,6 @@ const char *const stmt_sql[S_COUNT] = {
                     " WHERE v.stamp > ?3 AND +v.space = ?1 AND +v.model = ?2 ORDER BY v.stamp"
                     " LIMIT ?4", /* by the stamp index: + keeps the planner off vectors_space */
     [S_VEC_STAMP] = "SELECT coalesce(max(stamp), 0) FROM vectors",
+    [S_VEC_DIM] =
+        "SELECT dim FROM vectors WHERE model = ?1 AND dim > 0 ORDER BY stamp DESC LIMIT 1",
 };

@@ -536,6 +536,8 @@ STORE_MUST_CHECK int store_vectors_since(struct store *st, const char *space, co
                                          long long stamp, long limit,
                                          void (*each)(const struct vector_row *, void *),
                                          void *ctx);
+/* The dimension of model's stored vectors (0 when there is none). */
+STORE_MUST_CHECK int store_vector_dim(struct store *st, const char *model, long *dim);
 /* The highest stamp of every vector (0 when none): a change anywhere raises it. */
 STORE_MUST_CHECK int store_vector_stamp(struct store *st, long long *stamp);
 

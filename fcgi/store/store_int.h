@@ -111,6 +111,7 @@ enum stmt_id {
     S_VEC_COUNTS,
     S_VEC_SINCE,
     S_VEC_STAMP,
+    S_VEC_DIM,
     S_COUNT
 };
 

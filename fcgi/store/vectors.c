@@ -124,3 +124,10 @@ int store_vector_stamp(struct store *st, long long *stamp)
         *stamp = sqlite3_column_int64(s, 0);
     return row_end(s, rc);
 }
+
+int store_vector_dim(struct store *st, const char *model, long *dim)
+{
+    sqlite3_stmt *s = stmt_bind(st, S_VEC_DIM, "t", model);
+    *dim = 0;
+    return s ? row_count(s, dim) : STORE_ERROR;
+}

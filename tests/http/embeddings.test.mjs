@@ -142,7 +142,7 @@ describe('without an embeddings server, then batches against a small server', ()
         assert.equal(st.failed, 0);
     });
 
-    test('backfill against a server refusing the batch size: halves and goes on to the end', { todo: 'BUG: embed_run_job (fcgi/service/embed.c) ends "done" when a 413 halves the batch (embed_batch returns 0 handled, read as "nothing left")' }, async () => {
+    test('backfill against a server refusing the batch size: halves and goes on to the end', async () => {
         // A fresh process starts again at KNOWHUB_EMBED_BATCH=16.
         emb.reset();
         emb.maxBatch = 4;
@@ -422,8 +422,7 @@ describe('with the fake embeddings server', () => {
         for (const [mode, opts] of MODES) {
             // BUG (fcgi/service/embed.c, embed_query): the query's call gets QUERY_TIMEOUT_MS
             // (5 s) even when KNOWHUB_EMBED_TIMEOUT is lower, so a 3 s answer is waited for.
-            const todo = mode === 'slow' ? { todo: 'BUG: embed_query waits 5 s (QUERY_TIMEOUT_MS) although KNOWHUB_EMBED_TIMEOUT=1' } : {};
-            test(`search while the server is ${mode}: 200, the lexical answer, a warning`, todo, async () => {
+            test(`search while the server is ${mode}: 200, the lexical answer, a warning`, async () => {
                 await healthy(`before-${mode}`);
                 const q = `dates format ${mode}`;
                 const lexical = await search(s, t, q, 'lexical');
@@ -581,7 +580,7 @@ describe('backfill and a model change', () => {
         assert.deepEqual(hit(h, entries[0].id)?.found_by, ['lexical', 'vector']);
     });
 
-    test('after a restart, a first answer of another dimension than the stored vectors is refused', { todo: 'BUG: embed.c keeps the dimension of the first reply of the process (server.dim), not of the stored vectors; a lying first reply is stored and every honest reply refused after it' }, async () => {
+    test('after a restart, a first answer of another dimension than the stored vectors is refused', async () => {
         // A fresh process knows no dimension from the server yet, but the store
         // holds model-b's vectors of 320: a lying first answer must not set it.
         const at0 = emb.calls.length;
