@@ -211,13 +211,24 @@ static long embed_batch(struct store *st, struct llm *llm, const struct config *
         struct embed_reply r;
         embed_reply_init(&r);
         if (svc_llm_embed(&c, "embed", texts, n, server_dim(), 0, &r) == 0) {
+            int put = STORE_OK;
             server_ok(r.dim);
             for (size_t j = 0; j < n; j++) {
                 struct todo *t = &tk.t[which[j]];
                 float *v = r.vec + j * (size_t)r.dim;
+                int one;
                 vec_normalise(v, r.dim);
-                handled += store_vector_put(st, t->seq, t->space, cfg->embed_model, t->version,
-                                            t->digest, v, r.dim) == STORE_OK;
+                one = store_vector_put(st, t->seq, t->space, cfg->embed_model, t->version,
+                                       t->digest, v, r.dim);
+                handled += one == STORE_OK;
+                put = put == STORE_OK ? one : put;
+            }
+            if (put != STORE_OK) {
+                /* Vectors paid for and not stored (a full disk, a busy
+                 * database): back off as for a failing server rather than
+                 * pay for them again every 200 ms. */
+                store_status_error(put, "Vectors", err);
+                server_failed(err);
             }
         } else if (strcmp(r.err.code, "LLM_CONTEXT_TOO_LONG") == 0 && n > 1) {
             server_halve_batch((int)n); /* the batch was too large: smaller next time */
