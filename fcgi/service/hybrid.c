@@ -135,7 +135,9 @@ int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
             cand[nc].id = lex[i].id;
             cand[nc].lexical = lex[i].score;
             cand[nc].vector = sims[i] > VINDEX_NONE ? sims[i] : 0.0;
-            cand[nc].fused = fuse(alpha, lex[i].score, sims[i]);
+            /* Lexical (asked, or the vector side failed): the match score itself. */
+            cand[nc].fused =
+                mode == MODE_LEXICAL ? lex[i].score : fuse(alpha, lex[i].score, sims[i]);
             cand[nc].rank = i;
             cand[nc++].found = FOUND_LEXICAL;
         }
