@@ -6,7 +6,8 @@
 // create/update, dropped on delete, back on revert; re-embedding on a model
 // change; a failing, slow or lying server answered lexically with a warning
 // (never an error, never a stored vector) and the breaker's recovery; batches
-// halved on 413; the query cache; the usage ledger rows.
+// halved on 413; the query cache; the usage ledger rows; the LLM router
+// choosing among the fused candidates.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startStack } from './lib/stack.mjs';
@@ -605,5 +606,38 @@ describe('backfill and a model change', () => {
         assert.equal(v.results[0].id, e.id);
         assert.equal(st2.dimension, 320, JSON.stringify(st2));
         assert.deepEqual(sql(s, 'SELECT DISTINCT dim FROM vectors'), [{ dim: 320 }], 'a vector of the lying dimension was stored');
+    });
+});
+
+describe('the LLM router over the fused candidates', () => {
+    let s, emb, llm;
+    before(async () => {
+        const { startFakeLlm } = await import('./lib/fakellm.mjs');
+        llm = await startFakeLlm();
+        emb = await startFakeEmbed({ dim: DIM });
+        s = await startStack(embedEnv(emb, { KNOWHUB_LLM_BASE_URL: llm.url, KNOWHUB_LLM_API_KEY: 'sk-test' }));
+    });
+    after(async () => {
+        await s?.stop();
+        await emb?.close();
+        await llm?.stop();
+    });
+
+    test('the router is offered what only the meaning found, and may pick it', async () => {
+        const t = s.admin;
+        const zh = await create(s, t, { scenario: '缺失值处理：用前向填充补全空值', content: '先按日期排序，再前向填充，最后检查是否还有空白。' });
+        await create(s, t, { scenario: 'Deploy the nightly report job', content: 'Schedule it with cron and alert on failure.' });
+        await waitEmbedded(s, t);
+        const q = 'how should I deal with missing values in my table';
+        const calls0 = llm.calls.length;
+        const d = await search(s, t, q);
+        assert.equal(d.mode, 'hybrid');
+        const routeCall = llm.calls.slice(calls0).find((c) => c.purpose === 'route');
+        assert.ok(routeCall, 'the LLM router was asked');
+        const offered = routeCall.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+        assert.ok(offered.includes('缺失值处理'), `the vector-only candidate is offered to the router: ${offered.slice(0, 400)}`);
+        assert.equal(d.routing, 'llm');
+        // The fake router keeps every handle offered: the Chinese entry comes back, found by meaning.
+        assert.ok(d.results.some((r) => r.id === zh.id && r.found_by.includes('vector')), JSON.stringify(d.results.map((r) => [r.id, r.found_by])));
     });
 });
