@@ -367,9 +367,7 @@ void embed_reply_release(struct embed_reply *r)
     memset(r, 0, sizeof *r);
 }
 
-/* The vectors of a 200 answer into r (n of them, in input order), or
- * r->err when the answer is not n vectors of one plausible dimension. */
-static void parse_embeddings(struct embed_reply *r, const char *body, size_t n, int expect_dim)
+void llm_parse_embeddings(struct embed_reply *r, const char *body, size_t n, int expect_dim)
 {
     struct json_object *j = json_parse_stored(body), *data, *usage, *v;
     unsigned char *filled = NULL;
@@ -493,7 +491,7 @@ int llm_embed(struct llm *llm, const struct config *cfg, const char *const *text
         struct endpoint ep = {cfg->embed_url, "/embeddings", cfg->embed_key, "embeddings server"};
         if (post_retry(llm->curl, &ep, text, timeout_ms > 0 ? timeout_ms : cfg->embed_timeout_ms,
                        &answer, &r->err))
-            parse_embeddings(r, answer.data, n, expect_dim);
+            llm_parse_embeddings(r, answer.data, n, expect_dim);
     }
     buf_release(&answer);
     r->latency_ms = monotonic_ms() - started;

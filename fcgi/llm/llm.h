@@ -87,6 +87,12 @@ void embed_reply_release(struct embed_reply *r);
 int llm_embed(struct llm *llm, const struct config *cfg, const char *const *texts, size_t n,
               int expect_dim, long timeout_ms, struct embed_reply *r);
 
+/* The vectors of an embeddings server's 200 answer (body, NUL-terminated)
+ * into r: n of them, in input order, or r->err (LLM_UNKNOWN_ERROR) when it
+ * is not n vectors of one plausible dimension (expect_dim when > 0).
+ * llm_embed's parser, public for its fuzzer. */
+void llm_parse_embeddings(struct embed_reply *r, const char *body, size_t n, int expect_dim);
+
 /* A request's "model": a name, or an object whose "model" (or "id") names one
  * (the reference sends {id, endpoint, api_key, ...}: only the name is used).
  * *out is NULL when absent; -1 when it names no allowed model. */
