@@ -4,6 +4,7 @@
 #include "service/auth.h"
 #include "api/handlers.h"
 #include "base/metrics.h"
+#include "service/vindex.h"
 #include "store/store.h"
 
 #define METRICS_MAX_TEXT (4 * 1024 * 1024)
@@ -35,6 +36,7 @@ void h_metrics(struct request *req, struct response *res)
     store_ignore(
         store_space_counts(req->store, metrics_gauges_space, &gauges));      /* unread: no rows */
     store_ignore(store_job_counts(req->store, metrics_gauges_job, &gauges)); /* unread: no rows */
+    vindex_usage(&gauges.index_vectors, &gauges.index_bytes);
     if (!req->metrics || metrics_render(req->metrics, &gauges, &text)) {
         reply_error(res, 500, E_INTERNAL, "The metrics could not be rendered");
     } else {

@@ -28,7 +28,8 @@ static const double request_buckets[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.0
 static const double llm_buckets[] = {0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120};
 static const double job_buckets[] = {0.1, 1, 5, 15, 60, 300, 900, 3600};
 
-static const char *const purposes[] = {"route", "evolve", "distill", "slim", "other"};
+static const char *const purposes[] = {"route", "evolve",      "distill", "slim",
+                                       "embed", "embed_query", "other"};
 #define N_PURPOSE (sizeof purposes / sizeof purposes[0])
 /* The LLM_* codes of llm.c; anything else counts as "other". */
 static const char *const outcomes[] = {"ok",
@@ -43,7 +44,7 @@ static const char *const outcomes[] = {"ok",
                                        "LLM_UNKNOWN_ERROR",
                                        "other"};
 #define N_OUTCOME (sizeof outcomes / sizeof outcomes[0])
-static const char *const job_kinds[] = {"slim", "other"};
+static const char *const job_kinds[] = {"slim", "embed", "other"};
 #define N_KIND (sizeof job_kinds / sizeof job_kinds[0])
 static const char *const store_events[METRICS_STORE_EVENTS] = {"writer_wait", "writer_timeout",
                                                                "sqlite_retry", "sqlite_timeout"};
@@ -342,7 +343,8 @@ static void render_llm(struct buf *out, const struct metrics_set *set)
     struct buf labels;
     buf_init(&labels, 256);
     head(out, "knowhub_llm_calls_total", "counter",
-         "LLM chat completions (a retry included), by purpose and outcome (ok or the LLM_* code).");
+         "LLM chat completions and embedding requests (a retry included), by purpose and outcome "
+         "(ok or the LLM_* code).");
     for (size_t p = 0; p < N_PURPOSE; p++)
         for (size_t o = 0; o < N_OUTCOME; o++) {
             unsigned long long v = FOLD(set, llm_calls[p][o]);
@@ -430,6 +432,11 @@ static void render_store(struct buf *out, const struct metrics_set *set,
         if (f.any_other)
             buf_addf(out, "%s{space=\"_other\"} %ld\n", names[c], f.other);
     }
+    head(out, "knowhub_vector_index_vectors", "gauge",
+         "Vectors in this process's in-memory index for search by meaning (every space).");
+    buf_addf(out, "knowhub_vector_index_vectors %zu\n", g ? g->index_vectors : 0);
+    head(out, "knowhub_vector_index_bytes", "gauge", "Bytes that index holds.");
+    buf_addf(out, "knowhub_vector_index_bytes %zu\n", g ? g->index_bytes : 0);
     head(out, "knowhub_jobs", "gauge", "Jobs in the jobs table, by kind and status.");
     for (size_t i = 0; g && i < g->n_jobs; i++)
         job_row(out, g->jobs[i].kind, g->jobs[i].status, g->jobs[i].count);

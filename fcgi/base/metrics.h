@@ -64,6 +64,7 @@ struct metrics_gauges {
     size_t n_spaces, cap_spaces;
     struct metrics_job_count *jobs;
     size_t n_jobs, cap_jobs;
+    size_t index_vectors, index_bytes; /* the in-memory vector index (service/vindex.c) */
 };
 void metrics_gauges_init(struct metrics_gauges *g, const char *sqlite_version);
 void metrics_gauges_release(struct metrics_gauges *g);

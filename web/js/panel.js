@@ -25,6 +25,7 @@ let onOpen = () => {};
 let selected = null; // {category, path}
 let lastQuery = '';
 let results = null; // null: no search shown
+let degraded = false; // the search fell back to words (its answer had warnings)
 
 const SECTION_TITLE = { rules: 'knowledge.rules', experiences: 'knowledge.experiences' };
 const SECTION_DESC = { rules: 'knowledge.rulesDescription', experiences: 'knowledge.experiencesDescription' };
@@ -131,6 +132,7 @@ async function runSearch(query) {
     try {
         const d = await knowledge.search(query.trim());
         results = d.results || [];
+        degraded = Array.isArray(d.warnings) && d.warnings.length > 0;
     } catch (e) {
         results = null;
         toast(errorText('knowledge.failedToSearch', e), 'error');
@@ -139,7 +141,12 @@ async function runSearch(query) {
 }
 
 function resultsList() {
-    const head = h('div', { class: 'results-head' }, h('span', { text: t('panel.results', { count: results.length }) }));
+    const head = h(
+        'div',
+        { class: 'results-head' },
+        h('span', { text: t('panel.results', { count: results.length }) }),
+        degraded ? h('p', { class: 'muted meaning-unavailable', text: t('panel.meaningUnavailable') }) : null,
+    );
     if (!results.length) return h('div', { class: 'results' }, head, h('p', { class: 'muted no-results', text: t('knowledge.noSearchResults') }));
     return h(
         'div',
@@ -155,7 +162,16 @@ function resultsList() {
                     h(
                         'button',
                         { type: 'button', class: 'result-main', onclick: () => onOpen(r.category, r.path) },
-                        h('span', { class: 'result-top' }, categoryChip(r.category), h('span', { class: 'result-title', text: r.title })),
+                        h(
+                            'span',
+                            { class: 'result-top' },
+                            categoryChip(r.category),
+                            h('span', { class: 'result-title', text: r.title }),
+                            // Found by meaning alone: none of the words matched.
+                            Array.isArray(r.found_by) && !r.found_by.includes('lexical')
+                                ? h('span', { class: 'chip chip-meaning', text: t('panel.foundByMeaning') })
+                                : null,
+                        ),
                         h('span', { class: 'result-snippet', text: String(r.snippet || '').slice(0, 120) }),
                     ),
                 ),

@@ -59,8 +59,8 @@ export async function distillAvailable(s) {
     return r.status === 200 && r.json && !(r.json.status === 'error' && ['NOT_FOUND', 'METHOD_NOT_ALLOWED'].includes(r.json.error.code));
 }
 
-export async function setup({ examples = true, sessions = true } = {}) {
-    const s = await startStack();
+export async function setup({ examples = true, sessions = true, stackEnv = {} } = {}) {
+    const s = await startStack(stackEnv);
     if (examples) {
         const r = knowhub(s, ['import', EXAMPLES]);
         assert.equal(r.status, 0, r.stderr);
