@@ -85,6 +85,7 @@ void config_from_env(struct config *cfg)
             seconds = 30;
         cfg->embed_batch = (int)batch;
         cfg->hybrid_alpha = parse_fraction(env_or("KNOWHUB_HYBRID_ALPHA", ""), 0.3);
+        cfg->embed_min_similarity = parse_fraction(env_or("KNOWHUB_EMBED_MIN_SIMILARITY", ""), 0.0);
         cfg->embed_timeout_ms = seconds * 1000;
     }
 }

@@ -30,12 +30,14 @@ struct config {
 
     /* Embeddings (docs/search.md "By meaning"): an OpenAI-compatible
      * POST {embed_url}/embeddings; unset, search is lexical only. */
-    const char *embed_url;   /* KNOWHUB_EMBED_URL, NULL when unset */
-    const char *embed_model; /* KNOWHUB_EMBED_MODEL, default "embedding" */
-    const char *embed_key;   /* KNOWHUB_EMBED_KEY */
-    int embed_batch;         /* KNOWHUB_EMBED_BATCH: most texts per request, 1..256, 32 */
-    long embed_timeout_ms;   /* KNOWHUB_EMBED_TIMEOUT (seconds), default 30 */
-    double hybrid_alpha;     /* KNOWHUB_HYBRID_ALPHA: the lexical share of the fused score */
+    const char *embed_url;       /* KNOWHUB_EMBED_URL, NULL when unset */
+    const char *embed_model;     /* KNOWHUB_EMBED_MODEL, default "embedding" */
+    const char *embed_key;       /* KNOWHUB_EMBED_KEY */
+    int embed_batch;             /* KNOWHUB_EMBED_BATCH: most texts per request, 1..256, 32 */
+    long embed_timeout_ms;       /* KNOWHUB_EMBED_TIMEOUT (seconds), default 30 */
+    double hybrid_alpha;         /* KNOWHUB_HYBRID_ALPHA: the lexical share of the fused score */
+    double embed_min_similarity; /* KNOWHUB_EMBED_MIN_SIMILARITY: a hit by meaning alone needs
+                                  * at least this cosine; 0 (default): none */
 };
 
 /* Return 1 when an LLM is configured (KNOWHUB_LLM_BASE_URL is set). */

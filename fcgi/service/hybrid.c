@@ -146,6 +146,8 @@ int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
         for (size_t j = 0; j < nc && !x; j++) /* nc is at most a few hundred */
             if (strcmp(cand[j].id, vh[i].id) == 0)
                 x = &cand[j];
+        if (!x && vh[i].score < c->cfg->embed_min_similarity)
+            continue; /* found by meaning alone, and not near enough */
         if (!x) {
             x = &cand[nc++];
             x->id = vh[i].id;

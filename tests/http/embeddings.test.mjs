@@ -641,3 +641,40 @@ describe('the LLM router over the fused candidates', () => {
         assert.ok(d.results.some((r) => r.id === zh.id && r.found_by.includes('vector')), JSON.stringify(d.results.map((r) => [r.id, r.found_by])));
     });
 });
+
+describe('KNOWHUB_EMBED_MIN_SIMILARITY', () => {
+    let emb;
+    before(async () => {
+        emb = await startFakeEmbed({ dim: DIM });
+    });
+    after(async () => {
+        await emb?.close();
+    });
+
+    /** A stack with three entries, all embedded; the vector hits of one query as [id, score]. */
+    async function hits(env) {
+        const s = await startStack(embedEnv(emb, env));
+        try {
+            const t = s.admin;
+            await create(s, t, { scenario: 'Handle missing values in a column before averaging', content: 'Count the nulls, then decide to drop or fill them.' });
+            await create(s, t, { scenario: 'Fill blank cells before summing a sheet', content: 'Empty cells break sums: fill them with zero when zero is meant.' });
+            await create(s, t, { scenario: 'Deploy the nightly report job', content: 'Schedule it with cron and alert on failure.' });
+            await waitEmbedded(s, t);
+            const d = await search(s, t, 'missing values', 'vector', { min_score: '1' });
+            return d.results.map((r) => [r.id, r.vector_score]);
+        } finally {
+            await s.stop();
+        }
+    }
+
+    test('a hit by meaning alone needs the configured similarity (default: a positive one)', async () => {
+        const all = await hits({});
+        assert.ok(all.length >= 2, JSON.stringify(all));
+        for (const [, score] of all) assert.ok(score > 0, `the default keeps positive similarities only: ${JSON.stringify(all)}`);
+        const scores = all.map(([, v]) => v).sort((a, b) => b - a);
+        const floor = (scores[0] + scores[scores.length - 1]) / 2;
+        const some = await hits({ KNOWHUB_EMBED_MIN_SIMILARITY: floor.toFixed(4) });
+        assert.ok(some.length >= 1 && some.length < all.length, `${JSON.stringify(some)} of ${JSON.stringify(all)} at ${floor}`);
+        for (const [, score] of some) assert.ok(score >= floor - 1e-4, JSON.stringify(some));
+    });
+});
