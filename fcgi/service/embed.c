@@ -38,6 +38,11 @@ static struct {
 static void server_failed(const struct error *err)
 {
     pthread_mutex_lock(&server.mu);
+    if (!server.code[0]) /* the operator's log: the first failure, not every retry */
+        fprintf(stderr,
+                "knowhub: the embeddings server failed (%s: %.200s); searches answer by words "
+                "until it is back\n",
+                err->code ? err->code : E_INTERNAL, err->message.data);
     server.backoff_ms = server.backoff_ms ? 2 * server.backoff_ms : BACKOFF_MIN_MS;
     if (server.backoff_ms > BACKOFF_MAX_MS)
         server.backoff_ms = BACKOFF_MAX_MS;
@@ -51,6 +56,8 @@ static void server_failed(const struct error *err)
 static void server_ok(int dim)
 {
     pthread_mutex_lock(&server.mu);
+    if (server.code[0])
+        fputs("knowhub: the embeddings server is back\n", stderr);
     server.backoff_ms = 0;
     server.retry_at = 0;
     server.code[0] = 0;

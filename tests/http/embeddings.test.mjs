@@ -9,6 +9,8 @@
 // halved on 413; the query cache; the usage ledger rows; the LLM router
 // choosing among the fused candidates.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startStack } from './lib/stack.mjs';
 import { startFakeEmbed } from './lib/fakeembed.mjs';
@@ -481,6 +483,9 @@ describe('with the fake embeddings server', () => {
                 const st = await waitStatus(s, t, (x) => x.stale === 0 && x.embedded === st0.embedded + 1 && x.last_error === null, 'recovery', 15000);
                 assert.equal(st.failed, 0);
                 assert.equal(st.dimension, DIM);
+                // The operator's log says when it failed and when it came back.
+                const log = fs.readFileSync(path.join(s.dir, 'logs/knowhub.log'), 'utf8');
+                assert.match(log, /the embeddings server failed \(LLM_[A-Z_]+: .*\); searches answer by words until it is back\n(.|\n)*the embeddings server is back\n/);
                 const v = await search(s, t, `Write-path probe ${mode} convert currency amounts`, 'vector');
                 assert.deepEqual(hit(v, e.id)?.found_by, ['vector']);
             });
