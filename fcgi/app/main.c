@@ -156,6 +156,7 @@ static void handle(FCGX_Request *fr, struct worker *w)
     w->request_id = request_id;
     request_init(&req);
     response_init(&res, request_id);
+    res.node = w->cfg->node;
     res.sink = fcgx_sink;
     res.sink_ctx = &sink;
     buf_init(&body, HTTP_MAX_BODY);
@@ -270,6 +271,8 @@ static void *job_main(void *arg)
     sigaddset(&block, SIGINT);
     pthread_sigmask(SIG_BLOCK, &block, NULL);
     /* A crash's unfinished jobs run again; should that fail, they wait for the next start. */
+    /* This node's claims, for its lease; then what a stop of this node left running. */
+    store_set_node(w->store, w->cfg->node, w->cfg->job_lease_s);
     store_ignore(store_job_requeue_running(w->store));
     embed_start(w->store, w->cfg);
     while (!stopping) {

@@ -2,6 +2,7 @@
 #include "base/config.h"
 #include "base/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -73,6 +74,19 @@ void config_from_env(struct config *cfg)
             keep = 5;
         cfg->log_max_bytes = bytes;
         cfg->log_keep = (int)keep;
+    }
+    {
+        long lease;
+        cfg->node = env_or("KNOWHUB_NODE", NULL);
+        if (!cfg->node || !id_text_valid(cfg->node, 64)) {
+            if (gethostname(cfg->node_buf, sizeof cfg->node_buf - 1) != 0 ||
+                !id_text_valid(cfg->node_buf, 64))
+                snprintf(cfg->node_buf, sizeof cfg->node_buf, "knowhub");
+            cfg->node = cfg->node_buf;
+        }
+        if (parse_long(env_or("KNOWHUB_JOB_LEASE", ""), 1, 86400, &lease))
+            lease = 300;
+        cfg->job_lease_s = lease;
     }
     {
         long batch, seconds;

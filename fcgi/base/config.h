@@ -28,6 +28,11 @@ struct config {
     long long log_max_bytes; /* KNOWHUB_LOG_MAX_BYTES: rotate at this size, 0 = never, 64 MiB */
     int log_keep;            /* KNOWHUB_LOG_KEEP: rotated files kept (name.1 ... name.N), 5 */
 
+    /* Several processes on one database (docs/operations.md "Several processes") */
+    const char *node;  /* KNOWHUB_NODE: this process's name (jobs, X-KnowHub-Node), the host's */
+    long job_lease_s;  /* KNOWHUB_JOB_LEASE: seconds a job stays this node's without progress */
+    char node_buf[65]; /* the host name when KNOWHUB_NODE is unset */
+
     /* Embeddings (docs/search.md "By meaning"): an OpenAI-compatible
      * POST {embed_url}/embeddings; unset, search is lexical only. */
     const char *embed_url;       /* KNOWHUB_EMBED_URL, NULL when unset */

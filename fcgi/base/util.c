@@ -132,10 +132,17 @@ void time_utc_text(char out[static 20])
 
 void time_utc_iso_micro(char out[static 27])
 {
+    time_utc_iso_micro_offset(out, 0);
+}
+
+void time_utc_iso_micro_offset(char out[static 27], long offset)
+{
     struct timespec ts;
     struct tm tm;
+    time_t t;
     clock_gettime(CLOCK_REALTIME, &ts);
-    gmtime_r(&ts.tv_sec, &tm);
+    t = ts.tv_sec + offset;
+    gmtime_r(&t, &tm);
     strftime(out, 20, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(out + 19, 8, ".%06u", (unsigned)(ts.tv_nsec / 1000) % 1000000u);
 }

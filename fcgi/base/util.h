@@ -38,6 +38,8 @@ void time_utc_text(char out[static 20]);
 
 /* Current UTC time with microseconds: "YYYY-MM-DDTHH:MM:SS.ffffff" (27 bytes). */
 void time_utc_iso_micro(char out[static 27]);
+/* The same, offset seconds from now. */
+void time_utc_iso_micro_offset(char out[static 27], long offset);
 
 /* UTC time `offset` seconds from now, in the same form. */
 void time_utc_text_offset(char out[static 20], long offset);

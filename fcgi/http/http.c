@@ -92,6 +92,8 @@ void response_head(const struct response *res, const char *content_type, long co
              content_type);
     if (content_length >= 0)
         buf_addf(out, "Content-Length: %ld\r\n", content_length);
+    if (res->node)
+        buf_addf(out, "X-KnowHub-Node: %s\r\n", res->node);
     buf_addf(out, "X-Request-Id: %s\r\nCache-Control: no-store\r\n%s\r\n",
              res->request_id ? res->request_id : "", res->headers.data);
 }

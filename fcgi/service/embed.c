@@ -323,7 +323,10 @@ void embed_run_job(struct store *st, struct llm *llm, const struct config *cfg, 
             break;
         }
         done = total - left > 0 ? total - left : 0;
-        store_ignore(store_job_progress(st, job_id, done, total)); /* best effort */
+        if (store_job_progress(st, job_id, done, total) == STORE_NOT_FOUND) {
+            error_release(&err);
+            return; /* no longer this node's: its lease ran out and another took it over */
+        }
         /* Nothing handled with entries left: the batch was halved (a 413);
          * from 256 down to 1 that is at most 9 rounds in a row. */
         idle = n == 0 ? idle + 1 : 0;

@@ -99,7 +99,8 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
             json_object_object_add(f, "error", err);
             json_object_array_add(failed, f);
         }
-        store_ignore(store_job_progress(st, job->id, (long)i + 1, (long)n)); /* best effort */
+        if (store_job_progress(st, job->id, (long)i + 1, (long)n) == STORE_NOT_FOUND)
+            goto out; /* no longer this node's: its lease ran out and another took it over */
     }
     json_object_object_add(result, "threshold", json_object_new_double(threshold));
     json_object_object_add(result, "merged_groups", done);

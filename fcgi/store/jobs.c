@@ -56,18 +56,41 @@ int store_job_list(struct store *st, const char *space, long limit,
     return job_rows(stmt_bind(st, S_JOB_LIST, "tl", space, limit), each, ctx, 0);
 }
 
+void store_set_node(struct store *st, const char *node, long lease_seconds)
+{
+    free(st->node);
+    st->node = node ? xstrdup(node) : NULL;
+    st->lease_seconds = lease_seconds > 0 ? lease_seconds : 300;
+}
+
+/* When a lease taken now runs out. */
+static void lease_end(const struct store *st, char out[27])
+{
+    time_utc_iso_micro_offset(out, st->lease_seconds > 0 ? st->lease_seconds : 300);
+}
+
 int store_job_claim(struct store *st, void (*each)(const struct job_info *, void *), void *ctx)
 {
-    char now[27];
+    char now[27], until[27];
     time_utc_iso_micro(now);
-    return job_rows(stmt_bind(st, S_JOB_CLAIM, "t", now), each, ctx, 1);
+    lease_end(st, until);
+    return job_rows(stmt_bind(st, S_JOB_CLAIM, "ttt", now, st->node, until), each, ctx, 1);
+}
+
+/* STORE_NOT_FOUND when the statement changed no row: the job is no longer
+ * this node's (its lease ran out and another took it over), or finished. */
+static int held(struct store *st, int rc)
+{
+    return rc == STORE_OK && rows_changed(st) == 0 ? STORE_NOT_FOUND : rc;
 }
 
 int store_job_progress(struct store *st, const char *id, long progress, long total)
 {
-    char now[27];
+    char now[27], until[27];
     time_utc_iso_micro(now);
-    return stmt_run(st, S_JOB_PROGRESS, "tllt", id, progress, total, now);
+    lease_end(st, until);
+    return held(st,
+                stmt_run(st, S_JOB_PROGRESS, "tllttt", id, progress, total, now, until, st->node));
 }
 
 int store_job_finish(struct store *st, const char *id, const char *status, const char *result,
@@ -75,12 +98,12 @@ int store_job_finish(struct store *st, const char *id, const char *status, const
 {
     char now[27];
     time_utc_iso_micro(now);
-    return stmt_run(st, S_JOB_FINISH, "ttttt", id, status, result, error, now);
+    return held(st, stmt_run(st, S_JOB_FINISH, "tttttt", id, status, result, error, now, st->node));
 }
 
 int store_job_requeue_running(struct store *st)
 {
     char now[27];
     time_utc_iso_micro(now);
-    return stmt_run(st, S_JOB_REQUEUE, "t", now);
+    return stmt_run(st, S_JOB_REQUEUE, "tt", now, st->node);
 }

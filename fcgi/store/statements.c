@@ -212,13 +212,21 @@ const char *const stmt_sql[S_COUNT] = {
                        " FROM spaces s ORDER BY 2 DESC, 3 DESC, name",
     [S_JOB_LIST] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = ?1"
                    " ORDER BY created_at DESC, id LIMIT ?2",
-    [S_JOB_CLAIM] = "UPDATE jobs SET status = 'running', updated_at = ?1 WHERE id ="
-                    " (SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_at, id LIMIT 1)"
+    /* A queued job, or a running one whose node's lease ran out. */
+    [S_JOB_CLAIM] = "UPDATE jobs SET status = 'running', node = ?2, lease_until = ?3,"
+                    " updated_at = ?1 WHERE id = (SELECT id FROM jobs WHERE status = 'queued'"
+                    " OR (status = 'running' AND lease_until < ?1) ORDER BY created_at, id LIMIT 1)"
                     " RETURNING " JOB_COLUMNS,
-    [S_JOB_PROGRESS] = "UPDATE jobs SET progress = ?2, total = ?3, updated_at = ?4 WHERE id = ?1",
-    [S_JOB_FINISH] = "UPDATE jobs SET status = ?2, result = ?3, error = ?4, updated_at = ?5"
-                     " WHERE id = ?1",
-    [S_JOB_REQUEUE] = "UPDATE jobs SET status = 'queued', updated_at = ?1 WHERE status = 'running'",
+    /* Progress renews the lease, for the node holding it only. */
+    [S_JOB_PROGRESS] = "UPDATE jobs SET progress = ?2, total = ?3, updated_at = ?4,"
+                       " lease_until = ?5 WHERE id = ?1 AND status = 'running' AND node IS ?6",
+    [S_JOB_FINISH] = "UPDATE jobs SET status = ?2, result = ?3, error = ?4, updated_at = ?5,"
+                     " lease_until = NULL WHERE id = ?1 AND status = 'running' AND node IS ?6",
+    /* At start: this node's running jobs (it was stopped), those of no node
+     * (before leases), and any whose lease ran out; never another live node's. */
+    [S_JOB_REQUEUE] = "UPDATE jobs SET status = 'queued', node = NULL, lease_until = NULL,"
+                      " updated_at = ?1 WHERE status = 'running'"
+                      " AND (node IS NULL OR node IS ?2 OR lease_until < ?1)",
     [S_MERGE_COUNTERS] =
         "UPDATE knowledge SET helpful = knowledge.helpful + m.helpful,"
         " harmful = knowledge.harmful + m.harmful,"

@@ -466,17 +466,26 @@ STORE_MUST_CHECK int store_job_get(struct store *st, const char *space, const ch
 /* The space's latest jobs, newest first. */
 STORE_MUST_CHECK int store_job_list(struct store *st, const char *space, long limit,
                                     void (*each)(const struct job_info *, void *), void *ctx);
-/* Take the oldest queued job (any space) and mark it running; STORE_NOT_FOUND
- * when none waits. */
+/* Jobs are claimed for a lease by a node (store_set_node, on the job
+ * thread's connection): a claim and each progress report hold the job for
+ * lease_seconds more; another node takes a running job over only once that
+ * has run out. NULL node: claims of no node (tests, the CLI). */
+void store_set_node(struct store *st, const char *node, long lease_seconds);
+/* Take the oldest queued job (any space), or a running one whose lease ran
+ * out, and mark it running for this node; STORE_NOT_FOUND when none waits. */
 STORE_MUST_CHECK int store_job_claim(struct store *st,
                                      void (*each)(const struct job_info *, void *), void *ctx);
+/* Report progress and renew the lease; STORE_NOT_FOUND when the job is no
+ * longer this node's (taken over after its lease ran out): stop working on it. */
 STORE_MUST_CHECK int store_job_progress(struct store *st, const char *id, long progress,
                                         long total);
-/* End a job: status "done" with a result, or "failed" with an error. */
+/* End a job: status "done" with a result, or "failed" with an error;
+ * STORE_NOT_FOUND when it is no longer this node's. */
 STORE_MUST_CHECK int store_job_finish(struct store *st, const char *id, const char *status,
                                       const char *result, const char *error);
-/* At start: jobs a crash left running are queued again (their finished
- * steps are committed, so re-running them is safe). */
+/* At start: this node's jobs a crash or stop left running are queued again
+ * (their finished steps are committed, so re-running them is safe), with
+ * those of no node and any whose lease ran out; never another live node's. */
 STORE_MUST_CHECK int store_job_requeue_running(struct store *st);
 
 /* ---- embeddings: vectors and the queue of entries to embed ---- */

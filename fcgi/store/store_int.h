@@ -125,6 +125,8 @@ struct store {
     int read_depth;          /* store_read_begin() calls not yet ended */
     int read_open;           /* the outermost of them opened a read transaction */
     struct metrics *metrics; /* this connection's thread's counters, or NULL */
+    char *node;              /* the node claiming jobs on this connection (NULL: none named) */
+    long lease_seconds;      /* how long a claim or a progress report holds a job */
     /* Audit rows of the open transaction (five NUL-ended fields each), handed
      * to audit_hook at the outermost commit; audit_mark[d]: the length when
      * savepoint depth d began, so a savepoint's rollback drops its rows. */

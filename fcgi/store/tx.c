@@ -20,6 +20,7 @@ void store_close(struct store *st)
         sqlite3_finalize(st->stmt[i]);
     sqlite3_close(st->db);
     buf_release(&st->audit_pending);
+    free(st->node);
     free(st);
 }
 
