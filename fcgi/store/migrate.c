@@ -197,8 +197,8 @@ static const char *const migrations[] = {
     /* 8: jobs claimed by a node for a lease (docs/operations.md "Several
      * processes"): another node takes a running job over only once its lease
      * has run out, and a restart requeues only its own node's jobs. */
-    "ALTER TABLE jobs ADD COLUMN node TEXT;"
-    "ALTER TABLE jobs ADD COLUMN lease_until TEXT;",
+    ("ALTER TABLE jobs ADD COLUMN node TEXT;"
+     "ALTER TABLE jobs ADD COLUMN lease_until TEXT;"),
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 
