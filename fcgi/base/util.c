@@ -226,3 +226,13 @@ const char *ui_language(const char *accept_language)
                ? "zh"
                : "en";
 }
+
+uint64_t hash_fnv1a(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}

@@ -52,6 +52,10 @@ void time_utc_compact_date(char out[static 9]);
  * request ids). The one check of every client-chosen id. */
 int id_text_valid(const char *s, size_t max);
 
+/* The 64-bit FNV-1a hash of s[0..n): cheap and well spread, for hash tables
+ * and shingles (never for anything a client could attack). */
+uint64_t hash_fnv1a(const char *s, size_t n);
+
 /* Parse a whole decimal integer in [min, max]; 0 on success, -1 otherwise. */
 int parse_long(const char *s, long min, long max, long *out);
 

@@ -117,15 +117,22 @@ static void entry_text(struct buf *b, const char *scenario, const char *title, c
     buf_adds(b, head);
 }
 
-/* Hex digest of model and text (what a vector stands for). */
+/* A 16-byte BLAKE2b digest of model and text: what a vector stands for, and
+ * a query vector's cache key. */
+static void digest_of(const char *model, const char *text, unsigned char out[16])
+{
+    crypto_generichash_state s;
+    crypto_generichash_init(&s, NULL, 0, 16);
+    crypto_generichash_update(&s, (const unsigned char *)model, strlen(model) + 1);
+    crypto_generichash_update(&s, (const unsigned char *)text, strlen(text));
+    crypto_generichash_final(&s, out, 16);
+}
+
+/* The same, in hex (stored with a vector). */
 static void text_digest(const char *model, const char *text, char out[33])
 {
     unsigned char h[16];
-    crypto_generichash_state s;
-    crypto_generichash_init(&s, NULL, 0, sizeof h);
-    crypto_generichash_update(&s, (const unsigned char *)model, strlen(model) + 1);
-    crypto_generichash_update(&s, (const unsigned char *)text, strlen(text));
-    crypto_generichash_final(&s, h, sizeof h);
+    digest_of(model, text, h);
     sodium_bin2hex(out, 33, h, sizeof h);
 }
 
@@ -372,15 +379,6 @@ static struct {
     unsigned long long tick;
 } qcache = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-static void query_key(const char *model, const char *q, unsigned char key[16])
-{
-    crypto_generichash_state s;
-    crypto_generichash_init(&s, NULL, 0, 16);
-    crypto_generichash_update(&s, (const unsigned char *)model, strlen(model) + 1);
-    crypto_generichash_update(&s, (const unsigned char *)q, strlen(q));
-    crypto_generichash_final(&s, key, 16);
-}
-
 static float *qcache_get(const unsigned char key[16], int *dim)
 {
     float *v = NULL;
@@ -418,7 +416,7 @@ void embed_query_remember(const struct config *cfg, const char *q, const float *
     float *v = xmalloc((size_t)dim * sizeof *v);
     memcpy(v, vec, (size_t)dim * sizeof *v);
     vec_normalise(v, dim);
-    query_key(cfg->embed_model, q, key);
+    digest_of(cfg->embed_model, q, key);
     qcache_put(key, v, dim);
     free(v);
 }
@@ -435,7 +433,7 @@ int embed_query(const struct svc_ctx *c, const char *q, float **vec, int *dim, s
                   "No embeddings server is configured (KNOWHUB_EMBED_URL is not set)");
         return -1;
     }
-    query_key(c->cfg->embed_model, q, key);
+    digest_of(c->cfg->embed_model, q, key);
     if ((*vec = qcache_get(key, dim)))
         return 0;
     if ((wait = server_wait()) > 0) {

@@ -30,10 +30,7 @@ struct seen {
 
 static size_t id_hash(const char *s)
 {
-    size_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return (size_t)hash_fnv1a(s, strlen(s));
 }
 
 /* 1 when id is new (and now remembered), 0 when it was seen before. */

@@ -35,16 +35,6 @@ struct items {
     int shingles; /* compare word 3-shingles (order-aware), not token sets */
 };
 
-static uint64_t fnv1a(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 static uint64_t mix(uint64_t x)
 {
     x += 0x9E3779B97F4A7C15ULL;
@@ -67,7 +57,7 @@ static int add_token(void *ctx, const char *token, size_t n, size_t start, size_
         t->cap = t->cap ? t->cap * 2 : 64;
         t->h = xrealloc(t->h, t->cap * sizeof *t->h);
     }
-    t->h[t->n++] = fnv1a(token, n);
+    t->h[t->n++] = hash_fnv1a(token, n);
     return 0;
 }
 
@@ -281,8 +271,8 @@ int slim_plan(struct store *st, const char *space, double threshold, int with_ru
         if (!it.v[i].n_tokens)
             continue;
         for (int b = 0; b < BANDS; b++) {
-            uint64_t h =
-                mix((uint64_t)b * 0x51ED27ULL) ^ fnv1a(it.v[i].category, strlen(it.v[i].category));
+            uint64_t h = mix((uint64_t)b * 0x51ED27ULL) ^
+                         hash_fnv1a(it.v[i].category, strlen(it.v[i].category));
             for (int r = 0; r < ROWS; r++)
                 h = mix(h ^ it.v[i].sig[b * ROWS + r]);
             keys[nkeys].key = h;

@@ -62,10 +62,7 @@ static struct vspace *vspace_of(const char *space, const char *model)
 
 static size_t id_hash(const char *id, size_t cap)
 {
-    size_t h = 1469598103934665603ull;
-    for (; *id; id++)
-        h = (h ^ (unsigned char)*id) * 1099511628211ull;
-    return h & (cap - 1);
+    return (size_t)hash_fnv1a(id, strlen(id)) & (cap - 1);
 }
 
 static size_t *probe(struct vspace *v, const char *id)

@@ -5,22 +5,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setup } from './lib/harness.mjs';
 import { startFakeEmbed } from '../http/lib/fakeembed.mjs';
+import { waitFor } from '../http/lib/llmtest.mjs';
 import { EN } from './lib/ui.mjs';
-
-/** Poll cond() every 100 ms for at most 15 s. */
-async function waitFor(cond, what) {
-    for (const until = Date.now() + 15000; !(await cond()); ) {
-        if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 100));
-    }
-}
 
 describe('search by meaning in the panel', () => {
     let env, emb;
     before(async () => {
         emb = await startFakeEmbed({ dim: 256 });
         env = await setup({ sessions: false, stackEnv: { KNOWHUB_EMBED_URL: emb.url } });
-        await waitFor(async () => (await env.admin.call('GET', '/api/embeddings')).stale === 0, 'the examples embedded');
+        await waitFor(async () => (await env.admin.call('GET', '/api/embeddings')).stale === 0, 15000, 'the examples embedded');
     });
     after(async () => {
         await env?.teardown();

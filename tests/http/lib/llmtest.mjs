@@ -43,10 +43,10 @@ export async function waitJob(s, token, id, timeoutMs = 20000) {
     }
 }
 
-/** Wait until cond() is true (polled every 10 ms). */
+/** Wait until cond() (sync or async) is true (polled every 10 ms). */
 export async function waitFor(cond, timeoutMs = 10000, what = 'condition') {
     const until = Date.now() + timeoutMs;
-    while (!cond()) {
+    while (!(await cond())) {
         if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
         await sleep(10);
     }
