@@ -139,15 +139,18 @@ static void text_digest(const char *model, const char *text, char out[33])
 struct todo {
     long long seq;
     long version;
-    char *id, *space, *text, digest[33];
+    char *text, digest[33];
     int same; /* the stored vector already stands for this text */
     int gone; /* no longer an active entry */
 };
 
+/* One batch: the queued rows of one space (the first active row's; the
+ * others wait for their own call and ledger row), and those gone. */
 struct taken {
     struct todo *t;
     size_t n;
     const char *model;
+    char *space; /* NULL until an active row is met */
     struct buf text;
 };
 
@@ -155,16 +158,19 @@ static void take_row(const struct embed_todo *r, void *ctx)
 {
     struct taken *tk = ctx;
     struct todo *t;
+    int gone = !r->id || strcmp(r->status, "active") != 0;
+    if (!gone && tk->space && strcmp(tk->space, r->space) != 0)
+        return; /* another space: next time */
     tk->t = xrealloc(tk->t, (tk->n + 1) * sizeof *tk->t);
     t = &tk->t[tk->n++];
     memset(t, 0, sizeof *t);
     t->seq = r->seq;
     t->version = r->version;
-    t->gone = !r->id || strcmp(r->status, "active") != 0;
-    if (t->gone)
+    t->gone = gone;
+    if (gone)
         return;
-    t->id = xstrdup(r->id);
-    t->space = xstrdup(r->space);
+    if (!tk->space)
+        tk->space = xstrdup(r->space);
     entry_text(&tk->text, r->scenario, r->title, r->content_head);
     t->text = xstrdup(tk->text.data);
     text_digest(tk->model, t->text, t->digest);
@@ -173,12 +179,10 @@ static void take_row(const struct embed_todo *r, void *ctx)
 
 static void taken_release(struct taken *tk)
 {
-    for (size_t i = 0; i < tk->n; i++) {
-        free(tk->t[i].id);
-        free(tk->t[i].space);
+    for (size_t i = 0; i < tk->n; i++)
         free(tk->t[i].text);
-    }
     free(tk->t);
+    free(tk->space);
     buf_release(&tk->text);
 }
 
@@ -192,7 +196,6 @@ static long embed_batch(struct store *st, struct llm *llm, const struct config *
     struct taken tk = {.model = cfg->embed_model};
     const char **texts = NULL;
     size_t *which = NULL, n = 0;
-    const char *sp = NULL;
     long handled = 0;
     int batch = server_batch(cfg), rc;
     buf_init(&tk.text, 1 << 20);
@@ -208,20 +211,16 @@ static long embed_batch(struct store *st, struct llm *llm, const struct config *
         struct todo *t = &tk.t[i];
         if (t->gone) {
             handled += store_embed_done(st, t->seq, t->version) == STORE_OK;
-        } else if (sp && strcmp(sp, t->space) != 0) {
-            continue; /* another space: its own call (and ledger row) next time */
         } else if (t->same) {
-            sp = t->space;
             handled += store_vector_touch(st, t->seq, t->version) == STORE_OK;
         } else {
-            sp = t->space;
             texts[n] = t->text;
             which[n++] = i;
         }
     }
     if (n > 0) {
         struct svc_ctx c = {
-            .space = sp, .actor = actor, .role = ROLE_NONE, .st = st, .llm = llm, .cfg = cfg};
+            .space = tk.space, .actor = actor, .role = ROLE_NONE, .st = st, .llm = llm, .cfg = cfg};
         struct embed_reply r;
         embed_reply_init(&r);
         if (svc_llm_embed(&c, "embed", texts, n, server_dim(), 0, &r) == 0) {
@@ -232,7 +231,7 @@ static long embed_batch(struct store *st, struct llm *llm, const struct config *
                 float *v = r.vec + j * (size_t)r.dim;
                 int one;
                 vec_normalise(v, r.dim);
-                one = store_vector_put(st, t->seq, t->space, cfg->embed_model, t->version,
+                one = store_vector_put(st, t->seq, tk.space, cfg->embed_model, t->version,
                                        t->digest, v, r.dim);
                 handled += one == STORE_OK;
                 put = put == STORE_OK ? one : put;
@@ -250,7 +249,7 @@ static long embed_batch(struct store *st, struct llm *llm, const struct config *
             /* One text the server will not take: recorded as without a
              * vector (dimension 0) until its text changes; found lexically. */
             struct todo *t = &tk.t[which[0]];
-            handled += store_vector_put(st, t->seq, t->space, cfg->embed_model, t->version,
+            handled += store_vector_put(st, t->seq, tk.space, cfg->embed_model, t->version,
                                         t->digest, NULL, 0) == STORE_OK;
         } else {
             server_failed(&r.err);

@@ -24,6 +24,7 @@ struct vspace {
     int8_t *code;
     float *scale;
     size_t *at, hcap;
+    size_t id_bytes; /* the ids' bytes, kept as they come and go */
 };
 
 #define REFRESH_CHUNK 4096
@@ -138,6 +139,7 @@ static void put(struct vspace *v, const struct vector_row *r)
     if (2 * (v->n + 1) > v->hcap)
         rehash(v, v->hcap ? 2 * v->hcap : 512);
     v->id[v->n] = xstrdup(r->id);
+    v->id_bytes += strlen(r->id) + 1;
     slot_set(v, v->n, r);
     *probe(v, r->id) = v->n + 1;
     v->n++;
@@ -153,6 +155,7 @@ static void drop(struct vspace *v, const char *id)
     s = *a - 1;
     last = v->n - 1;
     unmap(v, id);
+    v->id_bytes -= strlen(v->id[s]) + 1;
     free(v->id[s]);
     if (s != last) {
         v->id[s] = v->id[last];
@@ -329,9 +332,7 @@ void vindex_usage(size_t *vectors, size_t *bytes)
         pthread_rwlock_rdlock(&v->lock);
         *vectors += v->n;
         *bytes += v->cap * ((size_t)v->dim * (sizeof(float) + 1) + sizeof(float) + sizeof(char *)) +
-                  v->hcap * sizeof(size_t);
-        for (size_t s = 0; s < v->n; s++)
-            *bytes += strlen(v->id[s]) + 1;
+                  v->hcap * sizeof(size_t) + v->id_bytes;
         pthread_rwlock_unlock(&v->lock);
     }
     pthread_mutex_unlock(&registry_lock);
