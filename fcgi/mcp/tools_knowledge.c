@@ -1,6 +1,7 @@
 /* tools_knowledge: the knowledge tools of MCP over the entry and file
  * views' services; the answers are those of REST. */
 #include "mcp/tools_knowledge.h"
+#include "base/jfield.h"
 #include "base/error.h"
 #include "domain/knowledge.h"
 #include "domain/paths.h"
@@ -38,36 +39,13 @@ int tool_knowledge_batch_update(const struct svc_ctx *c, struct json_object *arg
     return svc_knowledge_batch_update(c, args, data, err);
 }
 
-/* An integer argument in [min, max] (dflt when absent), refused with the
- * message of a query parameter. */
-static int arg_long(struct json_object *args, const char *name, long dflt, long min, long max,
-                    long *out, struct error *err)
-{
-    struct json_object *v;
-    int64_t n;
-    *out = dflt;
-    if (!json_object_object_get_ex(args, name, &v) || !v)
-        return 0;
-    n = json_object_get_int64(v);
-    if (!json_object_is_type(v, json_type_int) || n < min || n > max) {
-        error_set(err, E_INVALID_REQUEST, "field_not_integer",
-                  "'%s' must be an integer between %ld and %ld", name, min, max);
-        error_str(err, "field", name);
-        error_int(err, "min", min);
-        error_int(err, "max", max);
-        return -1;
-    }
-    *out = (long)n;
-    return 0;
-}
-
 int tool_knowledge_list(const struct svc_ctx *c, struct json_object *args,
                         struct json_object **data, struct error *err)
 {
     struct knowledge_filter f = {0};
     struct json_object *types = NULL, *category = NULL;
-    if (arg_long(args, "limit", 10, 1, 100, &f.limit, err) ||
-        arg_long(args, "offset", 0, 0, 1000000000L, &f.offset, err))
+    if (jf_long(err, args, "limit", 1, 100, 10, &f.limit) ||
+        jf_long(err, args, "offset", 0, 1000000000L, 0, &f.offset))
         return -1;
     json_object_object_get_ex(args, "tags_type", &types);
     for (size_t i = 0; types && i < json_object_array_length(types); i++) {

@@ -58,30 +58,6 @@ static int query_args_check(struct json_object *args, struct error *err)
     return 0;
 }
 
-/* An integer argument REST reads from its query string: dflt when absent,
- * else in [min, max] or REST's field_not_integer error. */
-static int query_long(struct json_object *args, const char *name, long dflt, long min, long max,
-                      long *out, struct error *err)
-{
-    struct json_object *v = NULL;
-    int64_t n;
-    if (!json_object_object_get_ex(args, name, &v) || !v) {
-        *out = dflt;
-        return 0;
-    }
-    n = json_object_get_int64(v);
-    if (json_object_is_type(v, json_type_int) && n >= min && n <= max) {
-        *out = (long)n;
-        return 0;
-    }
-    error_set(err, E_INVALID_REQUEST, "field_not_integer",
-              "'%s' must be an integer between %ld and %ld", name, min, max);
-    error_str(err, "field", name);
-    error_int(err, "min", min);
-    error_int(err, "max", max);
-    return -1;
-}
-
 /* A string argument (NULL when absent). */
 static const char *text_arg(struct json_object *args, const char *name)
 {
@@ -98,9 +74,10 @@ int tool_knowledge_search(const struct svc_ctx *c, struct json_object *args,
     const char **list = NULL;
     int rc;
     *data = NULL;
-    if (query_args_check(args, err) || query_long(args, "top_k", 5, 1, 50, &eq.top_k, err) ||
-        query_long(args, "min_score", 3, 1, 5, &eq.min_score, err) ||
-        query_long(args, "sequence", 0, 0, 1L << 50, &eq.sequence, err))
+    /* REST reads these from its query string, with the same error. */
+    if (query_args_check(args, err) || jf_long(err, args, "top_k", 1, 50, 5, &eq.top_k) ||
+        jf_long(err, args, "min_score", 1, 5, 3, &eq.min_score) ||
+        jf_long(err, args, "sequence", 0, 1L << 50, 0, &eq.sequence))
         return -1;
     eq.q = text_arg(args, "query");
     eq.trace_id = text_arg(args, "trace_id");
