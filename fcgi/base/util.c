@@ -2,6 +2,7 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,4 +236,13 @@ uint64_t hash_fnv1a(const char *s, size_t n)
         h *= 1099511628211ULL;
     }
     return h;
+}
+
+void id_random(char *out, const char *prefix)
+{
+    unsigned char rnd[8];
+    size_t n = strlen(prefix);
+    randombytes_buf(rnd, sizeof rnd);
+    memcpy(out, prefix, n);
+    sodium_bin2hex(out + n, 17, rnd, sizeof rnd);
 }

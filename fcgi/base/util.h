@@ -52,6 +52,10 @@ void time_utc_compact_date(char out[static 9]);
  * request ids). The one check of every client-chosen id. */
 int id_text_valid(const char *s, size_t max);
 
+/* A new random id: prefix and 16 hex digits of 8 random bytes (libsodium)
+ * into out, which holds at least strlen(prefix) + 17 bytes. */
+void id_random(char *out, const char *prefix);
+
 /* The 64-bit FNV-1a hash of s[0..n): cheap and well spread, for hash tables
  * and shingles (never for anything a client could attack). */
 uint64_t hash_fnv1a(const char *s, size_t n);

@@ -8,7 +8,6 @@
 #include "store/store.h"
 #include "base/util.h"
 
-#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +16,7 @@
 int jobs_start(struct store *st, const char *space, const char *kind, struct json_object *params,
                const char *actor, char *id_out)
 {
-    unsigned char rnd[8];
-    randombytes_buf(rnd, sizeof rnd);
-    memcpy(id_out, "job-", 4);
-    sodium_bin2hex(id_out + 4, 17, rnd, sizeof rnd);
+    id_random(id_out, "job-");
     return store_job_create(st, id_out, space, kind,
                             json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN), actor);
 }

@@ -17,7 +17,6 @@
 #include "service/evolve.h"
 #include "store/store.h"
 
-#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -402,10 +401,7 @@ static int case_of(struct json_object *body, const char *key, const char *kind,
 
 void knowledge_new_case_id(char out[static 24])
 {
-    unsigned char rnd[8];
-    randombytes_buf(rnd, sizeof rnd);
-    memcpy(out, "case-", 5);
-    sodium_bin2hex(out + 5, 17, rnd, sizeof rnd);
+    id_random(out, "case-");
 }
 
 /* Whether the caller may change the entry id as it is now (read in the

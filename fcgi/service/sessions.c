@@ -4,7 +4,6 @@
 #include "base/util.h"
 #include "store/store.h"
 
-#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,10 +144,7 @@ int svc_session_put(const struct svc_ctx *c, struct json_object *body, struct js
     if (tables_check(tables, err))
         return -1;
     if (!id) {
-        unsigned char rnd[8];
-        randombytes_buf(rnd, sizeof rnd);
-        memcpy(generated, "session-", 8);
-        sodium_bin2hex(generated + 8, 17, rnd, sizeof rnd);
+        id_random(generated, "session-");
         id = generated;
     }
     doc = json_object_new_object();

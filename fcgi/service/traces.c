@@ -8,7 +8,6 @@
 #include "domain/knowledge_limits.h"
 #include "store/store.h"
 
-#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,10 +109,7 @@ int svc_trace_create(const struct svc_ctx *c, struct json_object *body, struct j
     if (trace_id && svc_trace_id_check(trace_id, err))
         return -1;
     if (!trace_id) {
-        unsigned char rnd[8];
-        randombytes_buf(rnd, sizeof rnd);
-        memcpy(generated, "trace-", 6);
-        sodium_bin2hex(generated + 6, 17, rnd, sizeof rnd);
+        id_random(generated, "trace-");
         trace_id = generated;
     }
     rc = store_trace_put(c->st, c->space, trace_id, task ? task : "", &created);
