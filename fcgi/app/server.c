@@ -52,7 +52,10 @@ int server_prepare_dirs(const struct config *cfg)
 void server_db_path(const struct config *cfg, struct buf *out)
 {
     buf_reset(out);
-    buf_addf(out, "%s/knowhub.db", cfg->data_dir);
+    if (cfg->database_url)
+        buf_adds(out, cfg->database_url);
+    else
+        buf_addf(out, "%s/knowhub.db", cfg->data_dir);
 }
 
 void server_socket_path(const struct config *cfg, struct buf *out)
@@ -74,6 +77,8 @@ struct store *server_open_store(const struct config *cfg)
     buf_init(&backups, 4096);
     server_db_path(cfg, &db);
     buf_addf(&backups, "%s/backups", cfg->data_dir);
+    /* Messages name a PostgreSQL database by its variable: its URL may hold a password. */
+    const char *shown = cfg->database_url ? "KNOWHUB_DATABASE_URL (PostgreSQL)" : db.data;
     store_upgrade_init(&up);
     rc = store_open_upgrade(db.data, backups.data, &up, &st);
     if (rc == STORE_TOO_NEW)
@@ -82,21 +87,21 @@ struct store *server_open_store(const struct config *cfg)
                 "knows (%d): it was written by a newer knowhub. Run that version, or restore "
                 "a backup taken before the upgrade (docs/operations.md, \"Upgrade\"); the "
                 "database was not changed\n",
-                db.data, up.from_version, store_schema_latest());
+                shown, up.from_version, store_schema_latest());
     else if (rc == STORE_BACKUP_FAILED)
         fprintf(stderr,
                 "knowhub: the database %s needs a migration from schema version %d to %d, but "
                 "the backup before it could not be written to %s (%s); nothing was migrated. "
                 "Make room or fix %s, then start again\n",
-                db.data, up.from_version, store_schema_latest(), up.backup.data, up.why,
+                shown, up.from_version, store_schema_latest(), up.backup.data, up.why,
                 backups.data);
     else if (rc)
-        fprintf(stderr, "knowhub: cannot open the database %s\n", db.data);
+        fprintf(stderr, "knowhub: cannot open the database %s\n", shown);
     else if (up.from_version > 0 && up.from_version < up.to_version)
         fprintf(stderr,
                 "knowhub: migrated the database %s from schema version %d to %d (backup of "
                 "version %d: %s)\n",
-                db.data, up.from_version, up.to_version, up.from_version,
+                shown, up.from_version, up.to_version, up.from_version,
                 up.backup.len ? up.backup.data : "none");
     store_upgrade_release(&up);
     buf_release(&db);

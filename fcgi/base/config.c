@@ -26,6 +26,7 @@ void config_from_env(struct config *cfg)
     long cores = sysconf(_SC_NPROCESSORS_ONLN), threads;
     cfg->data_dir = env_or("KNOWHUB_DATA", "./var");
     cfg->socket_path = env_or("KNOWHUB_SOCKET", NULL);
+    cfg->database_url = env_or("KNOWHUB_DATABASE_URL", NULL);
     if (parse_long(env_or("KNOWHUB_THREADS", ""), 1, 256, &threads))
         threads = 2 * (cores > 0 ? cores : 1);
     cfg->threads = (int)threads;

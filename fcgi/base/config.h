@@ -8,6 +8,7 @@
 struct config {
     const char *data_dir;     /* KNOWHUB_DATA, default ./var */
     const char *socket_path;  /* KNOWHUB_SOCKET, NULL: data_dir/run/knowhub.sock */
+    const char *database_url; /* KNOWHUB_DATABASE_URL: PostgreSQL; NULL: data_dir/knowhub.db */
     int threads;              /* KNOWHUB_THREADS, default 2 x cores */
     const char *llm_base_url; /* KNOWHUB_LLM_BASE_URL, NULL when unset */
     const char *llm_api_key;

@@ -152,7 +152,7 @@ static struct json_object *batch_item(const struct svc_ctx *c, struct json_objec
 store_failed:
     if (rc == STORE_NOT_FOUND)
         return item_error(out, E_NOT_FOUND, WHAT " not found");
-    if (rc == STORE_BUSY || rc == STORE_FULL || rc == STORE_READONLY)
+    if (rc == STORE_BUSY || rc == STORE_FULL || rc == STORE_READONLY || rc == STORE_UNAVAILABLE)
         return item_error(out, E_SERVICE_UNAVAILABLE, "The database cannot be written now");
     return item_error(out, E_INTERNAL, "An unexpected error occurred");
 }

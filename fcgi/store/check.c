@@ -1,18 +1,48 @@
 /* store/check.c: the operator's self-checks: every statement prepares, and
- * the database's integrity, indexes, histories and paths (knowhub check). */
+ * the database's integrity, indexes, histories and paths (knowhub check),
+ * on SQLite; on PostgreSQL, the checks of pg_sql.c. */
 #include "store/store_int.h"
 
 #include <string.h>
 
 int store_prepare_all(struct store *st, const char **failed_sql)
 {
+    const char *const *sql = st->pg ? pg_stmt_sql : stmt_sql;
     *failed_sql = NULL;
     for (int i = 0; i < S_COUNT; i++)
-        if (!stmt_get(st, (enum stmt_id)i)) {
-            *failed_sql = stmt_sql[i];
+        if (sql[i] && !stmt_get(st, (enum stmt_id)i)) {
+            *failed_sql = sql[i];
             return STORE_ERROR;
         }
     return STORE_OK;
+}
+
+/* store_check on PostgreSQL: pg_sql.c's checks, each counting its problems,
+ * and every statement. */
+static int check_postgres(struct store *st, struct buf *report)
+{
+    const char *failed;
+    int problems = 0;
+    for (const struct pg_check *c = pg_checks; c->name; c++) {
+        long long n = pg_query_int(st, c->sql);
+        if (n == 0) {
+            buf_addf(report, "%s: ok\n", c->name);
+            continue;
+        }
+        if (n < 0)
+            buf_addf(report, "%s: cannot run: %s\n", c->name, store_errmsg(st));
+        else
+            buf_addf(report, "%s: %lld problems\n", c->name, n);
+        problems++;
+    }
+    if (store_prepare_all(st, &failed)) {
+        buf_addf(report, "statements: %s fails: %s\n", failed, store_errmsg(st));
+        problems++;
+    } else {
+        buf_adds(report, "statements: all prepare\n");
+    }
+    buf_addf(report, "schema version: %d\n", store_schema_version(st));
+    return problems;
 }
 
 /* One text result of a query, into out. */
@@ -26,7 +56,8 @@ static int query_text(struct store *st, const char *sql, struct buf *out)
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         if (out->len)
             buf_addch(out, '\n');
-        buf_adds(out, col_text(s, 0));
+        const unsigned char *t = sqlite3_column_text(s, 0);
+        buf_adds(out, t ? (const char *)t : "");
     }
     sqlite3_finalize(s);
     return rc == SQLITE_DONE ? STORE_OK : status_of(rc);
@@ -37,6 +68,8 @@ int store_check(struct store *st, struct buf *report)
     struct buf r;
     const char *failed;
     int problems = 0;
+    if (st->pg)
+        return check_postgres(st, report);
     buf_init(&r, 1 << 20);
     if (query_text(st, "PRAGMA integrity_check", &r) || strcmp(r.data, "ok") != 0) {
         buf_addf(report, "integrity_check: %s\n", r.data);

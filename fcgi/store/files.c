@@ -6,20 +6,20 @@
 #include <string.h>
 
 /* STORE_CONFLICT when s (bound) returns a row, STORE_OK when none; s is reset. */
-static int row_means_conflict(sqlite3_stmt *s)
+static int row_means_conflict(struct cursor *s)
 {
-    int rc = sqlite3_step(s);
+    int rc = step(s);
     stmt_finish(s);
-    if (rc == SQLITE_ROW)
+    if (rc == STEP_ROW)
         return STORE_CONFLICT;
-    return rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    return rc == STEP_DONE ? STORE_OK : step_status(rc);
 }
 
 int store_knowledge_path_clash(struct store *st, const char *space, const char *category,
                                const char *path, const char *except_id, enum path_clash *clash)
 {
     const char *slash = strchr(path, '/');
-    sqlite3_stmt *folder, *file;
+    struct cursor *folder, *file;
     int rc;
     *clash = PATH_CLASH_NONE;
     except_id = except_id ? except_id : "";
@@ -33,7 +33,7 @@ int store_knowledge_path_clash(struct store *st, const char *space, const char *
     /* ?3, the folder, is bound below: the path's first (slash - path) bytes */
     if (!(file = stmt_bind(st, S_K_FILE_TAKEN, "tt", space, category)))
         return STORE_ERROR;
-    sqlite3_bind_text(file, 3, path, (int)(slash - path), SQLITE_STATIC);
+    bind_text_n(file, 3, path, (size_t)(slash - path));
     bind_text(file, 4, except_id);
     rc = row_means_conflict(file);
     if (rc == STORE_CONFLICT)
@@ -56,12 +56,12 @@ int place_clash_at(struct store *st, const char *space, const char *id, const ch
 /* place_clash_at for entry id where it now is (nothing when it is not active). */
 int place_clash(struct store *st, const char *space, const char *id)
 {
-    sqlite3_stmt *s = stmt_bind(st, S_K_PLACE, "t", id);
+    struct cursor *s = stmt_bind(st, S_K_PLACE, "t", id);
     char *category = NULL, *path = NULL;
     int rc;
     if (!s)
         return STORE_ERROR;
-    if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if ((rc = step(s)) == STEP_ROW) {
         category = col_dup(s, 0);
         path = col_dup(s, 1);
     }
@@ -79,13 +79,13 @@ int store_knowledge_get_by_path(struct store *st, const char *space, const char 
     return knowledge_row(stmt_bind(st, S_K_BY_PATH, "ttt", space, category, path), out);
 }
 
-int knowledge_row(sqlite3_stmt *s, struct knowledge *out)
+int knowledge_row(struct cursor *s, struct knowledge *out)
 {
     int rc;
     knowledge_init(out);
     if (!s)
         return STORE_ERROR;
-    if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    if ((rc = step(s)) == STEP_ROW)
         knowledge_from_row(s, out, 1);
     return row_end(s, rc);
 }
@@ -98,19 +98,19 @@ int store_knowledge_scan(struct store *st, const char *space, enum knowledge_sca
                                        [SCAN_ALWAYS_RULES] = S_SCAN_ALWAYS_RULES,
                                        [SCAN_ACTIVE] = S_SCAN_ACTIVE,
                                        [SCAN_DELETED] = S_SCAN_DELETED};
-    sqlite3_stmt *s = what == SCAN_CATEGORY || what == SCAN_DELETED
-                          ? stmt_bind(st, ids[what], "tt", space, category)
-                          : stmt_bind(st, ids[what], "t", space);
+    struct cursor *s = what == SCAN_CATEGORY || what == SCAN_DELETED
+                           ? stmt_bind(st, ids[what], "tt", space, category)
+                           : stmt_bind(st, ids[what], "t", space);
     return knowledge_rows(s, with_document, each, ctx);
 }
 
-int knowledge_rows(sqlite3_stmt *s, int with_document,
+int knowledge_rows(struct cursor *s, int with_document,
                    int (*each)(const struct knowledge *, void *), void *ctx)
 {
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    while ((rc = step(s)) == STEP_ROW) {
         struct knowledge k;
         int stop;
         knowledge_init(&k);
@@ -125,7 +125,7 @@ int knowledge_rows(sqlite3_stmt *s, int with_document,
 
 /* Fill k from a row of KNOWLEDGE_COLUMNS; the document (last, and so never
  * read from its overflow pages unless asked) only with with_document. */
-void knowledge_from_row(sqlite3_stmt *s, struct knowledge *k, int with_document)
+void knowledge_from_row(struct cursor *s, struct knowledge *k, int with_document)
 {
     k->id = col_dup(s, 0);
     k->space = col_dup(s, 1);
@@ -134,24 +134,24 @@ void knowledge_from_row(sqlite3_stmt *s, struct knowledge *k, int with_document)
     k->title = col_dup(s, 4);
     k->description = col_dup(s, 5);
     k->tags = col_dup(s, 6);
-    k->types = (unsigned)sqlite3_column_int(s, 7);
+    k->types = (unsigned)col_int(s, 7);
     k->scenario = col_dup(s, 8);
     k->content = col_dup(s, 9);
-    k->always_apply = sqlite3_column_int(s, 10);
+    k->always_apply = col_int(s, 10);
     k->source = col_dup(s, 11);
     k->urls = col_dup(s, 12);
     k->agent_id = col_dup(s, 13);
     k->message_id = col_dup(s, 14);
     k->source_ts = col_dup(s, 15);
-    k->score = sqlite3_column_int(s, 16);
-    k->helpful = (long)sqlite3_column_int64(s, 17);
-    k->harmful = (long)sqlite3_column_int64(s, 18);
-    k->irrelevant = (long)sqlite3_column_int64(s, 19);
-    k->unused = (long)sqlite3_column_int64(s, 20);
-    k->neutral = (long)sqlite3_column_int64(s, 21);
+    k->score = col_int(s, 16);
+    k->helpful = (long)col_int64(s, 17);
+    k->harmful = (long)col_int64(s, 18);
+    k->irrelevant = (long)col_int64(s, 19);
+    k->unused = (long)col_int64(s, 20);
+    k->neutral = (long)col_int64(s, 21);
     k->status = col_dup(s, 22);
     k->merged_into = col_dup(s, 23);
-    k->version = (long)sqlite3_column_int64(s, 24);
+    k->version = (long)col_int64(s, 24);
     k->created_at = col_dup(s, 25);
     k->updated_at = col_dup(s, 26);
     k->meta = col_dup(s, 27);

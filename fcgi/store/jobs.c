@@ -1,17 +1,17 @@
 /* store/jobs.c: background jobs. */
 #include "store/store_int.h"
 
-static void job_from_row(sqlite3_stmt *s, struct job_info *j)
+static void job_from_row(struct cursor *s, struct job_info *j)
 {
     j->id = col_text(s, 0);
     j->space = col_text(s, 1);
     j->kind = col_text(s, 2);
     j->status = col_text(s, 3);
-    j->progress = (long)sqlite3_column_int64(s, 4);
-    j->total = (long)sqlite3_column_int64(s, 5);
+    j->progress = (long)col_int64(s, 4);
+    j->total = (long)col_int64(s, 5);
     j->params = col_text(s, 6);
-    j->result = (const char *)sqlite3_column_text(s, 7);
-    j->error = (const char *)sqlite3_column_text(s, 8);
+    j->result = col_opt(s, 7);
+    j->error = col_opt(s, 8);
     j->actor = col_text(s, 9);
     j->created_at = col_text(s, 10);
     j->updated_at = col_text(s, 11);
@@ -19,13 +19,13 @@ static void job_from_row(sqlite3_stmt *s, struct job_info *j)
 
 /* Pass every row of s (bound; NULL when it did not prepare) to each; with
  * one_row, STORE_NOT_FOUND when there was none. */
-static int job_rows(sqlite3_stmt *s, void (*each)(const struct job_info *, void *), void *ctx,
+static int job_rows(struct cursor *s, void (*each)(const struct job_info *, void *), void *ctx,
                     int one_row)
 {
     int rc, found = 0;
     if (!s)
         return STORE_ERROR;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    while ((rc = step(s)) == STEP_ROW) {
         struct job_info j;
         job_from_row(s, &j);
         found = 1;

@@ -7,17 +7,17 @@
 #include <string.h>
 
 /* Bind ?4..?18 of S_K_INSERT and S_K_UPDATE: the fields a document sets. */
-static void bind_document(sqlite3_stmt *s, const struct knowledge *k)
+static void bind_document(struct cursor *s, const struct knowledge *k)
 {
     bind_text(s, 4, k->category);
     bind_text(s, 5, k->path);
     bind_text(s, 6, k->title);
     bind_text(s, 7, k->description ? k->description : "");
     bind_text(s, 8, k->tags ? k->tags : "[]");
-    sqlite3_bind_int(s, 9, (int)k->types);
+    bind_int(s, 9, (int)k->types);
     bind_text(s, 10, k->scenario ? k->scenario : "");
     bind_text(s, 11, k->content ? k->content : "");
-    sqlite3_bind_int(s, 12, k->always_apply);
+    bind_int(s, 12, k->always_apply);
     bind_text(s, 13, k->source ? k->source : "manual");
     bind_text(s, 14, k->urls ? k->urls : "[]");
     bind_text(s, 15, k->agent_id ? k->agent_id : "");
@@ -38,8 +38,8 @@ static int entry_in_space(struct store *st, const char *space, const char *id);
 /* STORE_OK when id is an active entry of space, STORE_NOT_FOUND when not. */
 static int entry_active(struct store *st, const char *space, const char *id)
 {
-    sqlite3_stmt *s = stmt_bind(st, S_K_ACTIVE, "tt", id, space);
-    return s ? row_end(s, sqlite3_step(s)) : STORE_ERROR;
+    struct cursor *s = stmt_bind(st, S_K_ACTIVE, "tt", id, space);
+    return s ? row_end(s, step(s)) : STORE_ERROR;
 }
 
 /* Begin a write transaction on the active entry id of space, with the
@@ -60,7 +60,7 @@ int store_knowledge_insert(struct store *st, const struct knowledge *k, const ch
 {
     char now[20];
     int rc;
-    sqlite3_stmt *s = stmt_get(st, S_K_INSERT), *exists;
+    struct cursor *s = stmt_get(st, S_K_INSERT), *exists;
     *id_taken = 0;
     if (!s)
         return STORE_ERROR;
@@ -68,9 +68,9 @@ int store_knowledge_insert(struct store *st, const struct knowledge *k, const ch
         return rc;
     if (!(exists = stmt_bind(st, S_K_ID_EXISTS, "t", k->id)))
         return tx_end(st, STORE_ERROR);
-    rc = sqlite3_step(exists);
+    rc = step(exists);
     stmt_finish(exists);
-    if (rc == SQLITE_ROW) {
+    if (rc == STEP_ROW) {
         *id_taken = 1;
         return tx_end(st, STORE_CONFLICT);
     }
@@ -80,10 +80,12 @@ int store_knowledge_insert(struct store *st, const struct knowledge *k, const ch
     bind_text(s, 3, now);
     bind_document(s, k);
     bind_text(s, 19, k->source_ts ? k->source_ts : "");
-    sqlite3_bind_int(s, 20, k->score);
+    bind_int(s, 20, k->score);
     rc = step_done(s);
     if (rc == STORE_OK)
         rc = place_clash(st, k->space, k->id);
+    if (rc == STORE_OK)
+        rc = terms_refresh(st, k->id);
     if (rc == STORE_OK)
         rc = revision_add(st, k->id, actor, "create", now);
     if (rc == STORE_OK)
@@ -100,7 +102,7 @@ int store_knowledge_get(struct store *st, const char *space, const char *id, int
 int store_knowledge_list(struct store *st, const char *space, const struct knowledge_filter *f,
                          int (*each)(const struct knowledge *, void *), void *ctx, long *total)
 {
-    sqlite3_stmt *count;
+    struct cursor *count;
     int rc, types = (int)f->types;
     /* One read transaction so the count and the page agree; inside the
      * caller's transaction (BEGIN would fail there), that one serves. */
@@ -147,12 +149,13 @@ int store_knowledge_add_case(struct store *st, const char *space, const char *id
 }
 
 /* Pass every row of a cases statement to each, then reset it. */
-static int case_rows(sqlite3_stmt *s, int (*each)(const struct knowledge_case *, void *), void *ctx)
+static int case_rows(struct cursor *s, int (*each)(const struct knowledge_case *, void *),
+                     void *ctx)
 {
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    while ((rc = step(s)) == STEP_ROW) {
         struct knowledge_case c = {
             .kind = col_text(s, 0),
             .case_id = col_text(s, 1),
@@ -180,7 +183,7 @@ int store_knowledge_cases_page(struct store *st, const char *space, const char *
                                int (*each)(const struct knowledge_case *, void *), void *ctx,
                                long *total)
 {
-    sqlite3_stmt *count;
+    struct cursor *count;
     int rc;
     if ((rc = entry_in_space(st, space, id)))
         return rc;
@@ -214,11 +217,9 @@ int store_knowledge_add_feedback(struct store *st, const char *space, const char
     int rc;
     if ((rc = begin_on_entry(st, space, id, now)))
         return rc;
-    rc = stmt_run(st, S_FEEDBACK_INSERT, "ttttt", space, id, text, actor, now);
-    if (rc == STORE_OK) {
-        *feedback_id = (long)sqlite3_last_insert_rowid(st->db);
+    rc = stmt_returning(st, S_FEEDBACK_INSERT, feedback_id, "ttttt", space, id, text, actor, now);
+    if (rc == STORE_OK)
         rc = audit_at(st, now, space, actor, "knowledge.feedback", id);
-    }
     return tx_end(st, rc);
 }
 
@@ -242,23 +243,23 @@ int store_knowledge_delete(struct store *st, const char *space, const char *id, 
 /* STORE_OK when id belongs to space in any status. */
 static int entry_in_space(struct store *st, const char *space, const char *id)
 {
-    sqlite3_stmt *s = stmt_bind(st, S_K_SPACE_OF, "tt", id, space);
-    return s ? row_end(s, sqlite3_step(s)) : STORE_ERROR;
+    struct cursor *s = stmt_bind(st, S_K_SPACE_OF, "tt", id, space);
+    return s ? row_end(s, step(s)) : STORE_ERROR;
 }
 
 int store_knowledge_revisions_each(struct store *st, const char *space, const char *id,
                                    int (*each)(const struct knowledge_revision *, void *),
                                    void *ctx)
 {
-    sqlite3_stmt *s;
+    struct cursor *s;
     int rc;
     if ((rc = entry_in_space(st, space, id)))
         return rc;
     if (!(s = stmt_bind(st, S_REVISIONS, "tt", id, space)))
         return STORE_ERROR;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    while ((rc = step(s)) == STEP_ROW) {
         struct knowledge_revision r = {
-            .version = (long)sqlite3_column_int64(s, 0),
+            .version = (long)col_int64(s, 0),
             .document = col_text(s, 1),
             .actor = col_text(s, 2),
             .reason = col_text(s, 3),
@@ -276,23 +277,25 @@ int store_knowledge_revert(struct store *st, const char *space, const char *id, 
     char now[20];
     char *doc = NULL;
     int rc;
-    sqlite3_stmt *get;
+    struct cursor *get;
     if ((rc = store_begin(st)))
         return rc;
     if (!(get = stmt_bind(st, S_REVISION_DOC, "ttl", id, space, version)))
         return tx_end(st, STORE_ERROR);
-    rc = sqlite3_step(get);
-    if (rc == SQLITE_ROW)
+    rc = step(get);
+    if (rc == STEP_ROW)
         doc = col_dup(get, 0);
     stmt_finish(get);
     if (!doc)
-        return tx_end(st, rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc));
+        return tx_end(st, rc == STEP_DONE ? STORE_NOT_FOUND : step_status(rc));
     time_utc_text(now);
     rc = stmt_run(st, S_K_RESTORE, "tttt", id, space, doc,
                   now); /* the partial unique index answers CONFLICT for a taken path */
     free(doc);
     if (rc == STORE_OK)
         rc = place_clash(st, space, id);
+    if (rc == STORE_OK)
+        rc = terms_refresh(st, id);
     if (rc == STORE_OK)
         rc = revision_add(st, id, actor, "revert", now);
     if (rc == STORE_OK)
@@ -306,14 +309,14 @@ int store_knowledge_update(struct store *st, const char *space, const char *id,
 {
     char now[20], action[64];
     int rc;
-    sqlite3_stmt *s = stmt_get(st, S_K_UPDATE);
+    struct cursor *s = stmt_get(st, S_K_UPDATE);
     if (!s)
         return STORE_ERROR;
     if ((rc = begin_on_entry(st, space, id, now)))
         return rc;
     bind_text(s, 1, id);
     bind_text(s, 2, space);
-    sqlite3_bind_int64(s, 3, expected_version);
+    bind_int64(s, 3, expected_version);
     bind_document(s, k);
     bind_text(s, 19, now);
     rc = step_done(s);
@@ -321,6 +324,8 @@ int store_knowledge_update(struct store *st, const char *space, const char *id,
         rc = STORE_CONFLICT; /* it exists (checked above), so the version moved on */
     if (rc == STORE_OK)
         rc = place_clash_at(st, space, id, k->category, k->path);
+    if (rc == STORE_OK)
+        rc = terms_refresh(st, id);
     if (rc == STORE_OK)
         rc = revision_add(st, id, actor, reason, now);
     snprintf(action, sizeof action, "knowledge.%s", reason);
@@ -332,12 +337,12 @@ int store_knowledge_update(struct store *st, const char *space, const char *id,
 int store_knowledge_revision_time(struct store *st, const char *space, const char *id, long version,
                                   char out[static 20])
 {
-    sqlite3_stmt *s = stmt_bind(st, S_REVISION_TIME, "ttl", id, space, version);
+    struct cursor *s = stmt_bind(st, S_REVISION_TIME, "ttl", id, space, version);
     int rc;
     out[0] = '\0';
     if (!s)
         return STORE_ERROR;
-    if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    if ((rc = step(s)) == STEP_ROW)
         snprintf(out, 20, "%s", col_text(s, 0));
     return row_end(s, rc);
 }
@@ -386,6 +391,8 @@ int store_knowledge_move(struct store *st, const char *space, const char *id, lo
         rc = STORE_CONFLICT; /* it is active (checked above), so the version moved on */
     if (rc == STORE_OK)
         rc = place_clash_at(st, space, id, k->category, k->path);
+    if (rc == STORE_OK)
+        rc = terms_refresh(st, id);
     if (rc == STORE_OK)
         rc = revision_add(st, id, actor, "rename", now);
     if (rc == STORE_OK)

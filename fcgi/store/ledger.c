@@ -45,18 +45,14 @@ int store_llm_call_add(struct store *st, const char *space, const char *purpose,
 int store_llm_usage(struct store *st, const char *space, const char *since,
                     void (*each)(const struct llm_usage *, void *), void *ctx)
 {
-    sqlite3_stmt *s = stmt_bind(st, S_LLM_USAGE, "tt", space, since ? since : "");
+    struct cursor *s = stmt_bind(st, S_LLM_USAGE, "tt", space, since ? since : "");
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        struct llm_usage u = {col_text(s, 0),
-                              col_text(s, 1),
-                              (long)sqlite3_column_int64(s, 2),
-                              (long)sqlite3_column_int64(s, 3),
-                              (long)sqlite3_column_int64(s, 4),
-                              (long)sqlite3_column_int64(s, 5),
-                              (long)sqlite3_column_int64(s, 6)};
+    while ((rc = step(s)) == STEP_ROW) {
+        struct llm_usage u = {col_text(s, 0),        col_text(s, 1),        (long)col_int64(s, 2),
+                              (long)col_int64(s, 3), (long)col_int64(s, 4), (long)col_int64(s, 5),
+                              (long)col_int64(s, 6)};
         each(&u, ctx);
     }
     return rows_end(s, rc);
@@ -64,24 +60,23 @@ int store_llm_usage(struct store *st, const char *space, const char *since,
 
 int store_space_counts(struct store *st, void (*each)(const char *, long, long, void *), void *ctx)
 {
-    sqlite3_stmt *s = stmt_get(st, S_SPACE_COUNTS);
+    struct cursor *s = stmt_get(st, S_SPACE_COUNTS);
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-        each(col_text(s, 0), (long)sqlite3_column_int64(s, 1), (long)sqlite3_column_int64(s, 2),
-             ctx);
+    while ((rc = step(s)) == STEP_ROW)
+        each(col_text(s, 0), (long)col_int64(s, 1), (long)col_int64(s, 2), ctx);
     return rows_end(s, rc);
 }
 
 int store_job_counts(struct store *st, void (*each)(const char *, const char *, long, void *),
                      void *ctx)
 {
-    sqlite3_stmt *s = stmt_get(st, S_JOB_COUNTS);
+    struct cursor *s = stmt_get(st, S_JOB_COUNTS);
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-        each(col_text(s, 0), col_text(s, 1), (long)sqlite3_column_int64(s, 2), ctx);
+    while ((rc = step(s)) == STEP_ROW)
+        each(col_text(s, 0), col_text(s, 1), (long)col_int64(s, 2), ctx);
     return rows_end(s, rc);
 }

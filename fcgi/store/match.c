@@ -1,5 +1,6 @@
 /* store/match.c: full-text search candidates: a store_match_query rendered
- * into an FTS5 expression over knowledge_fts or knowledge_head. */
+ * into an FTS5 expression over knowledge_fts or knowledge_head, or on
+ * PostgreSQL into a tsquery over knowledge_terms (pg_terms.c). */
 #include "store/store_int.h"
 
 #include <stdint.h>
@@ -46,22 +47,19 @@ static void match_expr(struct buf *out, const struct store_match_query *q)
     }
 }
 
-static const char *col_or_empty(sqlite3_stmt *s, int i)
-{
-    const char *v = (const char *)sqlite3_column_text(s, i);
-    return v ? v : "";
-}
-
 int store_knowledge_match(struct store *st, const char *space, const struct store_match_query *q,
                           long long *last, int (*each)(const struct match_row *, void *), void *ctx)
 {
     const struct knowledge_filter *f = q->f;
     long long below = q->below > 0 ? q->below : INT64_MAX; /* a bound FTS5 can seek to */
     struct buf match;
-    sqlite3_stmt *s;
+    struct cursor *s;
     int rc;
     buf_init(&match, 1 << 16);
-    match_expr(&match, q);
+    if (st->pg)
+        pg_match_query(&match, q);
+    else
+        match_expr(&match, q);
     s = stmt_bind(st, q->index == MATCH_HEAD ? S_MATCH_HEAD : S_MATCH, "ttitlL", match.data, space,
                   f ? (int)f->types : 0, f ? f->category : NULL, q->limit, below);
     if (!s) {
@@ -70,19 +68,19 @@ int store_knowledge_match(struct store *st, const char *space, const struct stor
     }
     if (last)
         *last = 0;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    while ((rc = step(s)) == STEP_ROW) {
         struct match_row r;
-        r.seq = sqlite3_column_int64(s, 0);
-        r.id = col_or_empty(s, 1);
-        r.category = col_or_empty(s, 2);
-        r.path = col_or_empty(s, 3);
-        r.title = col_or_empty(s, 4);
-        r.tags = col_or_empty(s, 5);
-        r.body = col_or_empty(s, 6);
-        r.source = col_or_empty(s, 7);
-        r.updated_at = col_or_empty(s, 8);
-        r.always_apply = sqlite3_column_int(s, 9);
-        r.scenario = col_or_empty(s, 10);
+        r.seq = col_int64(s, 0);
+        r.id = col_text(s, 1);
+        r.category = col_text(s, 2);
+        r.path = col_text(s, 3);
+        r.title = col_text(s, 4);
+        r.tags = col_text(s, 5);
+        r.body = col_text(s, 6);
+        r.source = col_text(s, 7);
+        r.updated_at = col_text(s, 8);
+        r.always_apply = col_int(s, 9);
+        r.scenario = col_text(s, 10);
         if (last)
             *last = r.seq;
         if (each(&r, ctx))

@@ -206,6 +206,8 @@ int store_schema_version(struct store *st)
 {
     sqlite3_stmt *s;
     int v = -1;
+    if (st->pg)
+        return pg_schema_version(st);
     if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
         return -1;
     if (sqlite3_step(s) == SQLITE_ROW)

@@ -1,10 +1,12 @@
 /* store/open.c: opening a connection: its pragmas, the FTS5 tokenizer
- * "knowhub", the busy handler, and the migrations of an older database. */
+ * "knowhub", the busy handler, and the migrations of an older database; or
+ * a PostgreSQL connection and its schema (pg.c). */
 #include "store/store_int.h"
 #include "base/metrics.h"
 #include "domain/tokenize.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 void store_global_init(void)
 {
@@ -95,9 +97,38 @@ int store_open(const char *path, struct store **out)
     return store_open_upgrade(path, NULL, NULL, out);
 }
 
+/* Connect to the PostgreSQL database conninfo names and bring its schema to
+ * the latest (backups of PostgreSQL are the operator's: pg_dump). */
+static int open_postgres(const char *conninfo, struct store_upgrade *up, struct store **out)
+{
+    struct store *st = xcalloc(1, sizeof *st);
+    int rc;
+    buf_init(&st->audit_pending, 1024 * 1024);
+    if ((rc = pg_connect(st, conninfo)) || (rc = pg_migrate(st, &up->from_version))) {
+        if (st->pg_error[0])
+            fprintf(stderr, "knowhub: PostgreSQL: %s\n", st->pg_error);
+        store_close(st);
+        return rc;
+    }
+    up->to_version = store_schema_latest();
+    *out = st;
+    return STORE_OK;
+}
+
 int store_open_upgrade(const char *path, const char *backup_dir, struct store_upgrade *up,
                        struct store **out)
 {
+    if (store_is_postgres(path)) {
+        struct store_upgrade local;
+        int rc;
+        *out = NULL;
+        if (up)
+            return open_postgres(path, up, out);
+        store_upgrade_init(&local);
+        rc = open_postgres(path, &local, out);
+        store_upgrade_release(&local);
+        return rc;
+    }
     struct store *st = xcalloc(1, sizeof *st);
     struct store_upgrade local;
     int rc, found;

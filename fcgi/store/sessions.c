@@ -32,15 +32,14 @@ int store_session_put_if(struct store *st, const char *space, const char *id, co
 
 /* Pass every row of s (bound; NULL when it did not prepare) to each; with
  * one_row, STORE_NOT_FOUND when there was none. */
-static int session_rows(sqlite3_stmt *s, void (*each)(const struct session_info *, void *),
+static int session_rows(struct cursor *s, void (*each)(const struct session_info *, void *),
                         void *ctx, int one_row)
 {
     int rc, found = 0;
     if (!s)
         return STORE_ERROR;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        struct session_info si = {col_text(s, 0), col_text(s, 1),
-                                  (const char *)sqlite3_column_text(s, 2), col_text(s, 3),
+    while ((rc = step(s)) == STEP_ROW) {
+        struct session_info si = {col_text(s, 0), col_text(s, 1), col_opt(s, 2), col_text(s, 3),
                                   col_text(s, 4)};
         found = 1;
         each(&si, ctx);

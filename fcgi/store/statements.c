@@ -88,7 +88,7 @@ const char *const stmt_sql[S_COUNT] = {
     [S_K_SET_SCORE] = "UPDATE knowledge SET score = ?3, version = version + 1, updated_at = ?4"
                       " WHERE id = ?1 AND space = ?2 AND status = 'active' AND score != ?3",
     [S_FEEDBACK_INSERT] = "INSERT INTO knowledge_feedback(space, knowledge_id, feedback, actor,"
-                          " created_at) VALUES(?1, ?2, ?3, ?4, ?5)",
+                          " created_at) VALUES(?1, ?2, ?3, ?4, ?5) RETURNING seq",
     [S_K_DELETE] = "UPDATE knowledge SET status = 'deleted', version = version + 1,"
                    " updated_at = ?3 WHERE id = ?1 AND space = ?2 AND status = 'active'",
     [S_REVISION_ADD] = "INSERT INTO knowledge_revisions(space, knowledge_id, version, document,"
@@ -154,7 +154,7 @@ const char *const stmt_sql[S_COUNT] = {
     [S_LOG_ADD] = "INSERT INTO knowledge_log(space, trace_id, knowledge_id, goal_id,"
                   " injected_at_sequence, injected_at, task, content)"
                   " SELECT ?1, ?2, id, ?4, ?5, ?6, scenario, substr(content, 1, 500)"
-                  " FROM knowledge WHERE id = ?3 AND space = ?1 AND status = 'active'",
+                  " FROM knowledge WHERE id = ?3 AND space = ?1 AND status = 'active' RETURNING id",
     [S_LOG_ALL] = "SELECT " LOG_COLUMNS " FROM knowledge_log WHERE space = ?1 AND trace_id = ?2"
                   " ORDER BY id LIMIT ?3 OFFSET ?4",
     [S_LOG_PENDING] = "SELECT " LOG_COLUMNS " FROM knowledge_log WHERE space = ?1"

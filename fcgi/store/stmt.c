@@ -3,6 +3,7 @@
  * of SQLite result codes to store statuses. */
 #include "store/store_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 int status_of(int rc)
@@ -57,6 +58,10 @@ void store_status_error(int status, const char *what, struct error *e)
         error_set(e, E_SERVICE_UNAVAILABLE, "db_readonly",
                   "The database is read-only; nothing was written");
         break;
+    case STORE_UNAVAILABLE:
+        error_set(e, E_SERVICE_UNAVAILABLE, "db_unavailable",
+                  "The database cannot be reached; try again");
+        break;
     default:
         error_set(e, E_INTERNAL, "internal_error", "An unexpected error occurred");
         break;
@@ -65,61 +70,189 @@ void store_status_error(int status, const char *what, struct error *e)
 
 const char *store_errmsg(struct store *st)
 {
+    if (st && st->pg)
+        return st->pg_error[0] ? st->pg_error : "no error";
     return st && st->db ? sqlite3_errmsg(st->db) : "no database";
 }
 
-sqlite3_stmt *stmt_get(struct store *st, enum stmt_id id)
+struct cursor *stmt_get(struct store *st, enum stmt_id id)
 {
-    if (!st->stmt[id]) {
-        if (sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[id],
-                               NULL) != SQLITE_OK)
+    struct cursor *c = &st->cur[id];
+    if (st->pg) {
+        if (pg_prepare(st, id))
+            return NULL;
+    } else if (!c->lite) {
+        if (!stmt_sql[id] || sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+                                                &c->lite, NULL) != SQLITE_OK)
             return NULL;
     }
-    return st->stmt[id];
+    c->st = st;
+    c->id = id;
+    return c;
 }
 
-void bind_text(sqlite3_stmt *s, int i, const char *v)
+/* The parameter slot i (from 1) of a PostgreSQL cursor, in text format. */
+static int pg_slot(struct cursor *s, int i)
 {
-    if (v)
-        sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+    if (i < 1 || i > CURSOR_MAX_PARAMS)
+        abort(); /* a statement with more parameters than the cursor holds */
+    for (int k = s->nparams; k < i - 1; k++)
+        s->values[k] = NULL; /* a gap binds NULL, as in SQLite */
+    if (i > s->nparams)
+        s->nparams = i;
+    s->formats[i - 1] = 0;
+    s->lengths[i - 1] = 0;
+    return i - 1;
+}
+
+void bind_text(struct cursor *s, int i, const char *v)
+{
+    if (s->st->pg)
+        s->values[pg_slot(s, i)] = v;
+    else if (v)
+        sqlite3_bind_text(s->lite, i, v, -1, SQLITE_STATIC);
     else
-        sqlite3_bind_null(s, i);
+        sqlite3_bind_null(s->lite, i);
+}
+
+void bind_text_n(struct cursor *s, int i, const char *v, size_t n)
+{
+    if (s->st->pg) {
+        int k = pg_slot(s, i);
+        free(s->owned[k]);
+        s->owned[k] = xstrndup(v, n);
+        s->values[k] = s->owned[k];
+    } else {
+        sqlite3_bind_text(s->lite, i, v, (int)n, SQLITE_TRANSIENT);
+    }
+}
+
+void bind_int64(struct cursor *s, int i, long long v)
+{
+    if (s->st->pg) {
+        int k = pg_slot(s, i);
+        snprintf(s->num[k], sizeof s->num[k], "%lld", v);
+        s->values[k] = s->num[k];
+    } else {
+        sqlite3_bind_int64(s->lite, i, v);
+    }
+}
+
+void bind_int(struct cursor *s, int i, int v)
+{
+    bind_int64(s, i, v);
+}
+
+static void bind_blob(struct cursor *s, int i, const void *p, int n)
+{
+    if (s->st->pg) {
+        int k = pg_slot(s, i);
+        s->values[k] = p ? p : "";
+        s->lengths[k] = n;
+        s->formats[k] = 1; /* binary: bytea as it is */
+    } else {
+        sqlite3_bind_blob(s->lite, i, p, n, SQLITE_STATIC);
+    }
+}
+
+int step(struct cursor *s)
+{
+    if (s->st->pg) {
+        if (!s->res) {
+            int rc = pg_run(s);
+            if (rc)
+                return -rc;
+            s->row = -1;
+        }
+        return ++s->row < s->rows ? STEP_ROW : STEP_DONE;
+    }
+    int rc = sqlite3_step(s->lite);
+    if (rc == SQLITE_ROW)
+        return STEP_ROW;
+    return rc == SQLITE_DONE ? STEP_DONE : -status_of(rc);
 }
 
 /* Step a statement that returns no row we need; reset it; return a store status. */
-int step_done(sqlite3_stmt *s)
+int step_done(struct cursor *s)
 {
-    int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    sqlite3_clear_bindings(s);
-    return rc == SQLITE_DONE || rc == SQLITE_ROW ? STORE_OK : status_of(rc);
+    int rc = step(s);
+    stmt_finish(s);
+    return step_status(rc);
 }
 
-void stmt_finish(sqlite3_stmt *s)
+void stmt_finish(struct cursor *s)
 {
-    sqlite3_reset(s);
-    sqlite3_clear_bindings(s);
+    if (s->st->pg) {
+        pg_clear(s);
+        for (int k = 0; k < s->nparams; k++) {
+            free(s->owned[k]);
+            s->owned[k] = NULL;
+        }
+        s->nparams = 0;
+        return;
+    }
+    sqlite3_reset(s->lite);
+    sqlite3_clear_bindings(s->lite);
 }
 
-char *col_dup(sqlite3_stmt *s, int i)
+int col_count(struct cursor *s)
 {
-    const unsigned char *t = sqlite3_column_text(s, i);
-    return t ? xstrndup((const char *)t, (size_t)sqlite3_column_bytes(s, i)) : NULL;
+    return s->st->pg ? pg_col_count(s) : sqlite3_column_count(s->lite);
 }
 
-const char *col_text(sqlite3_stmt *s, int i)
+const char *col_opt(struct cursor *s, int i)
 {
-    const unsigned char *t = sqlite3_column_text(s, i);
-    return t ? (const char *)t : "";
+    return s->st->pg ? pg_col(s, i) : (const char *)sqlite3_column_text(s->lite, i);
+}
+
+const char *col_text(struct cursor *s, int i)
+{
+    const char *t = col_opt(s, i);
+    return t ? t : "";
+}
+
+char *col_dup(struct cursor *s, int i)
+{
+    if (s->st->pg) {
+        const char *t = pg_col(s, i);
+        return t ? xstrdup(t) : NULL;
+    }
+    const unsigned char *t = sqlite3_column_text(s->lite, i);
+    return t ? xstrndup((const char *)t, (size_t)sqlite3_column_bytes(s->lite, i)) : NULL;
+}
+
+long long col_int64(struct cursor *s, int i)
+{
+    if (s->st->pg) {
+        const char *t = pg_col(s, i);
+        return t ? strtoll(t, NULL, 10) : 0;
+    }
+    return sqlite3_column_int64(s->lite, i);
+}
+
+int col_int(struct cursor *s, int i)
+{
+    return (int)col_int64(s, i);
+}
+
+const void *col_blob(struct cursor *s, int i, size_t *n)
+{
+    if (s->st->pg)
+        return pg_col_blob(s, i, n);
+    const void *p = sqlite3_column_blob(s->lite, i);
+    *n = (size_t)sqlite3_column_bytes(s->lite, i);
+    return p;
 }
 
 int db_exec(struct store *st, const char *sql)
 {
+    if (st->pg)
+        return pg_exec(st, sql);
     return status_of(sqlite3_exec(st->db, sql, NULL, NULL, NULL));
 }
 
 /* Bind ?1.. of s from ap, one argument per letter of types (see stmt_bind). */
-static void bind_va(sqlite3_stmt *s, const char *types, va_list ap)
+static void bind_va(struct cursor *s, const char *types, va_list ap)
 {
     for (int i = 1; types[i - 1]; i++) {
         switch (types[i - 1]) {
@@ -127,20 +260,20 @@ static void bind_va(sqlite3_stmt *s, const char *types, va_list ap)
             bind_text(s, i, va_arg(ap, const char *));
             break;
         case 'i':
-            sqlite3_bind_int(s, i, va_arg(ap, int));
+            bind_int(s, i, va_arg(ap, int));
             break;
         case 'l':
-            sqlite3_bind_int64(s, i, va_arg(ap, long));
+            bind_int64(s, i, va_arg(ap, long));
             break;
         case 'L':
-            sqlite3_bind_int64(s, i, va_arg(ap, long long));
+            bind_int64(s, i, va_arg(ap, long long));
             break;
         case 'h':
-            sqlite3_bind_blob(s, i, va_arg(ap, const unsigned char *), 32, SQLITE_STATIC);
+            bind_blob(s, i, va_arg(ap, const unsigned char *), 32);
             break;
         case 'b': {
             const void *p = va_arg(ap, const void *);
-            sqlite3_bind_blob(s, i, p, va_arg(ap, int), SQLITE_STATIC);
+            bind_blob(s, i, p, va_arg(ap, int));
             break;
         }
         default:
@@ -150,17 +283,17 @@ static void bind_va(sqlite3_stmt *s, const char *types, va_list ap)
 }
 
 /* Statement id with its parameters bound from ap; NULL when it does not prepare. */
-static sqlite3_stmt *stmt_vbind(struct store *st, enum stmt_id id, const char *types, va_list ap)
+static struct cursor *stmt_vbind(struct store *st, enum stmt_id id, const char *types, va_list ap)
 {
-    sqlite3_stmt *s = stmt_get(st, id);
+    struct cursor *s = stmt_get(st, id);
     if (s)
         bind_va(s, types, ap);
     return s;
 }
 
-sqlite3_stmt *stmt_bind(struct store *st, enum stmt_id id, const char *types, ...)
+struct cursor *stmt_bind(struct store *st, enum stmt_id id, const char *types, ...)
 {
-    sqlite3_stmt *s;
+    struct cursor *s;
     va_list ap;
     va_start(ap, types);
     s = stmt_vbind(st, id, types, ap);
@@ -170,7 +303,7 @@ sqlite3_stmt *stmt_bind(struct store *st, enum stmt_id id, const char *types, ..
 
 int stmt_run(struct store *st, enum stmt_id id, const char *types, ...)
 {
-    sqlite3_stmt *s;
+    struct cursor *s;
     va_list ap;
     va_start(ap, types);
     s = stmt_vbind(st, id, types, ap);
@@ -178,29 +311,44 @@ int stmt_run(struct store *st, enum stmt_id id, const char *types, ...)
     return s ? step_done(s) : STORE_ERROR;
 }
 
-int row_end(sqlite3_stmt *s, int rc)
+int stmt_returning(struct store *st, enum stmt_id id, long *out, const char *types, ...)
+{
+    struct cursor *s;
+    va_list ap;
+    int rc;
+    va_start(ap, types);
+    s = stmt_vbind(st, id, types, ap);
+    va_end(ap);
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = step(s)) == STEP_ROW)
+        *out = (long)col_int64(s, 0);
+    return row_end(s, rc);
+}
+
+int row_end(struct cursor *s, int rc)
 {
     stmt_finish(s);
-    if (rc == SQLITE_ROW)
+    if (rc == STEP_ROW)
         return STORE_OK;
-    return rc == SQLITE_DONE ? STORE_NOT_FOUND : status_of(rc);
+    return rc == STEP_DONE ? STORE_NOT_FOUND : step_status(rc);
 }
 
-int rows_end(sqlite3_stmt *s, int rc)
+int rows_end(struct cursor *s, int rc)
 {
     stmt_finish(s);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    return step_status(rc);
 }
 
-int row_count(sqlite3_stmt *s, long *n)
+int row_count(struct cursor *s, long *n)
 {
-    int rc = sqlite3_step(s);
-    *n = rc == SQLITE_ROW ? (long)sqlite3_column_int64(s, 0) : 0;
+    int rc = step(s);
+    *n = rc == STEP_ROW ? (long)col_int64(s, 0) : 0;
     stmt_finish(s);
-    return rc == SQLITE_ROW ? STORE_OK : status_of(rc);
+    return rc == STEP_ROW ? STORE_OK : rc == STEP_DONE ? STORE_OK : step_status(rc);
 }
 
 int rows_changed(struct store *st)
 {
-    return sqlite3_changes(st->db);
+    return st->pg ? (int)st->pg_changes : sqlite3_changes(st->db);
 }

@@ -34,18 +34,24 @@ enum store_status {
     STORE_ERROR,         /* anything else; see store_errmsg() */
     STORE_TOO_NEW,       /* the database comes from a newer knowhub (left untouched) */
     STORE_BACKUP_FAILED, /* the copy before a migration failed: nothing migrated */
+    STORE_UNAVAILABLE,   /* the database server cannot be reached (PostgreSQL): retry */
 };
 
 /* The error of a store status other than STORE_OK, for callers' callers:
  * NOT_FOUND "<what> not found", CONFLICT, SERVICE_UNAVAILABLE when busy,
- * full or read-only (nothing was written), else INTERNAL_ERROR. */
+ * full, read-only (nothing was written) or unreachable, else INTERNAL_ERROR. */
 void store_status_error(int status, const char *what, struct error *e);
 
 /* Process-wide SQLite settings; call once before any other store call
  * (turns memory statistics off: they cost a global mutex per malloc). */
 void store_global_init(void);
 
-/* Open (creating if needed) the database at path, or ":memory:", apply the
+/* Whether where names a PostgreSQL database (a postgres:// or postgresql://
+ * URL, or libpq key=value pairs) rather than an SQLite file. */
+int store_is_postgres(const char *where);
+
+/* Open (creating if needed) the database at path, or ":memory:", or the
+ * PostgreSQL database path names (store_is_postgres), apply the
  * migrations and prepare the connection. *out is NULL on failure. Same
  * rules as store_open_upgrade, backups going to the database's directory. */
 STORE_MUST_CHECK int store_open(const char *path, struct store **out);
@@ -75,7 +81,7 @@ STORE_MUST_CHECK int store_open_upgrade(const char *path, const char *backup_dir
                                         struct store_upgrade *up, struct store **out);
 /* Close the connection and finalize every statement. NULL is allowed. */
 void store_close(struct store *st);
-/* The last SQLite error message of this connection (for server logs only). */
+/* The last error message of this connection (for server logs only). */
 const char *store_errmsg(struct store *st);
 /* Schema version (PRAGMA user_version) of the open database. */
 int store_schema_version(struct store *st);

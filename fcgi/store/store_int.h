@@ -14,6 +14,10 @@
 /* How long a writer waits for the database (SQLite's busy timeout) or for
  * another thread's write transaction (writer_lock) before STORE_BUSY. */
 #define BUSY_TIMEOUT_MS 10000
+/* The PostgreSQL advisory lock every write transaction takes (one writer at
+ * a time across nodes), and the one migrations run under. */
+#define PG_WRITER_LOCK "7162200414"
+#define PG_MIGRATE_LOCK "7162200415"
 
 enum stmt_id {
     S_SPACE_ENSURE,
@@ -112,15 +116,54 @@ enum stmt_id {
     S_VEC_SINCE,
     S_VEC_STAMP,
     S_VEC_DIM,
+    /* PostgreSQL only (NULL in stmt_sql): the search terms of an entry (pg_terms.c) */
+    S_K_TERMS_SOURCE,
+    S_K_TERMS_PUT,
     S_COUNT
 };
 
-/* The SQL of each statement (statements.c). */
+/* The SQL of each statement (statements.c), and its PostgreSQL text (pg_sql.c). */
 extern const char *const stmt_sql[S_COUNT];
+extern const char *const pg_stmt_sql[S_COUNT];
+/* The PostgreSQL schema at store_schema_latest(), for an empty database (pg_sql.c). */
+extern const char pg_schema_sql[];
+/* `knowhub check` on PostgreSQL: each query returns one integer, its problems (pg_sql.c). */
+struct pg_check {
+    const char *name, *sql;
+};
+extern const struct pg_check pg_checks[];
+
+/* Most parameters a statement has. */
+#define CURSOR_MAX_PARAMS 24
+
+/* A statement of a connection, bound and read row by row. On SQLite it is the
+ * prepared statement itself; on PostgreSQL it gathers the parameters, runs
+ * the statement at the first step and walks the rows of its result. */
+struct cursor {
+    struct store *st;
+    enum stmt_id id;
+    sqlite3_stmt *lite;
+    /* PostgreSQL (pg.c) */
+    struct pg_result *res;
+    int row, rows;                         /* the row being read, how many */
+    int nparams;                           /* the highest parameter bound */
+    const char *values[CURSOR_MAX_PARAMS]; /* text, or binary for blobs */
+    int lengths[CURSOR_MAX_PARAMS], formats[CURSOR_MAX_PARAMS];
+    char num[CURSOR_MAX_PARAMS][24]; /* numbers bound, as text */
+    char *owned[CURSOR_MAX_PARAMS];  /* texts copied (bind_text_n) */
+    struct buf blob;                 /* the last blob read, decoded */
+};
 
 struct store {
-    sqlite3 *db;
-    sqlite3_stmt *stmt[S_COUNT];
+    sqlite3 *db;                     /* SQLite, or NULL on PostgreSQL */
+    struct pg_conn *pg;              /* PostgreSQL, or NULL on SQLite */
+    struct cursor cur[S_COUNT];      /* every statement, prepared on first use */
+    unsigned char pg_ready[S_COUNT]; /* prepared on this PostgreSQL session */
+    char *conninfo;                  /* PostgreSQL: what it connects with (to reconnect) */
+    char pg_error[256];              /* PostgreSQL: the last error message */
+    long pg_changes;                 /* PostgreSQL: rows the last statement changed */
+    uint64_t generation;             /* PostgreSQL: read with the last token lookup */
+    int generation_fresh;            /* ... and not yet handed out by store_generation */
     int tx_depth;
     int read_depth;          /* store_read_begin() calls not yet ended */
     int read_open;           /* the outermost of them opened a read transaction */
@@ -136,44 +179,93 @@ struct store {
     void *audit_ctx;
 };
 
-/* ---- stmt.c: statements, binding, rows ---- */
+/* ---- stmt.c: statements, binding, rows (either backend) ---- */
 
+/* What step() returns: a row to read, the end, or minus a store status. */
+enum { STEP_DONE = 0, STEP_ROW = 1 };
+/* The store status of a step() result (STORE_OK for a row or the end). */
+static inline int step_status(int rc)
+{
+    return rc < 0 ? -rc : STORE_OK;
+}
 /* The store status of an SQLite result code. */
 int status_of(int rc);
 /* Statement id of this connection, prepared on first use; NULL when it
  * does not prepare (store_errmsg says why). */
-sqlite3_stmt *stmt_get(struct store *st, enum stmt_id id);
-/* Bind text v (NULL: SQL NULL) as parameter i, without a copy. */
-void bind_text(sqlite3_stmt *s, int i, const char *v);
+struct cursor *stmt_get(struct store *st, enum stmt_id id);
+/* Bind parameter i (from 1): text v (NULL: SQL NULL), not copied; the first
+ * n bytes of v, copied; numbers. */
+void bind_text(struct cursor *s, int i, const char *v);
+void bind_text_n(struct cursor *s, int i, const char *v, size_t n);
+void bind_int(struct cursor *s, int i, int v);
+void bind_int64(struct cursor *s, int i, long long v);
 /* Statement id with ?1, ?2 ... bound from the arguments, one per letter
  * of types: 't' text (const char *, NULL binds NULL), 'i' int, 'l' long,
  * 'L' long long, 'h' a 32-byte hash (const unsigned char *), 'b' a blob (two arguments:
  * const void *, int length). Texts and
  * hashes are not copied: they must live until the statement is reset.
  * NULL when the statement does not prepare. */
-sqlite3_stmt *stmt_bind(struct store *st, enum stmt_id id, const char *types, ...);
+struct cursor *stmt_bind(struct store *st, enum stmt_id id, const char *types, ...);
 /* stmt_bind, then step_done: run a statement whose rows are not needed. */
 int stmt_run(struct store *st, enum stmt_id id, const char *types, ...);
+/* stmt_bind, then the integer of the first row's first column into *out
+ * (an INSERT ... RETURNING); STORE_NOT_FOUND when there is no row. */
+int stmt_returning(struct store *st, enum stmt_id id, long *out, const char *types, ...);
+/* The next row: STEP_ROW, STEP_DONE, or minus a store status. */
+int step(struct cursor *s);
 /* Step a statement that returns no row we need; reset it; return a store status. */
-int step_done(sqlite3_stmt *s);
+int step_done(struct cursor *s);
 /* Reset s and clear its bindings, for its next use. */
-void stmt_finish(sqlite3_stmt *s);
+void stmt_finish(struct cursor *s);
 /* End a one-row read whose step returned rc (the row already read): reset
  * s; STORE_OK for a row, STORE_NOT_FOUND for none, else the error. */
-int row_end(sqlite3_stmt *s, int rc);
-/* End a loop over rows whose last step returned rc (SQLITE_ROW when the
+int row_end(struct cursor *s, int rc);
+/* End a loop over rows whose last step returned rc (STEP_ROW when the
  * loop stopped early): reset s; STORE_OK or the error. */
-int rows_end(sqlite3_stmt *s, int rc);
+int rows_end(struct cursor *s, int rc);
 /* The count (column 0) of s's one row into *n (0 when none); resets s. */
-int row_count(sqlite3_stmt *s, long *n);
+int row_count(struct cursor *s, long *n);
 /* Rows the last INSERT, UPDATE or DELETE of this connection changed. */
 int rows_changed(struct store *st);
-/* A copy of column i (caller frees), NULL for NULL. */
-char *col_dup(sqlite3_stmt *s, int i);
-/* Column i as text ("" for NULL), valid until the next step or reset. */
-const char *col_text(sqlite3_stmt *s, int i);
+/* Columns of the current row: how many; a copy of column i (caller frees),
+ * NULL for NULL; its text ("" for NULL) or NULL for NULL, valid until the
+ * next step or reset; its number; its bytes (NULL when NULL or empty). */
+int col_count(struct cursor *s);
+char *col_dup(struct cursor *s, int i);
+const char *col_text(struct cursor *s, int i);
+const char *col_opt(struct cursor *s, int i);
+long long col_int64(struct cursor *s, int i);
+int col_int(struct cursor *s, int i);
+const void *col_blob(struct cursor *s, int i, size_t *n);
 /* Run SQL text without a prepared statement (pragmas, BEGIN ...). */
 int db_exec(struct store *st, const char *sql);
+
+/* ---- pg.c: the PostgreSQL side of the cursor and the connection ---- */
+
+/* Connect to conninfo (a postgresql:// URL or key=value pairs). */
+int pg_connect(struct store *st, const char *conninfo);
+void pg_close(struct store *st);
+/* Prepare statement id on this session if needed; STORE_OK or an error. */
+int pg_prepare(struct store *st, enum stmt_id id);
+/* Run s with its parameters: STORE_OK with its result in s->res, or an error. */
+int pg_run(struct cursor *s);
+/* A column of the current row of s's result. */
+int pg_col_count(struct cursor *s);
+const char *pg_col(struct cursor *s, int i); /* NULL for NULL */
+const void *pg_col_blob(struct cursor *s, int i, size_t *n);
+void pg_clear(struct cursor *s);
+/* One integer from sql (-1 when it fails or returns no row). */
+long long pg_query_int(struct store *st, const char *sql);
+/* PQexec of sql (several statements allowed); a store status. */
+int pg_exec(struct store *st, const char *sql);
+/* The schema: migrate an empty database under an advisory lock; its version. */
+int pg_migrate(struct store *st, int *found);
+int pg_schema_version(struct store *st);
+/* Keep the PostgreSQL search terms of entry id in step with its text
+ * (nothing on SQLite, whose triggers keep FTS5 in step). */
+int terms_refresh(struct store *st, const char *id);
+/* The tsquery of a match query into out (pg_terms.c). */
+void pg_match_query(struct buf *out, const struct store_match_query *q);
 
 /* ---- tx.c ---- */
 
@@ -195,15 +287,15 @@ int schema_migrate(struct store *st, int *version);
 /* ---- files.c ---- */
 
 /* Fill k from a row of KNOWLEDGE_COLUMNS; the document only with with_document. */
-void knowledge_from_row(sqlite3_stmt *s, struct knowledge *k, int with_document);
+void knowledge_from_row(struct cursor *s, struct knowledge *k, int with_document);
 /* Pass every row of s (bound, of KNOWLEDGE_COLUMNS; NULL when it did not
  * prepare) to each as an entry, until each returns non-zero; resets s. */
-int knowledge_rows(sqlite3_stmt *s, int with_document,
+int knowledge_rows(struct cursor *s, int with_document,
                    int (*each)(const struct knowledge *, void *), void *ctx);
 /* The one row of s (bound, of KNOWLEDGE_COLUMNS; NULL when it did not
  * prepare) into out, document included (caller releases); STORE_NOT_FOUND
  * when there is none. Resets s. */
-int knowledge_row(sqlite3_stmt *s, struct knowledge *out);
+int knowledge_row(struct cursor *s, struct knowledge *out);
 /* STORE_CONFLICT when the active entry id, at (category, path), shares its
  * name with a folder (or, a folder of its, with a file) of space. */
 int place_clash_at(struct store *st, const char *space, const char *id, const char *category,

@@ -13,12 +13,12 @@ int store_space_ensure(struct store *st, const char *space)
 
 long store_token_count(struct store *st)
 {
-    sqlite3_stmt *s = stmt_get(st, S_TOKEN_COUNT);
+    struct cursor *s = stmt_get(st, S_TOKEN_COUNT);
     long n = -1;
     if (!s)
         return -1;
-    if (sqlite3_step(s) == SQLITE_ROW)
-        n = sqlite3_column_int64(s, 0);
+    if (step(s) == STEP_ROW)
+        n = col_int64(s, 0);
     stmt_finish(s);
     return n;
 }
@@ -51,9 +51,20 @@ int store_token_insert(struct store *st, const char *id, const unsigned char has
     return tx_end(st, rc);
 }
 
-static void token_from_row(sqlite3_stmt *s, struct token_record *t)
+/* On PostgreSQL a token lookup also reads the cache generation (column
+ * col), so a request learns both in one round trip (store_generation). */
+static void generation_from_row(struct cursor *s, int col)
 {
-    const void *hash = sqlite3_column_blob(s, 7);
+    if (s->st->pg && col_count(s) > col) {
+        s->st->generation = (uint64_t)col_int64(s, col);
+        s->st->generation_fresh = 1;
+    }
+}
+
+static void token_from_row(struct cursor *s, struct token_record *t)
+{
+    size_t bytes;
+    const void *hash = col_blob(s, 7, &bytes);
     t->id = col_dup(s, 0);
     t->space = col_dup(s, 1);
     t->role = col_dup(s, 2);
@@ -62,19 +73,21 @@ static void token_from_row(sqlite3_stmt *s, struct token_record *t)
     t->last_used_at = col_dup(s, 5);
     t->revoked_at = col_dup(s, 6);
     memset(t->hash, 0, sizeof t->hash);
-    if (hash && sqlite3_column_bytes(s, 7) == 32)
+    if (hash && bytes == 32)
         memcpy(t->hash, hash, 32);
 }
 
 int store_token_get(struct store *st, const char *id, struct token_record *out)
 {
-    sqlite3_stmt *s = stmt_bind(st, S_TOKEN_GET, "t", id);
+    struct cursor *s = stmt_bind(st, S_TOKEN_GET, "t", id);
     int rc;
     memset(out, 0, sizeof *out);
     if (!s)
         return STORE_ERROR;
-    if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    if ((rc = step(s)) == STEP_ROW) {
         token_from_row(s, out);
+        generation_from_row(s, 8);
+    }
     return row_end(s, rc);
 }
 
@@ -96,11 +109,11 @@ int store_token_revoke(struct store *st, const char *id)
 
 int store_token_each(struct store *st, int (*each)(const struct token_record *, void *), void *ctx)
 {
-    sqlite3_stmt *s = stmt_get(st, S_TOKEN_ALL);
+    struct cursor *s = stmt_get(st, S_TOKEN_ALL);
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    while ((rc = step(s)) == STEP_ROW) {
         struct token_record t;
         int stop;
         token_from_row(s, &t);
@@ -134,15 +147,16 @@ int store_login_get(struct store *st, const unsigned char hash[32], struct token
 {
     char now[20];
     int rc;
-    sqlite3_stmt *s;
+    struct cursor *s;
     memset(token, 0, sizeof *token);
     *csrf = NULL;
     time_utc_text(now);
     if (!(s = stmt_bind(st, S_LOGIN_GET, "ht", hash, now)))
         return STORE_ERROR;
-    if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if ((rc = step(s)) == STEP_ROW) {
         token_from_row(s, token);
         *csrf = col_dup(s, 8);
+        generation_from_row(s, 9);
     }
     return row_end(s, rc);
 }

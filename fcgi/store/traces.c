@@ -13,12 +13,12 @@ int store_trace_put(struct store *st, const char *space, const char *trace_id, c
 {
     char now[27];
     int rc;
-    sqlite3_stmt *exists;
+    struct cursor *exists;
     if ((rc = store_begin(st)))
         return rc;
     if (!(exists = stmt_bind(st, S_TRACE_TASK, "tt", space, trace_id)))
         return tx_end(st, STORE_ERROR);
-    rc = row_end(exists, sqlite3_step(exists));
+    rc = row_end(exists, step(exists));
     if (rc != STORE_OK && rc != STORE_NOT_FOUND)
         return tx_end(st, rc);
     if (created)
@@ -31,25 +31,25 @@ int store_trace_put(struct store *st, const char *space, const char *trace_id, c
     return tx_end(st, stmt_run(st, S_TRACE_INSERT, "ttt", space, trace_id, now));
 }
 
-static void trace_from_row(sqlite3_stmt *s, struct trace_info *t)
+static void trace_from_row(struct cursor *s, struct trace_info *t)
 {
     t->trace_id = col_text(s, 0);
     t->task = col_text(s, 1);
     t->created_at = col_text(s, 2);
-    t->injections = (long)sqlite3_column_int64(s, 3);
-    t->pending = (long)sqlite3_column_int64(s, 4);
+    t->injections = (long)col_int64(s, 3);
+    t->pending = (long)col_int64(s, 4);
     for (int i = 0; i < 5; i++)
-        t->counts[i] = (long)sqlite3_column_int64(s, 5 + i);
+        t->counts[i] = (long)col_int64(s, 5 + i);
 }
 
 int store_trace_get(struct store *st, const char *space, const char *trace_id,
                     void (*each)(const struct trace_info *, void *), void *ctx)
 {
-    sqlite3_stmt *s = stmt_bind(st, S_TRACE_GET, "tt", space, trace_id);
+    struct cursor *s = stmt_bind(st, S_TRACE_GET, "tt", space, trace_id);
     int rc;
     if (!s)
         return STORE_ERROR;
-    if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if ((rc = step(s)) == STEP_ROW) {
         struct trace_info t;
         trace_from_row(s, &t);
         each(&t, ctx);
@@ -60,7 +60,7 @@ int store_trace_get(struct store *st, const char *space, const char *trace_id,
 int store_traces_list(struct store *st, const char *space, long limit, long offset,
                       void (*each)(const struct trace_info *, void *), void *ctx, long *total)
 {
-    sqlite3_stmt *count = stmt_bind(st, S_TRACE_COUNT, "t", space), *s;
+    struct cursor *count = stmt_bind(st, S_TRACE_COUNT, "t", space), *s;
     int rc;
     *total = 0;
     if (!count)
@@ -69,7 +69,7 @@ int store_traces_list(struct store *st, const char *space, long limit, long offs
         return rc;
     if (!(s = stmt_bind(st, S_TRACE_LIST, "tll", space, limit, offset)))
         return STORE_ERROR;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    while ((rc = step(s)) == STEP_ROW) {
         struct trace_info t;
         trace_from_row(s, &t);
         each(&t, ctx);
@@ -87,38 +87,35 @@ int store_log_add(struct store *st, const char *space, const char *trace_id,
     if ((rc = store_trace_put(st, space, trace_id, NULL, NULL)))
         return tx_end(st, rc);
     time_utc_iso_micro(now);
-    rc = stmt_run(st, S_LOG_ADD, "ttttlt", space, trace_id, knowledge_id, goal_id ? goal_id : "",
-                  sequence, now);
-    if (rc == STORE_OK && rows_changed(st) == 0)
-        rc = STORE_NOT_FOUND;
-    if (rc == STORE_OK)
-        *log_id = (long)sqlite3_last_insert_rowid(st->db);
+    /* No row: the entry is not an active one of the space. */
+    rc = stmt_returning(st, S_LOG_ADD, log_id, "ttttlt", space, trace_id, knowledge_id,
+                        goal_id ? goal_id : "", sequence, now);
     return tx_end(st, rc);
 }
 
-static void log_from_row(sqlite3_stmt *s, struct log_entry *e)
+static void log_from_row(struct cursor *s, struct log_entry *e)
 {
-    e->id = (long)sqlite3_column_int64(s, 0);
+    e->id = (long)col_int64(s, 0);
     e->trace_id = col_text(s, 1);
     e->knowledge_id = col_text(s, 2);
     e->goal_id = col_text(s, 3);
-    e->injected_at_sequence = (long)sqlite3_column_int64(s, 4);
+    e->injected_at_sequence = (long)col_int64(s, 4);
     e->injected_at = col_text(s, 5);
     e->task = col_text(s, 6);
     e->content = col_text(s, 7);
-    e->eval_status = (const char *)sqlite3_column_text(s, 8);
-    e->eval_reason = (const char *)sqlite3_column_text(s, 9);
-    e->evaluated_at = (const char *)sqlite3_column_text(s, 10);
-    e->evaluated_at_trigger = (const char *)sqlite3_column_text(s, 11);
+    e->eval_status = col_opt(s, 8);
+    e->eval_reason = col_opt(s, 9);
+    e->evaluated_at = col_opt(s, 10);
+    e->evaluated_at_trigger = col_opt(s, 11);
 }
 
 /* Pass every row of s (bound; NULL when it did not prepare) to each. */
-static int log_rows(sqlite3_stmt *s, void (*each)(const struct log_entry *, void *), void *ctx)
+static int log_rows(struct cursor *s, void (*each)(const struct log_entry *, void *), void *ctx)
 {
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    while ((rc = step(s)) == STEP_ROW) {
         struct log_entry e;
         log_from_row(s, &e);
         each(&e, ctx);
@@ -130,7 +127,7 @@ int store_log_each(struct store *st, const char *space, const char *trace_id, in
                    long limit, long offset, void (*each)(const struct log_entry *, void *),
                    void *ctx, long *total)
 {
-    sqlite3_stmt *exists, *count;
+    struct cursor *exists, *count;
     long n = 0;
     int rc;
     /* One read transaction: the trace and its log agree. */
@@ -140,7 +137,7 @@ int store_log_each(struct store *st, const char *space, const char *trace_id, in
     if (!(exists = stmt_bind(st, S_TRACE_TASK, "tt", space, trace_id)))
         rc = STORE_ERROR;
     else
-        rc = row_end(exists, sqlite3_step(exists));
+        rc = row_end(exists, step(exists));
     if (rc == STORE_OK) {
         count = stmt_bind(st, S_LOG_COUNT, "tti", space, trace_id, pending_only);
         rc = count ? row_count(count, &n) : STORE_ERROR;
@@ -183,7 +180,7 @@ int store_log_evaluate(struct store *st, const char *space, const char *trace_id
                        const char *knowledge_id, const char *status, const char *reason,
                        const char *trigger, long *log_id, int *rolled_up)
 {
-    sqlite3_stmt *find, *task_q;
+    struct cursor *find, *task_q;
     char now[27], *goal_id = NULL, *task = NULL;
     int rc;
     *rolled_up = 0;
@@ -191,8 +188,8 @@ int store_log_evaluate(struct store *st, const char *space, const char *trace_id
         return rc;
     if (!(find = stmt_bind(st, S_LOG_FIND_PENDING, "ttt", space, trace_id, knowledge_id)))
         return tx_end(st, STORE_ERROR);
-    if ((rc = sqlite3_step(find)) == SQLITE_ROW) {
-        *log_id = (long)sqlite3_column_int64(find, 0);
+    if ((rc = step(find)) == STEP_ROW) {
+        *log_id = (long)col_int64(find, 0);
         goal_id = col_dup(find, 1);
     }
     if ((rc = row_end(find, rc)))
@@ -205,7 +202,7 @@ int store_log_evaluate(struct store *st, const char *space, const char *trace_id
         struct buf case_id;
         int added = 0;
         if ((task_q = stmt_bind(st, S_TRACE_TASK, "tt", space, trace_id))) {
-            if (sqlite3_step(task_q) == SQLITE_ROW)
+            if (step(task_q) == STEP_ROW)
                 task = col_dup(task_q, 0);
             stmt_finish(task_q);
         }

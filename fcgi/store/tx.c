@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,9 +17,14 @@ void store_close(struct store *st)
         return;
     while (st->tx_depth)
         store_rollback(st); /* also releases writer_lock */
-    for (int i = 0; i < S_COUNT; i++)
-        sqlite3_finalize(st->stmt[i]);
+    for (int i = 0; i < S_COUNT; i++) {
+        if (st->pg)
+            stmt_finish(&st->cur[i]);
+        sqlite3_finalize(st->cur[i].lite);
+        buf_release(&st->cur[i].blob);
+    }
     sqlite3_close(st->db);
+    pg_close(st);
     buf_release(&st->audit_pending);
     free(st->node);
     free(st);
@@ -80,7 +86,12 @@ int store_begin(struct store *st)
     int rc;
     if (st->tx_depth == 0 && (rc = writer_lock_take(st)))
         return rc;
-    rc = db_exec(st, st->tx_depth ? "SAVEPOINT nested" : "BEGIN IMMEDIATE");
+    /* On PostgreSQL an advisory lock makes writers take turns across every
+     * node, as BEGIN IMMEDIATE does across SQLite's processes: each write's
+     * reads and checks see what the previous writer committed. */
+    rc = db_exec(st, st->tx_depth ? "SAVEPOINT nested"
+                     : st->pg     ? "BEGIN; SELECT pg_advisory_xact_lock(" PG_WRITER_LOCK ")"
+                                  : "BEGIN IMMEDIATE");
     if (rc == STORE_OK) {
         if (st->tx_depth == 0)
             buf_reset(&st->audit_pending);
@@ -125,7 +136,7 @@ void store_rollback(struct store *st)
 
 void store_read_begin(struct store *st)
 {
-    sqlite3_stmt *s;
+    struct cursor *s;
     if (st->read_depth++ || st->tx_depth)
         return; /* already inside one snapshot */
     s = stmt_get(st, S_READ_BEGIN);
@@ -134,7 +145,7 @@ void store_read_begin(struct store *st)
 
 void store_read_end(struct store *st)
 {
-    sqlite3_stmt *s;
+    struct cursor *s;
     if (st->read_depth == 0 || --st->read_depth || !st->read_open)
         return;
     st->read_open = 0;
@@ -157,6 +168,11 @@ int store_backup(struct store *st, const char *path)
     sqlite3 *dest;
     sqlite3_backup *b;
     int rc;
+    if (st->pg) {
+        snprintf(st->pg_error, sizeof st->pg_error,
+                 "on PostgreSQL, back up with pg_dump (docs/operations.md)");
+        return STORE_ERROR;
+    }
     if (sqlite3_open_v2(path, &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK) {
         sqlite3_close(dest);
@@ -181,12 +197,22 @@ int store_backup(struct store *st, const char *path)
 
 uint64_t store_generation(struct store *st)
 {
-    sqlite3_stmt *s = stmt_get(st, S_DATA_VERSION);
+    struct cursor *s;
     uint64_t other = 0;
-    if (s && sqlite3_step(s) == SQLITE_ROW)
-        other = (uint64_t)sqlite3_column_int64(s, 0);
+    if (st->pg && st->generation_fresh) {
+        /* read with this request's token lookup: no second round trip */
+        st->generation_fresh = 0;
+        return st->generation;
+    }
+    s = stmt_get(st, S_DATA_VERSION);
+    if (s && step(s) == STEP_ROW)
+        other = (uint64_t)col_int64(s, 0);
     if (s)
         stmt_finish(s);
+    /* PostgreSQL: the sum of the generation rows, which every commit that
+     * changes an answer raises (triggers), this connection's included. */
+    if (st->pg)
+        return other;
     /* data_version moves with other connections' commits, total_changes with
      * this connection's own writes: together, any change anywhere. */
     return (other << 32) ^ (uint64_t)sqlite3_total_changes64(st->db);

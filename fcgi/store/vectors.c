@@ -4,22 +4,22 @@
 int store_embed_take(struct store *st, const char *space, long limit, long head_chars,
                      void (*each)(const struct embed_todo *, void *), void *ctx)
 {
-    sqlite3_stmt *s = stmt_bind(st, S_VEC_TAKE, "llt", limit, head_chars, space);
+    struct cursor *s = stmt_bind(st, S_VEC_TAKE, "llt", limit, head_chars, space);
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    while ((rc = step(s)) == STEP_ROW) {
         struct embed_todo t;
-        t.seq = sqlite3_column_int64(s, 0);
-        t.id = (const char *)sqlite3_column_text(s, 1);
-        t.space = (const char *)sqlite3_column_text(s, 2);
-        t.version = (long)sqlite3_column_int64(s, 3);
+        t.seq = col_int64(s, 0);
+        t.id = col_opt(s, 1);
+        t.space = col_opt(s, 2);
+        t.version = (long)col_int64(s, 3);
         t.status = col_text(s, 4);
         t.title = col_text(s, 5);
         t.scenario = col_text(s, 6);
         t.content_head = col_text(s, 7);
-        t.model = (const char *)sqlite3_column_text(s, 8);
-        t.vector_version = (long)sqlite3_column_int64(s, 9);
+        t.model = col_opt(s, 8);
+        t.vector_version = (long)col_int64(s, 9);
         t.digest = col_text(s, 10);
         each(&t, ctx);
     }
@@ -38,7 +38,7 @@ int store_embed_fill(struct store *st, const char *space, const char *model, int
 
 int store_embed_queued(struct store *st, const char *space, long *n)
 {
-    sqlite3_stmt *s = stmt_bind(st, S_VEC_QUEUED, "t", space);
+    struct cursor *s = stmt_bind(st, S_VEC_QUEUED, "t", space);
     *n = 0;
     return s ? row_count(s, n) : STORE_ERROR;
 }
@@ -77,16 +77,16 @@ int store_embed_done(struct store *st, long long seq, long version)
 int store_vector_counts(struct store *st, const char *space, const char *model, long *entries,
                         long *rows, long *vectors, long *dim)
 {
-    sqlite3_stmt *s = stmt_bind(st, S_VEC_COUNTS, "tt", space, model);
+    struct cursor *s = stmt_bind(st, S_VEC_COUNTS, "tt", space, model);
     int rc;
     *entries = *rows = *vectors = *dim = 0;
     if (!s)
         return STORE_ERROR;
-    if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        *rows = (long)sqlite3_column_int64(s, 0);
-        *vectors = (long)sqlite3_column_int64(s, 1);
-        *dim = (long)sqlite3_column_int64(s, 2);
-        *entries = (long)sqlite3_column_int64(s, 3);
+    if ((rc = step(s)) == STEP_ROW) {
+        *rows = (long)col_int64(s, 0);
+        *vectors = (long)col_int64(s, 1);
+        *dim = (long)col_int64(s, 2);
+        *entries = (long)col_int64(s, 3);
     }
     return rows_end(s, rc);
 }
@@ -94,19 +94,20 @@ int store_vector_counts(struct store *st, const char *space, const char *model, 
 int store_vectors_since(struct store *st, const char *space, const char *model, long long stamp,
                         long limit, void (*each)(const struct vector_row *, void *), void *ctx)
 {
-    sqlite3_stmt *s = stmt_bind(st, S_VEC_SINCE, "ttLl", space, model, stamp, limit);
+    struct cursor *s = stmt_bind(st, S_VEC_SINCE, "ttLl", space, model, stamp, limit);
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    while ((rc = step(s)) == STEP_ROW) {
         struct vector_row r;
-        r.seq = sqlite3_column_int64(s, 0);
+        r.seq = col_int64(s, 0);
         r.id = col_text(s, 1);
         r.status = col_text(s, 2);
-        r.dim = sqlite3_column_int(s, 3);
-        r.vec = sqlite3_column_blob(s, 4);
-        r.stamp = sqlite3_column_int64(s, 5);
-        if (r.dim < 0 || (size_t)sqlite3_column_bytes(s, 4) != (size_t)r.dim * sizeof(float))
+        r.dim = col_int(s, 3);
+        size_t bytes;
+        r.vec = col_blob(s, 4, &bytes);
+        r.stamp = col_int64(s, 5);
+        if (r.dim < 0 || bytes != (size_t)r.dim * sizeof(float))
             r.dim = 0; /* a damaged row counts as none */
         each(&r, ctx);
     }
@@ -115,19 +116,19 @@ int store_vectors_since(struct store *st, const char *space, const char *model, 
 
 int store_vector_stamp(struct store *st, long long *stamp)
 {
-    sqlite3_stmt *s = stmt_get(st, S_VEC_STAMP);
+    struct cursor *s = stmt_get(st, S_VEC_STAMP);
     int rc;
     *stamp = 0;
     if (!s)
         return STORE_ERROR;
-    if ((rc = sqlite3_step(s)) == SQLITE_ROW)
-        *stamp = sqlite3_column_int64(s, 0);
+    if ((rc = step(s)) == STEP_ROW)
+        *stamp = col_int64(s, 0);
     return row_end(s, rc);
 }
 
 int store_vector_dim(struct store *st, const char *model, long *dim)
 {
-    sqlite3_stmt *s = stmt_bind(st, S_VEC_DIM, "t", model);
+    struct cursor *s = stmt_bind(st, S_VEC_DIM, "t", model);
     *dim = 0;
     return s ? row_count(s, dim) : STORE_ERROR;
 }

@@ -1,0 +1,327 @@
+/* store/pg.c: the PostgreSQL side of a connection (libpq): connecting and
+ * reconnecting, preparing each statement once per session, running a cursor
+ * with its parameters and reading its result, SQLSTATEs as store statuses,
+ * and the schema of an empty database. The store files above it do not know
+ * which backend they run on: they bind, step and read cursors (stmt.c). */
+#include "store/store_int.h"
+
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int store_is_postgres(const char *where)
+{
+    return where && (strncmp(where, "postgresql://", 13) == 0 ||
+                     strncmp(where, "postgres://", 11) == 0 || strchr(where, '=') != NULL);
+}
+
+static void set_error(struct store *st, const char *msg)
+{
+    size_t n;
+    snprintf(st->pg_error, sizeof st->pg_error, "%s", msg ? msg : "unknown error");
+    n = strlen(st->pg_error);
+    while (n && (st->pg_error[n - 1] == '\n' || st->pg_error[n - 1] == ' '))
+        st->pg_error[--n] = '\0';
+}
+
+/* The store status of a failed result (its SQLSTATE), or of a lost connection. */
+static int status_of_result(struct store *st, const PGresult *res)
+{
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    if (PQstatus(st->pg) != CONNECTION_OK || !state || strncmp(state, "08", 2) == 0 ||
+        strcmp(state, "57P01") == 0 || strcmp(state, "57P02") == 0 || strcmp(state, "57P03") == 0)
+        return STORE_UNAVAILABLE; /* connection lost, server shutting down or starting */
+    if (strcmp(state, "23505") == 0)
+        return STORE_CONFLICT; /* unique_violation; other constraints are bugs */
+    if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0 || strcmp(state, "55P03") == 0 ||
+        strcmp(state, "57014") == 0)
+        return STORE_BUSY; /* serialization, deadlock, lock or statement timeout */
+    if (strcmp(state, "53100") == 0 || strcmp(state, "53200") == 0)
+        return STORE_FULL; /* disk full, out of memory */
+    if (strcmp(state, "25006") == 0 || strncmp(state, "42501", 5) == 0)
+        return STORE_READONLY; /* a read-only server (a standby), no privilege */
+    return STORE_ERROR;
+}
+
+/* Settings of every session: UTC, timeouts that turn a stuck lock into
+ * STORE_BUSY instead of a hung worker. */
+static const char session_sql[] = "SET TIME ZONE 'UTC'; SET client_encoding = 'UTF8';"
+                                  " SET lock_timeout = '10s'; SET statement_timeout = '60s';"
+                                  " SET idle_in_transaction_session_timeout = '60s'";
+
+static int session_setup(struct store *st)
+{
+    PGresult *res = PQexec(st->pg, session_sql);
+    int rc = PQresultStatus(res) == PGRES_COMMAND_OK ? STORE_OK : status_of_result(st, res);
+    if (rc)
+        set_error(st, PQerrorMessage(st->pg));
+    PQclear(res);
+    memset(st->pg_ready, 0, sizeof st->pg_ready);
+    return rc;
+}
+
+int pg_connect(struct store *st, const char *conninfo)
+{
+    /* Earlier keywords are overridden by what the URL says: its own
+     * connect_timeout wins over this default. */
+    const char *keys[] = {"connect_timeout", "application_name", "dbname", NULL};
+    const char *values[] = {"5", "knowhub", conninfo, NULL};
+    free(st->conninfo);
+    st->conninfo = xstrdup(conninfo);
+    st->pg = PQconnectdbParams(keys, values, 1);
+    if (!st->pg)
+        return STORE_ERROR;
+    if (PQstatus(st->pg) != CONNECTION_OK) {
+        set_error(st, PQerrorMessage(st->pg));
+        return STORE_UNAVAILABLE;
+    }
+    return session_setup(st);
+}
+
+void pg_close(struct store *st)
+{
+    if (st->pg)
+        PQfinish(st->pg);
+    st->pg = NULL;
+    free(st->conninfo);
+    st->conninfo = NULL;
+}
+
+/* Outside a transaction a lost session may be replaced: nothing of it is
+ * lost. Inside one it may not (its writes are gone): the caller fails. */
+static int may_reconnect(const struct store *st)
+{
+    return st->tx_depth == 0 && !st->read_open;
+}
+
+/* A new session for a lost one; STORE_OK or STORE_UNAVAILABLE. */
+static int reconnect(struct store *st)
+{
+    PQreset(st->pg);
+    if (PQstatus(st->pg) != CONNECTION_OK) {
+        set_error(st, PQerrorMessage(st->pg));
+        return STORE_UNAVAILABLE;
+    }
+    return session_setup(st) ? STORE_UNAVAILABLE : STORE_OK;
+}
+
+/* A session to run on: the current one, or a new one when it was lost. */
+static int alive(struct store *st)
+{
+    if (PQstatus(st->pg) == CONNECTION_OK)
+        return STORE_OK;
+    return may_reconnect(st) ? reconnect(st) : STORE_UNAVAILABLE;
+}
+
+/* Statements planned for their parameters each time (custom plans): the
+ * search candidates, whose best plan depends on the words; and transaction
+ * control, which is not worth a prepared statement. */
+static int unprepared(enum stmt_id id)
+{
+    return id == S_MATCH || id == S_MATCH_HEAD || id == S_READ_BEGIN || id == S_READ_END;
+}
+
+static int prepare(struct store *st, enum stmt_id id, int may_retry)
+{
+    char name[16];
+    PGresult *res;
+    int rc;
+    if (!pg_stmt_sql[id]) {
+        set_error(st, "no PostgreSQL text for this statement");
+        return STORE_ERROR;
+    }
+    if (st->pg_ready[id] || unprepared(id))
+        return STORE_OK;
+    if ((rc = alive(st)))
+        return rc;
+    snprintf(name, sizeof name, "k%d", (int)id);
+    res = PQprepare(st->pg, name, pg_stmt_sql[id], 0, NULL);
+    rc = PQresultStatus(res) == PGRES_COMMAND_OK ? STORE_OK : status_of_result(st, res);
+    if (rc)
+        set_error(st, PQresultErrorMessage(res));
+    PQclear(res);
+    if (rc == STORE_UNAVAILABLE && may_retry && may_reconnect(st) && reconnect(st) == STORE_OK)
+        return prepare(st, id, 0); /* the session was lost while idle: once more */
+    st->pg_ready[id] = rc == STORE_OK;
+    return rc;
+}
+
+int pg_prepare(struct store *st, enum stmt_id id)
+{
+    return prepare(st, id, 1);
+}
+
+/* An INSERT that may meet a unique constraint, inside a transaction: in
+ * PostgreSQL a failed statement aborts the whole transaction, where SQLite
+ * lets the caller go on (to tell an id from a path conflict, say). A
+ * savepoint around it keeps that. */
+static int needs_savepoint(const struct store *st, enum stmt_id id)
+{
+    const char *sql = pg_stmt_sql[id];
+    return st->tx_depth > 0 && strncmp(sql, "INSERT", 6) == 0 && !strstr(sql, "ON CONFLICT");
+}
+
+static PGresult *execute(struct cursor *s)
+{
+    struct store *st = s->st;
+    if (unprepared(s->id))
+        return PQexecParams(st->pg, pg_stmt_sql[s->id], s->nparams, NULL, s->values, s->lengths,
+                            s->formats, 0);
+    char name[16];
+    snprintf(name, sizeof name, "k%d", (int)s->id);
+    return PQexecPrepared(st->pg, name, s->nparams, s->values, s->lengths, s->formats, 0);
+}
+
+static int run(struct cursor *s, int may_retry)
+{
+    struct store *st = s->st;
+    int guard = needs_savepoint(st, s->id), rc;
+    ExecStatusType status;
+    pg_clear(s);
+    if ((rc = alive(st)) || (rc = pg_prepare(st, s->id)))
+        return rc;
+    if (guard && (rc = pg_exec(st, "SAVEPOINT stmt")))
+        return rc;
+    s->res = execute(s);
+    status = PQresultStatus(s->res);
+    if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK) {
+        const char *n = PQcmdTuples(s->res);
+        st->pg_changes = n && *n ? atol(n) : 0;
+        s->rows = PQntuples(s->res);
+        if (guard)
+            rc = pg_exec(st, "RELEASE stmt");
+        return rc;
+    }
+    rc = status_of_result(st, s->res);
+    set_error(st, PQresultErrorMessage(s->res));
+    pg_clear(s);
+    if (guard && rc != STORE_UNAVAILABLE)
+        (void)pg_exec(st, "ROLLBACK TO stmt; RELEASE stmt"); /* the transaction goes on */
+    if (rc == STORE_UNAVAILABLE && may_retry && may_reconnect(st) && reconnect(st) == STORE_OK)
+        return run(s, 0); /* lost while idle (a server restart): once more, on a new session */
+    return rc;
+}
+
+int pg_run(struct cursor *s)
+{
+    return run(s, 1);
+}
+
+void pg_clear(struct cursor *s)
+{
+    if (s->res)
+        PQclear(s->res);
+    s->res = NULL;
+    s->rows = 0;
+    s->row = -1;
+}
+
+int pg_col_count(struct cursor *s)
+{
+    return s->res ? PQnfields(s->res) : 0;
+}
+
+const char *pg_col(struct cursor *s, int i)
+{
+    if (!s->res || s->row < 0 || s->row >= s->rows || i >= PQnfields(s->res) ||
+        PQgetisnull(s->res, s->row, i))
+        return NULL;
+    return PQgetvalue(s->res, s->row, i);
+}
+
+/* A bytea column arrives as text "\x0a1b...": decoded into s->blob. */
+const void *pg_col_blob(struct cursor *s, int i, size_t *n)
+{
+    const char *t = pg_col(s, i);
+    *n = 0;
+    if (!t || t[0] != '\\' || t[1] != 'x')
+        return NULL;
+    t += 2;
+    buf_reset(&s->blob);
+    for (; t[0] && t[1]; t += 2) {
+        unsigned v = 0;
+        for (int k = 0; k < 2; k++) {
+            char c = t[k];
+            v = v << 4 | (unsigned)(c >= 'a' ? c - 'a' + 10 : c >= 'A' ? c - 'A' + 10 : c - '0');
+        }
+        buf_addch(&s->blob, (char)v);
+    }
+    *n = s->blob.len;
+    return *n ? s->blob.data : NULL;
+}
+
+static int exec_sql(struct store *st, const char *sql, int may_retry)
+{
+    PGresult *res;
+    int rc;
+    if ((rc = alive(st)))
+        return rc;
+    res = PQexec(st->pg, sql);
+    rc = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK
+             ? STORE_OK
+             : status_of_result(st, res);
+    if (rc)
+        set_error(st, PQresultErrorMessage(res));
+    PQclear(res);
+    if (rc == STORE_UNAVAILABLE && may_retry && may_reconnect(st) && reconnect(st) == STORE_OK)
+        return exec_sql(st, sql, 0);
+    return rc;
+}
+
+int pg_exec(struct store *st, const char *sql)
+{
+    return exec_sql(st, sql, 1);
+}
+
+long long pg_query_int(struct store *st, const char *sql)
+{
+    PGresult *res;
+    long long v = -1;
+    if (alive(st))
+        return -1;
+    res = PQexec(st->pg, sql);
+    if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
+        v = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    else if (PQresultStatus(res) != PGRES_TUPLES_OK)
+        set_error(st, PQresultErrorMessage(res));
+    PQclear(res);
+    return v;
+}
+
+int pg_schema_version(struct store *st)
+{
+    long long has = pg_query_int(st, "SELECT (to_regclass('schema_version') IS NOT NULL)::int");
+    if (has <= 0)
+        return has == 0 ? 0 : -1;
+    return (int)pg_query_int(st, "SELECT max(version) FROM schema_version");
+}
+
+int pg_migrate(struct store *st, int *found)
+{
+    int rc;
+    /* Every node migrates at start: the first takes the lock and creates the
+     * schema; the others wait, then find it current. */
+    if ((rc = pg_exec(st, "BEGIN; SELECT pg_advisory_xact_lock(" PG_MIGRATE_LOCK ")")))
+        return rc;
+    st->tx_depth++;
+    *found = pg_schema_version(st);
+    if (*found < 0)
+        rc = STORE_ERROR;
+    else if (*found > store_schema_latest())
+        rc = STORE_TOO_NEW;
+    else if (*found == 0)
+        rc = pg_exec(st, pg_schema_sql);
+    /* No later PostgreSQL migrations yet: the schema starts at the latest. */
+    else if (*found < store_schema_latest())
+        rc = STORE_ERROR;
+    st->tx_depth--;
+    if (rc) {
+        char why[sizeof st->pg_error];
+        memcpy(why, st->pg_error, sizeof why);
+        (void)pg_exec(st, "ROLLBACK"); /* the error said, not the rollback's */
+        memcpy(st->pg_error, why, sizeof why);
+        return rc;
+    }
+    return pg_exec(st, "COMMIT");
+}
