@@ -312,3 +312,42 @@ out:
     }
     return store_commit(st);
 }
+
+/* ---- PostgreSQL: the schema of pg_sql.c, created under an advisory lock ---- */
+
+int pg_schema_version(struct store *st)
+{
+    long long has = pg_query_int(st, "SELECT (to_regclass('schema_version') IS NOT NULL)::int");
+    if (has <= 0)
+        return has == 0 ? 0 : -1;
+    return (int)pg_query_int(st, "SELECT max(version) FROM schema_version");
+}
+
+int pg_migrate(struct store *st, int *found)
+{
+    int rc;
+    /* Every node migrates at start: the first takes the lock and creates the
+     * schema; the others wait, then find it current. */
+    if ((rc = pg_exec(st, "BEGIN; SELECT pg_advisory_xact_lock(" PG_MIGRATE_LOCK ")")))
+        return rc;
+    st->tx_depth++;
+    *found = pg_schema_version(st);
+    if (*found < 0)
+        rc = STORE_ERROR;
+    else if (*found > store_schema_latest())
+        rc = STORE_TOO_NEW;
+    else if (*found == 0)
+        rc = pg_exec(st, pg_schema_sql);
+    /* No later PostgreSQL migrations yet: the schema starts at the latest. */
+    else if (*found < store_schema_latest())
+        rc = STORE_ERROR;
+    st->tx_depth--;
+    if (rc) {
+        char why[sizeof st->pg_error];
+        memcpy(why, st->pg_error, sizeof why);
+        (void)pg_exec(st, "ROLLBACK"); /* the error said, not the rollback's */
+        memcpy(st->pg_error, why, sizeof why);
+        return rc;
+    }
+    return pg_exec(st, "COMMIT");
+}

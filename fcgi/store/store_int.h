@@ -258,7 +258,8 @@ void pg_clear(struct cursor *s);
 long long pg_query_int(struct store *st, const char *sql);
 /* PQexec of sql (several statements allowed); a store status. */
 int pg_exec(struct store *st, const char *sql);
-/* The schema: migrate an empty database under an advisory lock; its version. */
+/* ---- migrate.c, PostgreSQL: create the schema of an empty database under
+ * an advisory lock (*found: the version found); the version of the schema. */
 int pg_migrate(struct store *st, int *found);
 int pg_schema_version(struct store *st);
 /* Keep the PostgreSQL search terms of entry id in step with its text
