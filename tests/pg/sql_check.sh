@@ -102,9 +102,9 @@ fi
 
 # ---- the schema, as one text (PQexec: one implicit transaction) ----
 if q -c "$(cat "$OUT/schema.sql")" >"$WORK/schema.log" 2>&1; then
-    ok "schema: $(q -c "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") tables,"\
-" $(q -c "SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal") triggers,"\
-" version $(q -c "SELECT version FROM schema_version")"
+    tables=$(q -c "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
+    triggers=$(q -c "SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal")
+    ok "schema: $tables tables, $triggers triggers, version $(q -c "SELECT version FROM schema_version")"
 else
     cat "$WORK/schema.log"
     bad "schema does not load"
@@ -494,7 +494,8 @@ for ((k = 0; k < 100; k++)); do
     sleep 0.05
 done
 echo "SELECT pg_advisory_unlock(4242) \\g /dev/null" >&"${GATE[1]}"
-exec {GATE[1]}>&-
+gate_in=${GATE[1]}
+exec {gate_in}>&-
 wait
 cat "$WORK"/claimed-? | grep . >"$WORK/claimed"
 total=$(wc -l <"$WORK/claimed")
