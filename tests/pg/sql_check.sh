@@ -464,6 +464,33 @@ case "$broken" in
 *) bad "checks (broken on purpose) do not see it: $broken" ;;
 esac
 
+# ---- vector stamps in commit order ----
+# While one transaction holds a stamp it has not committed, another writer
+# waits for it (here: gives up after lock_timeout) instead of taking the
+# next stamp and committing first.
+vec_sql=$(cat "$OUT/pg/$(idx S_VEC_PUT).sql")
+q -c "INSERT INTO knowledge(seq, id, space, category, path, title, created_at, updated_at)
+      VALUES(1001, 'v1', 's1', 'rules', 'v1.md', 'V1', '', ''), (1002, 'v2', 's1', 'rules', 'v2.md', 'V2', '', '')" ||
+    bad "vector stamps: insert"
+coproc HOLD { q -f - 2>&1; }
+printf '%s\n' "PREPARE vp AS $vec_sql;" "BEGIN;" \
+    "EXECUTE vp(1001, 's1', 'm', 1, '', 0, ''::bytea, '');" \
+    "\\echo held" >&"${HOLD[1]}"
+read -r _ <&"${HOLD[0]}"
+waited=$(q -c "SET lock_timeout = '300ms'" -c "PREPARE vp AS $vec_sql" \
+    -c "EXECUTE vp(1002, 's1', 'm', 1, '', 0, ''::bytea, '')" 2>&1)
+if [ -n "${HOLD_PID:-}" ]; then
+    printf '%s\n' "COMMIT;" "\\echo done" >&"${HOLD[1]}"
+    read -r _ <&"${HOLD[0]}"
+    hold_in=${HOLD[1]}
+    exec {hold_in}>&-
+fi
+wait
+case "$waited" in
+*"lock timeout"*) ok "vector stamps: a second writer waits for the first one's commit" ;;
+*) bad "vector stamps: a second writer did not wait: $waited" ;;
+esac
+
 # ---- S_JOB_CLAIM from 4 sessions at once ----
 JOBS=200 PER=70
 q -c "INSERT INTO jobs(id, space, kind, status, params, actor, created_at, updated_at)
