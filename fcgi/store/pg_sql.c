@@ -1,6 +1,600 @@
-/* store/pg_sql.c: the PostgreSQL text of every statement (placeholder). */
+/* store/pg_sql.c: the PostgreSQL text of every statement (pg_stmt_sql, by
+ * stmt_id, the same parameters and result columns as stmt_sql[]), the whole
+ * schema at the latest version (pg_schema_sql) and the self-checks of
+ * `knowhub check` on PostgreSQL (pg_checks).
+ *
+ * Parameters go as text (integers as decimals), 'h' and 'b' ones as binary
+ * bytea; their types are inferred, so wherever PostgreSQL cannot infer one
+ * (IS NULL, a boolean, `||`, one parameter in two roles) it is cast, the same
+ * way at each use. Results come back as text: integer columns are bigint or
+ * int (never boolean), sums cast to bigint. Every text column of the schema
+ * has COLLATE "C": comparisons and ORDER BY are by bytes, as SQLite's BINARY,
+ * whatever the database's locale (the folder test `path > p || '/' AND
+ * path < p || '0'` needs it). */
 #include "store/store_int.h"
 
-const char *const pg_stmt_sql[S_COUNT] = {0};
-const char pg_schema_sql[] = "";
-const struct pg_check pg_checks[] = {{NULL, NULL}};
+
+/* The JSON snapshot of an entry row kept in knowledge_revisions.document:
+ * the keys of statements.c's SNAPSHOT_JSON in the same order (json, not
+ * jsonb, keeps the order and the embedded tags/urls/meta text as stored). */
+#define PG_SNAPSHOT_JSON                                                                           \
+    "json_build_object('id',id,'category',category,'path',path,'title',title,"                     \
+    "'description',description,'tags',tags::json,'types',types,'scenario',scenario,"               \
+    "'content',content,'always_apply',always_apply,'source',source,'urls',urls::json,"             \
+    "'agent_id',agent_id,'message_id',message_id,'source_ts',source_ts,'score',score,"             \
+    "'status',status,'merged_into',merged_into,'updated_at',updated_at,'meta',meta::json,"         \
+    "'document',document)::text"
+
+#define PG_KNOWLEDGE_COLUMNS                                                                       \
+    "id, space, category, path, title, description, tags, types, scenario, content,"               \
+    " always_apply, source, urls, agent_id, message_id, source_ts, score, helpful,"                \
+    " harmful, irrelevant, unused, neutral, status, merged_into, version, created_at,"             \
+    " updated_at, meta, document"
+
+/* A search candidate: knowledge_terms holds a row per active entry only. */
+#define PG_MATCH                                                                                   \
+    "SELECT f.seq, k.id, k.category, k.path, k.title, k.tags, substr(k.content, 1, 200),"          \
+    " k.source, k.updated_at, k.always_apply, substr(k.scenario, 1, 200)"                          \
+    " FROM knowledge_terms f JOIN knowledge k ON k.seq = f.seq"                                    \
+    " WHERE f.tsv @@ $1::tsquery AND f.space = $2"                                                 \
+    " AND ($3::int = 0 OR (f.types & $3::int) <> 0)"                                               \
+    " AND ($4::text IS NULL OR f.category = $4::text) AND f.seq < $6::bigint"                      \
+    " ORDER BY f.seq DESC LIMIT $5"
+
+#define PG_TRACE_COUNTS                                                                            \
+    "(SELECT count(*) FROM knowledge_log l WHERE l.space = t.space AND l.trace_id = t.trace_id),"  \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status IS NULL),"                                    \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'irrelevant'),"                             \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'unused'),"                                 \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'helpful'),"                                \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'harmful'),"                                \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'neutral')"
+
+#define PG_LOG_COLUMNS                                                                             \
+    "id, trace_id, knowledge_id, goal_id, injected_at_sequence, injected_at, task, content,"       \
+    " eval_status, eval_reason, evaluated_at, evaluated_at_trigger"
+
+#define PG_JOB_COLUMNS                                                                             \
+    "id, space, kind, status, progress, total, params, result, error, actor, created_at,"          \
+    " updated_at"
+
+/* The cache generation, read in the same round trip as a token lookup. */
+#define PG_GENERATION "(SELECT coalesce(sum(n), 0) FROM generation)::bigint"
+
+const char *const pg_stmt_sql[S_COUNT] = {
+    [S_READ_BEGIN] = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+    [S_READ_END] = "COMMIT",
+    [S_SPACE_ENSURE] = "INSERT INTO spaces(name, created_at) VALUES($1, $2) ON CONFLICT DO NOTHING",
+    [S_TOKEN_COUNT] = "SELECT count(*) FROM tokens",
+    [S_TOKEN_INSERT] = "INSERT INTO tokens(id, hash, space, role, label, created_at)"
+                       " VALUES($1, $2, $3, $4, $5, $6)",
+    [S_TOKEN_GET] =
+        "SELECT id, space, role, label, created_at, last_used_at, revoked_at, hash, " PG_GENERATION
+        " FROM tokens WHERE id = $1",
+    /* SQLite's datetime(?2, '-60 seconds'): the same "YYYY-MM-DD HH:MM:SS"
+     * text (time_utc_text), so the text comparison stays a time comparison. */
+    [S_TOKEN_TOUCH] = "UPDATE tokens SET last_used_at = $2::text WHERE id = $1 AND"
+                      " (last_used_at IS NULL OR last_used_at < to_char($2::text::timestamp"
+                      " - interval '60 seconds', 'YYYY-MM-DD HH24:MI:SS'))",
+    [S_TOKEN_REVOKE] = "UPDATE tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
+    [S_TOKEN_ALL] = "SELECT id, space, role, label, created_at, last_used_at, revoked_at, hash"
+                    " FROM tokens ORDER BY created_at, id",
+    [S_K_ID_EXISTS] = "SELECT 1 FROM knowledge WHERE id = $1",
+    [S_K_INSERT] = "INSERT INTO knowledge(id, space, created_at, updated_at, category, path,"
+                   " title, description, tags, types, scenario, content, always_apply, source,"
+                   " urls, agent_id, message_id, meta, document, source_ts, score, helpful,"
+                   " harmful, irrelevant, unused, neutral, status, merged_into, version)"
+                   " VALUES($1, $2, $3, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,"
+                   " $15, $16, $17, $18, $19, $20, 0, 0, 0, 0, 0, 'active', NULL, 1)",
+    [S_K_GET] = "SELECT " PG_KNOWLEDGE_COLUMNS " FROM knowledge"
+                " WHERE id = $1 AND space = $2 AND ($3::int <> 0 OR status = 'active')",
+    [S_K_ACTIVE] = "SELECT 1 FROM knowledge WHERE id = $1 AND space = $2 AND status = 'active'",
+    [S_K_LIST] = "SELECT " PG_KNOWLEDGE_COLUMNS " FROM knowledge"
+                 " WHERE space = $1 AND status = 'active'"
+                 " AND ($2::bigint = 0 OR (types & $2::bigint) <> 0)"
+                 " AND ($3::text IS NULL OR category = $3::text)"
+                 " ORDER BY seq DESC LIMIT $4 OFFSET $5",
+    [S_K_COUNT] = "SELECT count(*) FROM knowledge WHERE space = $1 AND status = 'active'"
+                  " AND ($2::bigint = 0 OR (types & $2::bigint) <> 0)"
+                  " AND ($3::text IS NULL OR category = $3::text)",
+    [S_K_SPACE_OF] = "SELECT 1 FROM knowledge WHERE id = $1 AND space = $2",
+    [S_CASE_INSERT] = "INSERT INTO knowledge_cases(space, knowledge_id, kind, case_id,"
+                      " scenario, result, agent_id, trace_id, goal_id, created_at)"
+                      " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING",
+    [S_CASE_BUMP_HELPFUL] = "UPDATE knowledge SET helpful = helpful + 1 WHERE id = $1",
+    [S_CASE_BUMP_HARMFUL] = "UPDATE knowledge SET harmful = harmful + 1 WHERE id = $1",
+    [S_CASES] = "SELECT kind, case_id, scenario, result, agent_id, trace_id, goal_id,"
+                " created_at FROM (SELECT * FROM knowledge_cases WHERE knowledge_id = $1"
+                " AND kind = $2 ORDER BY seq DESC LIMIT $3) AS c ORDER BY seq",
+    [S_K_SET_SCORE] = "UPDATE knowledge SET score = $3::bigint, version = version + 1,"
+                      " updated_at = $4 WHERE id = $1 AND space = $2 AND status = 'active'"
+                      " AND score <> $3::bigint",
+    [S_FEEDBACK_INSERT] = "INSERT INTO knowledge_feedback(space, knowledge_id, feedback, actor,"
+                          " created_at) VALUES($1, $2, $3, $4, $5) RETURNING seq",
+    [S_K_DELETE] = "UPDATE knowledge SET status = 'deleted', version = version + 1,"
+                   " updated_at = $3 WHERE id = $1 AND space = $2 AND status = 'active'",
+    [S_REVISION_ADD] = "INSERT INTO knowledge_revisions(space, knowledge_id, version, document,"
+                       " actor, reason, created_at) SELECT space, id, version, " PG_SNAPSHOT_JSON
+                       ", $2::text, $3::text, $4::text FROM knowledge WHERE id = $1::text",
+    [S_REVISIONS] = "SELECT version, document, actor, reason, created_at"
+                    " FROM knowledge_revisions WHERE knowledge_id = $1 AND space = $2"
+                    " ORDER BY version DESC",
+    [S_REVISION_DOC] = "SELECT document FROM knowledge_revisions"
+                       " WHERE knowledge_id = $1 AND space = $2 AND version = $3",
+    /* json_extract: ->> for a string or a number (cast back to the column's
+     * type), -> for tags/urls/meta (the JSON text itself). A missing key is
+     * NULL, as in SQLite (and fails the same NOT NULL constraints). */
+    [S_K_RESTORE] =
+        "UPDATE knowledge SET category = $3::json ->> 'category', path = $3::json ->> 'path',"
+        " title = $3::json ->> 'title', description = $3::json ->> 'description',"
+        " tags = ($3::json -> 'tags')::text, types = ($3::json ->> 'types')::bigint,"
+        " scenario = $3::json ->> 'scenario', content = $3::json ->> 'content',"
+        " always_apply = ($3::json ->> 'always_apply')::bigint,"
+        " source = $3::json ->> 'source', urls = ($3::json -> 'urls')::text,"
+        " agent_id = $3::json ->> 'agent_id', message_id = $3::json ->> 'message_id',"
+        " source_ts = $3::json ->> 'source_ts', score = ($3::json ->> 'score')::bigint,"
+        " meta = coalesce(nullif(($3::json -> 'meta')::text, 'null'), '{}'),"
+        " document = coalesce($3::json ->> 'document', ''),"
+        " status = 'active', merged_into = NULL, version = version + 1, updated_at = $4"
+        " WHERE id = $1 AND space = $2",
+    [S_AUDIT] = "INSERT INTO audit(ts, space, actor, action, target) VALUES($1, $2, $3, $4, $5)",
+    [S_K_BY_PATH] = "SELECT " PG_KNOWLEDGE_COLUMNS " FROM knowledge"
+                    " WHERE space = $1 AND category = $2 AND path = $3 AND status = 'active'",
+    [S_K_UPDATE] = "UPDATE knowledge SET category = $4, path = $5, title = $6, description = $7,"
+                   " tags = $8, types = $9, scenario = $10, content = $11, always_apply = $12,"
+                   " source = $13, urls = $14, agent_id = $15, message_id = $16, meta = $17,"
+                   " document = $18, version = version + 1, updated_at = $19"
+                   " WHERE id = $1 AND space = $2 AND status = 'active'"
+                   " AND ($3::bigint <= 0 OR version = $3::bigint)",
+    [S_SCAN_CATEGORY] = "SELECT " PG_KNOWLEDGE_COLUMNS " FROM knowledge"
+                        " WHERE space = $1 AND category = $2 AND status = 'active' ORDER BY path",
+    [S_SCAN_ALWAYS_RULES] = "SELECT " PG_KNOWLEDGE_COLUMNS " FROM knowledge"
+                            " WHERE space = $1 AND category = 'rules' AND status = 'active'"
+                            " AND always_apply = 1 ORDER BY path",
+    [S_SCAN_ACTIVE] = "SELECT " PG_KNOWLEDGE_COLUMNS " FROM knowledge"
+                      " WHERE space = $1 AND status = 'active' ORDER BY category, path",
+    /* $1 is a tsquery the C code builds; MATCH_HEAD's restricts the weights. */
+    [S_MATCH] = PG_MATCH,
+    [S_MATCH_HEAD] = PG_MATCH,
+    [S_TRACE_UPSERT] =
+        "INSERT INTO traces(space, trace_id, task, created_at) VALUES($1, $2, $3, $4)"
+        " ON CONFLICT(space, trace_id) DO UPDATE SET task = excluded.task",
+    [S_TRACE_INSERT] = "INSERT INTO traces(space, trace_id, task, created_at)"
+                       " VALUES($1, $2, '', $3) ON CONFLICT DO NOTHING",
+    [S_TRACE_GET] = "SELECT t.trace_id, t.task, t.created_at, " PG_TRACE_COUNTS
+                    " FROM traces t WHERE t.space = $1 AND t.trace_id = $2",
+    [S_TRACE_LIST] = "SELECT t.trace_id, t.task, t.created_at, " PG_TRACE_COUNTS
+                     " FROM traces t WHERE t.space = $1"
+                     " ORDER BY t.created_at DESC, t.trace_id LIMIT $2 OFFSET $3",
+    [S_TRACE_COUNT] = "SELECT count(*) FROM traces WHERE space = $1",
+    [S_LOG_ADD] = "INSERT INTO knowledge_log(space, trace_id, knowledge_id, goal_id,"
+                  " injected_at_sequence, injected_at, task, content)"
+                  " SELECT $1::text, $2::text, id, $4::text, $5::bigint, $6::text, scenario,"
+                  " substr(content, 1, 500) FROM knowledge WHERE id = $3::text"
+                  " AND space = $1::text AND status = 'active' RETURNING id",
+    [S_LOG_ALL] = "SELECT " PG_LOG_COLUMNS " FROM knowledge_log WHERE space = $1"
+                  " AND trace_id = $2 ORDER BY id LIMIT $3 OFFSET $4",
+    [S_LOG_PENDING] = "SELECT " PG_LOG_COLUMNS " FROM knowledge_log WHERE space = $1"
+                      " AND trace_id = $2 AND eval_status IS NULL ORDER BY id LIMIT $3 OFFSET $4",
+    [S_LOG_COUNT] = "SELECT count(*) FROM knowledge_log WHERE space = $1 AND trace_id = $2"
+                    " AND ($3::int = 0 OR eval_status IS NULL)",
+    [S_LOG_ENTRY] = "SELECT " PG_LOG_COLUMNS " FROM knowledge_log WHERE knowledge_id = $1"
+                    " ORDER BY id DESC LIMIT $2",
+    [S_LOG_FIND_PENDING] = "SELECT id, goal_id FROM knowledge_log WHERE space = $1"
+                           " AND trace_id = $2 AND knowledge_id = $3 AND eval_status IS NULL"
+                           " ORDER BY injected_at_sequence DESC, id DESC LIMIT 1",
+    [S_LOG_SET_EVAL] = "UPDATE knowledge_log SET eval_status = $2, eval_reason = $3,"
+                       " evaluated_at = $4, evaluated_at_trigger = $5"
+                       " WHERE id = $1 AND eval_status IS NULL",
+    [S_ROLLUP_INSERT] = "INSERT INTO trace_rollups(space, trace_id, knowledge_id, status,"
+                        " created_at) VALUES($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+    [S_BUMP_IRRELEVANT] = "UPDATE knowledge SET irrelevant = irrelevant + 1 WHERE id = $1",
+    [S_BUMP_UNUSED] = "UPDATE knowledge SET unused = unused + 1 WHERE id = $1",
+    [S_BUMP_NEUTRAL] = "UPDATE knowledge SET neutral = neutral + 1 WHERE id = $1",
+    [S_TRACE_TASK] = "SELECT task FROM traces WHERE space = $1 AND trace_id = $2",
+    [S_LOGIN_INSERT] = "INSERT INTO logins(hash, token_id, csrf, created_at, expires_at)"
+                       " VALUES($1, $2, $3, $4, $5)",
+    [S_LOGIN_GET] = "SELECT t.id, t.space, t.role, t.label, t.created_at, t.last_used_at,"
+                    " t.revoked_at, t.hash, l.csrf, " PG_GENERATION
+                    " FROM logins l JOIN tokens t ON t.id = l.token_id"
+                    " WHERE l.hash = $1 AND l.expires_at > $2",
+    [S_LOGIN_DELETE] = "DELETE FROM logins WHERE hash = $1",
+    [S_LOGIN_EXPIRE] = "DELETE FROM logins WHERE expires_at <= $1",
+    [S_SESSION_PUT] = "INSERT INTO sessions(space, id, title, document, created_at, updated_at)"
+                      " VALUES($1, $2, $3, $4, $5, $5) ON CONFLICT(space, id) DO UPDATE SET"
+                      " title = excluded.title, document = excluded.document,"
+                      " updated_at = excluded.updated_at",
+    [S_SESSION_GET] = "SELECT id, title, document, created_at, updated_at FROM sessions"
+                      " WHERE space = $1 AND id = $2",
+    [S_SESSION_LIST] = "SELECT id, title, NULL::text, created_at, updated_at FROM sessions"
+                       " WHERE space = $1 ORDER BY updated_at DESC, id",
+    [S_SESSION_DELETE] = "DELETE FROM sessions WHERE space = $1 AND id = $2",
+    [S_LLM_CALL_ADD] = "INSERT INTO llm_calls(space, purpose, model, prompt_tokens,"
+                       " completion_tokens, latency_ms, outcome, created_at)"
+                       " VALUES($1, $2, $3, $4, $5, $6, $7, $8)",
+    [S_LLM_USAGE] = "SELECT purpose, model, count(*), sum((outcome <> 'ok')::int)::bigint,"
+                    " sum(prompt_tokens)::bigint, sum(completion_tokens)::bigint,"
+                    " sum(latency_ms)::bigint FROM llm_calls"
+                    " WHERE space = $1 AND created_at >= $2 GROUP BY purpose, model"
+                    " ORDER BY purpose, model",
+    [S_JOB_CREATE] = "INSERT INTO jobs(id, space, kind, status, params, actor, created_at,"
+                     " updated_at) VALUES($1, $2, $3, 'queued', $4, $5, $6, $6)",
+    [S_JOB_GET] = "SELECT " PG_JOB_COLUMNS " FROM jobs WHERE space = $1 AND id = $2",
+    [S_JOB_COUNTS] = "SELECT kind, status, count(*) FROM jobs GROUP BY kind, status"
+                     " ORDER BY kind, status",
+    [S_SPACE_COUNTS] = "SELECT name,"
+                       " (SELECT count(*) FROM knowledge k WHERE k.space = s.name"
+                       "  AND k.status = 'active'),"
+                       " (SELECT count(*) FROM traces t WHERE t.space = s.name)"
+                       " FROM spaces s ORDER BY 2 DESC, 3 DESC, name",
+    [S_JOB_LIST] = "SELECT " PG_JOB_COLUMNS " FROM jobs WHERE space = $1"
+                   " ORDER BY created_at DESC, id LIMIT $2",
+    /* A queued job, or a running one whose node's lease ran out. Several
+     * nodes claim at once: SKIP LOCKED passes over a row another claim holds,
+     * and a row another claim changed since this one's snapshot is checked
+     * again (READ COMMITTED) before it is taken, so no job goes twice. */
+    [S_JOB_CLAIM] = "UPDATE jobs SET status = 'running', node = $2, lease_until = $3,"
+                    " updated_at = $1 WHERE id = (SELECT id FROM jobs WHERE status = 'queued'"
+                    " OR (status = 'running' AND lease_until < $1) ORDER BY created_at, id"
+                    " LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING " PG_JOB_COLUMNS,
+    [S_JOB_PROGRESS] = "UPDATE jobs SET progress = $2, total = $3, updated_at = $4,"
+                       " lease_until = $5 WHERE id = $1 AND status = 'running'"
+                       " AND node IS NOT DISTINCT FROM $6::text",
+    [S_JOB_FINISH] = "UPDATE jobs SET status = $2, result = $3, error = $4, updated_at = $5,"
+                     " lease_until = NULL WHERE id = $1 AND status = 'running'"
+                     " AND node IS NOT DISTINCT FROM $6::text",
+    [S_JOB_REQUEUE] = "UPDATE jobs SET status = 'queued', node = NULL, lease_until = NULL,"
+                      " updated_at = $1 WHERE status = 'running' AND (node IS NULL"
+                      " OR node IS NOT DISTINCT FROM $2::text OR lease_until < $1)",
+    [S_MERGE_COUNTERS] =
+        "UPDATE knowledge SET helpful = knowledge.helpful + m.helpful,"
+        " harmful = knowledge.harmful + m.harmful,"
+        " irrelevant = knowledge.irrelevant + m.irrelevant,"
+        " unused = knowledge.unused + m.unused, neutral = knowledge.neutral + m.neutral"
+        " FROM (SELECT helpful, harmful, irrelevant, unused, neutral"
+        " FROM knowledge WHERE id = $2) AS m WHERE knowledge.id = $1",
+    [S_MERGE_CASES] =
+        "INSERT INTO knowledge_cases(space, knowledge_id, kind, case_id,"
+        " scenario, result, agent_id, trace_id, goal_id, created_at)"
+        " SELECT space, $1::text, kind, case_id, scenario, result, agent_id, trace_id,"
+        " goal_id, created_at FROM knowledge_cases WHERE knowledge_id = $2::text ORDER BY seq"
+        " ON CONFLICT DO NOTHING",
+    [S_MERGE_TOMBSTONE] = "UPDATE knowledge SET status = 'merged', merged_into = $1,"
+                          " version = version + 1, updated_at = $3"
+                          " WHERE id = $2 AND space = $4 AND status = 'active'"
+                          " AND ($5::bigint <= 0 OR version = $5::bigint)",
+    [S_FEEDBACK_MARK] = "UPDATE knowledge_feedback SET status = $2 WHERE seq = $1",
+    /* Grows with every committed write that can change an answer (the
+     * generation triggers); never with a token's last_used_at. */
+    [S_DATA_VERSION] = "SELECT coalesce(sum(n), 0)::bigint FROM generation",
+    [S_CASES_PAGE] = "SELECT kind, case_id, scenario, result, agent_id, trace_id, goal_id,"
+                     " created_at FROM knowledge_cases WHERE knowledge_id = $1 AND kind = $2"
+                     " ORDER BY seq LIMIT $3 OFFSET $4",
+    [S_CASES_COUNT] = "SELECT count(*) FROM knowledge_cases WHERE knowledge_id = $1 AND kind = $2",
+    [S_SCAN_DELETED] = "SELECT " PG_KNOWLEDGE_COLUMNS " FROM knowledge"
+                       " WHERE space = $1 AND status IN ('deleted', 'merged')"
+                       " AND ($2::text IS NULL OR category = $2::text)"
+                       " ORDER BY updated_at DESC, seq DESC LIMIT 200",
+    [S_K_MOVE] = "UPDATE knowledge SET category = $4, path = $5, title = $6, scenario = $7,"
+                 " always_apply = $8, version = version + 1, updated_at = $9"
+                 " WHERE id = $1 AND space = $2 AND status = 'active' AND version = $3",
+    /* Another active entry inside the folder $3 ("$3/..."): '0' follows '/'
+     * in byte order, the path column's collation ("C"). */
+    [S_K_FOLDER_TAKEN] = "SELECT 1 FROM knowledge WHERE space = $1 AND category = $2"
+                         " AND status = 'active' AND path > ($3::text || '/')"
+                         " AND path < ($3::text || '0') AND id <> $4 LIMIT 1",
+    [S_K_FILE_TAKEN] = "SELECT 1 FROM knowledge WHERE space = $1 AND category = $2"
+                       " AND status = 'active' AND path = $3 AND id <> $4",
+    [S_K_PLACE] = "SELECT category, path FROM knowledge WHERE id = $1 AND status = 'active'",
+    [S_SESSION_PUT_IF] = "UPDATE sessions SET title = $3, document = $4, updated_at = $5"
+                         " WHERE space = $1 AND id = $2 AND updated_at = $6",
+    [S_REVISION_TIME] = "SELECT created_at FROM knowledge_revisions"
+                        " WHERE knowledge_id = $1 AND space = $2 AND version = $3",
+    /* vector_stamp_next(): nextval('vector_stamp') under a transaction
+     * advisory lock, so stamps are handed out in commit order (see the schema). */
+    [S_VEC_PUT] = "INSERT INTO vectors(knowledge_seq, space, model, version, digest, dim, vec,"
+                  " stamp, updated_at) VALUES($1, $2, $3, $4, $5, $6, $7,"
+                  " vector_stamp_next(), $8)"
+                  " ON CONFLICT(knowledge_seq) DO UPDATE SET space = excluded.space,"
+                  " model = excluded.model, version = excluded.version,"
+                  " digest = excluded.digest, dim = excluded.dim, vec = excluded.vec,"
+                  " stamp = excluded.stamp, updated_at = excluded.updated_at",
+    [S_VEC_TOUCH] = "UPDATE vectors SET version = $2 WHERE knowledge_seq = $1",
+    [S_VEC_DEQUEUE] = "DELETE FROM embed_queue WHERE knowledge_seq = $1::bigint AND NOT EXISTS"
+                      " (SELECT 1 FROM knowledge WHERE seq = $1::bigint AND status = 'active'"
+                      " AND version <> $2::bigint)",
+    [S_VEC_TAKE] = "SELECT q.knowledge_seq, k.id, k.space, k.version, k.status, k.title,"
+                   " k.scenario, substr(k.content, 1, $2::int), v.model, v.version, v.digest"
+                   " FROM embed_queue q LEFT JOIN knowledge k ON k.seq = q.knowledge_seq"
+                   " LEFT JOIN vectors v ON v.knowledge_seq = q.knowledge_seq"
+                   " WHERE $3::text IS NULL OR k.space = $3::text"
+                   " ORDER BY q.knowledge_seq LIMIT $1",
+    [S_VEC_FILL] = "INSERT INTO embed_queue(knowledge_seq) SELECT k.seq FROM knowledge k"
+                   " LEFT JOIN vectors v ON v.knowledge_seq = k.seq WHERE k.status = 'active'"
+                   " AND ($1::text IS NULL OR k.space = $1::text) AND (v.knowledge_seq IS NULL"
+                   " OR v.model <> $2::text OR v.version <> k.version OR v.digest = '')"
+                   " ON CONFLICT DO NOTHING",
+    [S_VEC_FORGET_DIGESTS] = "UPDATE vectors SET digest = '' WHERE space = $1",
+    [S_VEC_QUEUED] = "SELECT count(*) FROM embed_queue q JOIN knowledge k"
+                     " ON k.seq = q.knowledge_seq WHERE k.space = $1 AND k.status = 'active'",
+    [S_VEC_COUNTS] = "SELECT count(*), coalesce(sum((v.dim > 0)::int), 0)::bigint,"
+                     " coalesce(max(v.dim), 0),"
+                     " (SELECT count(*) FROM knowledge WHERE space = $1 AND status = 'active')"
+                     " FROM vectors v JOIN knowledge k ON k.seq = v.knowledge_seq"
+                     " WHERE v.space = $1 AND v.model = $2 AND k.status = 'active'",
+    [S_VEC_SINCE] = "SELECT v.knowledge_seq, k.id, k.status, v.dim, v.vec, v.stamp"
+                    " FROM vectors v JOIN knowledge k ON k.seq = v.knowledge_seq"
+                    " WHERE v.stamp > $3 AND v.space = $1 AND v.model = $2 ORDER BY v.stamp"
+                    " LIMIT $4",
+    [S_VEC_STAMP] = "SELECT coalesce(max(stamp), 0) FROM vectors",
+    [S_VEC_DIM] =
+        "SELECT dim FROM vectors WHERE model = $1 AND dim > 0 ORDER BY stamp DESC LIMIT 1",
+    /* PostgreSQL only (stmt_sql[] has NULL): what the C code makes an
+     * entry's tsvector from, and the upsert of it. The upsert writes
+     * nothing for an entry that is not active (knowledge_terms holds active
+     * entries only; the trigger on knowledge removes the row of one that
+     * stops being active). */
+    [S_K_TERMS_SOURCE] = "SELECT seq, space, status, types, category, title, tags, path,"
+                         " scenario, content FROM knowledge WHERE id = $1",
+    [S_K_TERMS_PUT] = "INSERT INTO knowledge_terms(seq, space, types, category, tsv)"
+                      " SELECT $1::bigint, $2::text, $3::bigint, $4::text, $5::text::tsvector"
+                      " WHERE EXISTS (SELECT 1 FROM knowledge WHERE seq = $1::bigint"
+                      " AND status = 'active')"
+                      " ON CONFLICT (seq) DO UPDATE SET space = excluded.space,"
+                      " types = excluded.types, category = excluded.category,"
+                      " tsv = excluded.tsv",
+};
+
+/* ---- the schema at version 8 (migrate.c's migrations 1..8) ---- */
+
+/* Every text column: byte order, as SQLite's BINARY. */
+#define PG_T " text COLLATE \"C\""
+/* A rowid alias (seq/id INTEGER PRIMARY KEY) with its sequence named, so a
+ * copy from SQLite can setval() it and pg_checks can read it. */
+#define PG_ROWID(seqname)                                                                          \
+    " bigint GENERATED BY DEFAULT AS IDENTITY (SEQUENCE NAME " seqname ") PRIMARY KEY"
+/* The statement-level trigger that moves the cache generation on a table. */
+#define PG_GENERATION_TRIGGER(table)                                                               \
+    "CREATE TRIGGER " table "_generation AFTER INSERT OR UPDATE OR DELETE ON " table               \
+    " FOR EACH STATEMENT EXECUTE FUNCTION generation_bump();"
+
+/* Over the 4095 characters C requires of a string literal: compilers that
+ * take it (gcc, clang) warn under -Wpedantic, which says nothing here. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverlength-strings"
+/* Unformatted: clang-format would scatter the lines around PG_T and PG_ROWID. */
+// clang-format off
+const char pg_schema_sql[] =
+    "CREATE TABLE schema_version(version int NOT NULL);"
+    "INSERT INTO schema_version(version) VALUES(8);"
+    /* 1: foundation */
+    "CREATE TABLE spaces(name" PG_T " PRIMARY KEY, created_at" PG_T " NOT NULL);"
+    "CREATE TABLE tokens("
+    "  id" PG_T " PRIMARY KEY, hash bytea NOT NULL, space" PG_T " NOT NULL REFERENCES spaces(name),"
+    "  role" PG_T " NOT NULL CHECK(role IN ('admin','editor','agent','reader')),"
+    "  label" PG_T " NOT NULL DEFAULT '', created_at" PG_T " NOT NULL, last_used_at" PG_T ","
+    "  revoked_at" PG_T ");"
+    "CREATE TABLE knowledge("
+    "  seq" PG_ROWID("knowledge_seq_seq") ", id" PG_T " NOT NULL UNIQUE, space" PG_T " NOT NULL,"
+    "  category" PG_T " NOT NULL CHECK(category IN ('rules','experiences')),"
+    "  path" PG_T " NOT NULL, title" PG_T " NOT NULL, description" PG_T " NOT NULL DEFAULT '',"
+    "  tags" PG_T " NOT NULL DEFAULT '[]', types bigint NOT NULL DEFAULT 0,"
+    "  scenario" PG_T " NOT NULL DEFAULT '', content" PG_T " NOT NULL DEFAULT '',"
+    "  always_apply bigint NOT NULL DEFAULT 1, source" PG_T " NOT NULL DEFAULT 'manual',"
+    "  urls" PG_T " NOT NULL DEFAULT '[]', agent_id" PG_T " NOT NULL DEFAULT '',"
+    "  message_id" PG_T " NOT NULL DEFAULT '', source_ts" PG_T " NOT NULL DEFAULT '',"
+    "  score bigint NOT NULL DEFAULT 3 CHECK(score BETWEEN 1 AND 5),"
+    "  helpful bigint NOT NULL DEFAULT 0, harmful bigint NOT NULL DEFAULT 0,"
+    "  irrelevant bigint NOT NULL DEFAULT 0, unused bigint NOT NULL DEFAULT 0,"
+    "  neutral bigint NOT NULL DEFAULT 0,"
+    "  status" PG_T " NOT NULL DEFAULT 'active' CHECK(status IN ('active','deleted','merged')),"
+    "  merged_into" PG_T ", version bigint NOT NULL DEFAULT 1,"
+    "  created_at" PG_T " NOT NULL, updated_at" PG_T " NOT NULL,"
+    "  meta" PG_T " NOT NULL DEFAULT '{}', document" PG_T " NOT NULL DEFAULT '');"
+    "CREATE UNIQUE INDEX knowledge_active_path ON knowledge(space, category, path)"
+    "  WHERE status = 'active';"
+    "CREATE INDEX knowledge_space_status ON knowledge(space, status, seq);"
+    "CREATE TABLE knowledge_cases("
+    "  seq" PG_ROWID("knowledge_cases_seq_seq") ", space" PG_T " NOT NULL,"
+    "  knowledge_id" PG_T " NOT NULL,"
+    "  kind" PG_T " NOT NULL CHECK(kind IN ('helpful','harmful')), case_id" PG_T " NOT NULL,"
+    "  scenario" PG_T " NOT NULL DEFAULT '', result" PG_T " NOT NULL DEFAULT '',"
+    "  agent_id" PG_T " NOT NULL DEFAULT '', trace_id" PG_T " NOT NULL DEFAULT '',"
+    "  goal_id" PG_T " NOT NULL DEFAULT '', created_at" PG_T " NOT NULL,"
+    "  UNIQUE(knowledge_id, kind, case_id));"
+    "CREATE TABLE knowledge_revisions("
+    "  space" PG_T " NOT NULL, knowledge_id" PG_T " NOT NULL, version bigint NOT NULL,"
+    "  document" PG_T " NOT NULL, actor" PG_T " NOT NULL, reason" PG_T " NOT NULL,"
+    "  created_at" PG_T " NOT NULL, PRIMARY KEY(knowledge_id, version));"
+    "CREATE TABLE knowledge_feedback("
+    "  seq" PG_ROWID("knowledge_feedback_seq_seq") ", space" PG_T " NOT NULL,"
+    "  knowledge_id" PG_T " NOT NULL, feedback" PG_T " NOT NULL, actor" PG_T " NOT NULL,"
+    "  status" PG_T " NOT NULL DEFAULT 'pending', created_at" PG_T " NOT NULL);"
+    "CREATE INDEX knowledge_feedback_entry ON knowledge_feedback(knowledge_id);"
+    "CREATE TABLE audit("
+    "  seq" PG_ROWID("audit_seq_seq") ", ts" PG_T " NOT NULL, space" PG_T " NOT NULL,"
+    "  actor" PG_T " NOT NULL, action" PG_T " NOT NULL, target" PG_T " NOT NULL DEFAULT '');"
+    /* 3: traces and their knowledge log */
+    "CREATE TABLE traces("
+    "  space" PG_T " NOT NULL, trace_id" PG_T " NOT NULL, task" PG_T " NOT NULL DEFAULT '',"
+    "  created_at" PG_T " NOT NULL, PRIMARY KEY(space, trace_id));"
+    "CREATE INDEX traces_created ON traces(space, created_at);"
+    "CREATE TABLE knowledge_log("
+    "  id" PG_ROWID("knowledge_log_id_seq") ", space" PG_T " NOT NULL, trace_id" PG_T " NOT NULL,"
+    "  knowledge_id" PG_T " NOT NULL, goal_id" PG_T " NOT NULL DEFAULT '',"
+    "  injected_at_sequence bigint NOT NULL DEFAULT 0, injected_at" PG_T " NOT NULL,"
+    "  task" PG_T " NOT NULL DEFAULT '', content" PG_T " NOT NULL DEFAULT '',"
+    "  eval_status" PG_T " CHECK(eval_status IN"
+    "    ('irrelevant','unused','helpful','harmful','neutral')),"
+    "  eval_reason" PG_T ", evaluated_at" PG_T ", evaluated_at_trigger" PG_T ");"
+    "CREATE INDEX knowledge_log_trace ON knowledge_log(space, trace_id, id);"
+    "CREATE INDEX knowledge_log_entry ON knowledge_log(knowledge_id, id);"
+    "CREATE TABLE trace_rollups("
+    "  space" PG_T " NOT NULL, trace_id" PG_T " NOT NULL, knowledge_id" PG_T " NOT NULL,"
+    "  status" PG_T " NOT NULL, created_at" PG_T " NOT NULL,"
+    "  PRIMARY KEY(space, trace_id, knowledge_id, status));"
+    /* 4: browser logins and analysis sessions */
+    "CREATE TABLE logins("
+    "  hash bytea PRIMARY KEY, token_id" PG_T " NOT NULL REFERENCES tokens(id),"
+    "  csrf" PG_T " NOT NULL, created_at" PG_T " NOT NULL, expires_at" PG_T " NOT NULL);"
+    "CREATE TABLE sessions("
+    "  space" PG_T " NOT NULL, id" PG_T " NOT NULL, title" PG_T " NOT NULL DEFAULT '',"
+    "  document" PG_T " NOT NULL, created_at" PG_T " NOT NULL, updated_at" PG_T " NOT NULL,"
+    "  PRIMARY KEY(space, id));"
+    /* 5: the LLM usage ledger and background jobs; 8: their node and lease */
+    "CREATE TABLE llm_calls("
+    "  id" PG_ROWID("llm_calls_id_seq") ", space" PG_T " NOT NULL, purpose" PG_T " NOT NULL,"
+    "  model" PG_T " NOT NULL,"
+    "  prompt_tokens bigint NOT NULL DEFAULT 0, completion_tokens bigint NOT NULL DEFAULT 0,"
+    "  latency_ms bigint NOT NULL DEFAULT 0, outcome" PG_T " NOT NULL,"
+    "  created_at" PG_T " NOT NULL);"
+    "CREATE INDEX llm_calls_space ON llm_calls(space, created_at);"
+    "CREATE TABLE jobs("
+    "  id" PG_T " PRIMARY KEY, space" PG_T " NOT NULL, kind" PG_T " NOT NULL,"
+    "  status" PG_T " NOT NULL CHECK(status IN ('queued','running','done','failed')),"
+    "  progress bigint NOT NULL DEFAULT 0, total bigint NOT NULL DEFAULT 0,"
+    "  params" PG_T " NOT NULL DEFAULT '{}', result" PG_T ", error" PG_T ","
+    "  actor" PG_T " NOT NULL, created_at" PG_T " NOT NULL, updated_at" PG_T " NOT NULL,"
+    "  node" PG_T ", lease_until" PG_T ");"
+    "CREATE INDEX jobs_status ON jobs(status, created_at);"
+    "CREATE INDEX jobs_space ON jobs(space, created_at);"
+    /* 7: embeddings. stamp comes from the sequence vector_stamp through
+     * vector_stamp_next(), which first takes a transaction advisory lock:
+     * the next writer waits for this one's commit, so a reader that has seen
+     * stamp s never later sees a smaller stamp commit (with bare nextval two
+     * writers could commit out of order and a `stamp > last` reader would
+     * miss the earlier one for good). */
+    "CREATE TABLE vectors("
+    "  knowledge_seq bigint PRIMARY KEY, space" PG_T " NOT NULL, model" PG_T " NOT NULL,"
+    "  version bigint NOT NULL, digest" PG_T " NOT NULL, dim bigint NOT NULL,"
+    "  vec bytea NOT NULL, stamp bigint NOT NULL, updated_at" PG_T " NOT NULL);"
+    "CREATE INDEX vectors_stamp ON vectors(stamp);"
+    "CREATE INDEX vectors_space ON vectors(space, model);"
+    "CREATE TABLE embed_queue(knowledge_seq bigint PRIMARY KEY);"
+    "CREATE SEQUENCE vector_stamp;"
+    "CREATE FUNCTION vector_stamp_next() RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$"
+    " BEGIN PERFORM pg_advisory_xact_lock(4860386412275099648);"
+    " RETURN nextval('vector_stamp'); END $$;"
+    "CREATE FUNCTION embed_queue_add() RETURNS trigger LANGUAGE plpgsql AS $$"
+    " BEGIN INSERT INTO embed_queue(knowledge_seq) VALUES(new.seq) ON CONFLICT DO NOTHING;"
+    " RETURN NULL; END $$;"
+    "CREATE TRIGGER embed_queue_insert AFTER INSERT ON knowledge FOR EACH ROW"
+    "  WHEN (new.status = 'active') EXECUTE FUNCTION embed_queue_add();"
+    "CREATE TRIGGER embed_queue_update AFTER UPDATE OF title, scenario, content, status"
+    "  ON knowledge FOR EACH ROW WHEN (new.status = 'active') EXECUTE FUNCTION embed_queue_add();"
+    "CREATE FUNCTION vectors_status() RETURNS trigger LANGUAGE plpgsql AS $$"
+    " BEGIN UPDATE vectors SET stamp = vector_stamp_next() WHERE knowledge_seq = new.seq;"
+    " RETURN NULL; END $$;"
+    "CREATE TRIGGER vectors_status AFTER UPDATE OF status ON knowledge FOR EACH ROW"
+    "  WHEN (old.status IS DISTINCT FROM new.status) EXECUTE FUNCTION vectors_status();"
+    /* The full-text terms of active entries (instead of 2 and 6's FTS5
+     * tables): the C code upserts tsv after each insert, update, move and
+     * revert; the trigger drops the row of an entry that stops being active
+     * and keeps types and category (the search filters) in step. */
+    "CREATE TABLE knowledge_terms("
+    "  seq bigint PRIMARY KEY REFERENCES knowledge(seq) ON DELETE CASCADE,"
+    "  space" PG_T " NOT NULL, types bigint NOT NULL, category" PG_T " NOT NULL,"
+    "  tsv tsvector NOT NULL);"
+    "CREATE INDEX knowledge_terms_tsv ON knowledge_terms USING gin(tsv);"
+    "CREATE INDEX knowledge_terms_space ON knowledge_terms(space, seq);"
+    "CREATE FUNCTION knowledge_terms_sync() RETURNS trigger LANGUAGE plpgsql AS $$"
+    " BEGIN"
+    "  IF new.status <> 'active' THEN"
+    "   DELETE FROM knowledge_terms WHERE seq = new.seq;"
+    "  ELSE"
+    "   UPDATE knowledge_terms SET types = new.types, category = new.category"
+    "    WHERE seq = new.seq AND (types IS DISTINCT FROM new.types"
+    "     OR category IS DISTINCT FROM new.category);"
+    "  END IF;"
+    "  RETURN NULL;"
+    " END $$;"
+    "CREATE TRIGGER knowledge_terms_sync AFTER UPDATE OF status, types, category ON knowledge"
+    "  FOR EACH ROW EXECUTE FUNCTION knowledge_terms_sync();"
+    /* The cache generation: sum(n) grows with every write statement on a
+     * table an answer is read from; each backend bumps its own slot of 8 so
+     * concurrent writers do not queue on one row. */
+    "CREATE TABLE generation(slot int PRIMARY KEY, n bigint NOT NULL);"
+    "INSERT INTO generation(slot, n) SELECT s, 0 FROM generate_series(0, 7) AS s;"
+    "CREATE FUNCTION generation_bump() RETURNS trigger LANGUAGE plpgsql AS $$"
+    " BEGIN UPDATE generation SET n = n + 1 WHERE slot = pg_backend_pid() % 8;"
+    " RETURN NULL; END $$;"
+    PG_GENERATION_TRIGGER("knowledge")
+    PG_GENERATION_TRIGGER("knowledge_cases")
+    PG_GENERATION_TRIGGER("knowledge_revisions")
+    PG_GENERATION_TRIGGER("knowledge_feedback")
+    PG_GENERATION_TRIGGER("traces")
+    PG_GENERATION_TRIGGER("knowledge_log")
+    PG_GENERATION_TRIGGER("trace_rollups")
+    PG_GENERATION_TRIGGER("sessions")
+    PG_GENERATION_TRIGGER("jobs")
+    PG_GENERATION_TRIGGER("llm_calls")
+    PG_GENERATION_TRIGGER("spaces")
+    PG_GENERATION_TRIGGER("vectors")
+    PG_GENERATION_TRIGGER("embed_queue")
+    PG_GENERATION_TRIGGER("knowledge_terms")
+    /* A token's use (last_used_at) must not invalidate every cached answer. */
+    "CREATE TRIGGER tokens_generation"
+    "  AFTER INSERT OR DELETE OR UPDATE OF revoked_at, role, space, label, hash ON tokens"
+    "  FOR EACH STATEMENT EXECUTE FUNCTION generation_bump();";
+// clang-format on
+#pragma GCC diagnostic pop
+
+/* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */
+
+const struct pg_check pg_checks[] = {
+    /* check.c's "revisions": every active entry has its history. */
+    {"revisions", "SELECT count(*) FROM knowledge k WHERE status = 'active' AND NOT EXISTS"
+                  " (SELECT 1 FROM knowledge_revisions r WHERE r.knowledge_id = k.id)"},
+    /* check.c's "paths": what export cannot write: a name over 255 bytes,
+     * or a file beside a folder of its name. */
+    {"paths", "SELECT count(*) FROM knowledge k WHERE status = 'active' AND ("
+              " octet_length(substr(path, strpos(path, '/') + 1)) > 255 OR"
+              " (strpos(path, '/') > 0 AND"
+              "  octet_length(substr(path, 1, strpos(path, '/') - 1)) > 255) OR"
+              " EXISTS(SELECT 1 FROM knowledge o WHERE o.space = k.space"
+              "  AND o.category = k.category AND o.status = 'active'"
+              "  AND o.path > (k.path || '/') AND o.path < (k.path || '0')))"},
+    /* check.c's knowledge_fts/knowledge_head counts: every active entry is
+     * searchable, and nothing else is. */
+    {"knowledge_terms", "SELECT count(*) FROM knowledge k WHERE status = 'active' AND NOT EXISTS"
+                        " (SELECT 1 FROM knowledge_terms f WHERE f.seq = k.seq)"},
+    {"knowledge_terms_stale", "SELECT count(*) FROM knowledge_terms f JOIN knowledge k"
+                              " ON k.seq = f.seq WHERE k.status <> 'active'"},
+    /* The search filters copied into knowledge_terms match the entry. */
+    {"knowledge_terms_fields", "SELECT count(*) FROM knowledge_terms f JOIN knowledge k"
+                               " ON k.seq = f.seq WHERE f.space <> k.space"
+                               " OR f.types <> k.types OR f.category <> k.category"},
+    /* A vector of dim floats is dim * 4 bytes. */
+    {"vectors", "SELECT count(*) FROM vectors WHERE dim > 0 AND dim * 4 <> octet_length(vec)"},
+    /* The stamp sequence ahead of every stamp handed out. */
+    {"vector_stamp", "SELECT (coalesce(max(stamp), 0) > (SELECT last_value"
+                     " - (NOT is_called)::int FROM vector_stamp))::int FROM vectors"},
+    /* The identity sequences behind the largest key of their table (a copy
+     * that inserted explicit keys and forgot setval): the next insert would
+     * collide. The last value handed out: last_value, less one when the
+     * sequence was not called since setval(..., false). */
+    {"sequences",
+     "SELECT ((SELECT coalesce(max(seq), 0) FROM knowledge)"
+     "  > (SELECT last_value - (NOT is_called)::int FROM knowledge_seq_seq))::int"
+     " + ((SELECT coalesce(max(seq), 0) FROM knowledge_cases)"
+     "  > (SELECT last_value - (NOT is_called)::int FROM knowledge_cases_seq_seq))::int"
+     " + ((SELECT coalesce(max(seq), 0) FROM knowledge_feedback)"
+     "  > (SELECT last_value - (NOT is_called)::int FROM knowledge_feedback_seq_seq))::int"
+     " + ((SELECT coalesce(max(seq), 0) FROM audit)"
+     "  > (SELECT last_value - (NOT is_called)::int FROM audit_seq_seq))::int"
+     " + ((SELECT coalesce(max(id), 0) FROM knowledge_log)"
+     "  > (SELECT last_value - (NOT is_called)::int FROM knowledge_log_id_seq))::int"
+     " + ((SELECT coalesce(max(id), 0) FROM llm_calls)"
+     "  > (SELECT last_value - (NOT is_called)::int FROM llm_calls_id_seq))::int"},
+    /* The cache generation's 8 slots, and one schema version row. */
+    {"generation", "SELECT abs(count(*) - 8) + count(*) FILTER (WHERE slot NOT BETWEEN 0 AND 7)"
+                   " FROM generation"},
+    {"schema_version", "SELECT abs(count(*) - 1) FROM schema_version"},
+    {NULL, NULL},
+};
