@@ -86,6 +86,8 @@ struct cursor *stmt_get(struct store *st, enum stmt_id id)
                                                 &c->lite, NULL) != SQLITE_OK)
             return NULL;
     }
+    if (!c->st)
+        buf_init(&c->blob, 1 << 20); /* a vector of 8,192 floats is 32 KiB */
     c->st = st;
     c->id = id;
     return c;

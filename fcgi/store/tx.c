@@ -18,8 +18,8 @@ void store_close(struct store *st)
     while (st->tx_depth)
         store_rollback(st); /* also releases writer_lock */
     for (int i = 0; i < S_COUNT; i++) {
-        if (st->pg)
-            stmt_finish(&st->cur[i]);
+        if (st->cur[i].st && st->pg)
+            stmt_finish(&st->cur[i]); /* frees its result and copies */
         sqlite3_finalize(st->cur[i].lite);
         buf_release(&st->cur[i].blob);
     }
