@@ -61,6 +61,14 @@ static int session_setup(struct store *st)
     return rc;
 }
 
+/* Notices and warnings (a server shutting down says so on every session)
+ * are not errors: the statuses say what failed. Kept out of the log. */
+static void notice_ignore(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;
+}
+
 int pg_connect(struct store *st, const char *conninfo)
 {
     /* Earlier keywords are overridden by what the URL says: its own
@@ -72,6 +80,7 @@ int pg_connect(struct store *st, const char *conninfo)
     st->pg = PQconnectdbParams(keys, values, 1);
     if (!st->pg)
         return STORE_ERROR;
+    PQsetNoticeProcessor(st->pg, notice_ignore, NULL);
     if (PQstatus(st->pg) != CONNECTION_OK) {
         set_error(st, PQerrorMessage(st->pg));
         return STORE_UNAVAILABLE;
