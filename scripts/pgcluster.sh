@@ -17,7 +17,7 @@ pg_bin() {
         echo "$PGBIN"
         return
     fi
-    for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+    for d in $(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V -r); do
         [ -x "$d/pg_ctl" ] && { echo "$d"; return; }
     done
     d=$(command -v pg_ctl 2>/dev/null) && { dirname "$d"; return; }
