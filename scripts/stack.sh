@@ -110,8 +110,9 @@ stack_knowhub() { # DATA
 # nginx for several knowhub nodes (one database): FRONT/nginx/ holds
 # knowhub_nodes.conf.in rendered as nginx.conf, the shared http part with the
 # upstream "knowhub" over every socket (round robin; nginx's default
-# fastcgi_next_upstream "error timeout" retries another node only for
-# requests that may be repeated), and per node an upstream knowhub_node_I, its
+# fastcgi_next_upstream "error timeout": a request that could not be sent
+# goes to the next node, one sent is sent again after an error or a timeout
+# unless it is a POST), and per node an upstream knowhub_node_I, its
 # copy of knowhub_fastcgi.conf passing to it and of the server part
 # including that copy, behind a server on the node's own port.
 stack_nodes_render() { # FRONT HOST PORT SOCKET=NODE_PORT...
