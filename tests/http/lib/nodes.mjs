@@ -212,9 +212,12 @@ function watchdog(c) {
 
 /**
  * Start one database, `nodes` knowhub processes on it and one nginx: the
- * front port round robin over every node (nginx retries another node on a
- * connect error only for idempotent requests: its default), and one port per
- * node. env goes to every node, nodeEnv[i] to node i only.
+ * front port round robin over every node, and one port per node. nginx keeps
+ * its default fastcgi_next_upstream "error timeout": a request that could not
+ * be sent (connection refused) goes to the next node whatever its method; a
+ * sent POST is never sent again, a sent GET, PUT or DELETE is after an error
+ * or a timeout. A node is left out for 1 s after a failed connection.
+ * env goes to every node, nodeEnv[i] to node i only.
  * Returns a Nodes: {front: {port, api}, node: [Node], admin, token(), revoke(),
  * databaseUrl, dir, stop()}.
  */
