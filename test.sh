@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh: install what is missing, build, and run every test layer: unit
 # tests (ctest), the floors of fcgi/ (tests/arch), HTTP black-box tests
-# through real nginx + knowhub, the MCP
+# through real nginx + knowhub (on SQLite, then again on PostgreSQL), the MCP
 # SDK tests, the reliability tests, the browser tests, the Debian package
 # (tests/package/package.sh), the unit and HTTP
 # tests again on an ASan + UBSan build, and a bounded run of every libFuzzer
@@ -18,6 +18,9 @@ command -v node >/dev/null || deps_ensure nodejs || exit 1
 # shellcheck disable=SC2086
 command -v promtool >/dev/null || deps_ensure $DEPS_TEST ||
     echo "promtool is missing: the metrics test skips its promtool check"
+# The second HTTP pass needs a PostgreSQL server (scripts/pgcluster.sh): not optional.
+pg_deps=ok
+deps_ensure postgresql || pg_deps=missing
 
 passed=0
 failed=0
@@ -105,6 +108,35 @@ KNOWHUB_OBJECTS=$ROOT/build/CMakeFiles/knowhub_core.dir/fcgi node_stage architec
 
 echo "== HTTP tests (node --test, real nginx + knowhub)"
 node_stage http tests/http/
+
+# The same HTTP suite on PostgreSQL: one throwaway cluster (unix socket only,
+# scripts/pgcluster.sh), a fresh database per stack (tests/http/lib/stack.mjs
+# reads KNOWHUB_TEST_PG). The cluster is stopped and removed however this ends.
+echo "== HTTP tests on PostgreSQL (the same suite, each stack on its own database)"
+PG_DIR=
+pg_cleanup() {
+    [ -n "$PG_DIR" ] && scripts/pgcluster.sh stop "$PG_DIR"
+    PG_DIR=
+}
+if [ "$pg_deps" != ok ]; then
+    echo "http-postgresql: PostgreSQL could not be installed (apt-get install postgresql): the PostgreSQL pass did not run"
+    failed=$((failed + 1))
+else
+    trap pg_cleanup EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    PG_DIR=$(mktemp -d /tmp/knowhub-pg.XXXXXX)
+    started=$(date +%s.%N)
+    if scripts/pgcluster.sh start "$PG_DIR"; then
+        echo "  cluster $PG_DIR/sock up in $(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+        KNOWHUB_TEST_PG=$PG_DIR/sock node_stage http-postgresql tests/http/
+    else
+        echo "http-postgresql: the throwaway PostgreSQL cluster did not start"
+        failed=$((failed + 1))
+    fi
+    pg_cleanup
+    trap - EXIT INT TERM
+fi
 
 echo "== MCP tests (the official MCP TypeScript SDK client)"
 if npm_ready tests/mcp; then

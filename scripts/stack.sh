@@ -4,6 +4,12 @@
 # as a command by the tests:
 #   scripts/stack.sh start DATA HOST PORT   start both in the background, wait until ready
 #   scripts/stack.sh stop DATA              stop both by their PIDs
+# Several knowhub nodes on one database behind one nginx (tests/http/lib/nodes.mjs):
+#   scripts/stack.sh knowhub-start DATA     knowhub alone on DATA/run/knowhub.sock
+#   scripts/stack.sh knowhub-stop DATA      stop it by its PID
+#   scripts/stack.sh nodes-start FRONT HOST PORT SOCKET=NODE_PORT...
+#       nginx (its files in FRONT) on HOST:PORT, round robin over the SOCKETs,
+#       and on each NODE_PORT the one SOCKET; stop it with: stop FRONT
 set -u
 
 STACK_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -13,8 +19,13 @@ stack_port_taken() { # HOST PORT
     (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null
 }
 
-stack_render() { # DATA HOST PORT
-    local data=$1 host=$2 port=$3 user_line="" rate=${KNOWHUB_RATE_LIMIT:-20r/s} exempt=1
+# Render nginx/TEMPLATE.conf.in into DATA/nginx/OUTPUT.conf for each
+# TEMPLATE:OUTPUT given (default: nginx.conf and the two parts it includes);
+# @NGINX@ (where knowhub_fastcgi.conf is) is $STACK_NGINX, default nginx/.
+stack_render() { # DATA HOST PORT [TEMPLATE:OUTPUT...]
+    local data=$1 host=$2 port=$3 user_line="" rate=${KNOWHUB_RATE_LIMIT:-20r/s} exempt=1 part
+    local parts=("${@:4}")
+    [ ${#parts[@]} = 0 ] && parts=(knowhub:nginx knowhub_http:knowhub_http knowhub_server:knowhub_server)
     if ! [[ $rate =~ ^[0-9]+r/[sm]$ ]]; then
         echo "stack: KNOWHUB_RATE_LIMIT must look like 20r/s or 600r/m (got '$rate')" >&2
         return 1
@@ -27,12 +38,12 @@ stack_render() { # DATA HOST PORT
     fi
     # nginx.conf, and the http-level and server-level parts it includes (the
     # Debian site includes the same two parts, rendered by CMake).
-    for part in knowhub:nginx knowhub_http:knowhub_http knowhub_server:knowhub_server; do
+    for part in "${parts[@]}"; do
         sed -e "s|@USER_LINE@|$user_line|" \
             -e "s|@WORKERS@|${KNOWHUB_NGINX_WORKERS:-2}|" \
             -e "s|@DATA@|$data|g" -e "s|@HOST@|$host|g" -e "s|@PORT@|$port|g" \
             -e "s|@WEB@|$STACK_ROOT/web|g" -e "s|@I18N@|$STACK_ROOT/i18n|g" \
-            -e "s|@NGINX@|$STACK_ROOT/nginx|g" -e "s|@RATE@|$rate|g" \
+            -e "s|@NGINX@|${STACK_NGINX:-$STACK_ROOT/nginx}|g" -e "s|@RATE@|$rate|g" \
             -e "s|@SOCKET@|$data/run/knowhub.sock|g" \
             -e "s|@BURST@|${KNOWHUB_RATE_BURST:-40}|g" -e "s|@LOOPBACK_EXEMPT@|$exempt|g" \
             "$STACK_ROOT/nginx/${part%%:*}.conf.in" > "$data/nginx/${part#*:}.conf" || return 1
@@ -66,14 +77,7 @@ stack_start() { # DATA HOST PORT
     data=$(cd "$data" && pwd)
     chmod -R go-rwx "$data" || return 1
     stack_render "$data" "$host" "$port" || return 1
-    KNOWHUB_DATA=$data KNOWHUB_SOCKET= "$KNOWHUB_BIN" serve 2>>"$data/logs/knowhub.log" &
-    STACK_KNOWHUB_PID=$!
-    echo "$STACK_KNOWHUB_PID" > "$data/run/knowhub.pid"
-    if ! stack_wait 10 test -S "$data/run/knowhub.sock"; then
-        echo "stack: knowhub did not start; see $data/logs/knowhub.log:" >&2
-        tail -5 "$data/logs/knowhub.log" >&2
-        return 1
-    fi
+    stack_knowhub "$data" || return 1
     nginx -p "$data/nginx" -c "$data/nginx/nginx.conf" -e stderr 2>>"$data/logs/nginx-error.log" &
     STACK_NGINX_PID=$!
     echo "$STACK_NGINX_PID" > "$data/run/nginx-main.pid"
@@ -83,6 +87,94 @@ stack_start() { # DATA HOST PORT
         kill "$STACK_KNOWHUB_PID" 2>/dev/null
         return 1
     fi
+}
+
+# Start knowhub alone on DATA (its socket DATA/run/knowhub.sock) and wait for
+# the socket; PID in STACK_KNOWHUB_PID and DATA/run/knowhub.pid.
+stack_knowhub() { # DATA
+    local data=$1
+    umask 077
+    mkdir -p "$data/logs" "$data/run"
+    # A socket left by a killed knowhub would pass for the new one's.
+    rm -f "$data/run/knowhub.sock"
+    KNOWHUB_DATA=$data KNOWHUB_SOCKET= "$KNOWHUB_BIN" serve 2>>"$data/logs/knowhub.log" &
+    STACK_KNOWHUB_PID=$!
+    echo "$STACK_KNOWHUB_PID" > "$data/run/knowhub.pid"
+    if ! stack_wait 10 test -S "$data/run/knowhub.sock"; then
+        echo "stack: knowhub did not start; see $data/logs/knowhub.log:" >&2
+        tail -5 "$data/logs/knowhub.log" >&2
+        return 1
+    fi
+}
+
+# nginx for several knowhub nodes (one database): FRONT/nginx/ holds
+# knowhub_nodes.conf.in rendered as nginx.conf, the shared http part with the
+# upstream "knowhub" over every socket (round robin; nginx's default
+# fastcgi_next_upstream "error timeout": a request that could not be sent
+# goes to the next node, one sent is sent again after an error or a timeout
+# unless it is a POST), and per node an upstream knowhub_node_I, its
+# copy of knowhub_fastcgi.conf passing to it and of the server part
+# including that copy, behind a server on the node's own port.
+stack_nodes_render() { # FRONT HOST PORT SOCKET=NODE_PORT...
+    local front=$1 host=$2 port=$3 i=0 servers="" spec dir
+    shift 3
+    stack_render "$front" "$host" "$port" \
+        knowhub_nodes:nginx knowhub_http:knowhub_http knowhub_server:knowhub_server || return 1
+    for spec in "$@"; do
+        servers+="    server unix:${spec%=*} max_fails=1 fail_timeout=1s;\\n"
+    done
+    # The upstream "knowhub": every node instead of the one socket.
+    sed -i -e "/^upstream knowhub {/,/^}/ s|^ *server unix:.*;\$|${servers%\\n}|" \
+        "$front/nginx/knowhub_http.conf" || return 1
+    grep -q "^ *server unix:${1%=*} " "$front/nginx/knowhub_http.conf" || {
+        echo "stack: no upstream knowhub in nginx/knowhub_http.conf.in" >&2
+        return 1
+    }
+    : > "$front/nginx/node-servers.conf"
+    for spec in "$@"; do
+        dir=$front/nginx/node-$i
+        mkdir -p "$dir"
+        printf '\nupstream knowhub_node_%d {\n    server unix:%s;\n}\n' "$i" "${spec%=*}" \
+            >> "$front/nginx/knowhub_http.conf"
+        sed -e "s|^fastcgi_pass knowhub;|fastcgi_pass knowhub_node_$i;|" \
+            "$STACK_ROOT/nginx/knowhub_fastcgi.conf" > "$dir/knowhub_fastcgi.conf" || return 1
+        grep -q "knowhub_node_$i;" "$dir/knowhub_fastcgi.conf" || {
+            echo "stack: no 'fastcgi_pass knowhub;' in nginx/knowhub_fastcgi.conf" >&2
+            return 1
+        }
+        STACK_NGINX=$dir stack_render "$front" "$host" "$port" \
+            "knowhub_server:node-$i/knowhub_server" || return 1
+        printf 'server {\n    listen %s:%s;\n    root %s;\n    index index.html;\n    include %s;\n}\n' \
+            "$host" "${spec##*=}" "$STACK_ROOT/web" "$dir/knowhub_server.conf" \
+            >> "$front/nginx/node-servers.conf"
+        i=$((i + 1))
+    done
+}
+
+# Render and start the nodes' nginx; wait until the front port and every
+# node's port listen. PID in FRONT/run/nginx-main.pid.
+stack_nodes_start() { # FRONT HOST PORT SOCKET=NODE_PORT...
+    local front=$1 host=$2 port=$3 spec p
+    for p in "$port" "${@:4}"; do
+        if stack_port_taken "$host" "${p##*=}"; then
+            echo "stack: $host:${p##*=} is already in use" >&2
+            return 1
+        fi
+    done
+    umask 077
+    mkdir -p "$front"
+    front=$(cd "$front" && pwd)
+    stack_nodes_render "$front" "$host" "$port" "${@:4}" || return 1
+    nginx -p "$front/nginx" -c "$front/nginx/nginx.conf" -e stderr 2>>"$front/logs/nginx-error.log" &
+    STACK_NGINX_PID=$!
+    echo "$STACK_NGINX_PID" > "$front/run/nginx-main.pid"
+    for spec in "$port" "${@:4}"; do
+        if ! stack_wait 10 stack_port_taken "$host" "${spec##*=}"; then
+            echo "stack: nginx did not start; see $front/logs/nginx-error.log:" >&2
+            tail -5 "$front/logs/nginx-error.log" >&2
+            return 1
+        fi
+    done
 }
 
 # True once PID has exited: gone, or a zombie not yet reaped by its parent (the
@@ -96,8 +188,8 @@ stack_gone() { # PID
 }
 
 stack_stop() { # DATA
-    local data=$1 pid
-    for f in nginx-main knowhub; do
+    local data=$1 pid f
+    for f in ${STACK_ONLY:-nginx-main knowhub}; do
         pid=$(cat "$data/run/$f.pid" 2>/dev/null) || continue
         kill -TERM "$pid" 2>/dev/null
         stack_wait 10 stack_gone "$pid" || kill -KILL "$pid" 2>/dev/null
@@ -111,6 +203,12 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
            stack_start "$2" "$3" "$4" ;;
     stop)  [ $# = 2 ] || { echo "usage: $0 stop DATA" >&2; exit 2; }
            stack_stop "$2" ;;
-    *)     echo "usage: $0 start DATA HOST PORT | stop DATA" >&2; exit 2 ;;
+    knowhub-start) [ $# = 2 ] || { echo "usage: $0 knowhub-start DATA" >&2; exit 2; }
+           umask 077; mkdir -p "$2" && stack_knowhub "$(cd "$2" && pwd)" ;;
+    knowhub-stop) [ $# = 2 ] || { echo "usage: $0 knowhub-stop DATA" >&2; exit 2; }
+           STACK_ONLY=knowhub stack_stop "$2" ;;
+    nodes-start) [ $# -ge 5 ] || { echo "usage: $0 nodes-start FRONT HOST PORT SOCKET=NODE_PORT..." >&2; exit 2; }
+           stack_nodes_start "${@:2}" ;;
+    *)     echo "usage: $0 start DATA HOST PORT | stop DATA | knowhub-start DATA | knowhub-stop DATA | nodes-start FRONT HOST PORT SOCKET=NODE_PORT..." >&2; exit 2 ;;
     esac
 fi

@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { BIN, ROOT, freePort, startStack } from './lib/stack.mjs';
+import { BIN, ROOT, createDatabase, dropDatabase, freePort, onPostgres, startStack } from './lib/stack.mjs';
 import { err, ok } from './lib/expect.mjs';
 import { startFakeLlm } from './lib/fakellm.mjs';
 import { callsOf, llmEnv } from './lib/llmtest.mjs';
@@ -291,7 +291,9 @@ describe('file modes (item 7)', () => {
         fs.chmodSync(dir, 0o755);
         const port = await freePort();
         const stack = path.join(ROOT, 'scripts/stack.sh');
-        const env = { ...process.env, KNOWHUB_BIN: BIN };
+        // On PostgreSQL there is no database file: the directory, token and logs are checked.
+        const db = onPostgres ? createDatabase() : null;
+        const env = { ...process.env, KNOWHUB_BIN: BIN, ...(db ? { KNOWHUB_DATABASE_URL: db.url } : {}) };
         try {
             const r = spawnSync('bash', ['-c', 'umask 022; exec bash "$0" start "$1" 127.0.0.1 "$2"', stack, dir, String(port)], {
                 env,
@@ -309,7 +311,8 @@ describe('file modes (item 7)', () => {
             });
             assert.equal((await w.json()).status, 'success');
             await new Promise((res) => setTimeout(res, 1500)); // access_log flush=1s
-            const paths = [dir, 'knowhub.db', 'knowhub.db-wal', 'admin.token', 'logs', 'logs/knowhub.log', 'logs/nginx-error.log', 'logs/access.log'];
+            const files = db ? [] : ['knowhub.db', 'knowhub.db-wal'];
+            const paths = [dir, ...files, 'admin.token', 'logs', 'logs/knowhub.log', 'logs/nginx-error.log', 'logs/access.log'];
             for (const p of paths) {
                 const full = p === dir ? dir : path.join(dir, p);
                 assert.ok(fs.existsSync(full), `${p} missing`);
@@ -319,13 +322,14 @@ describe('file modes (item 7)', () => {
         } finally {
             spawnSync('bash', [stack, 'stop', dir], { env, stdio: 'ignore', timeout: 30000 });
             fs.rmSync(dir, { recursive: true, force: true });
+            if (db) dropDatabase(db.name);
         }
     });
 });
 
 describe('knowhub login-link (item 8)', () => {
     test('prints the one-click link for the admin token', () => {
-        const run = (env) => spawnSync(BIN, ['login-link'], { env: { ...process.env, KNOWHUB_DATA: s.dir, ...env }, encoding: 'utf8' });
+        const run = (env) => spawnSync(BIN, ['login-link'], { env: { ...process.env, ...s.cliEnv(), ...env }, encoding: 'utf8' });
         const tok = fs.readFileSync(path.join(s.dir, 'admin.token'), 'utf8').trim();
         const d = run({ KNOWHUB_HOST: '', KNOWHUB_PORT: '' });
         assert.equal(d.status, 0, d.stderr);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ROOT, startStack } from './lib/stack.mjs';
+import { ROOT, onPostgres, startStack } from './lib/stack.mjs';
 import { err, ok } from './lib/expect.mjs';
 import { fileView, knowhub, tempDir, writeTree } from './lib/files_helpers.mjs';
 import { experienceContext, llmEnv, sql } from './lib/llmtest.mjs';
@@ -157,7 +157,12 @@ describe('stored titles cannot forge structure in the blocks for agents', () => 
         await admin.put('rules', 'forge-me.md', '---\ntitle: Forge me\nalwaysApply: true\n---\nAlways cite sources for forgery checks.\n');
         await admin.put('experiences', 'forge-exp.md', '---\ntitle: Forge exp\n---\nforgery checks in experiences\n');
         // What an older build (or another writer) may have stored. The sqlite3
-        // shell lacks knowhub's tokenizer, so the index triggers step aside.
+        // shell lacks knowhub's tokenizer, so the index triggers step aside
+        // (PostgreSQL's own indexing needs nothing of knowhub).
+        if (onPostgres) {
+            exec(`UPDATE knowledge SET title = ${q(forged)} WHERE path IN ('forge-me.md', 'forge-exp.md')`);
+            return;
+        }
         const triggers = exec("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN ('knowledge_fts_update', 'knowledge_head_update')");
         assert.equal(triggers.length, 2);
         exec(`BEGIN; ${triggers.map((t) => `DROP TRIGGER ${t.name};`).join(' ')}
@@ -238,9 +243,11 @@ describe('traces: the eval prompt and the knowledge log are bounded honestly', (
     });
     /** n log rows of trace t with task and content of the given sizes. */
     function plantLog(t, n, size) {
+        // size copies of a character: printf's precision in SQLite, repeat() in PostgreSQL.
+        const fill = (ch) => (onPostgres ? `repeat('${ch}', ${size})` : `printf('%.${size}c', '${ch}')`);
         exec(`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ${n})
               INSERT INTO knowledge_log(space, trace_id, knowledge_id, goal_id, injected_at_sequence, injected_at, task, content)
-              SELECT 'default', ${q(t)}, ${q(id)}, 'g' || i, i, '2026-01-01 00:00:00', printf('%.${size}c', 't'), printf('%.${size}c', 'c') FROM c`);
+              SELECT 'default', ${q(t)}, ${q(id)}, 'g' || i, i, '2026-01-01 00:00:00', ${fill('t')}, ${fill('c')} FROM c`);
     }
     const ok2 = async (p) => ok(await p);
 

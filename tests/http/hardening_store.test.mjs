@@ -11,7 +11,7 @@
 //  - "." and ".." are refused as client-chosen ids (sessions, tables, traces).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startStack } from './lib/stack.mjs';
+import { onPostgres, startStack } from './lib/stack.mjs';
 import { assertCommon, err, ok } from './lib/expect.mjs';
 import { fileView } from './lib/files_helpers.mjs';
 import { sql } from './lib/llmtest.mjs';
@@ -221,7 +221,8 @@ describe('authorization fails closed on a store error', () => {
         f?.stopSync(); // this stack logs the internal errors the test provokes
     });
 
-    test('revert: when the revisions cannot be read, the answer is an error, not a pass', async () => {
+    // The fault is planted with SQLite DDL (PRAGMA legacy_alter_table, json_extract, an INSTEAD OF trigger).
+    test('revert: when the revisions cannot be read, the answer is an error, not a pass', { skip: onPostgres && 'SQLite only: the store error is planted with SQLite DDL (a view over the renamed table, INSTEAD OF trigger)' }, async () => {
         const fa = fileView(f, f.admin);
         const fg = fileView(f, f.token('default', 'agent', 'fc-bot'));
         // A rule (v1) that an admin moved into experiences (v2): reverting to v1 makes it a rule again.

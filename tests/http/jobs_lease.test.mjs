@@ -48,7 +48,7 @@ describe('jobs across two processes on one database', () => {
 
         // Node B starts on the same database: it must not take A's live job.
         b = spawn(BIN, ['serve'], {
-            env: { ...process.env, ...llmEnv(llm), KNOWHUB_DATA: s.dir, KNOWHUB_SOCKET: path.join(s.dir, 'run/b.sock'), KNOWHUB_NODE: 'node-b', KNOWHUB_JOB_LEASE: String(LEASE), KNOWHUB_ACCESS_LOG: 'off' },
+            env: { ...process.env, ...llmEnv(llm), ...s.cliEnv(), KNOWHUB_SOCKET: path.join(s.dir, 'run/b.sock'), KNOWHUB_NODE: 'node-b', KNOWHUB_JOB_LEASE: String(LEASE), KNOWHUB_ACCESS_LOG: 'off' },
             stdio: 'ignore',
         });
         await sleep(1500);

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
-import { BIN, startStack } from './lib/stack.mjs';
+import { BIN, createDatabase, dropDatabase, onPostgres, startStack } from './lib/stack.mjs';
 import { err, ok } from './lib/expect.mjs';
 import { fcgiRequest } from './lib/fastcgi.mjs';
 
@@ -37,7 +37,9 @@ async function waitFor(pred, ms, what) {
 /** Start `knowhub serve` as our own child in a fresh data directory. */
 async function serveChild() {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'knowhub-sig-'));
-    const child = spawn(BIN, ['serve'], { env: { ...process.env, KNOWHUB_DATA: dir, KNOWHUB_THREADS: '2' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const db = onPostgres ? createDatabase() : null;
+    const dbEnv = db ? { KNOWHUB_DATABASE_URL: db.url } : {};
+    const child = spawn(BIN, ['serve'], { env: { ...process.env, KNOWHUB_DATA: dir, KNOWHUB_THREADS: '2', ...dbEnv }, stdio: ['ignore', 'ignore', 'pipe'] });
     let log = '';
     child.stderr.on('data', (d) => (log += d));
     const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
@@ -54,6 +56,7 @@ async function serveChild() {
         cleanup() {
             if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
             fs.rmSync(dir, { recursive: true, force: true });
+            if (db) dropDatabase(db.name);
         },
     };
 }

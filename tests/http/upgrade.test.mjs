@@ -11,7 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { err, ok } from './lib/expect.mjs';
-import { BIN, ROOT, startStack } from './lib/stack.mjs';
+import { BIN, ROOT, onPostgres, startStack } from './lib/stack.mjs';
+
+// Every test here is about SQLite database files (the schema-v5 fixture,
+// PRAGMA user_version, the .db backups); none applies to PostgreSQL.
+const SQLITE_ONLY = { skip: onPostgres && 'SQLite only: migrates and versions SQLite database files (the schema-v5 fixture, user_version, .db backups)' };
 
 const FIXTURE = path.join(ROOT, 'tests/fixtures/schema-v5.db');
 const IDS = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests/fixtures/schema-v5.json'), 'utf8'));
@@ -49,13 +53,13 @@ function latestVersion() {
     }
 }
 
-test('the fixture is a schema version 5 database with rows in every table', () => {
+test('the fixture is a schema version 5 database with rows in every table', SQLITE_ONLY, () => {
     assert.equal(userVersion(FIXTURE), '5');
     for (const [table, n] of Object.entries(counts(FIXTURE))) assert.ok(n > 0, `${table} is empty in the fixture`);
     assert.ok(latestVersion() > 5, 'this knowhub should know a newer schema than the fixture');
 });
 
-test('a schema v5 database is backed up, migrated and keeps its data', async () => {
+test('a schema v5 database is backed up, migrated and keeps its data', SQLITE_ONLY, async () => {
     const before = counts(FIXTURE);
     const s = await startStack({}, { prepare: (dir) => fixtureDir(dir) });
     const db = path.join(s.dir, 'knowhub.db');
@@ -110,7 +114,7 @@ test('a schema v5 database is backed up, migrated and keeps its data', async () 
     }
 });
 
-test('knowhub check is clean after the migration, and a second open makes no second backup', () => {
+test('knowhub check is clean after the migration, and a second open makes no second backup', SQLITE_ONLY, () => {
     const dir = fixtureDir();
     try {
         let r = knowhub(dir, ['check']);
@@ -126,7 +130,7 @@ test('knowhub check is clean after the migration, and a second open makes no sec
     }
 });
 
-test('a database from a newer knowhub is refused by serve and every sub-command, untouched', () => {
+test('a database from a newer knowhub is refused by serve and every sub-command, untouched', SQLITE_ONLY, () => {
     const latest = latestVersion();
     const dir = fixtureDir();
     const db = path.join(dir, 'knowhub.db');
@@ -154,7 +158,7 @@ test('a database from a newer knowhub is refused by serve and every sub-command,
     }
 });
 
-test('a backup that cannot be written refuses the migration', () => {
+test('a backup that cannot be written refuses the migration', SQLITE_ONLY, () => {
     const dir = fixtureDir();
     const db = path.join(dir, 'knowhub.db');
     try {

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, ROOT } from './stack.mjs';
+import { BIN, ROOT, cliEnv } from './stack.mjs';
 import { ok } from './expect.mjs';
 
 export const EXAMPLES = path.join(ROOT, 'docs/examples/knowledge');
@@ -61,10 +61,11 @@ export function fileView(s, token) {
     };
 }
 
-/** Run the knowhub binary against a data directory: {status, stdout, stderr}. */
+/** Run the knowhub binary against a data directory (and its stack's
+ * PostgreSQL database, if any): {status, stdout, stderr}. */
 export function knowhub(dataDir, args) {
     const r = spawnSync(BIN, args, {
-        env: { ...process.env, KNOWHUB_DATA: dataDir },
+        env: { ...process.env, ...cliEnv(dataDir) },
         encoding: 'utf8',
         timeout: 60000,
     });

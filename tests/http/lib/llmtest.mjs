@@ -14,11 +14,40 @@ export function llmEnv(llm, extra = {}) {
     return { KNOWHUB_LLM_BASE_URL: llm.url, KNOWHUB_LLM_API_KEY: 'sk-test', ...extra };
 }
 
-/** Rows of a read-only SQL query on the stack's database (sqlite3 CLI). */
+/** Rows of an SQL query on the stack's database, as objects column: value
+ * (the sqlite3 CLI's -json, or psql on a stack on PostgreSQL); a statement
+ * that returns no rows (UPDATE, ...) gives []. */
 export function sql(s, query) {
+    if (s.databaseUrl) return pgSql(s.databaseUrl, query);
     const r = spawnSync('sqlite3', ['-json', path.join(s.dir, 'knowhub.db'), query], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`sqlite3 failed: ${r.stderr}`);
     return r.stdout.trim() ? JSON.parse(r.stdout) : [];
+}
+
+function psql(url, query) {
+    return spawnSync('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', url, '-c', query], { encoding: 'utf8', maxBuffer: 256 << 20 });
+}
+
+// As sqlite3 -json shows them: a boolean as 0/1, a json/jsonb column as its text.
+const sqliteShape = (v) => (typeof v === 'boolean' ? Number(v) : v !== null && typeof v === 'object' ? JSON.stringify(v) : v);
+
+/** sql() on PostgreSQL: a single SELECT (or WITH ... SELECT) is read as one
+ * JSON object per row (row_to_json keeps the column order and the row order);
+ * anything else is run as it is. */
+function pgSql(url, query) {
+    const q = query.trim().replace(/;\s*$/, '');
+    if (/^(select|with)\b/i.test(q) && !q.includes(';')) {
+        const r = psql(url, `SELECT row_to_json(t) FROM (${q}) t`);
+        if (r.status === 0)
+            return r.stdout
+                .split('\n')
+                .filter((l) => l.trim())
+                .map((l) => Object.fromEntries(Object.entries(JSON.parse(l)).map(([k, v]) => [k, sqliteShape(v)])));
+        // e.g. WITH ... INSERT, which cannot be a subquery: run it as it is.
+    }
+    const r = psql(url, query);
+    if (r.status !== 0) throw new Error(`psql failed: ${r.stderr}`);
+    return [];
 }
 
 /** The stored free-text feedback of an entry, oldest first. */
@@ -56,7 +85,8 @@ export async function waitFor(cond, timeoutMs = 10000, what = 'condition') {
  * with another environment (e.g. another KNOWHUB_AGENT_LOG). */
 export function restart(s, env = {}) {
     const sh = path.join(ROOT, 'scripts/stack.sh');
-    const opts = { env: { ...process.env, KNOWHUB_BIN: BIN, ...env }, encoding: 'utf8', timeout: 30000 };
+    const db = s.databaseUrl ? { KNOWHUB_DATABASE_URL: s.databaseUrl } : {};
+    const opts = { env: { ...process.env, KNOWHUB_BIN: BIN, ...db, ...env }, encoding: 'utf8', timeout: 30000 };
     s.agent.destroy();
     s.agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
     let r = spawnSync('bash', [sh, 'stop', s.dir], { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -3,7 +3,12 @@
 //   const s = await startStack();
 //   const r = await s.api('GET', '/api/knowledge', { token: s.admin });
 //   await s.stop();
+// With KNOWHUB_TEST_PG set (the socket directory of a running cluster, see
+// scripts/pgcluster.sh), each stack gets a fresh PostgreSQL database
+// (KNOWHUB_DATABASE_URL for knowhub serve and every CLI command the tests
+// run), dropped when the stack stops.
 import { spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -14,6 +19,57 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const BIN = process.env.KNOWHUB_BIN || path.join(ROOT, 'build/knowhub');
 const STACK_SH = path.join(ROOT, 'scripts/stack.sh');
+
+/** The socket directory of the test cluster, or '' for SQLite. */
+export const PG_SOCK = process.env.KNOWHUB_TEST_PG || '';
+/** True when the stacks run on PostgreSQL (KNOWHUB_TEST_PG). */
+export const onPostgres = PG_SOCK !== '';
+// Each stack chooses its database: one from the caller's shell must not leak
+// into a test's knowhub (every spawn copies process.env).
+delete process.env.KNOWHUB_DATABASE_URL;
+
+/** Run SQL on the test cluster's maintenance database "postgres". */
+function pgAdmin(query) {
+    const r = spawnSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', PG_SOCK, '-U', 'knowhub', '-d', 'postgres', '-c', query], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        encoding: 'utf8',
+        timeout: 30000,
+    });
+    if (r.error) throw r.error;
+    if (r.status !== 0) throw new Error(`psql on ${PG_SOCK}: ${r.stderr.trim()}`);
+}
+
+/** The libpq URL of database name on the test cluster. */
+export const pgUrl = (name) =>
+    `postgresql:///${name}?host=${PG_SOCK.replace(/[^A-Za-z0-9/._-]/g, (c) => encodeURIComponent(c))}&user=knowhub`;
+
+/** A fresh empty database on the test cluster: {name, url}. */
+export function createDatabase() {
+    if (!onPostgres) throw new Error('createDatabase needs KNOWHUB_TEST_PG');
+    const name = `kh_${crypto.randomBytes(6).toString('hex')}`;
+    pgAdmin(`CREATE DATABASE ${name}`);
+    return { name, url: pgUrl(name) };
+}
+
+/** Drop a database of the test cluster, its sessions too; best effort. */
+export function dropDatabase(name) {
+    if (!onPostgres || !name) return;
+    try {
+        pgAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    } catch (e) {
+        console.error(`could not drop test database ${name}: ${e.message}`);
+    }
+}
+
+// The database URL of each running stack's data directory, for cliEnv.
+const urlOfDir = new Map();
+
+/** The environment of a knowhub CLI command on a stack's data directory:
+ * KNOWHUB_DATA, and KNOWHUB_DATABASE_URL when that stack is on PostgreSQL. */
+export function cliEnv(dir) {
+    const url = urlOfDir.get(path.resolve(dir));
+    return url ? { KNOWHUB_DATA: dir, KNOWHUB_DATABASE_URL: url } : { KNOWHUB_DATA: dir };
+}
 
 const running = new Set();
 const BUG_RE = /AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:|internal error/;
@@ -118,9 +174,13 @@ export function request(agent, port, method, reqPath, opts = {}) {
 }
 
 class Stack {
-    constructor(dir, port) {
+    constructor(dir, port, db = null) {
         this.dir = dir;
         this.port = port;
+        /** The PostgreSQL database ({name, url}), or null on SQLite. */
+        this.db = db;
+        /** KNOWHUB_DATABASE_URL of this stack, or null on SQLite. */
+        this.databaseUrl = db ? db.url : null;
         this.base = `http://127.0.0.1:${port}`;
         this.agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
         this.admin = fs.readFileSync(path.join(dir, 'admin.token'), 'utf8').trim();
@@ -129,9 +189,7 @@ class Stack {
 
     /** A new token for space with role; returns the token text. */
     token(space, role, label = '') {
-        const r = run(BIN, ['token', 'create', '--space', space, '--role', role, '--label', label], {
-            KNOWHUB_DATA: this.dir,
-        });
+        const r = run(BIN, ['token', 'create', '--space', space, '--role', role, '--label', label], this.cliEnv());
         const tok = r.stdout.trim();
         if (r.status !== 0 || !/^kh_[0-9a-f]{16}_\S+$/.test(tok))
             throw new Error(`token create failed (${r.status}): ${r.stderr}`);
@@ -141,8 +199,13 @@ class Stack {
     /** Revoke a token by its id (or by the token itself). */
     revoke(idOrToken) {
         const id = idOrToken.startsWith('kh_') ? tokenId(idOrToken) : idOrToken;
-        const r = run(BIN, ['token', 'revoke', id], { KNOWHUB_DATA: this.dir });
+        const r = run(BIN, ['token', 'revoke', id], this.cliEnv());
         if (r.status !== 0) throw new Error(`token revoke failed (${r.status}): ${r.stderr}`);
+    }
+
+    /** The environment of a knowhub CLI command on this stack (cliEnv). */
+    cliEnv() {
+        return this.databaseUrl ? { KNOWHUB_DATA: this.dir, KNOWHUB_DATABASE_URL: this.databaseUrl } : { KNOWHUB_DATA: this.dir };
     }
 
     api(method, reqPath, opts = {}) {
@@ -177,6 +240,8 @@ class Stack {
             }
         }
         run('bash', [STACK_SH, 'stop', this.dir]);
+        urlOfDir.delete(path.resolve(this.dir));
+        if (this.db) dropDatabase(this.db.name);
         const log = this.log();
         if (!process.env.KNOWHUB_KEEP_TEST_DATA) fs.rmSync(this.dir, { recursive: true, force: true });
         return log.split('\n').filter((l) => BUG_RE.test(l));
@@ -190,11 +255,14 @@ class Stack {
 }
 
 // A test process killed outright (SIGKILL, or by the runner after a broken
-// pipe) runs no handler: a detached watchdog stops its stack once it is gone.
-function watchdog(dir) {
+// pipe) runs no handler: a detached watchdog stops its stack once it is gone
+// (and drops its PostgreSQL database).
+export function watchdog(dir, dbName = '') {
     const keep = process.env.KNOWHUB_KEEP_TEST_DATA ? 1 : 0;
-    const script = 'while kill -0 "$2" 2>/dev/null; do sleep 1; done; bash "$0" stop "$1"; [ "$3" = 1 ] || rm -rf "$1"';
-    const w = spawn('bash', ['-c', script, STACK_SH, dir, String(process.pid), String(keep)], {
+    const script =
+        'while kill -0 "$2" 2>/dev/null; do sleep 1; done; bash "$0" stop "$1"; [ "$3" = 1 ] || rm -rf "$1"; ' +
+        '[ -z "$5" ] || psql -X -q -h "$4" -U knowhub -d postgres -c "DROP DATABASE IF EXISTS $5 WITH (FORCE)" >/dev/null 2>&1';
+    const w = spawn('bash', ['-c', script, STACK_SH, dir, String(process.pid), String(keep), PG_SOCK, dbName], {
         detached: true,
         stdio: 'ignore',
     });
@@ -211,15 +279,19 @@ export async function startStack(env = {}, { prepare } = {}) {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'knowhub-http-'));
         const port = await freePort();
         if (prepare) await prepare(dir);
-        const r = run('bash', [STACK_SH, 'start', dir, '127.0.0.1', String(port)], env, 'ignore');
+        const db = onPostgres ? createDatabase() : null;
+        const dbEnv = db ? { KNOWHUB_DATABASE_URL: db.url } : {};
+        const r = run('bash', [STACK_SH, 'start', dir, '127.0.0.1', String(port)], { ...dbEnv, ...env }, 'ignore');
         if (r.status === 0) {
-            const s = new Stack(dir, port);
+            const s = new Stack(dir, port, db);
             running.add(s);
-            s.watchdog = watchdog(dir);
+            if (db) urlOfDir.set(path.resolve(dir), db.url);
+            s.watchdog = watchdog(dir, db ? db.name : '');
             return s;
         }
         lastError = r.stderr;
         run('bash', [STACK_SH, 'stop', dir]);
+        if (db) dropDatabase(db.name);
         fs.rmSync(dir, { recursive: true, force: true });
     }
     throw new Error(`stack did not start: ${lastError}`);
