@@ -271,15 +271,16 @@ export function watchdog(dir, dbName = '') {
 }
 
 /** Start nginx + knowhub in a fresh temporary directory on a free port;
- * prepare(dir), when given, fills the directory first (an old database). */
-export async function startStack(env = {}, { prepare } = {}) {
+ * prepare(dir), when given, fills the directory first (an old database);
+ * sqlite: on SQLite even when the suite runs on PostgreSQL (to compare them). */
+export async function startStack(env = {}, { prepare, sqlite = false } = {}) {
     if (!fs.existsSync(BIN)) throw new Error(`knowhub binary not found: ${BIN} (set KNOWHUB_BIN)`);
     let lastError = '';
     for (let attempt = 0; attempt < 5; attempt++) {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'knowhub-http-'));
         const port = await freePort();
         if (prepare) await prepare(dir);
-        const db = onPostgres ? createDatabase() : null;
+        const db = onPostgres && !sqlite ? createDatabase() : null;
         const dbEnv = db ? { KNOWHUB_DATABASE_URL: db.url } : {};
         const r = run('bash', [STACK_SH, 'start', dir, '127.0.0.1', String(port)], { ...dbEnv, ...env }, 'ignore');
         if (r.status === 0) {
