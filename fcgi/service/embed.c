@@ -186,12 +186,9 @@ static void taken_release(struct taken *tk)
     buf_release(&tk->text);
 }
 
-/* One batch of the queue (of space, or of the first queued entry's space):
- * entries gone or unchanged are taken off, the rest embedded in one call.
- * Returns the entries handled (0: none waited), or -1 when the call failed
- * (err set, the breaker opened). */
-static long embed_batch(struct store *st, struct llm *llm, const struct config *cfg,
-                        const char *space, const char *actor, struct error *err)
+/* embed_batch while this node holds the turn. */
+static long embed_batch_turn(struct store *st, struct llm *llm, const struct config *cfg,
+                             const char *space, const char *actor, struct error *err)
 {
     struct taken tk = {.model = cfg->embed_model};
     const char **texts = NULL;
@@ -264,6 +261,24 @@ static long embed_batch(struct store *st, struct llm *llm, const struct config *
     return handled;
 }
 
+/* Another node is embedding (PostgreSQL): this one waits its turn. */
+#define EMBED_NOT_OUR_TURN (-2)
+
+/* One batch of the queue (of space, or of the first queued entry's space):
+ * entries gone or unchanged are taken off, the rest embedded in one call.
+ * Returns the entries handled (0: none waited), -1 when the call failed
+ * (err set, the breaker opened), or EMBED_NOT_OUR_TURN. */
+static long embed_batch(struct store *st, struct llm *llm, const struct config *cfg,
+                        const char *space, const char *actor, struct error *err)
+{
+    long n;
+    if (store_embed_turn(st, 1) != STORE_OK)
+        return EMBED_NOT_OUR_TURN;
+    n = embed_batch_turn(st, llm, cfg, space, actor, err);
+    store_ignore(store_embed_turn(st, 0)); /* else given back with the session */
+    return n;
+}
+
 void embed_start(struct store *st, const struct config *cfg)
 {
     long dim = 0;
@@ -315,6 +330,15 @@ void embed_run_job(struct store *st, struct llm *llm, const struct config *cfg, 
     store_ignore(store_job_progress(st, job_id, 0, total)); /* best effort */
     while (rc == STORE_OK && !stop_requested) {
         long n = embed_batch(st, llm, cfg, space, actor, &err);
+        if (n == EMBED_NOT_OUR_TURN) {
+            /* another node is embedding the same queue: wait, keep the lease */
+            usleep(200 * 1000);
+            if (store_job_progress(st, job_id, done, total) == STORE_NOT_FOUND) {
+                error_release(&err);
+                return;
+            }
+            continue;
+        }
         if (n < 0) {
             if (++failures == 3)
                 break; /* err says why */

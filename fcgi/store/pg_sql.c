@@ -13,7 +13,6 @@
  * path < p || '0'` needs it). */
 #include "store/store_int.h"
 
-
 /* The JSON snapshot of an entry row kept in knowledge_revisions.document:
  * the keys of statements.c's SNAPSHOT_JSON in the same order (json, not
  * jsonb, keeps the order and the embedded tags/urls/meta text as stored). */
@@ -349,6 +348,10 @@ const char *const pg_stmt_sql[S_COUNT] = {
                       " ON CONFLICT (seq) DO UPDATE SET space = excluded.space,"
                       " types = excluded.types, category = excluded.category,"
                       " tsv = excluded.tsv",
+    /* A session lock, held across the embeddings call and given back after
+     * (or with the session, should the node die): one node embeds at a time. */
+    [S_EMBED_TURN_TAKE] = "SELECT pg_try_advisory_lock(" PG_EMBED_LOCK ")::int",
+    [S_EMBED_TURN_GIVE] = "SELECT pg_advisory_unlock(" PG_EMBED_LOCK ")::int",
 };
 
 /* ---- the schema at version 8 (migrate.c's migrations 1..8) ---- */

@@ -78,7 +78,7 @@ int terms_refresh(struct store *st, const char *id)
     if ((rc = step(s)) != STEP_ROW)
         return row_end(s, rc) == STORE_NOT_FOUND ? STORE_OK : step_status(rc);
     if (strcmp(col_text(s, 2), "active") != 0)
-        return row_end(s, rc); /* a trigger took its terms away */
+        return row_end(s, rc);        /* a trigger took its terms away */
     buf_init(&tsv, (size_t)64 << 20); /* grows as needed; an entry is far smaller */
     {
         const char *stem;

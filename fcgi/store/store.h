@@ -518,6 +518,12 @@ STORE_MUST_CHECK int store_embed_take(struct store *st, const char *space, long 
  * vectors are made again whatever their digest). */
 STORE_MUST_CHECK int store_embed_fill(struct store *st, const char *space, const char *model,
                                       int force);
+/* The queue is not claimed row by row: on PostgreSQL one node at a time
+ * embeds (a lock of its session, given back by take 0 or when the session
+ * ends), so several nodes never pay twice for one vector. take 1: STORE_OK
+ * when this node holds the turn, STORE_BUSY while another does. Always
+ * STORE_OK on SQLite. */
+STORE_MUST_CHECK int store_embed_turn(struct store *st, int take);
 /* Entries of space waiting in the queue. */
 STORE_MUST_CHECK int store_embed_queued(struct store *st, const char *space, long *n);
 /* Store entry seq's vector (dim floats, dim 0 for "could not be embedded")

@@ -18,6 +18,8 @@
  * a time across nodes), and the one migrations run under. */
 #define PG_WRITER_LOCK "7162200414"
 #define PG_MIGRATE_LOCK "7162200415"
+/* ... and the one a node holds while it embeds a batch of the queue. */
+#define PG_EMBED_LOCK "7162200416"
 
 enum stmt_id {
     S_SPACE_ENSURE,
@@ -119,6 +121,8 @@ enum stmt_id {
     /* PostgreSQL only (NULL in stmt_sql): the search terms of an entry (pg_terms.c) */
     S_K_TERMS_SOURCE,
     S_K_TERMS_PUT,
+    S_EMBED_TURN_TAKE, /* PostgreSQL only: one node embeds at a time (vectors.c) */
+    S_EMBED_TURN_GIVE,
     S_COUNT
 };
 

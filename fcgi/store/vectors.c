@@ -36,6 +36,20 @@ int store_embed_fill(struct store *st, const char *space, const char *model, int
     return tx_end(st, rc);
 }
 
+int store_embed_turn(struct store *st, int take)
+{
+    struct cursor *s;
+    int rc;
+    if (!st->pg)
+        return STORE_OK; /* one host: its processes share the cost, rarely the queue */
+    if (!(s = stmt_get(st, take ? S_EMBED_TURN_TAKE : S_EMBED_TURN_GIVE)))
+        return STORE_ERROR;
+    rc = step(s);
+    if (rc == STEP_ROW && take && col_int(s, 0) == 0)
+        rc = -STORE_BUSY; /* another node's turn */
+    return rows_end(s, rc);
+}
+
 int store_embed_queued(struct store *st, const char *space, long *n)
 {
     struct cursor *s = stmt_bind(st, S_VEC_QUEUED, "t", space);
