@@ -94,6 +94,20 @@ STORE_MUST_CHECK int store_prepare_all(struct store *st, const char **failed_sql
 /* Copy the database to path with SQLite's online backup, while it serves. */
 STORE_MUST_CHECK int store_backup(struct store *st, const char *path);
 
+/* Called during store_copy_to: rows of table copied so far, every 10,000
+ * rows and once more with done = 1 at the end of the table. */
+typedef void (*store_copy_progress)(void *ctx, const char *table, long long rows, int done);
+/* Copy every row of every table of the SQLite database from into the empty
+ * PostgreSQL database to (opened with store_open: its schema exists), in
+ * one transaction on to; then its sequences, vector stamp and search terms.
+ * Each table is hashed as it is read from SQLite and again read back from
+ * PostgreSQL: report gets a line per table ("knowledge: 12 rows, checksum
+ * a = b ok"), and any difference rolls everything back (STORE_ERROR,
+ * store_errmsg(to) says so). STORE_CONFLICT, nothing written, when to
+ * already holds rows (a token, an entry...). */
+STORE_MUST_CHECK int store_copy_to(struct store *from, struct store *to,
+                                   store_copy_progress progress, void *ctx, struct buf *report);
+
 /* Check the database: integrity, foreign keys, the full-text index and its
  * agreement with the table, every entry's history, every statement. A line
  * per check goes to report; returns the number of problems found. */
