@@ -305,3 +305,67 @@ out:
     buf_release(&link);
     return rc;
 }
+
+static void copy_progress(void *ctx, const char *table, long long rows, int done)
+{
+    (void)ctx;
+    if (done)
+        fprintf(stderr, "knowhub: %s: %lld rows\n", table, rows);
+    else
+        fprintf(stderr, "knowhub: %s: %lld rows so far\n", table, rows);
+}
+
+int cli_migrate_to(const struct config *cfg, int argc, char **argv)
+{
+    struct config lite = *cfg;
+    struct store *from = NULL, *to = NULL;
+    struct buf path, report;
+    int rc;
+    if (argc != 1 || !store_is_postgres(argv[0])) {
+        fputs("usage: knowhub migrate-to URL\n"
+              "  URL: the PostgreSQL database (postgresql://... or key=value pairs) that\n"
+              "  receives a copy of $KNOWHUB_DATA/knowhub.db; it must hold no data yet\n",
+              stderr);
+        return 2;
+    }
+    /* The source is always the SQLite file, whatever KNOWHUB_DATABASE_URL
+     * says; it must exist (opening would create an empty one). The URL is
+     * never printed: it may hold a password. */
+    lite.database_url = NULL;
+    buf_init(&path, 4096);
+    buf_init(&report, 1 << 20);
+    server_db_path(&lite, &path);
+    if (access(path.data, F_OK) != 0) {
+        fprintf(stderr, "knowhub: no database at %s: nothing to migrate\n", path.data);
+        rc = 1;
+        goto out;
+    }
+    if (!(from = server_open_store(&lite))) {
+        rc = 1;
+        goto out;
+    }
+    if (store_open(argv[0], &to)) {
+        fputs("knowhub: cannot open the target PostgreSQL database\n", stderr);
+        rc = 1;
+        goto out;
+    }
+    fprintf(stderr, "knowhub: copying %s into PostgreSQL\n", path.data);
+    rc = store_copy_to(from, to, copy_progress, NULL, &report);
+    fputs(report.data, stdout);
+    if (rc == STORE_CONFLICT)
+        fputs("knowhub: the target database already holds data; migrate-to fills only an empty"
+              " one (createdb a new database)\n",
+              stderr);
+    else if (rc)
+        fprintf(stderr, "knowhub: migration failed, nothing was committed: %s\n", store_errmsg(to));
+    else
+        fputs("knowhub: migrated; set KNOWHUB_DATABASE_URL to this database and start knowhub\n",
+              stderr);
+    rc = rc ? 1 : 0;
+out:
+    store_close(to);
+    store_close(from);
+    buf_release(&path);
+    buf_release(&report);
+    return rc;
+}

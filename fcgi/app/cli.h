@@ -26,4 +26,9 @@ int cli_login_link(const struct config *cfg, int argc, char **argv);
 /* knowhub check: integrity, index against table, statements (exit 1 on a problem). */
 int cli_check(const struct config *cfg, int argc, char **argv);
 
+/* knowhub migrate-to URL: copy $KNOWHUB_DATA/knowhub.db into the empty
+ * PostgreSQL database URL, every table checked by row count and checksum
+ * (exit 1, nothing committed, on a difference or a non-empty target). */
+int cli_migrate_to(const struct config *cfg, int argc, char **argv);
+
 #endif

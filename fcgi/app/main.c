@@ -423,7 +423,7 @@ out:
 static int usage(void)
 {
     fputs("usage: knowhub serve | init | token | import | export | backup | check | login-link |"
-          " version\n"
+          " migrate-to | version\n"
           "  serve    run the FastCGI server on $KNOWHUB_SOCKET\n"
           "           (default $KNOWHUB_DATA/run/knowhub.sock)\n"
           "  init     create $KNOWHUB_DATA, the database and the first admin token\n"
@@ -433,7 +433,9 @@ static int usage(void)
           "  backup   FILE: an online copy of the database (safe while serving)\n"
           "  check    integrity, full-text index against the table, statements\n"
           "  login-link  print the panel's one-click login link for the admin token\n"
-          "           (at http://$KNOWHUB_HOST:$KNOWHUB_PORT/, default 127.0.0.1:8080)\n",
+          "           (at http://$KNOWHUB_HOST:$KNOWHUB_PORT/, default 127.0.0.1:8080)\n"
+          "  migrate-to  URL: copy $KNOWHUB_DATA/knowhub.db into an empty PostgreSQL\n"
+          "           database, checked table by table (docs/operations.md)\n",
           stderr);
     return 2;
 }
@@ -472,6 +474,8 @@ int main(int argc, char **argv)
         return cli_check(&cfg, argc - 2, argv + 2);
     if (strcmp(argv[1], "login-link") == 0)
         return cli_login_link(&cfg, argc - 2, argv + 2);
+    if (strcmp(argv[1], "migrate-to") == 0)
+        return cli_migrate_to(&cfg, argc - 2, argv + 2);
     if (strcmp(argv[1], "version") == 0) {
         puts("knowhub 0.1.0");
         return 0;
