@@ -1,0 +1,193 @@
+// migrate_to.test.mjs: `knowhub migrate-to URL` moves an SQLite stack's
+// database into PostgreSQL (docs/operations.md "Moving to PostgreSQL"):
+// filled through the API, stopped, migrated (a checksum line per table, all
+// "ok"), then served from PostgreSQL with the same entries, versions,
+// counters, revisions, search results, traces, sessions, logins and tokens.
+// A second migrate-to into the same database is refused and changes nothing.
+// Needs a running PostgreSQL: KNOWHUB_TEST_PG, the socket directory of a
+// throwaway cluster (scripts/pgcluster.sh, docs/testing.md).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { BIN, ROOT, startStack, tokenId } from './lib/stack.mjs';
+import { err, ok } from './lib/expect.mjs';
+
+const PG = process.env.KNOWHUB_TEST_PG || '';
+const skip = PG ? false : 'needs KNOWHUB_TEST_PG (the socket directory of a running PostgreSQL cluster)';
+// The SQLite stack must stay on SQLite whatever stack.mjs or the shell choose:
+// an empty KNOWHUB_DATABASE_URL is no URL.
+const SQLITE = { KNOWHUB_DATABASE_URL: '' };
+const TABLES = ['spaces', 'tokens', 'knowledge', 'knowledge_cases', 'knowledge_revisions', 'knowledge_feedback', 'audit', 'traces', 'knowledge_log', 'trace_rollups', 'logins', 'sessions', 'llm_calls', 'jobs', 'vectors', 'embed_queue'];
+
+const cleanup = [];
+after(async () => {
+    for (const f of cleanup.reverse()) await f();
+});
+
+function psql(db, query) {
+    const r = spawnSync('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-h', PG, '-U', 'knowhub', '-d', db, '-c', query], { encoding: 'utf8', timeout: 30000 });
+    if (r.status !== 0) throw new Error(`psql: ${r.stderr}`);
+    return r.stdout.trim();
+}
+
+/** A knowhub command on data directory dir, on its SQLite database unless env says otherwise. */
+function knowhub(dir, args, env = {}) {
+    return spawnSync(BIN, args, { encoding: 'utf8', timeout: 120000, env: { ...process.env, KNOWHUB_DATA: dir, ...SQLITE, ...env } });
+}
+
+function newToken(dir, space, role) {
+    const r = knowhub(dir, ['token', 'create', '--space', space, '--role', role]);
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout.trim();
+}
+
+/** What a client sees of the knowhub stack s: every answer compared before and after. */
+async function snapshot(s, token, ids) {
+    const get = async (p) => ok(await s.api('GET', p, { token }));
+    // an answer as it is, error or not (a deleted entry is NOT_FOUND), without its request id
+    const raw = async (p) => {
+        const j = (await s.api('GET', p, { token })).json;
+        if (j.error) delete j.error.request_id;
+        return j;
+    };
+    const post = async (p, body) => ok(await s.api('POST', p, { token, body }));
+    const out = { entries: {}, revisions: {}, search: {} };
+    for (const id of ids) {
+        out.entries[id] = await raw(`/api/knowledge/${id}`);
+        out.revisions[id] = await raw(`/api/knowledge/${id}/revisions`);
+    }
+    out.list = await get('/api/knowledge?limit=100');
+    out.trash = await post('/api/knowledge/trash', {});
+    for (const q of ['sled route', 'tundra wind', '数据库 迁移', '索引', 'nothing-matches-this'])
+        out.search[q] = (await get(`/api/knowledge/search?q=${encodeURIComponent(q)}&top_k=10&min_score=1`)).results.map((r) => r.id);
+    out.searchPost = (await post('/api/knowledge/search', { query: '迁移 数据库' })).results.map((r) => r.id);
+    out.trace = await get('/api/traces/mig-1');
+    out.log = await get('/api/traces/mig-1/knowledge_log');
+    out.session = await get('/api/sessions/mig-session');
+    return out;
+}
+
+test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served the same', { skip, timeout: 240000 }, async () => {
+    // ---- an SQLite stack, filled through the API
+    const s = await startStack(SQLITE);
+    cleanup.push(() => s.stop());
+    const agent = newToken(s.dir, 'default', 'agent');
+    const revoked = newToken(s.dir, 'default', 'reader');
+    const api = (method, p, body, token = agent) => s.api(method, p, { token, body });
+
+    const texts = [
+        ['Tundra sled route planning by wind', 'Check the wind forecast before choosing a sled route.', ['tundra', 'wind']],
+        ['Tundra sled route planning by snow depth', 'Deep snow slows the sled: measure it first.', ['tundra', 'snow']],
+        ['数据库迁移之前先备份', '迁移数据库之前，先做一次完整备份，再核对每张表的行数。', ['数据库', '迁移']],
+        ['建立索引要看查询', '先看慢查询，再为常用的条件建立索引。数据库会更快。', ['索引']],
+        ['Empty strings and NULLs differ', "An empty description '' is not a missing one.", []],
+    ];
+    const ids = [];
+    for (const [scenario, content, tags] of texts) ids.push(ok(await api('POST', '/api/knowledge', { scenario, content, tags, score: 3 + (ids.length % 3) })).id);
+    // cases, a score, feedback
+    ok(await api('PUT', `/api/knowledge/${ids[0]}`, { add_helpful_case: { case_id: 'c1', scenario: 'windy day', result: 'fine' }, add_harmful_case: { case_id: 'c2' } }));
+    ok(await api('PUT', `/api/knowledge/${ids[2]}`, { add_helpful_case: { case_id: '案例', scenario: '备份' }, update_score: 5 }));
+    ok(await api('POST', '/api/knowledge/batch_update', { feedback_list: [{ knowledge_id: ids[1], is_effective: false, feedback: 'snow depth is not enough' }] }));
+    // an edit and a revert: four revisions
+    const e = ok(await api('GET', `/api/knowledge/${ids[3]}`));
+    ok(await api('POST', '/api/knowledge/write', { category: e.category, path: e.path, content: '---\ntitle: 索引\n---\n\n改写后的内容：索引。\n' }));
+    ok(await api('POST', `/api/knowledge/${ids[3]}/revert`, { version: 1 }, s.admin));
+    // a deleted entry (in the trash, out of search)
+    ok(await s.api('DELETE', `/api/knowledge/${ids[4]}`, { token: s.admin }));
+    // a trace: injections through a search, evaluations rolled up
+    ok(await api('POST', '/api/traces', { trace_id: 'mig-1', task: 'Plan a sled route' }));
+    const found = ok(await api('GET', `/api/knowledge/search?q=${encodeURIComponent('tundra sled route')}&top_k=5&min_score=1&trace_id=mig-1&goal_id=1&sequence=7`));
+    assert.ok(found.results.length >= 2);
+    const verdicts = [
+        { knowledge_id: ids[0], eval_status: 'helpful', reason: 'wind mattered' },
+        { knowledge_id: ids[1], eval_status: 'unused' },
+    ];
+    ok(await api('POST', '/api/traces/mig-1/evaluations', { trigger: 'goal_completion', output: JSON.stringify({ evaluations: verdicts }) }));
+    // a session, a browser login (a blob key), a revoked token
+    ok(await api('POST', '/api/sessions', { id: 'mig-session', title: '会话', tables: [{ id: 't1', note: "quote ' and \\ backslash" }] }));
+    const login = await s.api('POST', '/api/auth/login', { body: { token: s.admin }, headers: { Origin: s.base, 'Sec-Fetch-Site': 'same-origin' } });
+    ok(login);
+    const cookie = { Cookie: login.headers['set-cookie'][0].split(';')[0], 'Sec-Fetch-Site': 'same-origin' };
+    ok(await s.api('GET', '/api/auth/me', { headers: cookie }));
+    assert.equal(knowhub(s.dir, ['token', 'revoke', tokenId(revoked)]).status, 0);
+    err(await s.api('GET', '/api/auth/me', { token: revoked }), 'UNAUTHORIZED', 401);
+
+    const before = await snapshot(s, s.admin, ids);
+    const adminToken = s.admin;
+
+    // ---- stopped, its files kept
+    const kept = fs.mkdtempSync(path.join(os.tmpdir(), 'knowhub-migrate-'));
+    cleanup.push(() => fs.rmSync(kept, { recursive: true, force: true }));
+    const stop = spawnSync('bash', [path.join(ROOT, 'scripts/stack.sh'), 'stop', s.dir], { encoding: 'utf8' });
+    assert.equal(stop.status, 0, stop.stderr);
+    for (const f of ['knowhub.db', 'knowhub.db-wal', 'admin.token'])
+        if (fs.existsSync(path.join(s.dir, f))) fs.copyFileSync(path.join(s.dir, f), path.join(kept, f));
+    await s.stop();
+
+    // ---- migrated into a new database
+    const db = `kh_migrate_${crypto.randomBytes(4).toString('hex')}`;
+    psql('postgres', `CREATE DATABASE ${db}`);
+    cleanup.push(() => psql('postgres', `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`));
+    const url = `postgresql:///${db}?host=${encodeURIComponent(PG)}&user=knowhub`;
+    const m = knowhub(kept, ['migrate-to', url]);
+    assert.equal(m.status, 0, m.stdout + m.stderr);
+    const lines = m.stdout.trim().split('\n');
+    const rows = {};
+    for (const t of TABLES) {
+        const line = lines.find((l) => l.startsWith(`${t}: `));
+        assert.ok(line, `no line for ${t}:\n${m.stdout}`);
+        const [, n, a, b] = line.match(/^\w+: (\d+) rows, checksum ([0-9a-f]{32}) = ([0-9a-f]{32}) ok$/) || [];
+        assert.ok(n !== undefined && a === b, line);
+        rows[t] = Number(n);
+    }
+    assert.ok(lines.includes('checks: ok'), m.stdout);
+    assert.equal(rows.knowledge, 5);
+    assert.equal(rows.tokens, 3);
+    assert.equal(rows.spaces, 1);
+    assert.ok(rows.knowledge_cases >= 3 && rows.knowledge_feedback >= 1 && rows.trace_rollups >= 1, m.stdout);
+    assert.equal(rows.knowledge_revisions, 5 + 1 + 1 + 1); // creates, write, revert, delete
+    assert.equal(rows.traces, 1);
+    assert.equal(rows.knowledge_log, found.results.length);
+    assert.equal(rows.sessions, 1);
+    assert.equal(rows.logins, 1);
+    assert.match(m.stderr, /knowhub: knowledge: 5 rows/);
+    assert.ok(!m.stdout.includes(db) && !m.stderr.includes(db), 'the URL is not printed');
+    assert.equal(psql(db, 'SELECT count(*) FROM knowledge_terms'), '4'); // the active entries
+
+    // ---- a second migrate-to is refused and writes nothing
+    const counts = () => psql(db, 'SELECT ' + TABLES.map((t) => `(SELECT count(*) FROM ${t})`).join(" || ',' || ") + " || ',' || (SELECT last_value FROM knowledge_seq_seq)");
+    const was = counts();
+    const again = knowhub(kept, ['migrate-to', url]);
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /already holds data/);
+    assert.equal(counts(), was);
+
+    // ---- served from PostgreSQL: the same answers
+    const p = await startStack({ KNOWHUB_DATABASE_URL: url }, { prepare: (dir) => fs.copyFileSync(path.join(kept, 'admin.token'), path.join(dir, 'admin.token')) });
+    cleanup.push(() => p.stop());
+    assert.equal(p.admin, adminToken);
+    assert.equal(ok(await p.api('GET', '/api/auth/me', { token: adminToken })).role, 'admin');
+    ok(await p.api('GET', '/api/auth/me', { token: agent }));
+    err(await p.api('GET', '/api/auth/me', { token: revoked }), 'UNAUTHORIZED', 401);
+    ok(await p.api('GET', '/api/auth/me', { headers: cookie })); // the login, found by its hash (a blob key)
+    const afterMove = await snapshot(p, adminToken, ids);
+    assert.deepEqual(afterMove.entries, before.entries);
+    assert.deepEqual(afterMove.revisions, before.revisions);
+    assert.deepEqual(afterMove.list, before.list);
+    assert.deepEqual(afterMove.trash, before.trash);
+    assert.deepEqual(afterMove.search, before.search);
+    assert.deepEqual(afterMove.searchPost, before.searchPost);
+    assert.deepEqual(afterMove.trace, before.trace);
+    assert.deepEqual(afterMove.log, before.log);
+    assert.deepEqual(afterMove.session, before.session);
+    assert.ok(before.search['数据库 迁移'].includes(ids[2]), JSON.stringify(before.search));
+
+    // new rows continue after the copied keys (identity sequences set past them)
+    const made = ok(await p.api('POST', '/api/knowledge', { token: agent, body: { scenario: 'After the move', content: 'A new entry on PostgreSQL.' } }));
+    assert.equal(Number(psql(db, `SELECT seq FROM knowledge WHERE id = '${made.id}'`)), 6);
+    assert.deepEqual((ok(await p.api('GET', '/api/knowledge/search?q=after%20move&min_score=1', { token: agent }))).results.map((r) => r.id), [made.id]);
+});
