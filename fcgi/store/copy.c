@@ -462,6 +462,45 @@ static int run_checks(struct store *to, struct buf *report)
     return failed;
 }
 
+/* Turn the tables' own triggers (not the foreign keys') off for the copy, or
+ * back on. They would only redo what the copy brings whole (embed_queue) or
+ * mark caches stale, and in one long transaction that mark is the problem:
+ * each statement's update of the same generation row leaves a version no
+ * one can prune until the commit, and the next update walks them all (the
+ * copy of 50,000 entries slowed from seconds to minutes). Off is ALTER
+ * TABLE, the tables' owner's right: when the role may not, they stay on
+ * (a savepoint keeps the transaction) and the copy is only slower. 1 when
+ * they are off. */
+static int triggers_off(struct store *to, struct buf *report)
+{
+    char sql[128];
+    int rc = pg_exec(to, "SAVEPOINT copy_triggers");
+    for (size_t i = 0; i <= TABLE_COUNT && rc == STORE_OK; i++) {
+        snprintf(sql, sizeof sql, "ALTER TABLE %s DISABLE TRIGGER USER",
+                 i < TABLE_COUNT ? tables[i].name : "knowledge_terms");
+        rc = pg_exec(to, sql);
+    }
+    if (rc == STORE_OK)
+        return pg_exec(to, "RELEASE copy_triggers") == STORE_OK;
+    buf_addf(report, "triggers stay on during the copy (slower): %s\n", store_errmsg(to));
+    (void)pg_exec(to, "ROLLBACK TO copy_triggers; RELEASE copy_triggers");
+    return 0;
+}
+
+static int triggers_on(struct store *to)
+{
+    char sql[128];
+    int rc = STORE_OK;
+    for (size_t i = 0; i <= TABLE_COUNT && rc == STORE_OK; i++) {
+        snprintf(sql, sizeof sql, "ALTER TABLE %s ENABLE TRIGGER USER",
+                 i < TABLE_COUNT ? tables[i].name : "knowledge_terms");
+        rc = pg_exec(to, sql);
+    }
+    /* what the generation triggers would have done, once: any answer a
+     * process cached from this database before is stale */
+    return rc ? rc : pg_exec(to, "UPDATE generation SET n = n + 1");
+}
+
 /* STORE_CONFLICT, naming the table, when the target holds any row of a
  * table the copy fills (a token, an entry, or anything else). */
 static int target_empty(struct store *to, struct buf *report)
@@ -489,7 +528,7 @@ int store_copy_to(struct store *from, struct store *to, store_copy_progress prog
 {
     unsigned char source[TABLE_COUNT][DIGEST_BYTES];
     long long source_rows[TABLE_COUNT];
-    int rc, differ = 0;
+    int rc, differ = 0, off;
     if (!from->db || !to->pg) {
         buf_adds(report, "the source must be SQLite and the target PostgreSQL\n");
         return STORE_ERROR;
@@ -505,11 +544,13 @@ int store_copy_to(struct store *from, struct store *to, store_copy_progress prog
         store_rollback(to);
         return rc;
     }
+    off = triggers_off(to, report);
     /* one snapshot of the source: a consistent copy even if it is written to */
     store_read_begin(from);
     for (size_t i = 0; i < TABLE_COUNT && rc == STORE_OK; i++) {
-        /* the knowledge rows' insert trigger queued every active entry:
-         * the queue is the source's, no more and no less */
+        /* with the triggers on, the knowledge rows' insert trigger
+         * queued every active entry: the queue is the source's, no more
+         * and no less */
         if (strcmp(tables[i].name, "embed_queue") == 0 &&
             (rc = pg_exec(to, "DELETE FROM embed_queue")))
             break;
@@ -520,6 +561,8 @@ int store_copy_to(struct store *from, struct store *to, store_copy_progress prog
         rc = set_sequences(to);
     if (rc == STORE_OK)
         rc = refresh_terms(to, progress, ctx);
+    if (rc == STORE_OK && off)
+        rc = triggers_on(to);
     for (size_t i = 0; i < TABLE_COUNT && rc == STORE_OK; i++) {
         unsigned char target[DIGEST_BYTES];
         char a[2 * DIGEST_BYTES + 1], b[2 * DIGEST_BYTES + 1];
