@@ -344,6 +344,40 @@ static void unhex(struct buf *out, const char *t)
     }
 }
 
+/* The primary key of t for PostgreSQL's ORDER BY: its text columns in byte
+ * order (COLLATE "C"), as SQLite's BINARY sorts them, whatever collation
+ * the schema or the database gives them; else the rows would be hashed in
+ * another order and differ. */
+static void pg_order(struct buf *sql, const struct copy_table *t)
+{
+    const char *k = t->order;
+    while (*k) {
+        size_t n = strcspn(k, ", ");
+        const char *c = t->columns;
+        int kind = 't';
+        /* the key column's kind: its place in the column list */
+        for (int i = 0; *c; i++) {
+            size_t m = strcspn(c, ",");
+            while (*c == ' ')
+                c++, m--;
+            if (m == n && strncmp(c, k, n) == 0) {
+                kind = t->kinds[i];
+                break;
+            }
+            c += m;
+            c += *c == ',';
+        }
+        buf_add(sql, k, n);
+        if (kind == 't')
+            buf_adds(sql, " COLLATE \"C\"");
+        k += n;
+        while (*k == ',' || *k == ' ')
+            k++;
+        if (*k)
+            buf_adds(sql, ", ");
+    }
+}
+
 /* Read table t back from PostgreSQL in the same order, one row at a time
  * (single-row mode: no whole table in memory), hashed as copy_table did. */
 static int digest_target(struct store *to, const struct copy_table *t, long long *rows,
@@ -356,7 +390,8 @@ static int digest_target(struct store *to, const struct copy_table *t, long long
     *rows = 0;
     buf_init(&sql, 4096);
     buf_init(&blob, (size_t)1 << 30);
-    buf_addf(&sql, "SELECT %s FROM %s ORDER BY %s", t->columns, t->name, t->order);
+    buf_addf(&sql, "SELECT %s FROM %s ORDER BY ", t->columns, t->name);
+    pg_order(&sql, t);
     crypto_generichash_init(&h, NULL, 0, DIGEST_BYTES);
     if (!PQsendQuery(to->pg, sql.data) || !PQsetSingleRowMode(to->pg))
         rc = fail(to, PQerrorMessage(to->pg));
