@@ -190,4 +190,22 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     const made = ok(await p.api('POST', '/api/knowledge', { token: agent, body: { scenario: 'After the move', content: 'A new entry on PostgreSQL.' } }));
     assert.equal(Number(psql(db, `SELECT seq FROM knowledge WHERE id = '${made.id}'`)), 6);
     assert.deepEqual((ok(await p.api('GET', '/api/knowledge/search?q=after%20move&min_score=1', { token: agent }))).results.map((r) => r.id), [made.id]);
+
+    // ---- a copy that differs is rolled back: a NUL byte, which SQLite keeps
+    // and PostgreSQL's text cannot hold (only where the sqlite3 shell is)
+    if (spawnSync('sqlite3', ['-version']).status !== 0) return;
+    const bad = fs.mkdtempSync(path.join(os.tmpdir(), 'knowhub-migrate-bad-'));
+    cleanup.push(() => fs.rmSync(bad, { recursive: true, force: true }));
+    fs.copyFileSync(path.join(kept, 'knowhub.db'), path.join(bad, 'knowhub.db'));
+    const nul = spawnSync('sqlite3', [path.join(bad, 'knowhub.db'), `UPDATE knowledge SET description = 'a' || char(0) || 'b' WHERE id = '${ids[0]}'`]);
+    assert.equal(nul.status, 0, String(nul.stderr));
+    const db2 = `${db}_bad`;
+    psql('postgres', `CREATE DATABASE ${db2}`);
+    cleanup.push(() => psql('postgres', `DROP DATABASE IF EXISTS ${db2} WITH (FORCE)`));
+    const m2 = knowhub(bad, ['migrate-to', url.replace(db, db2)]);
+    assert.equal(m2.status, 1, m2.stdout + m2.stderr);
+    assert.match(m2.stdout, /^knowledge: 5 rows, checksum ([0-9a-f]{32}) = (?!\1)[0-9a-f]{32} DIFFERS$/m);
+    assert.match(m2.stdout, /^tokens: 3 rows, .* ok$/m);
+    assert.match(m2.stderr, /nothing was committed: 1 table differs from the source: rolled back/);
+    assert.equal(psql(db2, 'SELECT (SELECT count(*) FROM knowledge) + (SELECT count(*) FROM tokens) + (SELECT count(*) FROM knowledge_terms)'), '0');
 });
