@@ -5,21 +5,20 @@
 // counters, revisions, search results, traces, sessions, logins and tokens.
 // A second migrate-to into the same database is refused and changes nothing.
 // Needs a running PostgreSQL: KNOWHUB_TEST_PG, the socket directory of a
-// throwaway cluster (scripts/pgcluster.sh, docs/testing.md).
+// throwaway cluster (scripts/pgcluster.sh, docs/testing.md); it runs in the
+// PostgreSQL pass of test.sh and skips in the SQLite one.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { BIN, ROOT, startStack, tokenId } from './lib/stack.mjs';
+import { BIN, PG_SOCK, ROOT, createDatabase, dropDatabase, startStack, tokenId } from './lib/stack.mjs';
 import { err, ok } from './lib/expect.mjs';
 
-const PG = process.env.KNOWHUB_TEST_PG || '';
-const skip = PG ? false : 'needs KNOWHUB_TEST_PG (the socket directory of a running PostgreSQL cluster)';
-// The SQLite stack must stay on SQLite whatever stack.mjs or the shell choose:
-// an empty KNOWHUB_DATABASE_URL is no URL.
+const skip = PG_SOCK ? false : 'needs KNOWHUB_TEST_PG (the socket directory of a running PostgreSQL cluster)';
+// The source must be SQLite in the PostgreSQL pass too: startStack's
+// { sqlite: true }, and an empty KNOWHUB_DATABASE_URL (no URL) for the CLI.
 const SQLITE = { KNOWHUB_DATABASE_URL: '' };
 const TABLES = ['spaces', 'tokens', 'knowledge', 'knowledge_cases', 'knowledge_revisions', 'knowledge_feedback', 'audit', 'traces', 'knowledge_log', 'trace_rollups', 'logins', 'sessions', 'llm_calls', 'jobs', 'vectors', 'embed_queue'];
 
@@ -29,7 +28,7 @@ after(async () => {
 });
 
 function psql(db, query) {
-    const r = spawnSync('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-h', PG, '-U', 'knowhub', '-d', db, '-c', query], { encoding: 'utf8', timeout: 30000 });
+    const r = spawnSync('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-h', PG_SOCK, '-U', 'knowhub', '-d', db, '-c', query], { encoding: 'utf8', timeout: 30000 });
     if (r.status !== 0) throw new Error(`psql: ${r.stderr}`);
     return r.stdout.trim();
 }
@@ -73,7 +72,7 @@ async function snapshot(s, token, ids) {
 
 test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served the same', { skip, timeout: 240000 }, async () => {
     // ---- an SQLite stack, filled through the API
-    const s = await startStack(SQLITE);
+    const s = await startStack(SQLITE, { sqlite: true });
     cleanup.push(() => s.stop());
     const agent = newToken(s.dir, 'default', 'agent');
     const revoked = newToken(s.dir, 'default', 'reader');
@@ -129,10 +128,8 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     await s.stop();
 
     // ---- migrated into a new database
-    const db = `kh_migrate_${crypto.randomBytes(4).toString('hex')}`;
-    psql('postgres', `CREATE DATABASE ${db}`);
-    cleanup.push(() => psql('postgres', `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`));
-    const url = `postgresql:///${db}?host=${encodeURIComponent(PG)}&user=knowhub`;
+    const { name: db, url } = createDatabase();
+    cleanup.push(() => dropDatabase(db));
     const m = knowhub(kept, ['migrate-to', url]);
     assert.equal(m.status, 0, m.stdout + m.stderr);
     const lines = m.stdout.trim().split('\n');
@@ -167,7 +164,8 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     assert.equal(counts(), was);
 
     // ---- served from PostgreSQL: the same answers
-    const p = await startStack({ KNOWHUB_DATABASE_URL: url }, { prepare: (dir) => fs.copyFileSync(path.join(kept, 'admin.token'), path.join(dir, 'admin.token')) });
+    // on our database (sqlite: true only keeps startStack from making one of its own)
+    const p = await startStack({ KNOWHUB_DATABASE_URL: url }, { sqlite: true, prepare: (dir) => fs.copyFileSync(path.join(kept, 'admin.token'), path.join(dir, 'admin.token')) });
     cleanup.push(() => p.stop());
     assert.equal(p.admin, adminToken);
     assert.equal(ok(await p.api('GET', '/api/auth/me', { token: adminToken })).role, 'admin');
@@ -199,10 +197,9 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     fs.copyFileSync(path.join(kept, 'knowhub.db'), path.join(bad, 'knowhub.db'));
     const nul = spawnSync('sqlite3', [path.join(bad, 'knowhub.db'), `UPDATE knowledge SET description = 'a' || char(0) || 'b' WHERE id = '${ids[0]}'`]);
     assert.equal(nul.status, 0, String(nul.stderr));
-    const db2 = `${db}_bad`;
-    psql('postgres', `CREATE DATABASE ${db2}`);
-    cleanup.push(() => psql('postgres', `DROP DATABASE IF EXISTS ${db2} WITH (FORCE)`));
-    const m2 = knowhub(bad, ['migrate-to', url.replace(db, db2)]);
+    const { name: db2, url: url2 } = createDatabase();
+    cleanup.push(() => dropDatabase(db2));
+    const m2 = knowhub(bad, ['migrate-to', url2]);
     assert.equal(m2.status, 1, m2.stdout + m2.stderr);
     assert.match(m2.stdout, /^knowledge: 5 rows, checksum ([0-9a-f]{32}) = (?!\1)[0-9a-f]{32} DIFFERS$/m);
     assert.match(m2.stdout, /^tokens: 3 rows, .* ok$/m);
