@@ -2,7 +2,8 @@
 // database into PostgreSQL (docs/operations.md "Moving to PostgreSQL"):
 // filled through the API, stopped, migrated (a checksum line per table, all
 // "ok"), then served from PostgreSQL with the same entries, versions,
-// counters, revisions, search results, traces, sessions, logins and tokens.
+// counters, revisions, search results (lexical, by meaning, hybrid; en and
+// zh), embeddings (no entry queued again), traces, sessions, logins, tokens.
 // A second migrate-to into the same database is refused and changes nothing.
 // Needs a running PostgreSQL: KNOWHUB_TEST_PG, the socket directory of a
 // throwaway cluster (scripts/pgcluster.sh, docs/testing.md); it runs in the
@@ -15,6 +16,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { BIN, PG_SOCK, ROOT, createDatabase, dropDatabase, startStack, tokenId } from './lib/stack.mjs';
 import { err, ok } from './lib/expect.mjs';
+import { startFakeEmbed } from './lib/fakeembed.mjs';
 
 const skip = PG_SOCK ? false : 'needs KNOWHUB_TEST_PG (the socket directory of a running PostgreSQL cluster)';
 // The source must be SQLite in the PostgreSQL pass too: startStack's
@@ -44,6 +46,19 @@ function newToken(dir, space, role) {
     return r.stdout.trim();
 }
 
+/** Both stacks embed with the fake server (vectors: a float32 blob per entry). */
+const embedEnv = (emb) => ({ KNOWHUB_EMBED_URL: emb.url, KNOWHUB_EMBED_MODEL: 'model-a', KNOWHUB_EMBED_KEY: 'sk-embed-test' });
+
+/** GET /api/embeddings until every active entry has its vector. */
+async function embedded(s, token) {
+    for (const until = Date.now() + 20000; ; ) {
+        const st = ok(await s.api('GET', '/api/embeddings', { token }));
+        if (st.stale === 0 && st.queued === 0 && st.embedded === st.entries) return st;
+        if (Date.now() > until) throw new Error(`not all embedded: ${JSON.stringify(st)}`);
+        await new Promise((r) => setTimeout(r, 50));
+    }
+}
+
 /** What a client sees of the knowhub stack s: every answer compared before and after. */
 async function snapshot(s, token, ids) {
     const get = async (p) => ok(await s.api('GET', p, { token }));
@@ -62,8 +77,13 @@ async function snapshot(s, token, ids) {
     out.list = await get('/api/knowledge?limit=100');
     out.trash = await post('/api/knowledge/trash', {});
     for (const q of ['sled route', 'tundra wind', '数据库 迁移', '索引', 'nothing-matches-this'])
-        out.search[q] = (await get(`/api/knowledge/search?q=${encodeURIComponent(q)}&top_k=10&min_score=1`)).results.map((r) => r.id);
+        out.search[q] = (await get(`/api/knowledge/search?q=${encodeURIComponent(q)}&top_k=10&min_score=1&mode=lexical`)).results.map((r) => r.id);
     out.searchPost = (await post('/api/knowledge/search', { query: '迁移 数据库' })).results.map((r) => r.id);
+    for (const mode of ['vector', 'hybrid'])
+        for (const q of ['sled route', '数据库 迁移'])
+            out.search[`${mode}: ${q}`] = (await get(`/api/knowledge/search?q=${encodeURIComponent(q)}&top_k=10&mode=${mode}`)).results.map((r) => r.id);
+    const st = await embedded(s, token);
+    out.embeddings = [st.entries, st.embedded, st.queued, st.stale, st.model];
     out.trace = await get('/api/traces/mig-1');
     out.log = await get('/api/traces/mig-1/knowledge_log');
     out.session = await get('/api/sessions/mig-session');
@@ -72,7 +92,9 @@ async function snapshot(s, token, ids) {
 
 test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served the same', { skip, timeout: 240000 }, async () => {
     // ---- an SQLite stack, filled through the API
-    const s = await startStack(SQLITE, { sqlite: true });
+    const emb = await startFakeEmbed({ dim: 64 });
+    cleanup.push(() => emb.close());
+    const s = await startStack({ ...SQLITE, ...embedEnv(emb) }, { sqlite: true });
     cleanup.push(() => s.stop());
     const agent = newToken(s.dir, 'default', 'agent');
     const revoked = newToken(s.dir, 'default', 'reader');
@@ -115,7 +137,9 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     assert.equal(knowhub(s.dir, ['token', 'revoke', tokenId(revoked)]).status, 0);
     err(await s.api('GET', '/api/auth/me', { token: revoked }), 'UNAUTHORIZED', 401);
 
+    await embedded(s, s.admin);
     const before = await snapshot(s, s.admin, ids);
+    assert.equal(before.embeddings[1], 4);
     const adminToken = s.admin;
 
     // ---- stopped, its files kept
@@ -151,6 +175,8 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     assert.equal(rows.knowledge_log, found.results.length);
     assert.equal(rows.sessions, 1);
     assert.equal(rows.logins, 1);
+    assert.ok(rows.vectors >= 4, m.stdout); // every active entry's (the deleted one's if it was made in time)
+    assert.equal(rows.embed_queue, 0); // all embedded: not one queued again by the copy
     assert.match(m.stderr, /knowhub: knowledge: 5 rows/);
     assert.ok(!m.stdout.includes(db) && !m.stderr.includes(db), 'the URL is not printed');
     assert.equal(psql(db, 'SELECT count(*) FROM knowledge_terms'), '4'); // the active entries
@@ -165,7 +191,8 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
 
     // ---- served from PostgreSQL: the same answers
     // on our database (sqlite: true only keeps startStack from making one of its own)
-    const p = await startStack({ KNOWHUB_DATABASE_URL: url }, { sqlite: true, prepare: (dir) => fs.copyFileSync(path.join(kept, 'admin.token'), path.join(dir, 'admin.token')) });
+    const calls = emb.calls.length;
+    const p = await startStack({ KNOWHUB_DATABASE_URL: url, ...embedEnv(emb) }, { sqlite: true, prepare: (dir) => fs.copyFileSync(path.join(kept, 'admin.token'), path.join(dir, 'admin.token')) });
     cleanup.push(() => p.stop());
     assert.equal(p.admin, adminToken);
     assert.equal(ok(await p.api('GET', '/api/auth/me', { token: adminToken })).role, 'admin');
@@ -182,12 +209,17 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     assert.deepEqual(afterMove.trace, before.trace);
     assert.deepEqual(afterMove.log, before.log);
     assert.deepEqual(afterMove.session, before.session);
+    assert.deepEqual(afterMove.embeddings, before.embeddings);
+    // the queries were embedded again (a new process), no entry was
+    const again2 = emb.calls.slice(calls).flatMap((c) => c.inputs);
+    assert.ok(again2.length > 0 && again2.every((t) => !texts.some(([scenario]) => t.startsWith(scenario))), JSON.stringify(again2));
     assert.ok(before.search['数据库 迁移'].includes(ids[2]), JSON.stringify(before.search));
+    for (const q of ['sled route', 'tundra wind', '索引', 'vector: sled route', 'hybrid: 数据库 迁移']) assert.ok(before.search[q].length > 0, q);
 
     // new rows continue after the copied keys (identity sequences set past them)
     const made = ok(await p.api('POST', '/api/knowledge', { token: agent, body: { scenario: 'After the move', content: 'A new entry on PostgreSQL.' } }));
     assert.equal(Number(psql(db, `SELECT seq FROM knowledge WHERE id = '${made.id}'`)), 6);
-    assert.deepEqual((ok(await p.api('GET', '/api/knowledge/search?q=after%20move&min_score=1', { token: agent }))).results.map((r) => r.id), [made.id]);
+    assert.deepEqual((ok(await p.api('GET', '/api/knowledge/search?q=after%20move&min_score=1&mode=lexical', { token: agent }))).results.map((r) => r.id), [made.id]);
 
     // ---- a copy that differs is rolled back: a NUL byte, which SQLite keeps
     // and PostgreSQL's text cannot hold (only where the sqlite3 shell is)
