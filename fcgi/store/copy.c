@@ -590,6 +590,9 @@ int store_copy_to(struct store *from, struct store *to, store_copy_progress prog
             (rc = pg_exec(to, "DELETE FROM embed_queue")))
             break;
         rc = copy_table(from, to, &tables[i], progress, ctx, &source_rows[i], source[i]);
+        if (rc) /* which table: PostgreSQL's message may not say (invalid UTF-8) */
+            buf_addf(report, "%s: the copy failed (%lld rows read): %s\n", tables[i].name,
+                     source_rows[i], store_errmsg(to));
     }
     store_read_end(from);
     if (rc == STORE_OK)
