@@ -9,7 +9,11 @@
 # Then: psql -h DIR/sock -U knowhub postgres, or
 #   KNOWHUB_DATABASE_URL='postgresql:///DB?host=DIR/sock&user=knowhub'.
 # As root the server runs as user postgres (DIR is handed to it); otherwise as
-# the current user. Prints nothing but errors. PGBIN overrides the binaries'
+# the current user. Prints nothing but errors. PGCLUSTER_OPTS adds server
+# options to start and resume (they win): a test that crashes the server and
+# counts what survived needs '-c synchronous_commit=on', since with it off a
+# commit is answered before its WAL is written, and stop -m immediate loses
+# the last ones (fsync=off only matters when the machine itself goes down). PGBIN overrides the binaries'
 # directory (default: the newest /usr/lib/postgresql/*/bin, else $PATH).
 set -u
 
@@ -74,7 +78,7 @@ pg_run() { # DIR BIN
     # pg_ctl -w waits until the server accepts connections (its default timeout: 60 s).
     if ! as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -s \
         -o "-c listen_addresses='' -c unix_socket_directories='$dir/sock' -c fsync=off \
--c synchronous_commit=off -c full_page_writes=off -c max_connections=200" start >/dev/null; then
+-c synchronous_commit=off -c full_page_writes=off -c max_connections=200 ${PGCLUSTER_OPTS:-}" start >/dev/null; then
         echo "pgcluster: the server did not start; $dir/server.log:" >&2
         tail -20 "$dir/server.log" >&2
         return 1
