@@ -419,7 +419,7 @@ describe('two nodes: a slim job taken over after kill -9', { skip: SKIP }, () =>
         await sleep(1200);
         assert.equal(row().node, 'node-a', 'a starting node left the live job alone');
         await waitFor(() => row().progress >= 1, 10000, 'node A merging a group');
-        const atKill = row();
+        const atKill = sql(c, `SELECT progress, total, lease_until FROM jobs WHERE id = '${job.id}'`)[0];
         assert.ok(atKill.progress < G, `the job still had groups to merge: ${JSON.stringify(atKill)}`);
 
         const killedAt = Date.now();
@@ -427,6 +427,10 @@ describe('two nodes: a slim job taken over after kill -9', { skip: SKIP }, () =>
         await waitFor(() => !a.alive(), 5000, 'node A gone');
         await waitFor(() => row().node === 'node-b', (LEASE + 8) * 1000, 'node B taking the job over');
         const tookOverMs = Date.now() - killedAt;
+        // lease_until: UTC, as text or a timestamp; how long after it ran out B took the job.
+        const leaseEnd = Date.parse(String(atKill.lease_until).replace(' ', 'T').replace(/(\.\d{3})\d*/, '$1').replace(/(Z|[+-]\d\d(:?\d\d)?)?$/, (m) => m || 'Z'));
+        const afterLeaseMs = Date.now() - leaseEnd;
+        assert.ok(afterLeaseMs >= -50, `B took the job ${-afterLeaseMs} ms before A's lease (${atKill.lease_until}) ran out`);
         assert.ok(tookOverMs >= LEASE * 1000 - 1200, `not before the lease ran out (${tookOverMs} ms)`);
         await waitFor(() => row().status === 'done', 30000, 'the job done by node B');
         const doneMs = Date.now() - killedAt;
@@ -457,7 +461,7 @@ describe('two nodes: a slim job taken over after kill -9', { skip: SKIP }, () =>
         const ledgerOk = Number(ledger.find((l) => l.outcome === 'ok')?.n || 0);
         assert.ok(fake >= G && fake <= G + 1, `fake LLM slim calls: ${fake}`);
         assert.ok(ledgerOk >= G && ledgerOk <= G + 1, `ledger: ${JSON.stringify(ledger)}`);
-        console.log(`# takeover: ${G} groups, A killed at progress ${atKill.progress}/${atKill.total}; B took over after ${tookOverMs} ms (lease ${LEASE} s), done ${doneMs} ms after the kill; LLM calls ${fake} (ledger ${JSON.stringify(ledger)}); merge revisions ${merges.length}, each once`);
+        console.log(`# takeover: ${G} groups, A killed at progress ${atKill.progress}/${atKill.total}; B took over after ${tookOverMs} ms (lease ${LEASE} s; ${afterLeaseMs} ms after A's lease ran out), done ${doneMs} ms after the kill; LLM calls ${fake} (ledger ${JSON.stringify(ledger)}); merge revisions ${merges.length}, each once`);
     });
 });
 
@@ -566,6 +570,17 @@ describe('two nodes: PostgreSQL crashed under write load', { skip: SKIP }, () =>
         const stored = Number(sql(c, `SELECT count(*) AS n FROM knowledge WHERE space = 'crash'`)[0].n);
         assert.ok(stored >= ids.length, `${stored} stored, ${ids.length} answered 200`);
 
+        // The job threads are back too: slim jobs (no LLM here: merged as they
+        // are) posted through the front run to the end on whichever node claims them.
+        const jobNodes = [];
+        for (let k = 0; k < 4; k++) {
+            const tj = c.token(`crashjob${k}`, 'agent', 'crash-job-bot');
+            for (let i = 0; i < 2; i++) ok(await c.front.api('POST', '/api/knowledge', { token: tj, body: { scenario: `Load a very large CSV file with pandas by reading it in chunks${i ? ' indeed' : ''}`, content: 'Use read_csv with chunksize.' } }));
+            const job = ok(await c.front.api('POST', '/api/knowledge/slim', { token: tj, body: {} }));
+            await waitFor(async () => ok(await c.front.api('GET', `/api/jobs/${job.id}`, { token: tj })).status === 'done', 15000, `slim job ${k} done after the restart`);
+            jobNodes.push(sql(c, `SELECT node FROM jobs WHERE id = '${job.id}'`)[0].node);
+        }
+
         const chk = spawnSync(BIN, ['check'], { env: { ...process.env, ...c.cliEnv() }, encoding: 'utf8', timeout: 60000 });
         assert.equal(chk.status, 0, `knowhub check: ${chk.stdout}\n${chk.stderr}`);
         assert.match(chk.stdout, /^ok$/m);
@@ -575,7 +590,8 @@ describe('two nodes: PostgreSQL crashed under write load', { skip: SKIP }, () =>
         console.log(
             `# crash: ${results.length} writes (${P.map((p, v) => `${p.name} ${byVia(v).filter((x) => x.status === 200).length}/${byVia(v).length}`).join(', ')}), ` +
                 `${good.length} answered 200, ${bad.length} answered 503 retry, ${stored} rows stored; down ${resumeAt - crashAt} ms, resume took ${upAt - resumeAt} ms; ` +
-                `recovered after the restart: ${recovered.map((x) => `${x.node} ${x.ms} ms`).join(', ')}; slowest answer ${maxMs} ms`,
+                `recovered after the restart: ${recovered.map((x) => `${x.node} ${x.ms} ms`).join(', ')}; slowest answer ${maxMs} ms; ` +
+                `4 slim jobs after it done by ${jobNodes.join(' ')}`,
         );
     });
 });
