@@ -4,10 +4,16 @@
 # socket in DIR/sock and no TCP port at all.
 #   scripts/pgcluster.sh start DIR   initdb into DIR/data, start it, wait until it accepts
 #   scripts/pgcluster.sh stop DIR    stop it (fast) and remove DIR
+#   scripts/pgcluster.sh crash DIR   stop it -m immediate (a crash), keep DIR
+#   scripts/pgcluster.sh resume DIR  start it again on DIR/data (crash recovery)
 # Then: psql -h DIR/sock -U knowhub postgres, or
 #   KNOWHUB_DATABASE_URL='postgresql:///DB?host=DIR/sock&user=knowhub'.
 # As root the server runs as user postgres (DIR is handed to it); otherwise as
-# the current user. Prints nothing but errors. PGBIN overrides the binaries'
+# the current user. Prints nothing but errors. PGCLUSTER_OPTS adds server
+# options to start and resume (they win): a test that crashes the server and
+# counts what survived needs '-c synchronous_commit=on', since with it off a
+# commit is answered before its WAL is written, and stop -m immediate loses
+# the last ones (fsync=off only matters when the machine itself goes down). PGBIN overrides the binaries'
 # directory (default: the newest /usr/lib/postgresql/*/bin, else $PATH).
 set -u
 
@@ -63,14 +69,36 @@ pg_start() { # DIR
         tail -20 "$log" >&2
         return 1
     fi
+    pg_run "$dir" "$bin"
+}
+
+# Start the server of DIR/data (made by start) and wait until it accepts connections.
+pg_run() { # DIR BIN
+    local dir=$1 bin=$2
     # pg_ctl -w waits until the server accepts connections (its default timeout: 60 s).
     if ! as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -s \
         -o "-c listen_addresses='' -c unix_socket_directories='$dir/sock' -c fsync=off \
--c synchronous_commit=off -c full_page_writes=off -c max_connections=200" start >/dev/null; then
+-c synchronous_commit=off -c full_page_writes=off -c max_connections=200 ${PGCLUSTER_OPTS:-}" start >/dev/null; then
         echo "pgcluster: the server did not start; $dir/server.log:" >&2
         tail -20 "$dir/server.log" >&2
         return 1
     fi
+}
+
+# A crash, for the tests that lose the database: stop -m immediate (every
+# backend killed at once, no checkpoint; the next start recovers).
+pg_crash() { # DIR
+    local dir=$1 bin
+    bin=$(pg_bin) || return 1
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w -s stop >/dev/null
+}
+
+# Start a cluster again on its data (after stop -m immediate: crash recovery).
+pg_resume() { # DIR
+    local dir=$1 bin
+    bin=$(pg_bin) || return 1
+    dir=$(cd "$dir" && pwd)
+    pg_run "$dir" "$bin"
 }
 
 pg_stop() { # DIR
@@ -95,5 +123,9 @@ start) [ $# = 2 ] || { echo "usage: $0 start DIR" >&2; exit 2; }
        pg_start "$2" ;;
 stop)  [ $# = 2 ] || { echo "usage: $0 stop DIR" >&2; exit 2; }
        pg_stop "$2" ;;
-*)     echo "usage: $0 start DIR | stop DIR" >&2; exit 2 ;;
+crash) [ $# = 2 ] || { echo "usage: $0 crash DIR" >&2; exit 2; }
+       pg_crash "$2" ;;
+resume) [ $# = 2 ] || { echo "usage: $0 resume DIR" >&2; exit 2; }
+       pg_resume "$2" ;;
+*)     echo "usage: $0 start DIR | stop DIR | crash DIR | resume DIR" >&2; exit 2 ;;
 esac

@@ -182,7 +182,7 @@ class Nodes {
             n.stopKnowhub();
             for (const l of n.log().split('\n')) if (BUG_RE.test(l)) bugs.push(`${n.name}: ${l}`);
         }
-        dropDatabase(this.db.name);
+        dropDatabase(this.db.name, this.db.sock);
         if (!process.env.KNOWHUB_KEEP_TEST_DATA) fs.rmSync(this.dir, { recursive: true, force: true });
         return bugs;
     }
@@ -204,7 +204,7 @@ function watchdog(c) {
         'bash "$sh" stop "$dir/front"; for n in "$@"; do bash "$sh" knowhub-stop "$dir/$n"; done; ' +
         '[ "$keep" = 1 ] || rm -rf "$dir"; ' +
         'psql -X -q -h "$sock" -U knowhub -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1';
-    const args = [STACK_SH, String(process.pid), c.dir, String(keep), PG_SOCK, c.db.name, '--', ...c.node.map((n) => n.name)];
+    const args = [STACK_SH, String(process.pid), c.dir, String(keep), c.db.sock, c.db.name, '--', ...c.node.map((n) => n.name)];
     const w = spawn('bash', ['-c', script, ...args], { detached: true, stdio: 'ignore' });
     w.unref();
     return w.pid;
@@ -217,16 +217,18 @@ function watchdog(c) {
  * be sent (connection refused) goes to the next node whatever its method; a
  * sent POST is never sent again, a sent GET, PUT or DELETE is after an error
  * or a timeout. A node is left out for 1 s after a failed connection.
- * env goes to every node, nodeEnv[i] to node i only.
+ * env goes to every node, nodeEnv[i] to node i only. pgSock: the socket
+ * directory of another running cluster to make the database on (a test that
+ * stops its cluster owns one of its own), KNOWHUB_TEST_PG's by default.
  * Returns a Nodes: {front: {port, api}, node: [Node], admin, token(), revoke(),
  * databaseUrl, dir, stop()}.
  */
-export async function startNodes({ nodes = 2, env = {}, nodeEnv = [] } = {}) {
+export async function startNodes({ nodes = 2, env = {}, nodeEnv = [], pgSock = PG_SOCK } = {}) {
     if (!onPostgres) throw new Error('startNodes needs a PostgreSQL cluster: set KNOWHUB_TEST_PG (see docs/testing.md)');
     if (!fs.existsSync(BIN)) throw new Error(`knowhub binary not found: ${BIN} (set KNOWHUB_BIN)`);
     if (nodes < 1 || nodes > 26) throw new Error(`nodes: 1 to 26, not ${nodes}`);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'knowhub-nodes-'));
-    const c = new Nodes(dir, createDatabase());
+    const c = new Nodes(dir, createDatabase(pgSock));
     running.add(c);
     try {
         for (let i = 0; i < nodes; i++) c.node.push(new Node(c, i, 0, { ...env, ...(nodeEnv[i] || {}) }));

@@ -28,34 +28,36 @@ export const onPostgres = PG_SOCK !== '';
 // into a test's knowhub (every spawn copies process.env).
 delete process.env.KNOWHUB_DATABASE_URL;
 
-/** Run SQL on the test cluster's maintenance database "postgres". */
-function pgAdmin(query) {
-    const r = spawnSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', PG_SOCK, '-U', 'knowhub', '-d', 'postgres', '-c', query], {
+/** Run SQL on the test cluster's maintenance database "postgres" (sock:
+ * another cluster's socket directory). */
+function pgAdmin(query, sock = PG_SOCK) {
+    const r = spawnSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', sock, '-U', 'knowhub', '-d', 'postgres', '-c', query], {
         stdio: ['ignore', 'pipe', 'pipe'],
         encoding: 'utf8',
         timeout: 30000,
     });
     if (r.error) throw r.error;
-    if (r.status !== 0) throw new Error(`psql on ${PG_SOCK}: ${r.stderr.trim()}`);
+    if (r.status !== 0) throw new Error(`psql on ${sock}: ${r.stderr.trim()}`);
 }
 
-/** The libpq URL of database name on the test cluster. */
-export const pgUrl = (name) =>
-    `postgresql:///${name}?host=${PG_SOCK.replace(/[^A-Za-z0-9/._-]/g, (c) => encodeURIComponent(c))}&user=knowhub`;
+/** The libpq URL of database name on the test cluster (or on the cluster of sock). */
+export const pgUrl = (name, sock = PG_SOCK) =>
+    `postgresql:///${name}?host=${sock.replace(/[^A-Za-z0-9/._-]/g, (c) => encodeURIComponent(c))}&user=knowhub`;
 
-/** A fresh empty database on the test cluster: {name, url}. */
-export function createDatabase() {
-    if (!onPostgres) throw new Error('createDatabase needs KNOWHUB_TEST_PG');
+/** A fresh empty database on the test cluster (or on the cluster whose
+ * socket directory is sock): {name, url, sock}. */
+export function createDatabase(sock = PG_SOCK) {
+    if (!sock) throw new Error('createDatabase needs KNOWHUB_TEST_PG');
     const name = `kh_${crypto.randomBytes(6).toString('hex')}`;
-    pgAdmin(`CREATE DATABASE ${name}`);
-    return { name, url: pgUrl(name) };
+    pgAdmin(`CREATE DATABASE ${name}`, sock);
+    return { name, url: pgUrl(name, sock), sock };
 }
 
-/** Drop a database of the test cluster, its sessions too; best effort. */
-export function dropDatabase(name) {
-    if (!onPostgres || !name) return;
+/** Drop a database of the test cluster (or of sock's), its sessions too; best effort. */
+export function dropDatabase(name, sock = PG_SOCK) {
+    if (!sock || !name) return;
     try {
-        pgAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        pgAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, sock);
     } catch (e) {
         console.error(`could not drop test database ${name}: ${e.message}`);
     }
