@@ -30,12 +30,14 @@
     " harmful, irrelevant, unused, neutral, status, merged_into, version, created_at,"             \
     " updated_at, meta, document"
 
-/* A search candidate: knowledge_terms holds a row per active entry only. */
-#define PG_MATCH                                                                                   \
+/* A search candidate: knowledge_terms holds a row per active entry only;
+ * column is head (title, tags, stem: small, kept in the row) or tsv (every
+ * field, as FTS5's knowledge_head and knowledge_fts). */
+#define PG_MATCH(column)                                                                           \
     "SELECT f.seq, k.id, k.category, k.path, k.title, k.tags, substr(k.content, 1, 200),"          \
     " k.source, k.updated_at, k.always_apply, substr(k.scenario, 1, 200)"                          \
     " FROM knowledge_terms f JOIN knowledge k ON k.seq = f.seq"                                    \
-    " WHERE f.tsv @@ $1::tsquery AND f.space = $2"                                                 \
+    " WHERE f." column " @@ $1::tsquery AND f.space = $2"                                          \
     " AND ($3::int = 0 OR (f.types & $3::int) <> 0)"                                               \
     " AND ($4::text IS NULL OR f.category = $4::text) AND f.seq < $6::bigint"                      \
     " ORDER BY f.seq DESC LIMIT $5"
@@ -159,8 +161,8 @@ const char *const pg_stmt_sql[S_COUNT] = {
     [S_SCAN_ACTIVE] = "SELECT " PG_KNOWLEDGE_COLUMNS " FROM knowledge"
                       " WHERE space = $1 AND status = 'active' ORDER BY category, path",
     /* $1 is a tsquery the C code builds; MATCH_HEAD's restricts the weights. */
-    [S_MATCH] = PG_MATCH,
-    [S_MATCH_HEAD] = PG_MATCH,
+    [S_MATCH] = PG_MATCH("tsv"),
+    [S_MATCH_HEAD] = PG_MATCH("head"),
     [S_TRACE_UPSERT] =
         "INSERT INTO traces(space, trace_id, task, created_at) VALUES($1, $2, $3, $4)"
         " ON CONFLICT(space, trace_id) DO UPDATE SET task = excluded.task",
@@ -341,13 +343,14 @@ const char *const pg_stmt_sql[S_COUNT] = {
      * stops being active). */
     [S_K_TERMS_SOURCE] = "SELECT seq, space, status, types, category, title, tags, path,"
                          " scenario, content FROM knowledge WHERE id = $1",
-    [S_K_TERMS_PUT] = "INSERT INTO knowledge_terms(seq, space, types, category, tsv)"
-                      " SELECT $1::bigint, $2::text, $3::bigint, $4::text, $5::text::tsvector"
+    [S_K_TERMS_PUT] = "INSERT INTO knowledge_terms(seq, space, types, category, head, tsv)"
+                      " SELECT $1::bigint, $2::text, $3::bigint, $4::text, $5::text::tsvector,"
+                      " $6::text::tsvector"
                       " WHERE EXISTS (SELECT 1 FROM knowledge WHERE seq = $1::bigint"
                       " AND status = 'active')"
                       " ON CONFLICT (seq) DO UPDATE SET space = excluded.space,"
                       " types = excluded.types, category = excluded.category,"
-                      " tsv = excluded.tsv",
+                      " head = excluded.head, tsv = excluded.tsv",
     /* A session lock, held across the embeddings call and given back after
      * (or with the session, should the node die): one node embeds at a time. */
     [S_EMBED_TURN_TAKE] = "SELECT pg_try_advisory_lock(" PG_EMBED_LOCK ")::int",
@@ -497,13 +500,16 @@ const char pg_schema_sql[] =
     "CREATE TRIGGER vectors_status AFTER UPDATE OF status ON knowledge FOR EACH ROW"
     "  WHEN (old.status IS DISTINCT FROM new.status) EXECUTE FUNCTION vectors_status();"
     /* The full-text terms of active entries (instead of 2 and 6's FTS5
-     * tables): the C code upserts tsv after each insert, update, move and
-     * revert; the trigger drops the row of an entry that stops being active
-     * and keeps types and category (the search filters) in step. */
+     * tables, pg_terms.c): head holds the words of the title, tags and stem
+     * (small: it stays in the row, as knowledge_head is small), tsv those of
+     * every field. The C code upserts both after each insert, update, move
+     * and revert; the trigger drops the row of an entry that stops being
+     * active and keeps types and category (the search filters) in step. */
     "CREATE TABLE knowledge_terms("
     "  seq bigint PRIMARY KEY REFERENCES knowledge(seq) ON DELETE CASCADE,"
     "  space" PG_T " NOT NULL, types bigint NOT NULL, category" PG_T " NOT NULL,"
-    "  tsv tsvector NOT NULL);"
+    "  head tsvector NOT NULL, tsv tsvector NOT NULL);"
+    "CREATE INDEX knowledge_terms_head ON knowledge_terms USING gin(head);"
     "CREATE INDEX knowledge_terms_tsv ON knowledge_terms USING gin(tsv);"
     "CREATE INDEX knowledge_terms_space ON knowledge_terms(space, seq);"
     "CREATE FUNCTION knowledge_terms_sync() RETURNS trigger LANGUAGE plpgsql AS $$"

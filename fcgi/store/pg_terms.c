@@ -1,23 +1,33 @@
 /* store/pg_terms.c: KnowHub's own tokenizer in PostgreSQL's full-text
  * search. An entry's words are made in C, by the tokenizer FTS5 uses, and
- * stored as a tsvector (knowledge_terms, a GIN index); a search's terms
+ * stored as tsvectors (knowledge_terms, GIN indexes); a search's terms
  * become a tsquery. PostgreSQL's parsers never see the text, so both
  * backends find the same candidates ("sales_data_2024" stays one word, a
- * Han run becomes bigrams). Weights stand for FTS5's columns: A title,
- * B tags, C the file stem, D scenario and body. */
+ * Han run becomes bigrams).
+ *
+ * FTS5's two indexes become two columns: head (title, tags, stem) and tsv
+ * (every field). Its column filters become lexemes of their own, not
+ * weights: "T:word", "G:word", "S:word" for a word in the title, tags or
+ * stem, beside the word itself. A weight is not in the GIN index (each
+ * match would be read back from the table) nor in the planner's statistics
+ * (it took a rare field match for a common word and scanned); a lexeme is in
+ * both. Tokens are lower-cased, so an upper-case letter never starts one:
+ * "T:..." never meets a word or a prefix of one. No positions: no query asks
+ * for a phrase. */
 #include "store/store_int.h"
 #include "domain/tokenize.h"
 
 #include <string.h>
 
-/* PostgreSQL's limits: a lexeme under 2 KiB, positions up to 16,383. */
-#define LEXEME_MAX 2046
-#define POSITION_MAX 16383
+/* PostgreSQL's limit: a lexeme under 2 KiB (with its 2-byte mark). */
+#define LEXEME_MAX 2040
 
-/* A quoted lexeme: inside '...', a quote or backslash is escaped with a backslash. */
-static void add_lexeme(struct buf *out, const char *t, size_t n)
+/* A quoted lexeme, mark (e.g. "H:", may be "") then the word: inside '...',
+ * a quote or backslash is escaped with a backslash. */
+static void add_lexeme(struct buf *out, const char *mark, const char *t, size_t n)
 {
     buf_addch(out, '\'');
+    buf_adds(out, mark);
     for (size_t i = 0; i < n; i++) {
         if (t[i] == '\'' || t[i] == '\\')
             buf_addch(out, '\\');
@@ -27,10 +37,15 @@ static void add_lexeme(struct buf *out, const char *t, size_t n)
 }
 
 struct vector_ctx {
-    struct buf *out;
-    char weight;
-    long *position;
+    struct buf *head, *all;
+    const char *field; /* "T:", "G:", "S:" for a head field, NULL for scenario and body */
 };
+
+static void add_to(struct buf *out, const char *mark, const char *t, size_t n)
+{
+    buf_addch(out, ' ');
+    add_lexeme(out, mark, t, n);
+}
 
 static int add_token(void *arg, const char *token, size_t n, size_t start, size_t end)
 {
@@ -39,18 +54,20 @@ static int add_token(void *arg, const char *token, size_t n, size_t start, size_
     (void)end;
     if (n == 0 || n > LEXEME_MAX)
         return 0; /* PostgreSQL refuses longer words; no query holds one */
-    if (c->out->len)
-        buf_addch(c->out, ' ');
-    add_lexeme(c->out, token, n);
-    if (*c->position < POSITION_MAX)
-        ++*c->position;
-    buf_addf(c->out, ":%ld%c", *c->position, c->weight);
+    /* repeated lexemes are fine: PostgreSQL keeps each once */
+    add_to(c->all, "", token, n);
+    if (c->field) {
+        add_to(c->all, c->field, token, n);
+        add_to(c->head, "", token, n);
+        add_to(c->head, c->field, token, n);
+    }
     return 0;
 }
 
-static void add_field(struct buf *out, const char *text, size_t len, char weight, long *position)
+static void add_field(struct buf *head, struct buf *all, const char *text, size_t len,
+                      const char *field)
 {
-    struct vector_ctx c = {out, weight, position};
+    struct vector_ctx c = {head, all, field};
     tokenize(text, len, add_token, &c);
 }
 
@@ -68,8 +85,7 @@ static void stem_of(const char *path, const char **stem, size_t *len)
 int terms_refresh(struct store *st, const char *id)
 {
     struct cursor *s;
-    struct buf tsv;
-    long position = 0;
+    struct buf head, tsv;
     int rc;
     if (!st->pg)
         return STORE_OK; /* SQLite: triggers keep FTS5 in step */
@@ -78,51 +94,46 @@ int terms_refresh(struct store *st, const char *id)
     if ((rc = step(s)) != STEP_ROW)
         return row_end(s, rc) == STORE_NOT_FOUND ? STORE_OK : step_status(rc);
     if (strcmp(col_text(s, 2), "active") != 0)
-        return row_end(s, rc);        /* a trigger took its terms away */
-    buf_init(&tsv, (size_t)64 << 20); /* grows as needed; an entry is far smaller */
+        return row_end(s, rc);         /* a trigger took its terms away */
+    buf_init(&head, (size_t)64 << 20); /* grow as needed; an entry is far smaller */
+    buf_init(&tsv, (size_t)64 << 20);
     {
         const char *stem;
         size_t stem_len;
         const char *title = col_text(s, 5), *tags = col_text(s, 6);
         const char *scenario = col_text(s, 8), *content = col_text(s, 9);
         stem_of(col_text(s, 7), &stem, &stem_len);
-        add_field(&tsv, title, strlen(title), 'A', &position);
-        add_field(&tsv, tags, strlen(tags), 'B', &position);
-        add_field(&tsv, stem, stem_len, 'C', &position);
-        add_field(&tsv, scenario, strlen(scenario), 'D', &position);
-        add_field(&tsv, content, strlen(content), 'D', &position);
+        add_field(&head, &tsv, title, strlen(title), "T:");
+        add_field(&head, &tsv, tags, strlen(tags), "G:");
+        add_field(&head, &tsv, stem, stem_len, "S:");
+        add_field(&head, &tsv, scenario, strlen(scenario), NULL);
+        add_field(&head, &tsv, content, strlen(content), NULL);
     }
     {
         long long seq = col_int64(s, 0), types = col_int64(s, 3);
         char *space = col_dup(s, 1), *category = col_dup(s, 4);
         stmt_finish(s);
-        rc = stmt_run(st, S_K_TERMS_PUT, "LtLtt", seq, space, types, category, tsv.data);
+        rc =
+            stmt_run(st, S_K_TERMS_PUT, "LtLttt", seq, space, types, category, head.data, tsv.data);
         free(space);
         free(category);
     }
+    buf_release(&head);
     buf_release(&tsv);
     return rc;
 }
 
-/* One term of a query: 'word', a prefix 'word':*, in the weights given. */
-static void add_query_term(struct buf *out, const char *term, int prefix, const char *weights)
-{
-    add_lexeme(out, term, strlen(term));
-    if (prefix || *weights)
-        buf_addch(out, ':');
-    if (prefix)
-        buf_addch(out, '*');
-    buf_adds(out, weights);
-}
-
-/* The terms joined by the query's operator, each in weights. */
-static void add_terms(struct buf *out, const struct store_match_query *q, const char *weights)
+/* The terms joined by the query's operator, each with mark ("" the words
+ * themselves, "T:" "G:" "S:" one field's), as prefixes with ":*". */
+static void add_terms(struct buf *out, const struct store_match_query *q, const char *mark)
 {
     buf_addch(out, '(');
     for (size_t i = 0; i < q->n_terms; i++) {
         if (i)
             buf_adds(out, q->op == MATCH_OR ? " | " : " & ");
-        add_query_term(out, q->terms[i], q->prefix, weights);
+        add_lexeme(out, mark, q->terms[i], strlen(q->terms[i]));
+        if (q->prefix)
+            buf_adds(out, ":*");
     }
     buf_addch(out, ')');
 }
@@ -131,12 +142,12 @@ void pg_match_query(struct buf *out, const struct store_match_query *q)
 {
     static const struct {
         unsigned field;
-        const char *weight;
-    } fields[] = {{MATCH_TITLE, "A"}, {MATCH_TAGS, "B"}, {MATCH_STEM, "C"}};
+        const char *mark;
+    } fields[] = {{MATCH_TITLE, "T:"}, {MATCH_TAGS, "G:"}, {MATCH_STEM, "S:"}};
     buf_reset(out);
     if (!q->fields) {
-        /* anywhere, or anywhere in the head (title, tags, stem) */
-        add_terms(out, q, q->index == MATCH_HEAD ? "ABC" : "");
+        /* anywhere in the index's column (head or tsv: S_MATCH_HEAD, S_MATCH) */
+        add_terms(out, q, "");
         return;
     }
     /* in each field named, as FTS5's "{title} : (...) AND {tags} : (...)" */
@@ -145,6 +156,6 @@ void pg_match_query(struct buf *out, const struct store_match_query *q)
             continue;
         if (out->len)
             buf_adds(out, " & ");
-        add_terms(out, q, fields[f].weight);
+        add_terms(out, q, fields[f].mark);
     }
 }

@@ -21,11 +21,14 @@
  * lexical and hybrid mode through svc_search_entries, each query's vector
  * put in the query cache first, as a server would have answered it.
  *
- *   bench_search [--rounds R] [--per-query] [--keep DIR] [--vectors DIM] [N ...]
+ *   bench_search [--rounds R] [--per-query] [--keep DIR] [--vectors DIM]
+ *                [--database URL] [N ...]
  *
  * --per-query prints each query's median and hit count; --keep DIR keeps the
  * database as DIR/knowhub.db (space "default") instead of deleting it, and
  * when that database already exists it is searched as it is (no build).
+ * --database URL builds into and searches that empty PostgreSQL database
+ * instead (one N): the same corpus and queries, so the two backends compare.
  * The generator is seeded, so every run builds the same corpus. */
 #include "base/buf.h"
 #include "domain/document.h"
@@ -606,6 +609,18 @@ static int run_vectors(struct store *st, int rounds)
     return rc;
 }
 
+/* --database URL: measure on that (empty) PostgreSQL database instead of a
+ * new SQLite file; the wall clock then includes the server's work, the CPU
+ * time only this process's. */
+static const char *database_url;
+
+static int count_none(const struct knowledge *k, void *ctx)
+{
+    (void)k;
+    (void)ctx;
+    return 0;
+}
+
 static int run(size_t n, int rounds, int per_query, const char *keep)
 {
     char dir[] = "/tmp/knowhub-bench-search-XXXXXX", path[600];
@@ -617,7 +632,9 @@ static int run(size_t n, int rounds, int per_query, const char *keep)
     struct stat sb;
     int reuse = 0;
 
-    if (keep) {
+    if (database_url) {
+        snprintf(path, sizeof path, "%s", database_url);
+    } else if (keep) {
         mkdir(keep, 0755);
         snprintf(path, sizeof path, "%s/knowhub.db", keep);
         reuse = stat(path, &sb) == 0;
@@ -629,12 +646,19 @@ static int run(size_t n, int rounds, int per_query, const char *keep)
         snprintf(path, sizeof path, "%s/knowhub.db", dir);
     }
     if (store_open(path, &st)) {
-        fprintf(stderr, "bench_search: cannot open %s\n", path);
+        fprintf(stderr, "bench_search: cannot open %s\n", database_url ? "--database" : path);
         return 1;
     }
     if (store_space_ensure(st, SPACE)) {
         fprintf(stderr, "bench_search: %s\n", store_errmsg(st));
         return 1;
+    }
+    if (database_url) {
+        /* a database that already holds the corpus is searched as it is */
+        struct knowledge_filter all = {.limit = 1};
+        long total = 0;
+        reuse = store_knowledge_list(st, SPACE, &all, count_none, NULL, &total) == STORE_OK &&
+                total > 0;
     }
     rng_state = 0x9E3779B97F4A7C15ull ^ (unsigned long long)n;
     t0 = now_us();
@@ -643,7 +667,10 @@ static int run(size_t n, int rounds, int per_query, const char *keep)
         return 1;
     }
     built = now_us() - t0;
-    stat(path, &sb);
+    if (database_url)
+        memset(&sb, 0, sizeof sb); /* the size is the server's */
+    else
+        stat(path, &sb);
 
     /* warm the page cache and the statement cache */
     {
@@ -686,7 +713,7 @@ static int run(size_t n, int rounds, int per_query, const char *keep)
     }
     fflush(stdout);
     store_close(st);
-    if (!keep) {
+    if (!keep && !database_url) {
         static const char *const suffixes[] = {"", "-wal", "-shm"};
         for (size_t i = 0; i < 3; i++) {
             snprintf(path, sizeof path, "%s/knowhub.db%s", dir, suffixes[i]);
@@ -714,6 +741,8 @@ int main(int argc, char **argv)
             per_query = 1;
         } else if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc) {
             keep = argv[++i];
+        } else if (strcmp(argv[i], "--database") == 0 && i + 1 < argc) {
+            database_url = argv[++i];
         } else if (strcmp(argv[i], "--vectors") == 0 && i + 1 < argc) {
             vdim = atoi(argv[++i]);
             if (vdim < 1 || vdim > 8192)
@@ -723,12 +752,12 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr,
                     "usage: bench_search [--rounds R] [--per-query] [--keep DIR] [--vectors DIM]"
-                    " [N ...]\n");
+                    " [--database URL] [N ...]\n");
             return 2;
         }
     }
-    if (keep && nsizes != 1) {
-        fprintf(stderr, "bench_search: --keep needs exactly one N\n");
+    if ((keep || database_url) && nsizes != 1) {
+        fprintf(stderr, "bench_search: --keep and --database need exactly one N\n");
         return 2;
     }
     if (!nsizes) {
