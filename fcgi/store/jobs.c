@@ -72,7 +72,17 @@ static void lease_end(const struct store *st, char out[27])
 int store_job_claim(struct store *st, void (*each)(const struct job_info *, void *), void *ctx)
 {
     char now[27], until[27];
+    struct cursor *waiting;
+    int rc;
     time_utc_iso_micro(now);
+    /* Look before claiming: the job thread polls every 200 ms, and on
+     * PostgreSQL even an UPDATE that changes no row raises the cache
+     * generation (a statement trigger), which would empty every node's
+     * answer cache five times a second. */
+    if (!(waiting = stmt_bind(st, S_JOB_WAITING, "t", now)))
+        return STORE_ERROR;
+    if ((rc = row_end(waiting, step(waiting))))
+        return rc; /* STORE_NOT_FOUND: none waits */
     lease_end(st, until);
     return job_rows(stmt_bind(st, S_JOB_CLAIM, "ttt", now, st->node, until), each, ctx, 1);
 }

@@ -244,6 +244,8 @@ const char *const pg_stmt_sql[S_COUNT] = {
                     " updated_at = $1 WHERE id = (SELECT id FROM jobs WHERE status = 'queued'"
                     " OR (status = 'running' AND lease_until < $1) ORDER BY created_at, id"
                     " LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING " PG_JOB_COLUMNS,
+    [S_JOB_WAITING] = "SELECT 1 FROM jobs WHERE status = 'queued'"
+                      " OR (status = 'running' AND lease_until < $1::text) LIMIT 1",
     [S_JOB_PROGRESS] = "UPDATE jobs SET progress = $2, total = $3, updated_at = $4,"
                        " lease_until = $5 WHERE id = $1 AND status = 'running'"
                        " AND node IS NOT DISTINCT FROM $6::text",

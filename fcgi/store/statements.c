@@ -217,6 +217,9 @@ const char *const stmt_sql[S_COUNT] = {
                     " updated_at = ?1 WHERE id = (SELECT id FROM jobs WHERE status = 'queued'"
                     " OR (status = 'running' AND lease_until < ?1) ORDER BY created_at, id LIMIT 1)"
                     " RETURNING " JOB_COLUMNS,
+    /* Whether a job waits for S_JOB_CLAIM: the idle poll reads, not writes. */
+    [S_JOB_WAITING] = "SELECT 1 FROM jobs WHERE status = 'queued'"
+                      " OR (status = 'running' AND lease_until < ?1) LIMIT 1",
     /* Progress renews the lease, for the node holding it only. */
     [S_JOB_PROGRESS] = "UPDATE jobs SET progress = ?2, total = ?3, updated_at = ?4,"
                        " lease_until = ?5 WHERE id = ?1 AND status = 'running' AND node IS ?6",

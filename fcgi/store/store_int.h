@@ -89,6 +89,7 @@ enum stmt_id {
     S_JOB_COUNTS,
     S_SPACE_COUNTS,
     S_JOB_CLAIM,
+    S_JOB_WAITING,
     S_JOB_PROGRESS,
     S_JOB_FINISH,
     S_JOB_REQUEUE,
