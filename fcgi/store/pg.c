@@ -6,6 +6,7 @@
 #include "store/store_int.h"
 
 #include <libpq-fe.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,9 @@ static void set_error(struct store *st, const char *msg)
     n = strlen(st->pg_error);
     while (n && (st->pg_error[n - 1] == '\n' || st->pg_error[n - 1] == ' '))
         st->pg_error[--n] = '\0';
+    for (char *p = st->pg_error; *p; p++)
+        if (*p == '\n' || *p == '\t')
+            *p = ' '; /* one log line */
 }
 
 /* The store status of a failed result (its SQLSTATE), or of a lost connection. */
@@ -104,15 +108,35 @@ static int may_reconnect(const struct store *st)
     return st->tx_depth == 0 && !st->read_open;
 }
 
+/* Whether this process last found the database unreachable: the log says
+ * so once when it goes and once when it is back, not once per connection
+ * and statement. */
+static atomic_int database_lost;
+
+static void note_reachable(const struct store *st, int reachable)
+{
+    if (!reachable && !atomic_exchange(&database_lost, 1))
+        fprintf(stderr,
+                "knowhub: PostgreSQL unreachable (%s); answering 503, retry: true, until it is"
+                " back\n",
+                st->pg_error);
+    else if (reachable && atomic_exchange(&database_lost, 0))
+        fprintf(stderr, "knowhub: PostgreSQL reachable again\n");
+}
+
 /* A new session for a lost one; STORE_OK or STORE_UNAVAILABLE. */
 static int reconnect(struct store *st)
 {
+    int rc;
     PQreset(st->pg);
     if (PQstatus(st->pg) != CONNECTION_OK) {
         set_error(st, PQerrorMessage(st->pg));
+        note_reachable(st, 0);
         return STORE_UNAVAILABLE;
     }
-    return session_setup(st) ? STORE_UNAVAILABLE : STORE_OK;
+    rc = session_setup(st) ? STORE_UNAVAILABLE : STORE_OK;
+    note_reachable(st, rc == STORE_OK);
+    return rc;
 }
 
 /* A session to run on: the current one, or a new one when it was lost. */
