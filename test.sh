@@ -122,6 +122,18 @@ if [ "$pg_deps" != ok ]; then
     echo "http-postgresql: PostgreSQL could not be installed (apt-get install postgresql): the PostgreSQL pass did not run"
     failed=$((failed + 1))
 else
+    # fcgi/store/pg_sql.c against a cluster of its own: the schema, every
+    # statement's parameters and columns, the triggers, the checks.
+    bash tests/pg/sql_check.sh > "$OUT/pg-sql.log" 2>&1
+    p=$(grep -c '^ok ' "$OUT/pg-sql.log")
+    f=$(grep -c '^FAIL ' "$OUT/pg-sql.log")
+    if ! grep -q '^PASS ' "$OUT/pg-sql.log"; then
+        grep '^FAIL ' "$OUT/pg-sql.log" | head -20
+        [ "$f" = 0 ] && f=1
+    fi
+    echo "pg-sql: $p passed, $f failed"
+    passed=$((passed + p))
+    failed=$((failed + f))
     trap pg_cleanup EXIT
     trap 'exit 130' INT
     trap 'exit 143' TERM

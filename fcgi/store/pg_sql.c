@@ -12,6 +12,7 @@
  * whatever the database's locale (the folder test `path > p || '/' AND
  * path < p || '0'` needs it). */
 #include "store/store_int.h"
+#include "store/sql_parts.h"
 
 /* The JSON snapshot of an entry row kept in knowledge_revisions.document:
  * the keys of statements.c's SNAPSHOT_JSON in the same order (json, not
@@ -24,12 +25,6 @@
     "'status',status,'merged_into',merged_into,'updated_at',updated_at,'meta',meta::json,"         \
     "'document',document)::text"
 
-#define PG_KNOWLEDGE_COLUMNS                                                                       \
-    "id, space, category, path, title, description, tags, types, scenario, content,"               \
-    " always_apply, source, urls, agent_id, message_id, source_ts, score, helpful,"                \
-    " harmful, irrelevant, unused, neutral, status, merged_into, version, created_at,"             \
-    " updated_at, meta, document"
-
 /* A search candidate: knowledge_terms holds a row per active entry only;
  * column is head (title, tags, stem: small, kept in the row) or tsv (every
  * field, as FTS5's knowledge_head and knowledge_fts). */
@@ -41,29 +36,6 @@
     " AND ($3::int = 0 OR (f.types & $3::int) <> 0)"                                               \
     " AND ($4::text IS NULL OR f.category = $4::text) AND f.seq < $6::bigint"                      \
     " ORDER BY f.seq DESC LIMIT $5"
-
-#define PG_TRACE_COUNTS                                                                            \
-    "(SELECT count(*) FROM knowledge_log l WHERE l.space = t.space AND l.trace_id = t.trace_id),"  \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
-    "  AND l.trace_id = t.trace_id AND l.eval_status IS NULL),"                                    \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
-    "  AND l.trace_id = t.trace_id AND l.eval_status = 'irrelevant'),"                             \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
-    "  AND l.trace_id = t.trace_id AND l.eval_status = 'unused'),"                                 \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
-    "  AND l.trace_id = t.trace_id AND l.eval_status = 'helpful'),"                                \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
-    "  AND l.trace_id = t.trace_id AND l.eval_status = 'harmful'),"                                \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
-    "  AND l.trace_id = t.trace_id AND l.eval_status = 'neutral')"
-
-#define PG_LOG_COLUMNS                                                                             \
-    "id, trace_id, knowledge_id, goal_id, injected_at_sequence, injected_at, task, content,"       \
-    " eval_status, eval_reason, evaluated_at, evaluated_at_trigger"
-
-#define PG_JOB_COLUMNS                                                                             \
-    "id, space, kind, status, progress, total, params, result, error, actor, created_at,"          \
-    " updated_at"
 
 /* The cache generation, read in the same round trip as a token lookup. */
 #define PG_GENERATION "(SELECT coalesce(sum(n), 0) FROM generation)::bigint"
@@ -93,10 +65,10 @@ const char *const pg_stmt_sql[S_COUNT] = {
                    " harmful, irrelevant, unused, neutral, status, merged_into, version)"
                    " VALUES($1, $2, $3, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,"
                    " $15, $16, $17, $18, $19, $20, 0, 0, 0, 0, 0, 'active', NULL, 1)",
-    [S_K_GET] = "SELECT " PG_KNOWLEDGE_COLUMNS " FROM knowledge"
+    [S_K_GET] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                 " WHERE id = $1 AND space = $2 AND ($3::int <> 0 OR status = 'active')",
     [S_K_ACTIVE] = "SELECT 1 FROM knowledge WHERE id = $1 AND space = $2 AND status = 'active'",
-    [S_K_LIST] = "SELECT " PG_KNOWLEDGE_COLUMNS " FROM knowledge"
+    [S_K_LIST] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                  " WHERE space = $1 AND status = 'active'"
                  " AND ($2::bigint = 0 OR (types & $2::bigint) <> 0)"
                  " AND ($3::text IS NULL OR category = $3::text)"
@@ -145,7 +117,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
         " status = 'active', merged_into = NULL, version = version + 1, updated_at = $4"
         " WHERE id = $1 AND space = $2",
     [S_AUDIT] = "INSERT INTO audit(ts, space, actor, action, target) VALUES($1, $2, $3, $4, $5)",
-    [S_K_BY_PATH] = "SELECT " PG_KNOWLEDGE_COLUMNS " FROM knowledge"
+    [S_K_BY_PATH] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                     " WHERE space = $1 AND category = $2 AND path = $3 AND status = 'active'",
     [S_K_UPDATE] = "UPDATE knowledge SET category = $4, path = $5, title = $6, description = $7,"
                    " tags = $8, types = $9, scenario = $10, content = $11, always_apply = $12,"
@@ -153,12 +125,12 @@ const char *const pg_stmt_sql[S_COUNT] = {
                    " document = $18, version = version + 1, updated_at = $19"
                    " WHERE id = $1 AND space = $2 AND status = 'active'"
                    " AND ($3::bigint <= 0 OR version = $3::bigint)",
-    [S_SCAN_CATEGORY] = "SELECT " PG_KNOWLEDGE_COLUMNS " FROM knowledge"
+    [S_SCAN_CATEGORY] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                         " WHERE space = $1 AND category = $2 AND status = 'active' ORDER BY path",
-    [S_SCAN_ALWAYS_RULES] = "SELECT " PG_KNOWLEDGE_COLUMNS " FROM knowledge"
+    [S_SCAN_ALWAYS_RULES] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                             " WHERE space = $1 AND category = 'rules' AND status = 'active'"
                             " AND always_apply = 1 ORDER BY path",
-    [S_SCAN_ACTIVE] = "SELECT " PG_KNOWLEDGE_COLUMNS " FROM knowledge"
+    [S_SCAN_ACTIVE] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                       " WHERE space = $1 AND status = 'active' ORDER BY category, path",
     /* $1 is a tsquery the C code builds; MATCH_HEAD's restricts the weights. */
     [S_MATCH] = PG_MATCH("tsv"),
@@ -168,24 +140,24 @@ const char *const pg_stmt_sql[S_COUNT] = {
         " ON CONFLICT(space, trace_id) DO UPDATE SET task = excluded.task",
     [S_TRACE_INSERT] = "INSERT INTO traces(space, trace_id, task, created_at)"
                        " VALUES($1, $2, '', $3) ON CONFLICT DO NOTHING",
-    [S_TRACE_GET] = "SELECT t.trace_id, t.task, t.created_at, " PG_TRACE_COUNTS
+    [S_TRACE_GET] = "SELECT t.trace_id, t.task, t.created_at, " TRACE_COUNTS
                     " FROM traces t WHERE t.space = $1 AND t.trace_id = $2",
-    [S_TRACE_LIST] = "SELECT t.trace_id, t.task, t.created_at, " PG_TRACE_COUNTS
-                     " FROM traces t WHERE t.space = $1"
-                     " ORDER BY t.created_at DESC, t.trace_id LIMIT $2 OFFSET $3",
+    [S_TRACE_LIST] =
+        "SELECT t.trace_id, t.task, t.created_at, " TRACE_COUNTS " FROM traces t WHERE t.space = $1"
+        " ORDER BY t.created_at DESC, t.trace_id LIMIT $2 OFFSET $3",
     [S_TRACE_COUNT] = "SELECT count(*) FROM traces WHERE space = $1",
     [S_LOG_ADD] = "INSERT INTO knowledge_log(space, trace_id, knowledge_id, goal_id,"
                   " injected_at_sequence, injected_at, task, content)"
                   " SELECT $1::text, $2::text, id, $4::text, $5::bigint, $6::text, scenario,"
                   " substr(content, 1, 500) FROM knowledge WHERE id = $3::text"
                   " AND space = $1::text AND status = 'active' RETURNING id",
-    [S_LOG_ALL] = "SELECT " PG_LOG_COLUMNS " FROM knowledge_log WHERE space = $1"
+    [S_LOG_ALL] = "SELECT " LOG_COLUMNS " FROM knowledge_log WHERE space = $1"
                   " AND trace_id = $2 ORDER BY id LIMIT $3 OFFSET $4",
-    [S_LOG_PENDING] = "SELECT " PG_LOG_COLUMNS " FROM knowledge_log WHERE space = $1"
+    [S_LOG_PENDING] = "SELECT " LOG_COLUMNS " FROM knowledge_log WHERE space = $1"
                       " AND trace_id = $2 AND eval_status IS NULL ORDER BY id LIMIT $3 OFFSET $4",
     [S_LOG_COUNT] = "SELECT count(*) FROM knowledge_log WHERE space = $1 AND trace_id = $2"
                     " AND ($3::int = 0 OR eval_status IS NULL)",
-    [S_LOG_ENTRY] = "SELECT " PG_LOG_COLUMNS " FROM knowledge_log WHERE knowledge_id = $1"
+    [S_LOG_ENTRY] = "SELECT " LOG_COLUMNS " FROM knowledge_log WHERE knowledge_id = $1"
                     " ORDER BY id DESC LIMIT $2",
     [S_LOG_FIND_PENDING] = "SELECT id, goal_id FROM knowledge_log WHERE space = $1"
                            " AND trace_id = $2 AND knowledge_id = $3 AND eval_status IS NULL"
@@ -226,7 +198,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
                     " ORDER BY purpose, model",
     [S_JOB_CREATE] = "INSERT INTO jobs(id, space, kind, status, params, actor, created_at,"
                      " updated_at) VALUES($1, $2, $3, 'queued', $4, $5, $6, $6)",
-    [S_JOB_GET] = "SELECT " PG_JOB_COLUMNS " FROM jobs WHERE space = $1 AND id = $2",
+    [S_JOB_GET] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = $1 AND id = $2",
     [S_JOB_COUNTS] = "SELECT kind, status, count(*) FROM jobs GROUP BY kind, status"
                      " ORDER BY kind, status",
     [S_SPACE_COUNTS] = "SELECT name,"
@@ -234,7 +206,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
                        "  AND k.status = 'active'),"
                        " (SELECT count(*) FROM traces t WHERE t.space = s.name)"
                        " FROM spaces s ORDER BY 2 DESC, 3 DESC, name",
-    [S_JOB_LIST] = "SELECT " PG_JOB_COLUMNS " FROM jobs WHERE space = $1"
+    [S_JOB_LIST] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = $1"
                    " ORDER BY created_at DESC, id LIMIT $2",
     /* A queued job, or a running one whose node's lease ran out. Several
      * nodes claim at once: SKIP LOCKED passes over a row another claim holds,
@@ -243,7 +215,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
     [S_JOB_CLAIM] = "UPDATE jobs SET status = 'running', node = $2, lease_until = $3,"
                     " updated_at = $1 WHERE id = (SELECT id FROM jobs WHERE status = 'queued'"
                     " OR (status = 'running' AND lease_until < $1) ORDER BY created_at, id"
-                    " LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING " PG_JOB_COLUMNS,
+                    " LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING " JOB_COLUMNS,
     [S_JOB_WAITING] = "SELECT 1 FROM jobs WHERE status = 'queued'"
                       " OR (status = 'running' AND lease_until < $1::text) LIMIT 1",
     [S_JOB_PROGRESS] = "UPDATE jobs SET progress = $2, total = $3, updated_at = $4,"
@@ -280,7 +252,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
                      " created_at FROM knowledge_cases WHERE knowledge_id = $1 AND kind = $2"
                      " ORDER BY seq LIMIT $3 OFFSET $4",
     [S_CASES_COUNT] = "SELECT count(*) FROM knowledge_cases WHERE knowledge_id = $1 AND kind = $2",
-    [S_SCAN_DELETED] = "SELECT " PG_KNOWLEDGE_COLUMNS " FROM knowledge"
+    [S_SCAN_DELETED] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                        " WHERE space = $1 AND status IN ('deleted', 'merged')"
                        " AND ($2::text IS NULL OR category = $2::text)"
                        " ORDER BY updated_at DESC, seq DESC LIMIT 200",

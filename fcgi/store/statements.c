@@ -1,5 +1,6 @@
 /* store/statements.c: the SQL of every prepared statement, by stmt_id. */
 #include "store/store_int.h"
+#include "store/sql_parts.h"
 
 /* The JSON snapshot of an entry row kept in knowledge_revisions.document. */
 #define SNAPSHOT_JSON                                                                              \
@@ -10,40 +11,11 @@
     "'status',status,'merged_into',merged_into,'updated_at',updated_at,'meta',json(meta),"         \
     "'document',document)"
 
-#define KNOWLEDGE_COLUMNS                                                                          \
-    "id, space, category, path, title, description, tags, types, scenario, content,"               \
-    " always_apply, source, urls, agent_id, message_id, source_ts, score, helpful,"                \
-    " harmful, irrelevant, unused, neutral, status, merged_into, version, created_at,"             \
-    " updated_at, meta, document"
-
 /* The columns of a search candidate (S_MATCH*, struct match_row): only what
  * scoring needs, the content cut to its first 200 characters. */
 #define MATCH_COLUMNS                                                                              \
     "f.rowid, k.id, k.category, k.path, k.title, k.tags, substr(k.content, 1, 200),"               \
     " k.source, k.updated_at, k.always_apply, substr(k.scenario, 1, 200)"
-
-#define TRACE_COUNTS                                                                               \
-    "(SELECT count(*) FROM knowledge_log l WHERE l.space = t.space AND l.trace_id = t.trace_id),"  \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
-    "  AND l.trace_id = t.trace_id AND l.eval_status IS NULL),"                                    \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
-    "  AND l.trace_id = t.trace_id AND l.eval_status = 'irrelevant'),"                             \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
-    "  AND l.trace_id = t.trace_id AND l.eval_status = 'unused'),"                                 \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
-    "  AND l.trace_id = t.trace_id AND l.eval_status = 'helpful'),"                                \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
-    "  AND l.trace_id = t.trace_id AND l.eval_status = 'harmful'),"                                \
-    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
-    "  AND l.trace_id = t.trace_id AND l.eval_status = 'neutral')"
-
-#define LOG_COLUMNS                                                                                \
-    "id, trace_id, knowledge_id, goal_id, injected_at_sequence, injected_at, task, content,"       \
-    " eval_status, eval_reason, evaluated_at, evaluated_at_trigger"
-
-#define JOB_COLUMNS                                                                                \
-    "id, space, kind, status, progress, total, params, result, error, actor, created_at,"          \
-    " updated_at"
 
 const char *const stmt_sql[S_COUNT] = {
     [S_READ_BEGIN] = "BEGIN",

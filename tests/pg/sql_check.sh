@@ -43,17 +43,9 @@ psql_() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$SOCK" -U knowhub "$@";
 q() { psql_ -d "$DB" "$@"; }
 
 # ---- the SQL out of the C file ----
-mkdir -p "$OUT/pg" "$OUT/sqlite" "$OUT/checks" "$WORK/inc/store"
+mkdir -p "$OUT/pg" "$OUT/sqlite" "$OUT/checks"
 HDR=$ROOT/fcgi/store/store_int.h
 CFLAGS=(-std=c11 -Wall -Wextra -Werror -I "$ROOT/fcgi")
-if ! grep -q 'S_K_TERMS_PUT' "$HDR"; then
-    # Until store_int.h lists the PostgreSQL-only ids: a copy that does.
-    sed 's/^\(\s*\)S_COUNT$/\1S_K_TERMS_SOURCE,\n\1S_K_TERMS_PUT,\n\1S_COUNT/' "$HDR" \
-        >"$WORK/inc/store/store_int.h"
-    HDR=$WORK/inc/store/store_int.h
-    CFLAGS=(-I "$WORK/inc" "${CFLAGS[@]}")
-fi
-grep -q 'define STORE_PG_TERMS' "$HDR" || CFLAGS+=(-DSTORE_PG_TERMS)
 # shellcheck disable=SC2046
 if ! "$CC" "${CFLAGS[@]}" $(pkg-config --cflags sqlite3) -o "$WORK/sql_dump" \
     "$ROOT/tests/pg/sql_dump.c" "$ROOT/fcgi/store/pg_sql.c" "$ROOT/fcgi/store/statements.c"; then
@@ -186,6 +178,7 @@ S_JOB_LIST tl
 S_JOB_COUNTS -
 S_SPACE_COUNTS -
 S_JOB_CLAIM ttt
+S_JOB_WAITING t
 S_JOB_PROGRESS tllttt
 S_JOB_FINISH tttttt
 S_JOB_REQUEUE tt
@@ -214,7 +207,9 @@ S_VEC_SINCE ttLl
 S_VEC_STAMP -
 S_VEC_DIM t
 S_K_TERMS_SOURCE t
-S_K_TERMS_PUT Ltitt
+S_K_TERMS_PUT LtLttt
+S_EMBED_TURN_TAKE -
+S_EMBED_TURN_GIVE -
 LETTERS
 
 # Does PostgreSQL type $n (type) take what letter binds (as text or bytea)?
@@ -361,9 +356,9 @@ EXECUTE s_k_insert('k2', 's1', :T0, 'rules', 'a/b.md', 'B', '', '[]', 1, '', 'ot
 EXECUTE s_revision_add('k2', 'alice', 'create', :T0);
 SELECT CASE WHEN count(*) = 2 THEN 'ok   ' ELSE 'FAIL ' END || 'trigger: an inserted active entry is queued for embedding' FROM embed_queue;
 EXECUTE s_k_terms_source('k1') \gset k1_
-EXECUTE s_k_terms_put(:k1_seq, :'k1_space', :k1_types, :'k1_category', to_tsvector('simple', :'k1_title' || ' ' || :'k1_content')::text);
+EXECUTE s_k_terms_put(:k1_seq, :'k1_space', :k1_types, :'k1_category', to_tsvector('simple', :'k1_title' || ' ' || :'k1_content')::text, to_tsvector('simple', :'k1_title' || ' ' || :'k1_content')::text);
 EXECUTE s_k_terms_source('k2') \gset k2_
-EXECUTE s_k_terms_put(:k2_seq, :'k2_space', :k2_types, :'k2_category', to_tsvector('simple', :'k2_content')::text);
+EXECUTE s_k_terms_put(:k2_seq, :'k2_space', :k2_types, :'k2_category', to_tsvector('simple', :'k2_content')::text, to_tsvector('simple', :'k2_content')::text);
 EXECUTE s_match('hello', 's1', 0, NULL, 10, 9223372036854775807) \gset m_
 SELECT CASE WHEN :'m_id' = 'k1' AND :'m_title' = 'A' AND :'m_always_apply' = '1' THEN 'ok   ' ELSE 'FAIL ' END || 'S_MATCH: finds k1 by its terms';
 EXECUTE s_match_head('hello', 's1', 1, 'rules', 10, :k1_seq + 1) \gset mh_
@@ -380,9 +375,9 @@ SELECT CASE WHEN string_agg(path, ' ' ORDER BY path) = 'B.md a&c.md' THEN 'ok   
 EXECUTE s_revision_add('k3', 'alice', 'create', :T0);
 EXECUTE s_revision_add('k4', 'alice', 'create', :T0);
 EXECUTE s_k_terms_source('k3') \gset k3_
-EXECUTE s_k_terms_put(:k3_seq, :'k3_space', :k3_types, :'k3_category', ''::tsvector::text);
+EXECUTE s_k_terms_put(:k3_seq, :'k3_space', :k3_types, :'k3_category', ''::tsvector::text, ''::tsvector::text);
 EXECUTE s_k_terms_source('k4') \gset k4_
-EXECUTE s_k_terms_put(:k4_seq, :'k4_space', :k4_types, :'k4_category', ''::tsvector::text);
+EXECUTE s_k_terms_put(:k4_seq, :'k4_space', :k4_types, :'k4_category', ''::tsvector::text, ''::tsvector::text);
 SELECT CASE WHEN (document::json -> 'tags')::text = '["x","y"]' AND document::json ->> 'types' = '1' AND (document::json -> 'meta' ->> 'm') = '1' THEN 'ok   ' ELSE 'FAIL ' END || 'S_REVISION_ADD: the snapshot JSON: ' || left(document, 60) || '...' FROM knowledge_revisions WHERE knowledge_id = 'k1';
 
 EXECUTE s_vec_put(:k1_seq, 's1', 'm', 1, 'dg', 2, '\x0000803f00000040'::bytea, :T0);
@@ -400,7 +395,7 @@ EXECUTE s_k_restore('k1', 's1', :'rd_document', '2026-12-03 10:06:00');
 SELECT CASE WHEN status = 'active' AND tags = '["x","y"]' AND types = 1 AND score = 3 AND meta = '{"m":1}' AND always_apply = 1 AND version = 3 AND document = 'doc' THEN 'ok   ' ELSE 'FAIL ' END || 'S_K_RESTORE: the snapshot''s fields back (tags ' || tags || ', meta ' || meta || ')' FROM knowledge WHERE id = 'k1';
 SELECT CASE WHEN EXISTS (SELECT 1 FROM embed_queue WHERE knowledge_seq = :k1_seq) THEN 'ok   ' ELSE 'FAIL ' END || 'trigger: a restored entry is queued again';
 EXECUTE s_revision_add('k1', 'alice', 'revert', '2026-12-03 10:06:00');
-EXECUTE s_k_terms_put(:k1_seq, 's1', 1, 'rules', to_tsvector('simple', 'hello world')::text);
+EXECUTE s_k_terms_put(:k1_seq, 's1', 1, 'rules', to_tsvector('simple', 'hello world')::text, to_tsvector('simple', 'hello world')::text);
 EXECUTE s_k_update('k1', 's1', 3, 'experiences', 'a.md', 'A', '', '["x"]', 2, 'scen', 'hello world', 0, 'manual', '[]', '', '', '{}', '', '2026-12-03 10:07:00');
 EXECUTE s_revision_add('k1', 'alice', 'update', '2026-12-03 10:07:00');
 SELECT CASE WHEN types = 2 AND category = 'experiences' THEN 'ok   ' ELSE 'FAIL ' END || 'trigger: knowledge_terms follows types and category' FROM knowledge_terms WHERE seq = :k1_seq;
@@ -408,7 +403,7 @@ EXECUTE s_k_update('k1', 's1', 3, 'experiences', 'a.md', 'A', '', '["x"]', 2, 's
 SELECT CASE WHEN version = 4 THEN 'ok   ' ELSE 'FAIL ' END || 'S_K_UPDATE: a stale expected version changes nothing' FROM knowledge WHERE id = 'k1';
 EXECUTE s_k_get('k2', 's1', 0) \gset kg_
 EXECUTE s_k_delete('k2', 's1', '2026-12-03 10:09:00');
-EXECUTE s_k_terms_put(:k2_seq, 's1', 1, 'rules', to_tsvector('simple', 'x')::text);
+EXECUTE s_k_terms_put(:k2_seq, 's1', 1, 'rules', to_tsvector('simple', 'x')::text, to_tsvector('simple', 'x')::text);
 SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM knowledge_terms WHERE seq = :k2_seq) THEN 'ok   ' ELSE 'FAIL ' END || 'S_K_TERMS_PUT: writes nothing for an entry that is not active';
 EXECUTE s_k_count('s1', 0, NULL) \gset kc_
 SELECT CASE WHEN :'kc_count' = '3' THEN 'ok   ' ELSE 'FAIL ' END || 'S_K_COUNT: three active entries';

@@ -8,14 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#ifndef PG_CHECK_DEFINED
-struct pg_check {
-    const char *name, *sql;
-};
-#endif
-extern const char *const pg_stmt_sql[S_COUNT];
-extern const char pg_schema_sql[];
-extern const struct pg_check pg_checks[];
 
 /* Write text into dir/sub/file (sub NULL: dir/file). */
 static void put(const char *dir, const char *sub, const char *file, int n, const char *text)

@@ -1,0 +1,40 @@
+/* store/sql_parts.h: the pieces of SQL both dialects share word for word
+ * (no parameters in them), for statements.c (SQLite) and pg_sql.c
+ * (PostgreSQL) only. */
+#ifndef KNOWHUB_SQL_PARTS_H
+#define KNOWHUB_SQL_PARTS_H
+
+/* The columns of an entry row (knowledge_from_row). */
+#define KNOWLEDGE_COLUMNS                                                                          \
+    "id, space, category, path, title, description, tags, types, scenario, content,"               \
+    " always_apply, source, urls, agent_id, message_id, source_ts, score, helpful,"                \
+    " harmful, irrelevant, unused, neutral, status, merged_into, version, created_at,"             \
+    " updated_at, meta, document"
+
+/* A trace's injections: all, pending, then by eval status (struct trace_info). */
+#define TRACE_COUNTS                                                                               \
+    "(SELECT count(*) FROM knowledge_log l WHERE l.space = t.space AND l.trace_id = t.trace_id),"  \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status IS NULL),"                                    \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'irrelevant'),"                             \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'unused'),"                                 \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'helpful'),"                                \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'harmful'),"                                \
+    " (SELECT count(*) FROM knowledge_log l WHERE l.space = t.space"                               \
+    "  AND l.trace_id = t.trace_id AND l.eval_status = 'neutral')"
+
+/* A knowledge log row (struct log_entry). */
+#define LOG_COLUMNS                                                                                \
+    "id, trace_id, knowledge_id, goal_id, injected_at_sequence, injected_at, task, content,"       \
+    " eval_status, eval_reason, evaluated_at, evaluated_at_trigger"
+
+/* A job row (struct job_info). */
+#define JOB_COLUMNS                                                                                \
+    "id, space, kind, status, progress, total, params, result, error, actor, created_at,"          \
+    " updated_at"
+
+#endif
