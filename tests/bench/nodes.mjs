@@ -1,0 +1,440 @@
+// nodes.mjs: KnowHub on SQLite, on PostgreSQL and as two nodes on one
+// PostgreSQL, measured in ONE run through nginx. A measurement, not a test:
+// it prints figures and never fails on time (exit 1 only when a request
+// failed, or a set-up could not start or seed).
+//
+//   node tests/bench/nodes.mjs [--clients 8] [--seconds 10] [--entries 2000]
+//        [--repeat 3] [--setups sqlite,pg,pg2] [--cache-slots 0] [--pg-stats]
+//        [--no-analyze] [--json FILE]
+//   node tests/bench/nodes.mjs --seconds 3 --repeat 1 --entries 500   a quick run (about a minute)
+//
+// It starts its own throwaway PostgreSQL cluster (scripts/pgcluster.sh in a
+// temporary directory; stopped and removed at the end, also on an error or a
+// signal, and by a watchdog if this process is killed outright) and three
+// set-ups, all running at once (idle while another is measured):
+//   sqlite  one node on SQLite            (tests/http/lib/stack.mjs)
+//   pg      one node on PostgreSQL        (stack.mjs with the cluster)
+//   pg2     two nodes on one PostgreSQL database behind one nginx, round
+//           robin (tests/http/lib/nodes.mjs)
+// Each set-up is seeded with N entries (POST /api/knowledge, English and
+// Chinese words, tags and types; the same entries everywhere, from a fixed
+// seed), then ANALYZE runs on the PostgreSQL databases (not with
+// --no-analyze: then the planner keeps the estimates of the empty tables
+// until autovacuum's own ANALYZE comes, up to a minute later). Then, with C
+// concurrent clients in a closed loop over keep-alive HTTP (Node's http
+// module, this process, on the same machine) for T seconds each:
+//   get     GET /api/knowledge/{id}, a random seeded id every request
+//   search  GET /api/knowledge/search?q=... (entry view, mode=lexical), 1-3
+//           words of the seeded vocabulary, English and Chinese
+//   create  POST /api/knowledge, a distinct body every request
+// knowhub runs with KNOWHUB_CACHE_SLOTS=0 (--cache-slots): no answer cache,
+// so every get and search is computed ("uncached"). Rounds are interleaved:
+// every round measures get and search on each set-up in turn, R rounds;
+// then R rounds of create (so every search sees exactly the N seeded
+// entries). Printed per set-up and operation: the medians over the rounds of
+// requests/s, p50 and p99 latency (ms), the errors of all rounds (non-2xx,
+// KnowHub's error envelope "status":"error" under HTTP 200, and socket
+// errors; must be 0), and the ratios pg/sqlite and pg2/pg of the medians with
+// the median of the per-round ratios beside them (measured seconds apart).
+// At the end each set-up's entry count is checked against N + the creates
+// that succeeded (on pg2 through each node alone).
+// Loopback is exempt from nginx's rate limit (KNOWHUB_RATE_LIMIT_LOOPBACK is
+// removed from the environment; KNOWHUB_RATE_LIMIT is raised as well).
+// --pg-stats loads pg_stat_statements into the cluster and prints the
+// statements with the highest mean time at the end (it costs a little).
+// KNOWHUB_BIN selects the binary (default build/knowhub); KNOWHUB_THREADS
+// and KNOWHUB_NGINX_WORKERS pass through to every node and nginx.
+// Figures and what they mean: docs/performance.md, "PostgreSQL and several nodes".
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '../..');
+const PGCLUSTER = path.join(ROOT, 'scripts/pgcluster.sh');
+
+// ---- options ----
+const opt = { clients: 8, seconds: 10, entries: 2000, repeat: 3, setups: 'sqlite,pg,pg2', cacheSlots: 0, pgStats: false, analyze: true, json: '' };
+function usage(msg) {
+    if (msg) console.error(`nodes.mjs: ${msg}`);
+    console.error(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 10).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+    process.exit(2);
+}
+{
+    const a = process.argv.slice(2);
+    const num = (v, name, min) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < min) usage(`${name} must be an integer >= ${min}`);
+        return n;
+    };
+    for (let i = 0; i < a.length; i++) {
+        const k = a[i];
+        const v = () => (i + 1 < a.length ? a[++i] : usage(`${k} needs a value`));
+        if (k === '--clients') opt.clients = num(v(), k, 1);
+        else if (k === '--seconds') opt.seconds = num(v(), k, 1);
+        else if (k === '--entries') opt.entries = num(v(), k, 1);
+        else if (k === '--repeat') opt.repeat = num(v(), k, 1);
+        else if (k === '--setups') opt.setups = v();
+        else if (k === '--cache-slots') opt.cacheSlots = num(v(), k, 0);
+        else if (k === '--pg-stats') opt.pgStats = true;
+        else if (k === '--no-analyze') opt.analyze = false;
+        else if (k === '--json') opt.json = v();
+        else if (k === '-h' || k === '--help') usage();
+        else usage(`unknown option ${k}`);
+    }
+}
+const SETUPS = opt.setups.split(',').filter(Boolean);
+for (const s of SETUPS) if (!['sqlite', 'pg', 'pg2'].includes(s)) usage(`unknown set-up ${s}`);
+const needPg = SETUPS.some((s) => s !== 'sqlite');
+
+// The load must not be rate limited: loopback is exempt unless
+// KNOWHUB_RATE_LIMIT_LOOPBACK=1, and the rate itself is raised too.
+delete process.env.KNOWHUB_RATE_LIMIT_LOOPBACK;
+process.env.KNOWHUB_RATE_LIMIT = '1000000r/s';
+process.env.KNOWHUB_RATE_BURST = '100000';
+// This script makes its own cluster; stack.mjs reads KNOWHUB_TEST_PG when it
+// is first imported, so the SQLite set-up imports it before the cluster is set.
+delete process.env.KNOWHUB_TEST_PG;
+const sqliteLib = await import('../http/lib/stack.mjs?sqlite');
+
+// ---- the throwaway PostgreSQL cluster ----
+let pgDir = '';
+function pgBin() {
+    const dirs = fs.existsSync('/usr/lib/postgresql') ? fs.readdirSync('/usr/lib/postgresql').sort((x, y) => Number(y) - Number(x)) : [];
+    for (const d of dirs) if (fs.existsSync(`/usr/lib/postgresql/${d}/bin/pg_ctl`)) return `/usr/lib/postgresql/${d}/bin`;
+    return '';
+}
+function psql(db, sql) {
+    const r = spawnSync('psql', ['-X', '-q', '-A', '-t', '-F', '\t', '-v', 'ON_ERROR_STOP=1', '-h', `${pgDir}/sock`, '-U', 'knowhub', '-d', db, '-c', sql], {
+        encoding: 'utf8',
+        timeout: 120000,
+    });
+    if (r.error) throw r.error;
+    if (r.status !== 0) throw new Error(`psql: ${r.stderr.trim()}`);
+    return r.stdout;
+}
+function stopCluster() {
+    if (!pgDir) return;
+    spawnSync('bash', [PGCLUSTER, 'stop', pgDir], { stdio: 'inherit', timeout: 60000 });
+    pgDir = '';
+}
+function startCluster() {
+    pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'knowhub-pgbench-'));
+    // A watchdog stops the cluster if this process dies without running its handlers.
+    spawn('bash', ['-c', 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; bash "$0" stop "$2"', PGCLUSTER, String(process.pid), pgDir], {
+        detached: true,
+        stdio: 'ignore',
+    }).unref();
+    // No pipes: the postmaster inherits them and spawnSync would wait for it to exit.
+    const errFile = `${pgDir}.start-err`;
+    const fd = fs.openSync(errFile, 'w');
+    const r = spawnSync('bash', [PGCLUSTER, 'start', pgDir], { stdio: ['ignore', 'ignore', fd], timeout: 120000 });
+    fs.closeSync(fd);
+    const errText = fs.readFileSync(errFile, 'utf8');
+    fs.rmSync(errFile, { force: true });
+    if (r.status !== 0) throw new Error(`pgcluster.sh start failed: ${errText}`);
+    if (opt.pgStats) {
+        psql('postgres', "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
+        const ctl = [`${pgBin()}/pg_ctl`, '-D', `${pgDir}/data`, '-m', 'fast', '-w', '-s', 'restart'];
+        const cmd = process.getuid() === 0 ? ['runuser', '-u', 'postgres', '--', ...ctl] : ctl;
+        const rr = spawnSync(cmd[0], cmd.slice(1), { stdio: ['ignore', 'ignore', 'inherit'], timeout: 120000 });
+        if (rr.status !== 0) throw new Error('pg_ctl restart failed');
+        psql('postgres', 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    }
+    process.env.KNOWHUB_TEST_PG = `${pgDir}/sock`;
+}
+// Registered after stack.mjs's own handlers, so the stacks (and their
+// databases) are gone before the cluster stops.
+process.on('exit', stopCluster);
+
+// ---- seeded text: a fixed pseudo-random generator ----
+function rng(seed) {
+    let s = seed >>> 0;
+    return () => {
+        s = (s + 0x6d2b79f5) >>> 0;
+        let t = s;
+        t = Math.imul(t ^ (t >>> 15), t | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+}
+const EN = ('parquet pandas csv schema index vacuum replica cache token socket thread latency retry timeout ' +
+    'upload buffer encoding unicode migration backup restore cluster shard queue worker lease deadlock ' +
+    'transaction cursor snapshot checkpoint compaction tokenizer stemmer ranking embedding vector prompt ' +
+    'agent trace feedback revision export import nginx fastcgi header cookie session login quota budget ' +
+    'memory profile benchmark compiler linker sanitizer fuzzing regression release package mirror proxy ' +
+    'certificate firewall resolver kernel scheduler filesystem journal archive gzip json yaml markdown ' +
+    'spreadsheet chart report invoice customer order payment refund inventory warehouse shipping').split(' ');
+const ZH = ('数据 索引 缓存 事务 备份 恢复 迁移 集群 副本 队列 线程 延迟 超时 重试 编码 日志 权限 令牌 会话 ' +
+    '报表 订单 支付 退款 库存 仓库 物流 客户 发票 模型 向量 检索 排序 分词 提示 代理 反馈 版本 导出 导入 ' +
+    '压缩 归档 证书 防火墙 内核 调度 文件 系统 性能 测试').split(' ');
+const TAGS = ['python', 'sql', 'ops', 'search', 'finance', 'logistics', 'web', 'data', '中文', '运维'];
+const TYPES = ['tool', 'usecase', 'definition', 'plan', 'strategy'];
+const pick = (r, list) => list[Math.floor(r() * list.length)];
+function words(r, n) {
+    const out = [];
+    for (let i = 0; i < n; i++) out.push(r() < 0.3 ? pick(r, ZH) : pick(r, EN));
+    return out.join(' ');
+}
+function entryBody(r, label) {
+    const tags = [...new Set([pick(r, TAGS), pick(r, TAGS)])].slice(0, 1 + Math.floor(r() * 2));
+    return {
+        scenario: `${label} ${words(r, 4 + Math.floor(r() * 4))}`,
+        content: words(r, 20 + Math.floor(r() * 20)),
+        tags_type: [pick(r, TYPES)],
+        tags,
+        agent_id: 'bench-agent',
+        score: 3 + Math.floor(r() * 3),
+    };
+}
+function query(r) {
+    const n = 1 + Math.floor(r() * 3);
+    return words(r, n);
+}
+
+// ---- HTTP load ----
+const agents = new Map();
+function agentFor(port) {
+    if (!agents.has(port)) agents.set(port, new http.Agent({ keepAlive: true, maxSockets: Math.max(64, opt.clients) }));
+    return agents.get(port);
+}
+function send(port, token, method, reqPath, body) {
+    const payload = body === undefined ? null : Buffer.from(JSON.stringify(body));
+    const headers = { Authorization: `Bearer ${token}` };
+    if (payload) {
+        headers['Content-Type'] = 'application/json';
+        headers['Content-Length'] = String(payload.length);
+    }
+    return new Promise((resolve) => {
+        const req = http.request({ host: '127.0.0.1', port, method, path: reqPath, headers, agent: agentFor(port), timeout: 30000 }, (res) => {
+            const chunks = [];
+            res.on('data', (c) => chunks.push(c));
+            res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
+            res.on('error', (e) => resolve({ status: 0, text: String(e) }));
+        });
+        req.on('timeout', () => req.destroy(new Error('timed out')));
+        req.on('error', (e) => resolve({ status: 0, text: String(e) }));
+        if (payload) req.write(payload);
+        req.end();
+    });
+}
+const isError = (r) => r.status < 200 || r.status > 299 || r.text.includes('"status":"error"');
+
+/** C clients in a closed loop for `seconds`; next() gives [method, path, body]. */
+async function load(port, token, next, seconds, clients) {
+    const lat = [];
+    const err = { non2xx: 0, envelope: 0, socket: 0 };
+    let firstError = '';
+    const t0 = process.hrtime.bigint();
+    const end = t0 + BigInt(seconds) * 1000000000n;
+    const client = async () => {
+        while (process.hrtime.bigint() < end) {
+            const [m, p, b] = next();
+            const s = process.hrtime.bigint();
+            const r = await send(port, token, m, p, b);
+            lat.push(Number(process.hrtime.bigint() - s) / 1e6);
+            if (r.status === 0) err.socket++;
+            else if (r.status < 200 || r.status > 299) err.non2xx++;
+            else if (r.text.includes('"status":"error"')) err.envelope++;
+            else continue;
+            if (!firstError) firstError = `${m} ${p}: ${r.status} ${r.text.slice(0, 300)}`;
+        }
+    };
+    await Promise.all(Array.from({ length: clients }, client));
+    const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+    lat.sort((x, y) => x - y);
+    const q = (f) => (lat.length ? lat[Math.min(lat.length - 1, Math.floor(f * lat.length))] : 0);
+    const errors = err.non2xx + err.envelope + err.socket;
+    return { rps: lat.length / secs, p50: q(0.5), p99: q(0.99), n: lat.length, ok: lat.length - errors, errors, err, firstError };
+}
+
+// ---- set-ups ----
+const LABEL = { sqlite: 'one node, SQLite', pg: 'one node, PostgreSQL', pg2: 'two nodes, one PostgreSQL' };
+const nodeEnv = { KNOWHUB_CACHE_SLOTS: String(opt.cacheSlots) };
+
+async function startSetup(name, pgLib, nodesLib) {
+    if (name === 'sqlite') {
+        const s = await sqliteLib.startStack(nodeEnv);
+        return { name, port: s.port, token: s.admin, stop: () => s.stopSync(), dbName: null, perNode: [], stack: s };
+    }
+    if (name === 'pg') {
+        const s = await pgLib.startStack(nodeEnv);
+        return { name, port: s.port, token: s.admin, stop: () => s.stopSync(), dbName: s.db.name, perNode: [], stack: s };
+    }
+    const c = await nodesLib.startNodes({ nodes: 2, env: nodeEnv });
+    return { name, port: c.front.port, token: c.admin, stop: () => c.stopSync(), dbName: c.db.name, perNode: c.node.map((n) => n.port), cluster: c };
+}
+
+/** Seed N entries (the same bodies on every set-up) with C clients; returns their ids. */
+async function seed(su) {
+    const r = rng(42);
+    const bodies = Array.from({ length: opt.entries }, (_, i) => entryBody(r, `seed ${i}`));
+    const ids = [];
+    let i = 0;
+    let failed = '';
+    const client = async () => {
+        while (i < bodies.length && !failed) {
+            const b = bodies[i++];
+            const res = await send(su.port, su.token, 'POST', '/api/knowledge', b);
+            if (isError(res)) failed = `${res.status} ${res.text.slice(0, 300)}`;
+            else ids.push(JSON.parse(res.text).data.id);
+        }
+    };
+    const t0 = Date.now();
+    await Promise.all(Array.from({ length: opt.clients }, client));
+    if (failed) throw new Error(`${su.name}: seeding failed: ${failed}`);
+    su.seedSeconds = (Date.now() - t0) / 1000;
+    return ids;
+}
+
+async function total(port, token) {
+    const r = await send(port, token, 'GET', '/api/knowledge?limit=1');
+    if (isError(r)) return `error ${r.status} ${r.text.slice(0, 200)}`;
+    return JSON.parse(r.text).data.total;
+}
+
+// ---- figures ----
+const median = (xs) => {
+    const v = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+    if (!v.length) return NaN;
+    return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+};
+const fmtInt = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
+const fmtMs = (x) => (Number.isFinite(x) ? (x < 10 ? x.toFixed(2) : x.toFixed(1)) : 'n/a');
+const fmtRatio = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+const rev = (() => {
+    const r = spawnSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
+    return r.status === 0 ? r.stdout.trim() : '?';
+})();
+const loadavg = () => os.loadavg().map((x) => x.toFixed(1)).join(' ');
+
+// ---- the run ----
+const OPS = ['get', 'search', 'create'];
+const OP_LABEL = { get: 'GET /api/knowledge/{id}', search: 'search (uncached)', create: 'POST /api/knowledge' };
+const results = {}; // results[setup][op] = [round...]
+const setups = [];
+let exitCode = 0;
+try {
+    let pgLib = null;
+    let nodesLib = null;
+    if (needPg) {
+        startCluster();
+        pgLib = await import('../http/lib/stack.mjs');
+        nodesLib = await import('../http/lib/nodes.mjs');
+        if (!pgLib.onPostgres) throw new Error('stack.mjs did not see the cluster');
+    }
+    console.log(`nodes.mjs: rev ${rev}, ${os.cpus().length} cores, clients ${opt.clients}, ${opt.seconds} s per figure, ` +
+        `${opt.repeat} round(s), ${opt.entries} entries, KNOWHUB_CACHE_SLOTS=${opt.cacheSlots}; load average ${loadavg()}`);
+    for (const name of SETUPS) {
+        const su = await startSetup(name, pgLib, nodesLib);
+        setups.push(su);
+        su.ids = await seed(su);
+        if (su.dbName && opt.analyze) psql(su.dbName, 'ANALYZE');
+        console.log(`  ${name.padEnd(6)} ${LABEL[name]}: seeded ${su.ids.length} entries in ${su.seedSeconds.toFixed(1)} s (port ${su.port})`);
+        results[name] = { get: [], search: [], create: [] };
+    }
+
+    const gens = {
+        get: (su, r) => () => ['GET', `/api/knowledge/${su.ids[Math.floor(r() * su.ids.length)]}`],
+        search: (su, r) => () => ['GET', `/api/knowledge/search?q=${encodeURIComponent(query(r))}&mode=lexical&top_k=5`],
+        create: (su, r) => {
+            let i = 0;
+            return () => ['POST', '/api/knowledge', entryBody(r, `bench ${su.name} ${process.pid} ${Date.now()} ${i++}`)];
+        },
+    };
+    const measure = async (op, round) => {
+        for (const su of setups) {
+            const res = await load(su.port, su.token, gens[op](su, rng(1000 * round + OPS.indexOf(op))), opt.seconds, opt.clients);
+            results[su.name][op].push(res);
+            console.log(`  round ${round + 1} ${op.padEnd(6)} ${su.name.padEnd(6)} ${fmtInt(res.rps).padStart(7)} req/s  p50 ${fmtMs(res.p50)} ms  p99 ${fmtMs(res.p99)} ms  errors ${res.errors}` +
+                (res.firstError ? `  (first: ${res.firstError})` : ''));
+        }
+    };
+    // Reads first (every search sees exactly the seeded entries), then creates.
+    for (let round = 0; round < opt.repeat; round++) for (const op of ['get', 'search']) await measure(op, round);
+    for (let round = 0; round < opt.repeat; round++) await measure('create', round);
+
+    // Correctness: every set-up holds the seeded entries plus the creates that succeeded.
+    const checks = [];
+    for (const su of setups) {
+        const want = su.ids.length + results[su.name].create.reduce((a, r) => a + r.ok, 0);
+        const ports = [su.port, ...su.perNode];
+        for (const [k, port] of ports.entries()) {
+            const got = await total(port, su.token);
+            const where = k === 0 ? (su.perNode.length ? 'front' : 'node') : `node-${String.fromCharCode(96 + k)} alone`;
+            const ok = got === want;
+            checks.push({ setup: su.name, where, want, got, ok });
+            if (!ok) exitCode = 1;
+        }
+    }
+
+    // ---- the table ----
+    console.log(`\nload average at the end ${loadavg()}\n`);
+    console.log(`| set-up | operation | req/s (median of ${opt.repeat}) | p50 ms | p99 ms | errors (all rounds) |`);
+    console.log('|---|---|---:|---:|---:|---:|');
+    const med = {};
+    for (const su of setups) {
+        med[su.name] = {};
+        for (const op of OPS) {
+            const rs = results[su.name][op];
+            const m = { rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), errors: rs.reduce((a, r) => a + r.errors, 0) };
+            med[su.name][op] = m;
+            if (m.errors) exitCode = 1;
+            console.log(`| ${LABEL[su.name]} | ${OP_LABEL[op]} | ${fmtInt(m.rps)} | ${fmtMs(m.p50)} | ${fmtMs(m.p99)} | ${m.errors} |`);
+        }
+    }
+    const ratioRows = [['pg', 'sqlite', 'PostgreSQL / SQLite (one node)'], ['pg2', 'pg', 'two nodes / one node (PostgreSQL)']];
+    const ratios = [];
+    if (ratioRows.some(([a, b]) => med[a] && med[b])) {
+        console.log('\n| ratio of req/s | ' + OPS.map((o) => OP_LABEL[o]).join(' | ') + ' |');
+        console.log('|---|' + OPS.map(() => '---:').join('|') + '|');
+        for (const [a, b, label] of ratioRows) {
+            if (!med[a] || !med[b]) continue;
+            const cells = OPS.map((op) => {
+                const ofMedians = med[a][op].rps / med[b][op].rps;
+                const perRound = median(results[a][op].map((r, i) => r.rps / results[b][op][i].rps));
+                ratios.push({ ratio: `${a}/${b}`, op, ofMedians, perRound });
+                return `${fmtRatio(ofMedians)} (rounds ${fmtRatio(perRound)})`;
+            });
+            console.log(`| ${label} | ${cells.join(' | ')} |`);
+        }
+        console.log('(of the medians; in brackets the median of the per-round ratios)');
+    }
+    console.log('\nentry counts after the run (seeded + successful creates):');
+    for (const c of checks) console.log(`  ${c.setup.padEnd(6)} ${c.where.padEnd(14)} ${c.got} (want ${c.want}) ${c.ok ? 'ok' : 'WRONG'}`);
+
+    if (opt.pgStats && pgDir) {
+        console.log('\npg_stat_statements: the statements with the highest mean time (all databases, calls >= 20):');
+        const out = psql('postgres', 'SELECT round(mean_exec_time::numeric, 3), calls, round(total_exec_time::numeric, 1), ' +
+            "left(regexp_replace(query, '\\s+', ' ', 'g'), 300) FROM pg_stat_statements WHERE calls >= 20 ORDER BY mean_exec_time DESC LIMIT 12");
+        console.log('  mean ms\tcalls\ttotal ms\tstatement');
+        for (const l of out.trim().split('\n')) console.log(`  ${l}`);
+        const tot = psql('postgres', 'SELECT round(total_exec_time::numeric, 1), calls, round(mean_exec_time::numeric, 3), ' +
+            "left(regexp_replace(query, '\\s+', ' ', 'g'), 300) FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12");
+        console.log('\n  by total time:\n  total ms\tcalls\tmean ms\tstatement');
+        for (const l of tot.trim().split('\n')) console.log(`  ${l}`);
+        const calls = psql('postgres', 'SELECT calls, round(mean_exec_time::numeric, 3), ' +
+            "left(regexp_replace(query, '\\s+', ' ', 'g'), 160) FROM pg_stat_statements ORDER BY calls DESC LIMIT 20");
+        console.log('\n  by calls:\n  calls\tmean ms\tstatement');
+        for (const l of calls.trim().split('\n')) console.log(`  ${l}`);
+    }
+    if (opt.json) fs.writeFileSync(opt.json, JSON.stringify({ rev, options: opt, results, medians: med, ratios, checks }, null, 1));
+    if (exitCode) console.log('\nnodes.mjs: errors or a wrong entry count (see above)');
+} catch (e) {
+    console.error(`nodes.mjs: ${e.stack || e.message}`);
+    exitCode = 1;
+} finally {
+    for (const a of agents.values()) a.destroy();
+    for (const su of setups) {
+        const bugs = su.stop();
+        if (bugs.length) {
+            console.error(`${su.name}: knowhub logged ${bugs.length} problem line(s):\n${bugs.slice(0, 10).join('\n')}`);
+            exitCode = 1;
+        }
+    }
+    stopCluster();
+}
+process.exit(exitCode);
