@@ -98,8 +98,14 @@ int store_begin(struct store *st)
         if (st->tx_depth < 8)
             st->audit_mark[st->tx_depth] = st->audit_pending.len;
         st->tx_depth++;
-    } else if (st->tx_depth == 0)
+    } else if (st->tx_depth == 0) {
+        /* PostgreSQL: BEGIN ran and the lock was not granted in time (or the
+         * session broke): end that transaction, or every later statement of
+         * this connection would fail as "in an aborted transaction". */
+        if (st->pg)
+            store_ignore(db_exec(st, "ROLLBACK"));
         pthread_mutex_unlock(&writer_lock);
+    }
     return rc;
 }
 
