@@ -90,18 +90,75 @@ int knowledge_row(struct cursor *s, struct knowledge *out)
     return row_end(s, rc);
 }
 
+/* Entries a page of a whole-space scan holds: PostgreSQL hands a statement's
+ * result over whole, so a scan of a large space (an export, documents
+ * included) is read a page at a time, never all at once. */
+#define SCAN_PAGE 256
+
+struct scan_page {
+    int (*each)(const struct knowledge *, void *);
+    void *ctx;
+    long rows;
+    int stopped;
+    char *last_category, *last_path; /* the key of the page's last entry */
+};
+
+static int scan_page_row(const struct knowledge *k, void *arg)
+{
+    struct scan_page *p = arg;
+    p->rows++;
+    free(p->last_category);
+    free(p->last_path);
+    p->last_category = xstrdup(k->category);
+    p->last_path = xstrdup(k->path);
+    p->stopped = p->each(k, p->ctx);
+    return p->stopped;
+}
+
+/* SCAN_CATEGORY and SCAN_ACTIVE, page after page by (category, path) in one
+ * read snapshot: the same entries, in the same order, as one statement. */
+static int scan_pages(struct store *st, const char *space, const char *category, int with_document,
+                      int (*each)(const struct knowledge *, void *), void *ctx)
+{
+    char *after_category = xstrdup(category ? category : ""), *after_path = xstrdup("");
+    int rc;
+    store_read_begin(st);
+    for (;;) {
+        struct scan_page p = {each, ctx, 0, 0, NULL, NULL};
+        /* the keys bound stay as they are until the page is read (not copied) */
+        struct cursor *s = category ? stmt_bind(st, S_SCAN_CATEGORY, "ttti", space, category,
+                                                after_path, SCAN_PAGE)
+                                    : stmt_bind(st, S_SCAN_ACTIVE, "ttti", space, after_category,
+                                                after_path, SCAN_PAGE);
+        rc = knowledge_rows(s, with_document, scan_page_row, &p);
+        if (p.rows) {
+            free(after_category);
+            free(after_path);
+            after_category = p.last_category;
+            after_path = p.last_path;
+        }
+        if (rc || p.stopped || p.rows < SCAN_PAGE)
+            break;
+    }
+    store_read_end(st);
+    free(after_category);
+    free(after_path);
+    return rc;
+}
+
 int store_knowledge_scan(struct store *st, const char *space, enum knowledge_scan what,
                          const char *category, int with_document,
                          int (*each)(const struct knowledge *, void *), void *ctx)
 {
-    static const enum stmt_id ids[] = {[SCAN_CATEGORY] = S_SCAN_CATEGORY,
-                                       [SCAN_ALWAYS_RULES] = S_SCAN_ALWAYS_RULES,
-                                       [SCAN_ACTIVE] = S_SCAN_ACTIVE,
-                                       [SCAN_DELETED] = S_SCAN_DELETED};
-    struct cursor *s = what == SCAN_CATEGORY || what == SCAN_DELETED
-                           ? stmt_bind(st, ids[what], "tt", space, category)
-                           : stmt_bind(st, ids[what], "t", space);
-    return knowledge_rows(s, with_document, each, ctx);
+    if (what == SCAN_CATEGORY && !category)
+        return STORE_OK; /* no category: no entry */
+    if (what == SCAN_CATEGORY || what == SCAN_ACTIVE)
+        return scan_pages(st, space, what == SCAN_CATEGORY ? category : NULL, with_document, each,
+                          ctx);
+    if (what == SCAN_DELETED)
+        return knowledge_rows(stmt_bind(st, S_SCAN_DELETED, "tt", space, category), with_document,
+                              each, ctx);
+    return knowledge_rows(stmt_bind(st, S_SCAN_ALWAYS_RULES, "t", space), with_document, each, ctx);
 }
 
 int knowledge_rows(struct cursor *s, int with_document,

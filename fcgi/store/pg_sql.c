@@ -126,12 +126,15 @@ const char *const pg_stmt_sql[S_COUNT] = {
                    " WHERE id = $1 AND space = $2 AND status = 'active'"
                    " AND ($3::bigint <= 0 OR version = $3::bigint)",
     [S_SCAN_CATEGORY] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
-                        " WHERE space = $1 AND category = $2 AND status = 'active' ORDER BY path",
+                        " WHERE space = $1 AND category = $2 AND status = 'active'"
+                        " AND path > $3::text ORDER BY path LIMIT $4",
     [S_SCAN_ALWAYS_RULES] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                             " WHERE space = $1 AND category = 'rules' AND status = 'active'"
                             " AND always_apply = 1 ORDER BY path",
     [S_SCAN_ACTIVE] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
-                      " WHERE space = $1 AND status = 'active' ORDER BY category, path",
+                      " WHERE space = $1 AND status = 'active'"
+                      " AND (category, path) > ($2::text, $3::text)"
+                      " ORDER BY category, path LIMIT $4",
     /* $1 is a tsquery the C code builds; MATCH_HEAD's restricts the weights. */
     [S_MATCH] = PG_MATCH("tsv"),
     [S_MATCH_HEAD] = PG_MATCH("head"),

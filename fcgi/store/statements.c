@@ -95,13 +95,17 @@ const char *const stmt_sql[S_COUNT] = {
                    " document = ?18, version = version + 1, updated_at = ?19"
                    " WHERE id = ?1 AND space = ?2 AND status = 'active'"
                    " AND (?3 <= 0 OR version = ?3)",
+    /* The two whole-space scans come in pages after a (category, path) key
+     * (files.c), by the unique index of active paths. */
     [S_SCAN_CATEGORY] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
-                        " WHERE space = ?1 AND category = ?2 AND status = 'active' ORDER BY path",
+                        " WHERE space = ?1 AND category = ?2 AND status = 'active'"
+                        " AND path > ?3 ORDER BY path LIMIT ?4",
     [S_SCAN_ALWAYS_RULES] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                             " WHERE space = ?1 AND category = 'rules' AND status = 'active'"
                             " AND always_apply = 1 ORDER BY path",
     [S_SCAN_ACTIVE] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
-                      " WHERE space = ?1 AND status = 'active' ORDER BY category, path",
+                      " WHERE space = ?1 AND status = 'active' AND (category, path) > (?2, ?3)"
+                      " ORDER BY category, path LIMIT ?4",
     [S_MATCH] = "SELECT " MATCH_COLUMNS " FROM knowledge_fts f JOIN knowledge k"
                 " ON k.seq = f.rowid WHERE knowledge_fts MATCH ?1 AND k.space = ?2"
                 " AND k.status = 'active' AND (?3 = 0 OR k.types & ?3 != 0)"

@@ -139,9 +139,9 @@ S_K_RESTORE tttt
 S_AUDIT ttttt
 S_K_BY_PATH ttt
 S_K_UPDATE ttL${K_DOC}t
-S_SCAN_CATEGORY tt
+S_SCAN_CATEGORY ttti
 S_SCAN_ALWAYS_RULES t
-S_SCAN_ACTIVE t
+S_SCAN_ACTIVE ttti
 S_SCAN_DELETED tt
 S_MATCH ttitlL
 S_MATCH_HEAD ttitlL
@@ -369,7 +369,7 @@ EXECUTE s_k_insert('k3', 's1', :T0, 'experiences', 'a&c.md', 'C', '', '[]', 2, '
 EXECUTE s_k_insert('k4', 's1', :T0, 'experiences', 'B.md', 'D', '', '[]', 2, '', '', 0, 'manual', '[]', '', '', '{}', '', '', 3);
 EXECUTE s_k_folder_taken('s1', 'experiences', 'a', 'zz') \g /dev/null
 SELECT CASE WHEN :ROW_COUNT = 0 THEN 'ok   ' ELSE 'FAIL ' END || 'S_K_FOLDER_TAKEN: a&c.md is not inside the folder a (bytewise order)';
-EXECUTE s_scan_category('s1', 'experiences') \g /dev/null
+EXECUTE s_scan_category('s1', 'experiences', '', 10) \g /dev/null
 SELECT CASE WHEN :ROW_COUNT = 2 THEN 'ok   ' ELSE 'FAIL ' END || 'S_SCAN_CATEGORY: 2 rows';
 SELECT CASE WHEN string_agg(path, ' ' ORDER BY path) = 'B.md a&c.md' THEN 'ok   ' ELSE 'FAIL ' END || 'collation: ORDER BY path is bytewise (' || string_agg(path, ' ' ORDER BY path) || ')' FROM knowledge WHERE category = 'experiences';
 EXECUTE s_revision_add('k3', 'alice', 'create', :T0);
