@@ -59,8 +59,7 @@ void store_status_error(int status, const char *what, struct error *e)
                   "The database is read-only; nothing was written");
         break;
     case STORE_UNAVAILABLE:
-        error_set(e, E_SERVICE_UNAVAILABLE, "db_unavailable",
-                  "The database cannot be reached; try again");
+        error_set(e, E_SERVICE_UNAVAILABLE, "db_unavailable", "The database is not available");
         break;
     default:
         error_set(e, E_INTERNAL, "internal_error", "An unexpected error occurred");
