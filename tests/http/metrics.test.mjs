@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startStack } from './lib/stack.mjs';
+import { onPostgres, startStack } from './lib/stack.mjs';
 import { startFakeLlm } from './lib/fakellm.mjs';
 import { ok } from './lib/expect.mjs';
 import { waitJob } from './lib/llmtest.mjs';
@@ -334,7 +334,7 @@ describe('who may scrape', () => {
 });
 
 describe('a busy server', () => {
-    test('the median of 20 scrapes under load is under 5 ms', async () => {
+    test('the median of 20 scrapes under load is under 5 ms (10 ms on PostgreSQL)', async () => {
         let stop = false;
         let loadRequests = 0;
         const loop = async () => {
@@ -359,8 +359,11 @@ describe('a busy server', () => {
         console.log(`# scrape under load: median ${median.toFixed(2)} ms, max ${times.at(-1).toFixed(2)} ms over 20 scrapes (${loadRequests} load requests meanwhile)`);
         assert.ok(loadRequests > 20, 'the load loop ran');
         // A sanitizer build runs several times slower: its figure is printed, not held to 5 ms.
+        // On PostgreSQL the scrape's counts are round trips to a server that shares the 2
+        // cores with the load (each of its reads is 7 round trips): held to 10 ms.
         const sanitized = /libasan|libubsan/.test(fs.readFileSync(`/proc/${s.knowhubPid()}/maps`, 'utf8'));
-        if (!sanitized) assert.ok(median < 5, `median scrape ${median} ms`);
+        const budget = onPostgres ? 10 : 5;
+        if (!sanitized) assert.ok(median < budget, `median scrape ${median} ms (budget ${budget} ms)`);
     });
 });
 
