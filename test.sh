@@ -76,9 +76,10 @@ else
 fi
 
 # Run one node --test suite and add its "# pass N" / "# fail N" to the totals.
-node_stage() { # NAME DIR
-    local name=$1 dir=$2 rc p f
-    node --test --test-concurrency=1 "$dir" > "$OUT/$name.log" 2>&1
+node_stage() { # NAME DIR|FILE...
+    local name=$1 rc p f
+    shift
+    node --test --test-concurrency=1 "$@" > "$OUT/$name.log" 2>&1
     rc=$?
     p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$OUT/$name.log" | tail -1)
     f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$OUT/$name.log" | tail -1)
@@ -210,6 +211,26 @@ if [ "${SANITIZE_STAGE:-1}" != 0 ]; then
         echo "== HTTP tests on the sanitizer build"
         export KNOWHUB_BIN=$ROOT/build-sanitize/knowhub
         node_stage http-sanitize tests/http/
+        # The PostgreSQL side of the store under the sanitizers: the files that
+        # drive it hardest (search terms, scans in pages, locks, the copy, the
+        # shared embed queue, every write of an entry).
+        if [ "$pg_deps" = ok ]; then
+            echo "== HTTP tests on PostgreSQL on the sanitizer build (the store's PostgreSQL side)"
+            PG_DIR=$(mktemp -d /tmp/knowhub-pg.XXXXXX)
+            trap pg_cleanup EXIT
+            if scripts/pgcluster.sh start "$PG_DIR"; then
+                KNOWHUB_TEST_PG=$PG_DIR/sock node_stage http-postgresql-sanitize \
+                    tests/http/search_parity.test.mjs tests/http/scan_pages.test.mjs \
+                    tests/http/pg_locks.test.mjs tests/http/migrate_to.test.mjs \
+                    tests/http/twonode_embed.test.mjs tests/http/knowledge.test.mjs \
+                    tests/http/files.test.mjs tests/http/feedback.test.mjs
+            else
+                echo "http-postgresql-sanitize: the throwaway PostgreSQL cluster did not start"
+                failed=$((failed + 1))
+            fi
+            pg_cleanup
+            trap - EXIT
+        fi
         export KNOWHUB_BIN=$ROOT/build/knowhub
         unset ASAN_OPTIONS UBSAN_OPTIONS
     else

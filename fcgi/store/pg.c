@@ -185,16 +185,6 @@ int pg_prepare(struct store *st, enum stmt_id id)
     return prepare(st, id, 1);
 }
 
-/* An INSERT that may meet a unique constraint, inside a transaction: in
- * PostgreSQL a failed statement aborts the whole transaction, where SQLite
- * lets the caller go on (to tell an id from a path conflict, say). A
- * savepoint around it keeps that. */
-static int needs_savepoint(const struct store *st, enum stmt_id id)
-{
-    const char *sql = pg_stmt_sql[id];
-    return st->tx_depth > 0 && strncmp(sql, "INSERT", 6) == 0 && !strstr(sql, "ON CONFLICT");
-}
-
 static PGresult *execute(struct cursor *s)
 {
     struct store *st = s->st;
@@ -208,13 +198,17 @@ static PGresult *execute(struct cursor *s)
 
 static int run(struct cursor *s, int may_retry)
 {
+    /* A failed statement aborts PostgreSQL's whole transaction, where SQLite
+     * lets the caller go on. No store function goes on after a failed
+     * statement at its own level: each write is inside store_begin, which
+     * nested is a savepoint, and its failure rolls back to it
+     * (store_rollback), so an outer transaction (an import, a batch) goes on
+     * on both backends alike. */
     struct store *st = s->st;
-    int guard = needs_savepoint(st, s->id), rc;
+    int rc;
     ExecStatusType status;
     pg_clear(s);
     if ((rc = alive(st)) || (rc = pg_prepare(st, s->id)))
-        return rc;
-    if (guard && (rc = pg_exec(st, "SAVEPOINT stmt")))
         return rc;
     s->res = execute(s);
     status = PQresultStatus(s->res);
@@ -222,15 +216,11 @@ static int run(struct cursor *s, int may_retry)
         const char *n = PQcmdTuples(s->res);
         st->pg_changes = n && *n ? atol(n) : 0;
         s->rows = PQntuples(s->res);
-        if (guard)
-            rc = pg_exec(st, "RELEASE stmt");
-        return rc;
+        return STORE_OK;
     }
     rc = status_of_result(st, s->res);
     set_error(st, PQresultErrorMessage(s->res));
     pg_clear(s);
-    if (guard && rc != STORE_UNAVAILABLE)
-        (void)pg_exec(st, "ROLLBACK TO stmt; RELEASE stmt"); /* the transaction goes on */
     if (rc == STORE_UNAVAILABLE && may_retry && may_reconnect(st) && reconnect(st) == STORE_OK)
         return run(s, 0); /* lost while idle (a server restart): once more, on a new session */
     return rc;
