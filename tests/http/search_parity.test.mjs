@@ -41,6 +41,9 @@ function corpus(n) {
         const lists = zh ? [ZH, ZH, EN] : [EN, EN, IDS];
         out.push({
             category: 'experiences',
+            // a path of its own: the default (agent/<random id>.md) would put random
+            // hex words in the stem, which prefix queries ("bac", "fac") then find
+            path: `parity/n${i}.md`,
             title: `${words(2 + (i % 3), lists)} n${i}`,
             scenario: words(4, lists),
             content: `${words(12 + (i % 9), lists)} ${zh ? words(3, [ZH]).replaceAll(' ', '') : ''}`,
