@@ -17,11 +17,24 @@ int store_prepare_all(struct store *st, const char **failed_sql)
     return STORE_OK;
 }
 
+/* The last lines of either check: every statement prepares, and the schema
+ * version. Returns the problems found (0 or 1). */
+static int check_statements(struct store *st, struct buf *report)
+{
+    const char *failed;
+    int problem = store_prepare_all(st, &failed) != STORE_OK;
+    if (problem)
+        buf_addf(report, "statements: %s fails: %s\n", failed, store_errmsg(st));
+    else
+        buf_adds(report, "statements: all prepare\n");
+    buf_addf(report, "schema version: %d\n", store_schema_version(st));
+    return problem;
+}
+
 /* store_check on PostgreSQL: pg_sql.c's checks, each counting its problems,
  * and every statement. */
 static int check_postgres(struct store *st, struct buf *report)
 {
-    const char *failed;
     int problems = 0;
     for (const struct pg_check *c = pg_checks; c->name; c++) {
         long long n = pg_query_int(st, c->sql);
@@ -35,13 +48,7 @@ static int check_postgres(struct store *st, struct buf *report)
             buf_addf(report, "%s: %lld problems\n", c->name, n);
         problems++;
     }
-    if (store_prepare_all(st, &failed)) {
-        buf_addf(report, "statements: %s fails: %s\n", failed, store_errmsg(st));
-        problems++;
-    } else {
-        buf_adds(report, "statements: all prepare\n");
-    }
-    buf_addf(report, "schema version: %d\n", store_schema_version(st));
+    problems += check_statements(st, report);
     return problems;
 }
 
@@ -66,7 +73,6 @@ static int query_text(struct store *st, const char *sql, struct buf *out)
 int store_check(struct store *st, struct buf *report)
 {
     struct buf r;
-    const char *failed;
     int problems = 0;
     if (st->pg)
         return check_postgres(st, report);
@@ -142,13 +148,7 @@ int store_check(struct store *st, struct buf *report)
         buf_release(&a);
         buf_release(&b);
     }
-    if (store_prepare_all(st, &failed)) {
-        buf_addf(report, "statements: %s fails: %s\n", failed, store_errmsg(st));
-        problems++;
-    } else {
-        buf_adds(report, "statements: all prepare\n");
-    }
-    buf_addf(report, "schema version: %d\n", store_schema_version(st));
+    problems += check_statements(st, report);
     buf_release(&r);
     return problems;
 }

@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, PG_SOCK, ROOT, createDatabase, dropDatabase, freePort, onPostgres, request, tokenId } from './stack.mjs';
+import { BIN, PG_SOCK, ROOT, createDatabase, dropDatabase, freePort, onPostgres, request, run, tokenId } from './stack.mjs';
 
 export { onPostgres };
 
@@ -35,16 +35,7 @@ process.on('exit', () => {
 });
 
 // stdout 'ignore' when starting: the servers inherit it (see stack.mjs).
-function stackSh(args, env = {}, stdout = 'pipe') {
-    const r = spawnSync('bash', [STACK_SH, ...args], {
-        env: { ...process.env, KNOWHUB_BIN: BIN, ...env },
-        stdio: ['ignore', stdout, 'pipe'],
-        encoding: 'utf8',
-        timeout: 30000,
-    });
-    if (r.error) throw r.error;
-    return r;
-}
+const stackSh = (args, env = {}, stdout = 'pipe') => run('bash', [STACK_SH, ...args], env, stdout);
 
 const readPid = (file) => {
     try {

@@ -114,7 +114,7 @@ export function tokenId(token) {
 
 // stdout 'ignore' for stack.sh start: the servers it leaves running inherit
 // its stdout, and a pipe would keep spawnSync waiting until they exit.
-function run(cmd, args, env, stdout = 'pipe') {
+export function run(cmd, args, env = {}, stdout = 'pipe') {
     const r = spawnSync(cmd, args, {
         env: { ...process.env, KNOWHUB_BIN: BIN, ...env },
         stdio: ['ignore', stdout, 'pipe'],
