@@ -208,6 +208,12 @@ int cli_backup(const struct config *cfg, int argc, char **argv)
         fputs("usage: knowhub backup FILE\n", stderr);
         return 2;
     }
+    if (cfg->database_url) {
+        fputs("knowhub: backup copies the SQLite database; on PostgreSQL use pg_dump "
+              "(docs/operations.md, \"PostgreSQL and several nodes\")\n",
+              stderr);
+        return 2;
+    }
     if (!(st = open_store(cfg)))
         return 1;
     rc = store_backup(st, argv[0]);

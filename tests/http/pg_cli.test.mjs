@@ -1,0 +1,46 @@
+// The CLI on PostgreSQL (docs/operations.md "PostgreSQL and several nodes"):
+// `knowhub check` checks the PostgreSQL database (histories, paths, search
+// terms, vectors, sequences, the generation, every statement) and says ok;
+// `knowhub backup` is SQLite's online copy and says to use pg_dump instead,
+// writing nothing. PostgreSQL only (KNOWHUB_TEST_PG).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { BIN, onPostgres, startStack } from './lib/stack.mjs';
+import { ok } from './lib/expect.mjs';
+
+const SKIP = !onPostgres && 'needs PostgreSQL (KNOWHUB_TEST_PG)';
+
+describe('the CLI on PostgreSQL', { skip: SKIP }, () => {
+    let s;
+    const cli = (...args) => spawnSync(BIN, args, { env: { ...process.env, ...s.cliEnv() }, encoding: 'utf8', timeout: 30000 });
+    before(async () => {
+        s = await startStack();
+        for (let i = 0; i < 5; i++)
+            ok(await s.api('POST', '/api/knowledge', {
+                token: s.admin,
+                body: { category: 'experiences', title: `checked ${i}`, content: `body ${i}`, scenario: 's' },
+            }));
+    });
+    after(async () => {
+        await s?.stop();
+    });
+
+    test('knowhub check names each check and says ok', () => {
+        const r = cli('check');
+        assert.equal(r.status, 0, r.stdout + r.stderr);
+        for (const name of ['revisions', 'knowledge_terms', 'sequences', 'generation', 'statements'])
+            assert.match(r.stdout, new RegExp(`^${name}: (ok|all prepare)`, 'm'), r.stdout);
+        assert.match(r.stdout, /^ok$/m);
+    });
+
+    test('knowhub backup refuses and points to pg_dump, writing nothing', () => {
+        const file = path.join(s.dir, 'copy.db');
+        const r = cli('backup', file);
+        assert.equal(r.status, 2, r.stderr);
+        assert.match(r.stderr, /pg_dump/);
+        assert.equal(fs.existsSync(file), false);
+    });
+});
