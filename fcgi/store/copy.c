@@ -114,11 +114,7 @@ static int copy_check(const char *name)
 /* Keep PostgreSQL's message (or ours) as the connection's last error. */
 static int fail(struct store *to, const char *msg)
 {
-    size_t n;
-    snprintf(to->pg_error, sizeof to->pg_error, "%s", msg && *msg ? msg : "unknown error");
-    n = strlen(to->pg_error);
-    while (n && (to->pg_error[n - 1] == '\n' || to->pg_error[n - 1] == ' '))
-        to->pg_error[--n] = '\0';
+    pg_set_error(to, msg && *msg ? msg : NULL);
     return PQstatus(to->pg) == CONNECTION_OK ? STORE_ERROR : STORE_UNAVAILABLE;
 }
 
@@ -138,16 +134,6 @@ static void hash_value(crypto_generichash_state *h, const void *p, size_t n, int
     crypto_generichash_update(h, head, sizeof head);
     if (n)
         crypto_generichash_update(h, p, n);
-}
-
-static void hex(char *out, const unsigned char *d, size_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = digits[d[i] >> 4];
-        out[2 * i + 1] = digits[d[i] & 15];
-    }
-    out[2 * n] = '\0';
 }
 
 /* ---- the copy of one table ---- */
@@ -328,22 +314,6 @@ out:
 
 /* ---- reading the target back ---- */
 
-/* Decode bytea's text form "\x0a1b..." into out. */
-static void unhex(struct buf *out, const char *t)
-{
-    buf_reset(out);
-    if (t[0] != '\\' || t[1] != 'x')
-        return;
-    for (t += 2; t[0] && t[1]; t += 2) {
-        unsigned v = 0;
-        for (int k = 0; k < 2; k++) {
-            char c = t[k];
-            v = v << 4 | (unsigned)(c >= 'a' ? c - 'a' + 10 : c >= 'A' ? c - 'A' + 10 : c - '0');
-        }
-        buf_addch(out, (char)v);
-    }
-}
-
 /* The primary key of t for PostgreSQL's ORDER BY: its text columns in byte
  * order (COLLATE "C"), as SQLite's BINARY sorts them, whatever collation
  * the schema or the database gives them; else the rows would be hashed in
@@ -403,7 +373,7 @@ static int digest_target(struct store *to, const struct copy_table *t, long long
                 if (PQgetisnull(res, 0, c)) {
                     hash_value(&h, NULL, 0, 1);
                 } else if (t->kinds[c] == 'b') {
-                    unhex(&blob, PQgetvalue(res, 0, c));
+                    (void)pg_unhex(&blob, PQgetvalue(res, 0, c)); /* not bytea: hashed as empty */
                     hash_value(&h, blob.data, blob.len, 0);
                 } else {
                     hash_value(&h, PQgetvalue(res, 0, c), (size_t)PQgetlength(res, 0, c), 0);
@@ -609,8 +579,8 @@ int store_copy_to(struct store *from, struct store *to, store_copy_progress prog
         if ((rc = digest_target(to, &tables[i], &rows, target)))
             break;
         same = rows == source_rows[i] && memcmp(source[i], target, DIGEST_BYTES) == 0;
-        hex(a, source[i], DIGEST_BYTES);
-        hex(b, target, DIGEST_BYTES);
+        sodium_bin2hex(a, sizeof a, source[i], DIGEST_BYTES);
+        sodium_bin2hex(b, sizeof b, target, DIGEST_BYTES);
         if (rows == source_rows[i])
             buf_addf(report, "%s: %lld rows, checksum %s = %s %s\n", tables[i].name, rows, a, b,
                      same ? "ok" : "DIFFERS");

@@ -6,6 +6,7 @@
 #include "store/store_int.h"
 
 #include <libpq-fe.h>
+#include <sodium.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@ int store_is_postgres(const char *where)
                      strncmp(where, "postgres://", 11) == 0 || strchr(where, '=') != NULL);
 }
 
-static void set_error(struct store *st, const char *msg)
+void pg_set_error(struct store *st, const char *msg)
 {
     size_t n;
     snprintf(st->pg_error, sizeof st->pg_error, "%s", msg ? msg : "unknown error");
@@ -59,7 +60,7 @@ static int session_setup(struct store *st)
     PGresult *res = PQexec(st->pg, session_sql);
     int rc = PQresultStatus(res) == PGRES_COMMAND_OK ? STORE_OK : status_of_result(st, res);
     if (rc)
-        set_error(st, PQerrorMessage(st->pg));
+        pg_set_error(st, PQerrorMessage(st->pg));
     PQclear(res);
     memset(st->pg_ready, 0, sizeof st->pg_ready);
     return rc;
@@ -86,7 +87,7 @@ int pg_connect(struct store *st, const char *conninfo)
         return STORE_ERROR;
     PQsetNoticeProcessor(st->pg, notice_ignore, NULL);
     if (PQstatus(st->pg) != CONNECTION_OK) {
-        set_error(st, PQerrorMessage(st->pg));
+        pg_set_error(st, PQerrorMessage(st->pg));
         return STORE_UNAVAILABLE;
     }
     return session_setup(st);
@@ -130,7 +131,7 @@ static int reconnect(struct store *st)
     int rc;
     PQreset(st->pg);
     if (PQstatus(st->pg) != CONNECTION_OK) {
-        set_error(st, PQerrorMessage(st->pg));
+        pg_set_error(st, PQerrorMessage(st->pg));
         note_reachable(st, 0);
         return STORE_UNAVAILABLE;
     }
@@ -161,7 +162,7 @@ static int prepare(struct store *st, enum stmt_id id, int may_retry)
     PGresult *res;
     int rc;
     if (!pg_stmt_sql[id]) {
-        set_error(st, "no PostgreSQL text for this statement");
+        pg_set_error(st, "no PostgreSQL text for this statement");
         return STORE_ERROR;
     }
     if (st->pg_ready[id] || unprepared(id))
@@ -172,7 +173,7 @@ static int prepare(struct store *st, enum stmt_id id, int may_retry)
     res = PQprepare(st->pg, name, pg_stmt_sql[id], 0, NULL);
     rc = PQresultStatus(res) == PGRES_COMMAND_OK ? STORE_OK : status_of_result(st, res);
     if (rc)
-        set_error(st, PQresultErrorMessage(res));
+        pg_set_error(st, PQresultErrorMessage(res));
     PQclear(res);
     if (rc == STORE_UNAVAILABLE && may_retry && may_reconnect(st) && reconnect(st) == STORE_OK)
         return prepare(st, id, 0); /* the session was lost while idle: once more */
@@ -219,7 +220,7 @@ static int run(struct cursor *s, int may_retry)
         return STORE_OK;
     }
     rc = status_of_result(st, s->res);
-    set_error(st, PQresultErrorMessage(s->res));
+    pg_set_error(st, PQresultErrorMessage(s->res));
     pg_clear(s);
     if (rc == STORE_UNAVAILABLE && may_retry && may_reconnect(st) && reconnect(st) == STORE_OK)
         return run(s, 0); /* lost while idle (a server restart): once more, on a new session */
@@ -253,23 +254,32 @@ const char *pg_col(struct cursor *s, int i)
     return PQgetvalue(s->res, s->row, i);
 }
 
+int pg_unhex(struct buf *out, const char *text)
+{
+    size_t len;
+    buf_reset(out);
+    if (!text || text[0] != '\\' || text[1] != 'x')
+        return -1;
+    text += 2;
+    len = strlen(text);
+    while (len >= 2) {
+        unsigned char chunk[256];
+        size_t take = len > 2 * sizeof chunk ? 2 * sizeof chunk : len & ~(size_t)1, n;
+        if (sodium_hex2bin(chunk, sizeof chunk, text, take, NULL, &n, NULL) != 0 ||
+            buf_add(out, chunk, n))
+            return -1;
+        text += take;
+        len -= take;
+    }
+    return 0;
+}
+
 /* A bytea column arrives as text "\x0a1b...": decoded into s->blob. */
 const void *pg_col_blob(struct cursor *s, int i, size_t *n)
 {
-    const char *t = pg_col(s, i);
     *n = 0;
-    if (!t || t[0] != '\\' || t[1] != 'x')
+    if (pg_unhex(&s->blob, pg_col(s, i)))
         return NULL;
-    t += 2;
-    buf_reset(&s->blob);
-    for (; t[0] && t[1]; t += 2) {
-        unsigned v = 0;
-        for (int k = 0; k < 2; k++) {
-            char c = t[k];
-            v = v << 4 | (unsigned)(c >= 'a' ? c - 'a' + 10 : c >= 'A' ? c - 'A' + 10 : c - '0');
-        }
-        buf_addch(&s->blob, (char)v);
-    }
     *n = s->blob.len;
     return *n ? s->blob.data : NULL;
 }
@@ -285,7 +295,7 @@ static int exec_sql(struct store *st, const char *sql, int may_retry)
              ? STORE_OK
              : status_of_result(st, res);
     if (rc)
-        set_error(st, PQresultErrorMessage(res));
+        pg_set_error(st, PQresultErrorMessage(res));
     PQclear(res);
     if (rc == STORE_UNAVAILABLE && may_retry && may_reconnect(st) && reconnect(st) == STORE_OK)
         return exec_sql(st, sql, 0);
@@ -307,7 +317,7 @@ long long pg_query_int(struct store *st, const char *sql)
     if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
         v = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
     else if (PQresultStatus(res) != PGRES_TUPLES_OK)
-        set_error(st, PQresultErrorMessage(res));
+        pg_set_error(st, PQresultErrorMessage(res));
     PQclear(res);
     return v;
 }

@@ -247,6 +247,10 @@ int db_exec(struct store *st, const char *sql);
 
 /* ---- pg.c: the PostgreSQL side of the cursor and the connection ---- */
 
+/* Keep msg (or "unknown error") as the connection's last error, on one line. */
+void pg_set_error(struct store *st, const char *msg);
+/* Decode bytea's text form "\x0a1b..." into out; -1 when it is not one. */
+int pg_unhex(struct buf *out, const char *text);
 /* Connect to conninfo (a postgresql:// URL or key=value pairs). */
 int pg_connect(struct store *st, const char *conninfo);
 void pg_close(struct store *st);
