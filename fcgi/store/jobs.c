@@ -56,17 +56,21 @@ int store_job_list(struct store *st, const char *space, long limit,
     return job_rows(stmt_bind(st, S_JOB_LIST, "tl", space, limit), each, ctx, 0);
 }
 
+/* A lease's length on a connection no node was named on (tests, the CLI). */
+#define LEASE_DEFAULT_SECONDS 300
+
 void store_set_node(struct store *st, const char *node, long lease_seconds)
 {
     free(st->node);
     st->node = node ? xstrdup(node) : NULL;
-    st->lease_seconds = lease_seconds > 0 ? lease_seconds : 300;
+    st->lease_seconds = lease_seconds;
 }
 
 /* When a lease taken now runs out. */
 static void lease_end(const struct store *st, char out[27])
 {
-    time_utc_iso_micro_offset(out, st->lease_seconds > 0 ? st->lease_seconds : 300);
+    time_utc_iso_micro_offset(out,
+                              st->lease_seconds > 0 ? st->lease_seconds : LEASE_DEFAULT_SECONDS);
 }
 
 int store_job_claim(struct store *st, void (*each)(const struct job_info *, void *), void *ctx)
