@@ -103,6 +103,12 @@ void config_from_env(struct config *cfg)
         cfg->embed_min_similarity = parse_fraction(env_or("KNOWHUB_EMBED_MIN_SIMILARITY", ""), 0.0);
         cfg->embed_timeout_ms = seconds * 1000;
     }
+    {
+        const char *ranking = env_or("KNOWHUB_RANKING", "");
+        cfg->ranking = strcmp(ranking, "reference") == 0 ? CONFIG_RANKING_REFERENCE
+                       : strcmp(ranking, "bm25f") == 0   ? CONFIG_RANKING_BM25F
+                                                         : CONFIG_RANKING_FUSED;
+    }
 }
 
 int config_llm_configured(const struct config *cfg)

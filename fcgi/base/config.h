@@ -44,7 +44,12 @@ struct config {
     double hybrid_alpha;         /* KNOWHUB_HYBRID_ALPHA: the lexical share of the fused score */
     double embed_min_similarity; /* KNOWHUB_EMBED_MIN_SIMILARITY: a hit by meaning alone needs
                                   * at least this cosine; 0 (default): none */
+
+    /* Search (docs/search.md "Relevance") */
+    int ranking; /* KNOWHUB_RANKING: CONFIG_RANKING_*, fused unless "reference" or "bm25f" */
 };
+
+enum { CONFIG_RANKING_FUSED, CONFIG_RANKING_REFERENCE, CONFIG_RANKING_BM25F };
 
 /* Return 1 when an LLM is configured (KNOWHUB_LLM_BASE_URL is set). */
 int config_llm_configured(const struct config *cfg);

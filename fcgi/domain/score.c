@@ -11,19 +11,34 @@
 
 /* ---- queries ---- */
 
+/* Add token to list[0..*n) unless it is there; stop at 64 (enough for any
+ * real query). */
+static int collect_distinct(char ***list, size_t *n, const char *token, size_t len)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strlen((*list)[i]) == len && memcmp((*list)[i], token, len) == 0)
+            return 0; /* each token counts once */
+    if (*n == 64)
+        return 1;
+    *list = xrealloc(*list, (*n + 1) * sizeof **list);
+    (*list)[(*n)++] = xstrndup(token, len);
+    return 0;
+}
+
 static int collect_token(void *ctx, const char *token, size_t n, size_t start, size_t end)
 {
     struct search_query *q = ctx;
     (void)start;
     (void)end;
-    for (size_t i = 0; i < q->n; i++)
-        if (strlen(q->tokens[i]) == n && memcmp(q->tokens[i], token, n) == 0)
-            return 0; /* each token counts once */
-    if (q->n == 64)
-        return 1; /* enough for any real query */
-    q->tokens = xrealloc(q->tokens, (q->n + 1) * sizeof *q->tokens);
-    q->tokens[q->n++] = xstrndup(token, n);
-    return 0;
+    return collect_distinct(&q->tokens, &q->n, token, n);
+}
+
+static int collect_term(void *ctx, const char *token, size_t n, size_t start, size_t end)
+{
+    struct search_query *q = ctx;
+    (void)start;
+    (void)end;
+    return collect_distinct(&q->terms, &q->n_terms, token, n);
 }
 
 void search_query_init(struct search_query *q, const char *query)
@@ -39,13 +54,17 @@ void search_query_init(struct search_query *q, const char *query)
     tokenize_fold(query ? query + start : "", end - start, &folded);
     q->whole = buf_detach(&folded, NULL);
     tokenize(q->whole, strlen(q->whole), collect_token, q);
+    tokenize_terms(q->whole, strlen(q->whole), collect_term, q);
 }
 
 void search_query_release(struct search_query *q)
 {
     for (size_t i = 0; i < q->n; i++)
         free(q->tokens[i]);
+    for (size_t i = 0; i < q->n_terms; i++)
+        free(q->terms[i]);
     free(q->tokens);
+    free(q->terms);
     free(q->whole);
     memset(q, 0, sizeof *q);
 }

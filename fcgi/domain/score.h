@@ -15,9 +15,11 @@
 #define FIELD_MAX (1 << 24) /* bound of one folded field */
 
 struct search_query {
-    char **tokens; /* distinct folded tokens (tokenize.c), owned */
+    char **tokens; /* distinct folded tokens (tokenize()), owned: the reference score's */
     size_t n;
-    char *whole; /* the folded query without surrounding blanks, owned */
+    char *whole;  /* the folded query without surrounding blanks, owned */
+    char **terms; /* distinct search terms (tokenize_terms(): stemmed), owned */
+    size_t n_terms;
 };
 
 /* Tokenize a query; release with search_query_release. */

@@ -2,6 +2,8 @@
 #include "domain/tokenize.h"
 #include "base/buf.h"
 
+#include <libstemmer.h>
+#include <pthread.h>
 #include <string.h>
 
 static const char *const english_stop[] = {
@@ -26,6 +28,14 @@ static const char *const chinese_stop[] = {
     "那个", "的",   "了",   "和",   "是",   "在",   "请",   "我",   "你",   "他",
     "她",   "它",   "吗",   "呢",   "吧",   "啊",   "与",   "及",   "或",   "把",
     "被",   "给",   "也",   "都",   "就",   "又",   "还",   "之",   "其",
+};
+
+/* Words that questions are full of, dropped from search terms only (the
+ * reference score keeps its 118 words above): the rest of the question
+ * words and the stems of negated auxiliaries ("didn't" -> "didn" "t"). */
+static const char *const term_stop[] = {
+    "whose", "whats", "didn", "doesn", "don",    "isn",    "wasn",    "weren", "aren",
+    "hasn",  "haven", "hadn", "won",   "wouldn", "couldn", "shouldn", "yes",
 };
 
 enum cclass { C_SEP, C_WORD, C_HAN };
@@ -141,12 +151,17 @@ static int ascii_word(const char *s, size_t n)
     return 1;
 }
 
-static int english_stop_word(const char *s, size_t n)
+static int in_list(const char *const *list, size_t count, const char *s, size_t n)
 {
-    for (size_t i = 0; i < sizeof english_stop / sizeof *english_stop; i++)
-        if (strlen(english_stop[i]) == n && memcmp(english_stop[i], s, n) == 0)
+    for (size_t i = 0; i < count; i++)
+        if (strlen(list[i]) == n && memcmp(list[i], s, n) == 0)
             return 1;
     return 0;
+}
+
+static int english_stop_word(const char *s, size_t n)
+{
+    return in_list(english_stop, sizeof english_stop / sizeof *english_stop, s, n);
 }
 
 /* Emit a word made of pieces [a, b). */
@@ -269,4 +284,64 @@ void tokenize_fold(const char *text, size_t len, struct buf *out)
         pos += decode((const unsigned char *)text + pos, len - pos, &cp);
         buf_add(out, enc, encode(fold(cp), enc));
     }
+}
+
+/* ---- search terms: stemmed ---- */
+
+/* A Snowball stemmer is not thread-safe: one per thread, made on first use
+ * and deleted when the thread ends. */
+static pthread_key_t stemmer_key;
+static pthread_once_t stemmer_once = PTHREAD_ONCE_INIT;
+
+static void stemmer_free(void *p)
+{
+    sb_stemmer_delete(p);
+}
+
+static void stemmer_key_make(void)
+{
+    (void)pthread_key_create(&stemmer_key, stemmer_free);
+}
+
+static struct sb_stemmer *stemmer(void)
+{
+    struct sb_stemmer *s;
+    pthread_once(&stemmer_once, stemmer_key_make);
+    s = pthread_getspecific(stemmer_key);
+    if (!s && (s = sb_stemmer_new("english", NULL)))
+        (void)pthread_setspecific(stemmer_key, s);
+    return s;
+}
+
+struct term_ctx {
+    token_fn emit;
+    void *ctx;
+};
+
+static int letters_only(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < 'a' || s[i] > 'z')
+            return 0;
+    return 1;
+}
+
+static int emit_term(void *arg, const char *token, size_t n, size_t start, size_t end)
+{
+    struct term_ctx *c = arg;
+    struct sb_stemmer *s;
+    const sb_symbol *stem;
+    if (!letters_only(token, n))
+        return c->emit(c->ctx, token, n, start, end); /* identifiers, numbers, other scripts */
+    if (in_list(term_stop, sizeof term_stop / sizeof *term_stop, token, n))
+        return 0;
+    if (!(s = stemmer()) || !(stem = sb_stemmer_stem(s, (const sb_symbol *)token, (int)n)))
+        return c->emit(c->ctx, token, n, start, end); /* out of memory: the word as it is */
+    return c->emit(c->ctx, (const char *)stem, (size_t)sb_stemmer_length(s), start, end);
+}
+
+int tokenize_terms(const char *text, size_t len, token_fn emit, void *ctx)
+{
+    struct term_ctx c = {emit, ctx};
+    return tokenize(text, len, emit_term, &c);
 }

@@ -22,6 +22,16 @@ typedef int (*token_fn)(void *ctx, const char *token, size_t n, size_t start, si
 /* Tokenize text[0..len) (UTF-8; invalid bytes are separators). */
 int tokenize(const char *text, size_t len, token_fn emit, void *ctx);
 
+/* The search terms of a text: tokenize()'s tokens, then English words made
+ * of letters only are stemmed (Snowball's English stemmer, libstemmer:
+ * "recommendations" and "recommend" meet) and a few more stop words that
+ * questions are full of ("whose", "didn", "doesn" ...) are dropped. The
+ * indexes (FTS5, PostgreSQL's terms, the BM25F statistics) and a query's
+ * candidate terms use these; the reference score matches tokenize()'s. A
+ * change here changes TOKENIZER_VERSION, and the indexes are rebuilt. */
+int tokenize_terms(const char *text, size_t len, token_fn emit, void *ctx);
+#define TOKENIZER_VERSION 2
+
 /* Lower-case and fold text like the tokenizer does (for substring matching
  * of fields against tokens); the result goes to out. */
 struct buf;

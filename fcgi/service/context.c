@@ -110,6 +110,7 @@ int svc_context_question(const struct svc_ctx *c, struct json_object *body,
     struct json_object *tables = NULL, *first = NULL;
     struct rules_ctx rules = {0};
     struct knowledge_ctx kn = {0};
+    struct search_opts opts;
     const char *question;
     long max_results;
     int rc, ret = -1;
@@ -131,8 +132,9 @@ int svc_context_question(const struct svc_ctx *c, struct json_object *body,
         goto out;
     }
     kn.items = json_object_new_array();
+    opts = search_opts_of(c->cfg, 0); /* weak hits never reach a prompt */
     rc = search_files(c->st, c->space, question, SEARCH_RULES | SEARCH_EXPERIENCES,
-                      (size_t)max_results, first, knowledge_add, &kn);
+                      (size_t)max_results, first, &opts, knowledge_add, &kn);
     if (rc) {
         store_status_error(rc, "Knowledge", err);
         goto out;

@@ -20,6 +20,7 @@
 struct file_hits {
     struct json_object *results;
     enum search_mode mode;
+    const char *query;
 };
 
 static void file_hit(const struct fused_hit *h, void *ctx)
@@ -38,8 +39,14 @@ static void file_hit(const struct fused_hit *h, void *ctx)
                            json_object_new_string_len(snippet.data, (int)snippet.len));
     buf_release(&snippet);
     json_object_object_add(o, "source", json_object_new_string(h->k->source));
-    json_object_object_add(o, "score", json_object_new_double(h->lexical));
+    json_object_object_add(o, "passage", search_passage(fh->query, h->k->content));
+    /* score: the reference's match score; relevance: what ordered the hit */
+    json_object_object_add(o, "score", json_object_new_double(h->match));
+    json_object_object_add(
+        o, "relevance", json_object_new_double(fh->mode == MODE_LEXICAL ? h->lexical : h->fused));
     json_object_object_add(o, "id", json_object_new_string(h->k->id));
+    if (h->weak)
+        json_object_object_add(o, "weak", json_object_new_boolean(1));
     if (fh->mode != MODE_LEXICAL) {
         json_object_object_add(o, "vector_score", json_object_new_double(h->vector));
         json_object_object_add(o, "found_by", hybrid_found_by(h->found));
@@ -108,17 +115,21 @@ int svc_search_files(const struct svc_ctx *c, struct json_object *body, struct j
     unsigned categories;
     long max_results;
     size_t nlex = 0, pool;
-    int rc;
+    int rc, include_weak;
+    struct search_opts opts;
     *data = NULL;
     if (jf_string(err, body, "query", 0, 2000, &query) || categories_of(body, &categories, err) ||
         jf_long(err, body, "max_results", 1, 50, 10, &max_results) ||
         jf_string_list(err, body, "table_names", 100, 256, 0, &tables) ||
         jf_string(err, body, "mode", 0, 64, &mode_text) ||
+        jf_bool(err, body, "include_weak", 0, &include_weak) ||
         search_mode_of(c, mode_text, &fh.mode, err))
         return -1;
+    fh.query = query;
+    opts = search_opts_of(c->cfg, include_weak);
     /* Fusion looks further down the lexical list than it answers. */
     pool = fh.mode == MODE_LEXICAL || max_results >= 20 ? (size_t)max_results : 20;
-    rc = search_files_ids(c->st, c->space, query, categories, pool, tables, &lex, &nlex);
+    rc = search_files_ids(c->st, c->space, query, categories, pool, tables, &opts, &lex, &nlex);
     fh.results = json_object_new_array();
     warnings = json_object_new_array();
     if (rc == STORE_OK)
@@ -149,6 +160,7 @@ struct stage1 {
     struct ranked *r;
     size_t n;
     enum search_mode mode;
+    const char *query;
 };
 
 /* "a, b" from a JSON array. */
@@ -183,6 +195,9 @@ static void entry_hit(const struct fused_hit *h, void *ctx)
     /* relevance: the match score, or with vectors the fused score that ordered it */
     json_object_object_add(
         o, "relevance", json_object_new_double(s1->mode == MODE_LEXICAL ? h->lexical : h->fused));
+    json_object_object_add(o, "passage", search_passage(s1->query, k->content));
+    if (h->weak)
+        json_object_object_add(o, "weak", json_object_new_boolean(1));
     if (s1->mode != MODE_LEXICAL) {
         json_object_object_add(o, "lexical_score", json_object_new_double(h->lexical));
         json_object_object_add(o, "vector_score", json_object_new_double(h->vector));
@@ -379,7 +394,9 @@ int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
     size_t depth = s1.mode == MODE_LEXICAL || pool >= 20 ? pool : 20, nlex = 0;
     struct ranked_id *lex = NULL;
     struct json_object *warnings = json_object_new_array();
-    rc = search_entries_ids(c->st, c->space, eq->q, &f, depth, &lex, &nlex);
+    struct search_opts opts = search_opts_of(c->cfg, eq->include_weak);
+    s1.query = eq->q;
+    rc = search_entries_ids(c->st, c->space, eq->q, &f, depth, &opts, &lex, &nlex);
     if (rc == STORE_OK)
         rc = hybrid_run(c, s1.mode, eq->q, lex, nlex, pool, entry_accept, &f, entry_hit, &s1,
                         warnings);

@@ -34,6 +34,7 @@ struct entry_query {
     size_t n_types;
     const char *category; /* "" as NULL */
     const char *mode;     /* lexical, vector, hybrid; NULL: hybrid when embeddings are on */
+    int include_weak;     /* 1: weak hits too, flagged (service/search.h) */
 };
 
 /* Checked in this order: trace_id, task, goal_id, the role for a trace_id,

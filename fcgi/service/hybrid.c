@@ -52,6 +52,8 @@ struct cand {
     double lexical, vector, fused;
     size_t rank; /* in the lexical list, then in the vector list (after every lexical one) */
     unsigned found;
+    int weak;     /* the words found it weakly */
+    double match; /* the reference match score */
 };
 
 static int by_fused(const void *a, const void *b)
@@ -139,6 +141,8 @@ int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
             cand[nc].fused =
                 mode == MODE_LEXICAL ? lex[i].score : fuse(alpha, lex[i].score, sims[i]);
             cand[nc].rank = i;
+            cand[nc].weak = lex[i].weak;
+            cand[nc].match = lex[i].match;
             cand[nc++].found = FOUND_LEXICAL;
         }
     for (size_t i = 0; i < nv; i++) {
@@ -163,8 +167,13 @@ int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
         struct knowledge k;
         int got = store_knowledge_get(c->st, c->space, cand[i].id, 0, &k);
         if (got == STORE_OK && ((cand[i].found & FOUND_LEXICAL) || !accept || accept(&k, actx))) {
-            struct fused_hit h = {&k, cand[i].lexical, cand[i].vector, cand[i].fused,
-                                  cand[i].found};
+            struct fused_hit h = {&k,
+                                  cand[i].lexical,
+                                  cand[i].vector,
+                                  cand[i].fused,
+                                  cand[i].found,
+                                  cand[i].weak && !(cand[i].found & FOUND_VECTOR),
+                                  cand[i].match};
             each(&h, ctx);
             emitted++;
         } else if (got != STORE_OK && got != STORE_NOT_FOUND) {

@@ -1,7 +1,11 @@
-/* search: FTS5 candidates in passes, exact scoring, deterministic order. */
+/* search: full-text candidates in passes, exact scoring (the reference
+ * score fused with BM25F), deterministic order. */
 #include "service/search.h"
+#include "domain/bm25.h"
+#include "domain/passage.h"
 #include "domain/score.h"
 #include "base/buf.h"
+#include "base/config.h"
 #include "base/jfield.h"
 #include "domain/paths.h"
 #include "store/store.h"
@@ -19,7 +23,7 @@
  * after the callback) and its score; the entry is loaded at the end. */
 struct cand {
     char *id, *category, *path, *updated_at;
-    double score;
+    double score, match; /* relevance, reference match score */
 };
 
 /* The ids already scored, so a row met again in a later pass is skipped. */
@@ -67,12 +71,16 @@ static void seen_release(struct seen *s)
 
 struct collector {
     const struct search_query *q;
-    struct strlist tables; /* folded, non-empty table names */
-    unsigned categories;   /* SEARCH_* */
-    int skip_always_rules; /* the file view; else the entry view */
-    struct buf entry_text; /* the entry view's scenario + body */
-    size_t want;           /* how many hits the caller wants */
-    struct cand *best;     /* the best `want` so far, best first */
+    enum search_ranking ranking;
+    struct bm25_stats stats;      /* the space's */
+    long long df[BM25_MAX_TERMS]; /* of q->terms */
+    struct bm25_query bq;         /* q->terms weighed */
+    struct strlist tables;        /* folded, non-empty table names */
+    unsigned categories;          /* SEARCH_* */
+    int skip_always_rules;        /* the file view; else the entry view */
+    struct buf entry_text;        /* the entry view's scenario + body */
+    size_t want;                  /* how many hits the caller wants */
+    struct cand *best;            /* the best `want` so far, best first */
     size_t nbest;
     size_t positive; /* distinct rows scoring > 0 */
     size_t rows;     /* rows the current pass returned */
@@ -103,7 +111,7 @@ static void cand_release(struct cand *c)
 }
 
 /* Keep the row when it is among the best `want` so far (best stays sorted). */
-static void keep(struct collector *col, double score, const struct match_row *r)
+static void keep(struct collector *col, double score, double match, const struct match_row *r)
 {
     size_t at = col->nbest;
     struct cand *c;
@@ -124,7 +132,22 @@ static void keep(struct collector *col, double score, const struct match_row *r)
     c->path = xstrdup(r->path);
     c->updated_at = xstrdup(r->updated_at);
     c->score = score;
+    c->match = match;
     col->nbest++;
+}
+
+/* A candidate's relevance from its reference score and BM25F coverage. */
+static double relevance(enum search_ranking ranking, double ref, double coverage)
+{
+    switch (ranking) {
+    case RANKING_REFERENCE:
+        return ref;
+    case RANKING_BM25F:
+        return 100 * coverage;
+    case RANKING_FUSED:
+        break;
+    }
+    return ref + 100 * coverage;
 }
 
 static int take(const struct match_row *r, void *arg)
@@ -132,7 +155,7 @@ static int take(const struct match_row *r, void *arg)
     struct collector *col = arg;
     unsigned bit = strcmp(r->category, "rules") == 0 ? SEARCH_RULES : SEARCH_EXPERIENCES;
     struct fields *f = &col->f;
-    double score;
+    double score, match, coverage = 0;
     col->rows++;
     if (!(col->categories & bit) ||
         (col->skip_always_rules && bit == SEARCH_RULES && r->always_apply) ||
@@ -153,11 +176,14 @@ static int take(const struct match_row *r, void *arg)
         fold_field(&f->body, col->entry_text.data, 200, &f->tmp);
     }
     strlist_set_tags(&f->tags, r->tags, &f->tmp);
-    score = score_folded(col->q, f, score_source_manual(r->source), &col->tables);
+    if (col->ranking != RANKING_REFERENCE && r->terms)
+        coverage = bm25_coverage(&col->bq, &col->stats, r->terms, strlen(r->terms));
+    match = score_folded(col->q, f, score_source_manual(r->source), &col->tables);
+    score = relevance(col->ranking, match, coverage);
     if (score <= 0)
         return 0;
     col->positive++;
-    keep(col, score, r);
+    keep(col, score, match, r);
     return 0;
 }
 
@@ -223,7 +249,7 @@ static void thin(const struct search_query *q, struct thinned *t)
 {
     size_t keep = 0;
     memset(t, 0, sizeof *t);
-    tokenize(q->whole, strlen(q->whole), thin_token, t);
+    tokenize_terms(q->whole, strlen(q->whole), thin_token, t);
     for (size_t i = 0; i < t->all; i++) {
         int drop = t->idx[i] % 2 == 1 && t->overlap_next[i];
         for (size_t j = 0; !drop && j < keep; j++)
@@ -268,6 +294,52 @@ static int settled(const struct collector *col, double ub)
     return col->want > 0 && col->nbest == col->want && col->best[col->want - 1].score > ub;
 }
 
+/* The most an entry can score whose reference score is at most ref and
+ * which holds only the query terms of mask (bit i: term i). */
+static double bound(const struct collector *col, double ref, unsigned long long mask)
+{
+    if (col->ranking == RANKING_REFERENCE)
+        return ref;
+    return relevance(col->ranking, ref, bm25_coverage_bound(&col->bq, mask));
+}
+
+/* Candidates from the whole text, first-class: every query term in any
+ * field, then each term alone, the rarest first (the most telling, and the
+ * smallest passes). A term whose pass held all its entries is done: an
+ * entry not met yet lacks it, so once the wanted hits score above what the
+ * remaining terms could give (bound), the common terms need no pass. */
+static int body_passes(struct store *st, const char *space, struct collector *col,
+                       const struct knowledge_filter *filter)
+{
+    char *const *tok = col->q->terms;
+    size_t n = col->bq.n, order[BM25_MAX_TERMS];
+    unsigned long long unseen = n >= 64 ? ~0ULL : (1ULL << n) - 1;
+    /* an entry without a query word in its head: 10 at most from the body's
+     * first 200 characters, and the table names */
+    double ref = 10 + 30.0 * (double)col->tables.n;
+    int rc, full = 0;
+    if (n > 1 &&
+        (rc = pass(st, space, col, filter, IN_ALL, terms(tok, n, MATCH_AND, 0, 0), 0, NULL, NULL)))
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        for (; j > 0 && col->df[order[j - 1]] > col->df[i]; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    for (size_t k = 0; k < n; k++) {
+        size_t i = order[k];
+        if (col->df[i] > 0 && settled(col, bound(col, ref, unseen)))
+            break;
+        if (col->df[i] > 0 && (rc = pass(st, space, col, filter, IN_ALL,
+                                         terms(&tok[i], 1, MATCH_AND, 0, 0), 0, &full, NULL)))
+            return rc;
+        if (col->df[i] == 0 || full)
+            unseen &= ~(1ULL << i);
+    }
+    return STORE_OK;
+}
+
 /* Gather and score candidates in passes, the cheap and likely ones first:
  *   1. entries whose tags hold a table name (file view);
  *   2. all query words in the head (title, tags, stem) of the small head
@@ -288,8 +360,9 @@ static int collect(struct store *st, const char *space, struct collector *col,
                    const struct knowledge_filter *filter)
 {
     const struct search_query *q = col->q;
-    char *const *tok = q->tokens;
+    char *const *tok = q->terms;
     double n = (double)q->n, tables = 30.0 * (double)col->tables.n;
+    unsigned long long all = ~0ULL;
     /* An entry without some word in its head: at most 190/N for each other
      * word, 10/N for that one, and no whole-query bonus. */
     double partial = ((n - 1) * 190 + 10) / (n > 0 ? n : 1) + tables;
@@ -299,17 +372,17 @@ static int collect(struct store *st, const char *space, struct collector *col,
         struct search_query tq = {0};
         for (size_t i = 0; i < col->tables.n; i++) {
             const char *tn = col->tables.text.data + col->tables.off[i];
-            tokenize(tn, strlen(tn), table_token, &tq);
+            tokenize_terms(tn, strlen(tn), table_token, &tq);
         }
         if (tq.n)
             rc = pass(st, space, col, filter, IN_HEAD,
                       terms(tq.tokens, tq.n, MATCH_OR, 1, MATCH_TAGS), 0, NULL, NULL);
         search_query_release(&tq);
     }
-    if (rc || !q->n)
+    if (rc || !q->n_terms)
         goto out;
-    if ((rc = pass(st, space, col, filter, IN_HEAD, terms(tok, q->n, MATCH_AND, 0, 0), 0, &full,
-                   &last)))
+    if ((rc = pass(st, space, col, filter, IN_HEAD, terms(tok, q->n_terms, MATCH_AND, 0, 0), 0,
+                   &full, &last)))
         goto out;
     if (!full) {
         /* More head matches than a pass takes: their tiers, from the best
@@ -321,30 +394,33 @@ static int collect(struct store *st, const char *space, struct collector *col,
             double outside;
         } tiers[] = {
             {MATCH_TITLE | MATCH_TAGS, 190}, {MATCH_TITLE | MATCH_STEM, 160}, {MATCH_TITLE, 140}};
-        for (size_t t = q->n == 1 ? 0 : 2; t < sizeof tiers / sizeof *tiers; t++) {
+        for (size_t t = q->n_terms == 1 ? 0 : 2; t < sizeof tiers / sizeof *tiers; t++) {
             if ((rc = pass(st, space, col, filter, IN_HEAD,
-                           terms(tok, q->n, MATCH_AND, 0, tiers[t].fields), last, &full, NULL)))
+                           terms(tok, q->n_terms, MATCH_AND, 0, tiers[t].fields), last, &full,
+                           NULL)))
                 goto out;
             /* A truncated tier holds more than the wanted, better than below. */
-            if (!full || settled(col, tiers[t].outside + tables))
+            if (!full || settled(col, bound(col, tiers[t].outside + tables, all)))
                 break;
         }
     }
-    if (q->n > 2 && !settled(col, partial)) {
+    if (q->n_terms > 2 && !settled(col, bound(col, partial, all))) {
         struct thinned t;
         thin(q, &t);
-        if (t.n > 1 && t.n < q->n)
+        if (t.n > 1 && t.n < q->n_terms)
             rc = pass(st, space, col, filter, IN_HEAD, terms(t.tok, t.n, MATCH_AND, 0, 0), 0, NULL,
                       NULL);
         thinned_release(&t);
         if (rc)
             goto out;
     }
-    if (q->n > 1 && !settled(col, partial)) {
-        if ((rc = pass(st, space, col, filter, IN_HEAD, terms(tok, q->n, MATCH_OR, 0, 0), 0, NULL,
-                       NULL)))
+    if (q->n_terms > 1 && !settled(col, bound(col, partial, all))) {
+        if ((rc = pass(st, space, col, filter, IN_HEAD, terms(tok, q->n_terms, MATCH_OR, 0, 0), 0,
+                       NULL, NULL)))
             goto out;
     }
+    if (col->ranking != RANKING_REFERENCE && (rc = body_passes(st, space, col, filter)))
+        goto out;
     {
         static const struct {
             int index, prefix;
@@ -354,10 +430,10 @@ static int collect(struct store *st, const char *space, struct collector *col,
             {IN_ALL, 0, MATCH_OR},   {IN_ALL, 1, MATCH_AND}, {IN_ALL, 1, MATCH_OR},
         };
         for (size_t p = 0; p < sizeof rest / sizeof *rest && col->positive < col->want; p++) {
-            if (q->n == 1 && rest[p].op == MATCH_OR)
+            if (q->n_terms == 1 && rest[p].op == MATCH_OR)
                 continue;
             if ((rc = pass(st, space, col, filter, rest[p].index,
-                           terms(tok, q->n, rest[p].op, rest[p].prefix, 0), 0, NULL, NULL)))
+                           terms(tok, q->n_terms, rest[p].op, rest[p].prefix, 0), 0, NULL, NULL)))
                 goto out;
         }
     }
@@ -381,8 +457,10 @@ static void collector_release(struct collector *col)
  * with collector_release). */
 static int rank(struct store *st, const char *space, struct search_query *q, const char *query,
                 unsigned categories, int skip_always_rules, const struct knowledge_filter *filter,
-                size_t max, struct json_object *table_names, struct collector *col)
+                size_t max, struct json_object *table_names, enum search_ranking ranking,
+                struct collector *col)
 {
+    int rc;
     memset(col, 0, sizeof *col);
     fields_init(&col->f);
     strlist_init(&col->tables);
@@ -398,25 +476,57 @@ static int rank(struct store *st, const char *space, struct search_query *q, con
     col->skip_always_rules = skip_always_rules;
     col->want = max;
     col->best = xcalloc(max + 1, sizeof *col->best);
+    col->ranking = ranking;
     strlist_add_json(&col->tables, table_names, 1, &col->f.tmp);
+    if (ranking != RANKING_REFERENCE) {
+        size_t n = q->n_terms < BM25_MAX_TERMS ? q->n_terms : BM25_MAX_TERMS;
+        if ((rc = store_search_stats(st, space, (const char *const *)q->terms, n, &col->stats,
+                                     col->df)))
+            return rc;
+        bm25_query_init(&col->bq, (const char *const *)q->terms, n, col->df, &col->stats);
+    }
     return collect(st, space, col, filter);
+}
+
+static const struct search_opts default_opts = {RANKING_FUSED, 0};
+
+struct search_opts search_opts_of(const struct config *cfg, int include_weak)
+{
+    struct search_opts o = {RANKING_FUSED, include_weak};
+    if (cfg && cfg->ranking == CONFIG_RANKING_REFERENCE)
+        o.ranking = RANKING_REFERENCE;
+    else if (cfg && cfg->ranking == CONFIG_RANKING_BM25F)
+        o.ranking = RANKING_BM25F;
+    return o;
+}
+
+/* 1 when a hit of this score is weak under these options. */
+static int weak(const struct search_opts *o, double score)
+{
+    return o->ranking != RANKING_REFERENCE && score < SEARCH_WEAK_FLOOR;
 }
 
 static int run(struct store *st, const char *space, const char *query, unsigned categories,
                int skip_always_rules, const struct knowledge_filter *filter, size_t max,
-               struct json_object *table_names, void (*each)(const struct search_hit *, void *),
-               void *ctx)
+               struct json_object *table_names, const struct search_opts *opts,
+               void (*each)(const struct search_hit *, void *), void *ctx)
 {
     struct search_query q;
     struct collector col;
-    int rc =
-        rank(st, space, &q, query, categories, skip_always_rules, filter, max, table_names, &col);
+    int rc;
+    if (!opts)
+        opts = &default_opts;
+    rc = rank(st, space, &q, query, categories, skip_always_rules, filter, max, table_names,
+              opts->ranking, &col);
     /* The hits, loaded whole (an entry deleted meanwhile is left out). */
     for (size_t i = 0; rc == STORE_OK && i < col.nbest; i++) {
         struct knowledge k;
-        int got = store_knowledge_get(st, space, col.best[i].id, 0, &k);
+        int got, is_weak = weak(opts, col.best[i].score);
+        if (is_weak && !opts->include_weak)
+            break; /* the rest score lower still */
+        got = store_knowledge_get(st, space, col.best[i].id, 0, &k);
         if (got == STORE_OK) {
-            struct search_hit h = {&k, col.best[i].score};
+            struct search_hit h = {&k, col.best[i].score, col.best[i].match, is_weak};
             each(&h, ctx);
         } else if (got != STORE_NOT_FOUND) {
             rc = got;
@@ -431,17 +541,26 @@ static int run(struct store *st, const char *space, const char *query, unsigned 
 /* rank, handing the ids and scores over instead of loading the entries. */
 static int run_ids(struct store *st, const char *space, const char *query, unsigned categories,
                    int skip_always_rules, const struct knowledge_filter *filter, size_t max,
-                   struct json_object *table_names, struct ranked_id **out, size_t *n)
+                   struct json_object *table_names, const struct search_opts *opts,
+                   struct ranked_id **out, size_t *n)
 {
     struct search_query q;
     struct collector col;
-    int rc =
-        rank(st, space, &q, query, categories, skip_always_rules, filter, max, table_names, &col);
+    int rc;
+    if (!opts)
+        opts = &default_opts;
+    rc = rank(st, space, &q, query, categories, skip_always_rules, filter, max, table_names,
+              opts->ranking, &col);
     *out = xcalloc(col.nbest + 1, sizeof **out);
     *n = 0;
     for (size_t i = 0; rc == STORE_OK && i < col.nbest; i++) {
+        int is_weak = weak(opts, col.best[i].score);
+        if (is_weak && !opts->include_weak)
+            break; /* the rest score lower still */
         (*out)[i].id = col.best[i].id;
         (*out)[i].score = col.best[i].score;
+        (*out)[i].match = col.best[i].match;
+        (*out)[i].weak = is_weak;
         col.best[i].id = NULL;
         *n = i + 1;
     }
@@ -468,32 +587,55 @@ static void files_filter(unsigned categories, struct knowledge_filter *f)
 
 int search_files(struct store *st, const char *space, const char *query, unsigned categories,
                  size_t max_results, struct json_object *table_names,
-                 void (*each)(const struct search_hit *, void *), void *ctx)
+                 const struct search_opts *opts, void (*each)(const struct search_hit *, void *),
+                 void *ctx)
 {
     struct knowledge_filter f;
     files_filter(categories, &f);
-    return run(st, space, query, categories, 1, &f, max_results, table_names, each, ctx);
+    return run(st, space, query, categories, 1, &f, max_results, table_names, opts, each, ctx);
 }
 
 int search_files_ids(struct store *st, const char *space, const char *query, unsigned categories,
-                     size_t max_results, struct json_object *table_names, struct ranked_id **out,
-                     size_t *n)
+                     size_t max_results, struct json_object *table_names,
+                     const struct search_opts *opts, struct ranked_id **out, size_t *n)
 {
     struct knowledge_filter f;
     files_filter(categories, &f);
-    return run_ids(st, space, query, categories, 1, &f, max_results, table_names, out, n);
+    return run_ids(st, space, query, categories, 1, &f, max_results, table_names, opts, out, n);
 }
 
 int search_entries(struct store *st, const char *space, const char *query,
-                   const struct knowledge_filter *f, size_t n,
+                   const struct knowledge_filter *f, size_t n, const struct search_opts *opts,
                    void (*each)(const struct search_hit *, void *), void *ctx)
 {
-    return run(st, space, query, 0, 0, f, n, NULL, each, ctx);
+    return run(st, space, query, 0, 0, f, n, NULL, opts, each, ctx);
 }
 
 int search_entries_ids(struct store *st, const char *space, const char *query,
-                       const struct knowledge_filter *f, size_t n, struct ranked_id **out,
-                       size_t *nout)
+                       const struct knowledge_filter *f, size_t n, const struct search_opts *opts,
+                       struct ranked_id **out, size_t *nout)
 {
-    return run_ids(st, space, query, 0, 0, f, n, NULL, out, nout);
+    return run_ids(st, space, query, 0, 0, f, n, NULL, opts, out, nout);
+}
+
+struct json_object *search_passage(const char *query, const char *text)
+{
+    struct search_query q;
+    struct passage p;
+    struct json_object *o = json_object_new_object(), *marks = json_object_new_array();
+    search_query_init(&q, query ? query : "");
+    text = text ? text : "";
+    passage_find(text, strlen(text), q.terms, q.n_terms, PASSAGE_CHARS, &p);
+    json_object_object_add(o, "text",
+                           json_object_new_string_len(text + p.start, (int)(p.end - p.start)));
+    json_object_object_add(o, "offset", json_object_new_int64((int64_t)p.offset));
+    for (size_t i = 0; i < p.n; i++) {
+        struct json_object *m = json_object_new_array();
+        json_object_array_add(m, json_object_new_int64((int64_t)p.hits[i].start));
+        json_object_array_add(m, json_object_new_int64((int64_t)p.hits[i].length));
+        json_object_array_add(marks, m);
+    }
+    json_object_object_add(o, "highlights", marks);
+    search_query_release(&q);
+    return o;
 }

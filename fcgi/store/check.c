@@ -145,6 +145,18 @@ int store_check(struct store *st, struct buf *report)
         } else {
             buf_adds(report, "paths: every path can be exported\n");
         }
+        /* The BM25F statistics (search_index.c) follow the active entries. */
+        query_text(st, CHECK_SEARCH_DOCS, &a);
+        query_text(st, CHECK_SEARCH_STATS("char(10)"), &b);
+        if (strcmp(a.data, "0") != 0 || strcmp(b.data, "0") != 0) {
+            buf_addf(report,
+                     "search statistics: %s entries without their terms record (or left over), "
+                     "%s spaces whose counts differ from their records\n",
+                     a.data, b.data);
+            problems++;
+        } else {
+            buf_adds(report, "search statistics: ok\n");
+        }
         buf_release(&a);
         buf_release(&b);
     }

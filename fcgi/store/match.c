@@ -81,6 +81,7 @@ int store_knowledge_match(struct store *st, const char *space, const struct stor
         r.updated_at = col_text(s, 8);
         r.always_apply = col_int(s, 9);
         r.scenario = col_text(s, 10);
+        r.terms = col_opt(s, 11);
         if (last)
             *last = r.seq;
         if (each(&r, ctx))

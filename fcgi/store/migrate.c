@@ -199,6 +199,30 @@ static const char *const migrations[] = {
      * has run out, and a restart requeues only its own node's jobs. */
     ("ALTER TABLE jobs ADD COLUMN node TEXT;"
      "ALTER TABLE jobs ADD COLUMN lease_until TEXT;"),
+
+    /* 9: the BM25F statistics (docs/search.md "Relevance"): each active
+     * entry's terms record, and per space the entries, the total length of
+     * each field and each term's document frequency. Triggers mark what
+     * changed; search_index.c brings it up to date before each commit.
+     * search_meta's tokenizer 0 makes the first open rebuild every index
+     * with the stemming tokenizer. */
+    ("CREATE TABLE search_docs(seq INTEGER PRIMARY KEY, space TEXT NOT NULL,"
+     "  terms TEXT NOT NULL);"
+     "CREATE TABLE search_terms(space TEXT NOT NULL, term TEXT NOT NULL,"
+     "  df INTEGER NOT NULL, PRIMARY KEY(space, term)) WITHOUT ROWID;"
+     "CREATE TABLE search_spaces(space TEXT PRIMARY KEY, docs INTEGER NOT NULL,"
+     "  len_title INTEGER NOT NULL, len_tags INTEGER NOT NULL, len_stem INTEGER NOT NULL,"
+     "  len_scenario INTEGER NOT NULL, len_body INTEGER NOT NULL) WITHOUT ROWID;"
+     "CREATE TABLE search_dirty(seq INTEGER PRIMARY KEY);"
+     "CREATE TABLE search_meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;"
+     "INSERT INTO search_meta(key, value) VALUES('tokenizer', 0);"
+     "CREATE TRIGGER search_dirty_insert AFTER INSERT ON knowledge"
+     "  BEGIN INSERT OR IGNORE INTO search_dirty(seq) VALUES(new.seq); END;"
+     "CREATE TRIGGER search_dirty_update"
+     "  AFTER UPDATE OF space, title, tags, path, scenario, content, status ON knowledge"
+     "  BEGIN INSERT OR IGNORE INTO search_dirty(seq) VALUES(new.seq); END;"
+     "CREATE TRIGGER search_dirty_delete AFTER DELETE ON knowledge"
+     "  BEGIN INSERT OR IGNORE INTO search_dirty(seq) VALUES(old.seq); END;"),
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -338,7 +362,9 @@ int pg_migrate(struct store *st, int *found)
         rc = STORE_TOO_NEW;
     else if (*found == 0)
         rc = pg_exec(st, pg_schema_sql);
-    /* No later PostgreSQL migrations yet: the schema starts at the latest. */
+    /* 8 -> 9: the BM25F statistics. */
+    else if (*found == 8)
+        rc = pg_exec(st, pg_migration_9);
     else if (*found < store_schema_latest())
         rc = STORE_ERROR;
     st->tx_depth--;

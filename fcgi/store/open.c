@@ -46,7 +46,7 @@ static int fts_tokenize(Fts5Tokenizer *t, void *fts_ctx, int flags, const char *
     struct fts_emit_ctx c = {fts_ctx, token};
     (void)t;
     (void)flags;
-    return tokenize(text, n > 0 ? (size_t)n : 0, fts_emit, &c);
+    return tokenize_terms(text, n > 0 ? (size_t)n : 0, fts_emit, &c);
 }
 
 /* Register the tokenizer on this connection (before any FTS5 table is used). */
@@ -104,7 +104,8 @@ static int open_postgres(const char *conninfo, struct store_upgrade *up, struct 
     struct store *st = xcalloc(1, sizeof *st);
     int rc;
     buf_init(&st->audit_pending, 1024 * 1024);
-    if ((rc = pg_connect(st, conninfo)) || (rc = pg_migrate(st, &up->from_version))) {
+    if ((rc = pg_connect(st, conninfo)) || (rc = pg_migrate(st, &up->from_version)) ||
+        (rc = search_index_ensure(st))) {
         if (st->pg_error[0])
             fprintf(stderr, "knowhub: PostgreSQL: %s\n", st->pg_error);
         store_close(st);
@@ -154,7 +155,8 @@ int store_open_upgrade(const char *path, const char *backup_dir, struct store_up
         goto fail;
     }
     if ((rc = db_exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-                          "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;")))
+                          "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;"
+                          "PRAGMA mmap_size = 1073741824;")))
         goto fail;
     if ((rc = register_tokenizer(st->db)))
         goto fail;
@@ -165,7 +167,7 @@ int store_open_upgrade(const char *path, const char *backup_dir, struct store_up
         rc = STORE_BACKUP_FAILED;
         goto fail;
     }
-    if ((rc = schema_migrate(st, &up->from_version)))
+    if ((rc = schema_migrate(st, &up->from_version)) || (rc = search_index_ensure(st)))
         goto fail;
     up->to_version = store_schema_latest();
     *out = st;

@@ -30,12 +30,35 @@
  * field, as FTS5's knowledge_head and knowledge_fts). */
 #define PG_MATCH(column)                                                                           \
     "SELECT f.seq, k.id, k.category, k.path, k.title, k.tags, substr(k.content, 1, 200),"          \
-    " k.source, k.updated_at, k.always_apply, substr(k.scenario, 1, 200)"                          \
+    " k.source, k.updated_at, k.always_apply, substr(k.scenario, 1, 200), d.terms"                 \
     " FROM knowledge_terms f JOIN knowledge k ON k.seq = f.seq"                                    \
+    " LEFT JOIN search_docs d ON d.seq = f.seq"                                                    \
     " WHERE f." column " @@ $1::tsquery AND f.space = $2"                                          \
     " AND ($3::int = 0 OR (f.types & $3::int) <> 0)"                                               \
     " AND ($4::text IS NULL OR f.category = $4::text) AND f.seq < $6::bigint"                      \
     " ORDER BY f.seq DESC LIMIT $5"
+
+/* 9: the BM25F statistics (migrate.c's migration 9, search_index.c). */
+#define PG_SEARCH_STATS                                                                            \
+    "CREATE TABLE search_docs(seq bigint PRIMARY KEY, space" PG_T " NOT NULL,"                     \
+    "  terms" PG_T " NOT NULL);"                                                                   \
+    "CREATE TABLE search_terms(space" PG_T " NOT NULL, term" PG_T " NOT NULL,"                     \
+    "  df bigint NOT NULL, PRIMARY KEY(space, term));"                                             \
+    "CREATE TABLE search_spaces(space" PG_T " PRIMARY KEY, docs bigint NOT NULL,"                  \
+    "  len_title bigint NOT NULL, len_tags bigint NOT NULL, len_stem bigint NOT NULL,"             \
+    "  len_scenario bigint NOT NULL, len_body bigint NOT NULL);"                                   \
+    "CREATE TABLE search_dirty(seq bigint PRIMARY KEY);"                                           \
+    "CREATE TABLE search_meta(key" PG_T " PRIMARY KEY, value bigint NOT NULL);"                    \
+    "INSERT INTO search_meta(key, value) VALUES('tokenizer', 0);"                                  \
+    "CREATE FUNCTION search_dirty_mark() RETURNS trigger LANGUAGE plpgsql AS $$"                   \
+    " BEGIN INSERT INTO search_dirty(seq)"                                                         \
+    "  VALUES(CASE WHEN TG_OP = 'DELETE' THEN old.seq ELSE new.seq END) ON CONFLICT DO NOTHING;"   \
+    " RETURN NULL; END $$;"                                                                        \
+    "CREATE TRIGGER search_dirty_insert AFTER INSERT OR DELETE ON knowledge FOR EACH ROW"          \
+    "  EXECUTE FUNCTION search_dirty_mark();"                                                      \
+    "CREATE TRIGGER search_dirty_update"                                                           \
+    "  AFTER UPDATE OF space, title, tags, path, scenario, content, status ON knowledge"           \
+    "  FOR EACH ROW EXECUTE FUNCTION search_dirty_mark();"
 
 /* The cache generation, read in the same round trip as a token lookup. */
 #define PG_GENERATION "(SELECT coalesce(sum(n), 0) FROM generation)::bigint"
@@ -328,6 +351,36 @@ const char *const pg_stmt_sql[S_COUNT] = {
                       " ON CONFLICT (seq) DO UPDATE SET space = excluded.space,"
                       " types = excluded.types, category = excluded.category,"
                       " head = excluded.head, tsv = excluded.tsv",
+    [S_SX_DIRTY] = "SELECT seq FROM search_dirty ORDER BY seq LIMIT 256",
+    [S_SX_DIRTY_COUNT] = "SELECT count(*) FROM search_dirty",
+    [S_SX_UNDIRTY] = "DELETE FROM search_dirty WHERE seq = $1",
+    [S_SX_SOURCE] = "SELECT id, space, status, title, tags, path, scenario, content FROM knowledge"
+                    " WHERE seq = $1",
+    [S_SX_DOC_GET] = "SELECT space, terms FROM search_docs WHERE seq = $1",
+    [S_SX_DOC_PUT] =
+        "INSERT INTO search_docs(seq, space, terms) VALUES($1, $2, $3)"
+        " ON CONFLICT(seq) DO UPDATE SET space = excluded.space, terms = excluded.terms",
+    [S_SX_DOC_DELETE] = "DELETE FROM search_docs WHERE seq = $1",
+    [S_SX_DF_ADD] = "INSERT INTO search_terms(space, term, df) SELECT $1::text, key, value::bigint"
+                    " FROM json_each_text($2::json)"
+                    " ON CONFLICT(space, term) DO UPDATE SET df = search_terms.df + excluded.df",
+    [S_SX_DF_PRUNE] = "DELETE FROM search_terms WHERE space = $1 AND df <= 0"
+                      " AND term IN (SELECT key FROM json_each_text($2::json))",
+    [S_SX_SPACE_ADD] =
+        "INSERT INTO search_spaces(space, docs, len_title, len_tags, len_stem, len_scenario,"
+        " len_body) VALUES($1, $2, $3, $4, $5, $6, $7) ON CONFLICT(space) DO UPDATE SET"
+        " docs = search_spaces.docs + excluded.docs,"
+        " len_title = search_spaces.len_title + excluded.len_title,"
+        " len_tags = search_spaces.len_tags + excluded.len_tags,"
+        " len_stem = search_spaces.len_stem + excluded.len_stem,"
+        " len_scenario = search_spaces.len_scenario + excluded.len_scenario,"
+        " len_body = search_spaces.len_body + excluded.len_body",
+    [S_SX_SPACE_GET] = "SELECT docs, len_title, len_tags, len_stem, len_scenario, len_body"
+                       " FROM search_spaces WHERE space = $1",
+    [S_SX_DF_GET] = "SELECT term, df FROM search_terms WHERE space = $1"
+                    " AND term IN (SELECT json_array_elements_text($2::json))",
+    [S_SX_META_GET] = "SELECT value FROM search_meta WHERE key = 'tokenizer'",
+    [S_SX_META_SET] = "UPDATE search_meta SET value = $1 WHERE key = 'tokenizer'",
     /* A session lock, held across the embeddings call and given back after
      * (or with the session, should the node die): one node embeds at a time. */
     [S_EMBED_TURN_TAKE] = "SELECT pg_try_advisory_lock(" PG_EMBED_LOCK ")::int",
@@ -355,7 +408,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
 // clang-format off
 const char pg_schema_sql[] =
     "CREATE TABLE schema_version(version int NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(8);"
+    "INSERT INTO schema_version(version) VALUES(9);"
     /* 1: foundation */
     "CREATE TABLE spaces(name" PG_T " PRIMARY KEY, created_at" PG_T " NOT NULL);"
     "CREATE TABLE tokens("
@@ -525,11 +578,14 @@ const char pg_schema_sql[] =
     PG_GENERATION_TRIGGER("embed_queue")
     PG_GENERATION_TRIGGER("knowledge_terms")
     /* A token's use (last_used_at) must not invalidate every cached answer. */
+    PG_SEARCH_STATS
     "CREATE TRIGGER tokens_generation"
     "  AFTER INSERT OR DELETE OR UPDATE OF revoked_at, role, space, label, hash ON tokens"
     "  FOR EACH STATEMENT EXECUTE FUNCTION generation_bump();";
 // clang-format on
 #pragma GCC diagnostic pop
+
+const char pg_migration_9[] = PG_SEARCH_STATS "UPDATE schema_version SET version = 9;";
 
 /* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */
 
@@ -556,6 +612,9 @@ const struct pg_check pg_checks[] = {
     {"knowledge_terms_fields", "SELECT count(*) FROM knowledge_terms f JOIN knowledge k"
                                " ON k.seq = f.seq WHERE f.space <> k.space"
                                " OR f.types <> k.types OR f.category <> k.category"},
+    /* check.c's search statistics */
+    {"search_docs", CHECK_SEARCH_DOCS},
+    {"search_stats", CHECK_SEARCH_STATS("chr(10)")},
     /* A vector of dim floats is dim * 4 bytes. */
     {"vectors", "SELECT count(*) FROM vectors WHERE dim > 0 AND dim * 4 <> octet_length(vec)"},
     /* The stamp sequence ahead of every stamp handed out. */

@@ -68,7 +68,7 @@ static void add_field(struct buf *head, struct buf *all, const char *text, size_
                       const char *field)
 {
     struct vector_ctx c = {head, all, field};
-    tokenize(text, len, add_token, &c);
+    tokenize_terms(text, len, add_token, &c);
 }
 
 /* The file stem of a path as migrate.c's STEM_SQL makes it for FTS5: after

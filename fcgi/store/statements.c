@@ -12,10 +12,11 @@
     "'document',document)"
 
 /* The columns of a search candidate (S_MATCH*, struct match_row): only what
- * scoring needs, the content cut to its first 200 characters. */
+ * scoring needs, the content cut to its first 200 characters, and the
+ * entry's terms record (search_docs d). */
 #define MATCH_COLUMNS                                                                              \
     "f.rowid, k.id, k.category, k.path, k.title, k.tags, substr(k.content, 1, 200),"               \
-    " k.source, k.updated_at, k.always_apply, substr(k.scenario, 1, 200)"
+    " k.source, k.updated_at, k.always_apply, substr(k.scenario, 1, 200), d.terms"
 
 const char *const stmt_sql[S_COUNT] = {
     [S_READ_BEGIN] = "BEGIN",
@@ -107,15 +108,18 @@ const char *const stmt_sql[S_COUNT] = {
                       " WHERE space = ?1 AND status = 'active' AND (category, path) > (?2, ?3)"
                       " ORDER BY category, path LIMIT ?4",
     [S_MATCH] = "SELECT " MATCH_COLUMNS " FROM knowledge_fts f JOIN knowledge k"
-                " ON k.seq = f.rowid WHERE knowledge_fts MATCH ?1 AND k.space = ?2"
+                " ON k.seq = f.rowid LEFT JOIN search_docs d ON d.seq = f.rowid WHERE "
+                "knowledge_fts MATCH ?1 AND k.space = ?2"
                 " AND k.status = 'active' AND (?3 = 0 OR k.types & ?3 != 0)"
                 " AND (?4 IS NULL OR k.category = ?4) AND f.rowid < ?6"
                 " ORDER BY f.rowid DESC LIMIT ?5",
-    [S_MATCH_HEAD] = "SELECT " MATCH_COLUMNS " FROM knowledge_head f"
-                     " JOIN knowledge k ON k.seq = f.rowid WHERE knowledge_head MATCH ?1"
-                     " AND k.space = ?2 AND k.status = 'active'"
-                     " AND (?3 = 0 OR k.types & ?3 != 0) AND (?4 IS NULL OR k.category = ?4)"
-                     " AND f.rowid < ?6 ORDER BY f.rowid DESC LIMIT ?5",
+    [S_MATCH_HEAD] =
+        "SELECT " MATCH_COLUMNS " FROM knowledge_head f"
+        " JOIN knowledge k ON k.seq = f.rowid LEFT JOIN search_docs d ON d.seq = f.rowid"
+        " WHERE knowledge_head MATCH ?1"
+        " AND k.space = ?2 AND k.status = 'active'"
+        " AND (?3 = 0 OR k.types & ?3 != 0) AND (?4 IS NULL OR k.category = ?4)"
+        " AND f.rowid < ?6 ORDER BY f.rowid DESC LIMIT ?5",
     [S_TRACE_UPSERT] =
         "INSERT INTO traces(space, trace_id, task, created_at) VALUES(?1, ?2, ?3, ?4)"
         " ON CONFLICT(space, trace_id) DO UPDATE SET task = excluded.task",
@@ -282,4 +286,32 @@ const char *const stmt_sql[S_COUNT] = {
     [S_VEC_STAMP] = "SELECT coalesce(max(stamp), 0) FROM vectors",
     [S_VEC_DIM] =
         "SELECT dim FROM vectors WHERE model = ?1 AND dim > 0 ORDER BY stamp DESC LIMIT 1",
+    [S_SX_DIRTY] = "SELECT seq FROM search_dirty ORDER BY seq LIMIT 256",
+    [S_SX_DIRTY_COUNT] = "SELECT count(*) FROM search_dirty",
+    [S_SX_UNDIRTY] = "DELETE FROM search_dirty WHERE seq = ?1",
+    [S_SX_SOURCE] = "SELECT id, space, status, title, tags, path, scenario, content FROM knowledge"
+                    " WHERE seq = ?1",
+    [S_SX_DOC_GET] = "SELECT space, terms FROM search_docs WHERE seq = ?1",
+    [S_SX_DOC_PUT] =
+        "INSERT INTO search_docs(seq, space, terms) VALUES(?1, ?2, ?3)"
+        " ON CONFLICT(seq) DO UPDATE SET space = excluded.space, terms = excluded.terms",
+    [S_SX_DOC_DELETE] = "DELETE FROM search_docs WHERE seq = ?1",
+    [S_SX_DF_ADD] = "INSERT INTO search_terms(space, term, df) SELECT ?1, key, value"
+                    " FROM json_each(?2) WHERE true"
+                    " ON CONFLICT(space, term) DO UPDATE SET df = df + excluded.df",
+    [S_SX_DF_PRUNE] = "DELETE FROM search_terms WHERE space = ?1 AND df <= 0"
+                      " AND term IN (SELECT key FROM json_each(?2))",
+    [S_SX_SPACE_ADD] =
+        "INSERT INTO search_spaces(space, docs, len_title, len_tags, len_stem, len_scenario,"
+        " len_body) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(space) DO UPDATE SET"
+        " docs = docs + excluded.docs, len_title = len_title + excluded.len_title,"
+        " len_tags = len_tags + excluded.len_tags, len_stem = len_stem + excluded.len_stem,"
+        " len_scenario = len_scenario + excluded.len_scenario,"
+        " len_body = len_body + excluded.len_body",
+    [S_SX_SPACE_GET] = "SELECT docs, len_title, len_tags, len_stem, len_scenario, len_body"
+                       " FROM search_spaces WHERE space = ?1",
+    [S_SX_DF_GET] = "SELECT term, df FROM search_terms WHERE space = ?1"
+                    " AND term IN (SELECT value FROM json_each(?2))",
+    [S_SX_META_GET] = "SELECT value FROM search_meta WHERE key = 'tokenizer'",
+    [S_SX_META_SET] = "UPDATE search_meta SET value = ?1 WHERE key = 'tokenizer'",
 };

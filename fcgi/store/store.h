@@ -9,6 +9,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "domain/bm25.h"
 #include "domain/knowledge.h"
 
 struct store;
@@ -290,6 +291,7 @@ struct match_row {
     const char *body;                                /* the content's first 200 characters */
     const char *scenario;                            /* the scenario's first 200 characters */
     const char *source, *updated_at;
+    const char *terms; /* the terms record (domain/bm25.h), NULL when none yet */
     int always_apply;
 };
 
@@ -333,6 +335,13 @@ STORE_MUST_CHECK int store_knowledge_match(struct store *st, const char *space,
                                            const struct store_match_query *q, long long *last,
                                            int (*each)(const struct match_row *, void *),
                                            void *ctx);
+
+/* The BM25F statistics of a space (search_index.c): its active entries and
+ * field lengths into *stats, and the document frequency of each of
+ * terms[0..n) into df[0..n) (0 when no entry holds it). */
+STORE_MUST_CHECK int store_search_stats(struct store *st, const char *space,
+                                        const char *const *terms, size_t n,
+                                        struct bm25_stats *stats, long long *df);
 
 struct knowledge_revision {
     long version;

@@ -124,6 +124,21 @@ enum stmt_id {
     S_K_TERMS_PUT,
     S_EMBED_TURN_TAKE, /* PostgreSQL only: one node embeds at a time (vectors.c) */
     S_EMBED_TURN_GIVE,
+    /* the BM25F statistics (search_index.c) */
+    S_SX_DIRTY,
+    S_SX_DIRTY_COUNT,
+    S_SX_UNDIRTY,
+    S_SX_SOURCE,
+    S_SX_DOC_GET,
+    S_SX_DOC_PUT,
+    S_SX_DOC_DELETE,
+    S_SX_DF_ADD,
+    S_SX_DF_PRUNE,
+    S_SX_SPACE_ADD,
+    S_SX_SPACE_GET,
+    S_SX_DF_GET,
+    S_SX_META_GET,
+    S_SX_META_SET,
     S_COUNT
 };
 
@@ -132,6 +147,8 @@ extern const char *const stmt_sql[S_COUNT];
 extern const char *const pg_stmt_sql[S_COUNT];
 /* The PostgreSQL schema at store_schema_latest(), for an empty database (pg_sql.c). */
 extern const char pg_schema_sql[];
+/* The PostgreSQL migration from version 8 to 9 (pg_sql.c). */
+extern const char pg_migration_9[];
 /* `knowhub check` on PostgreSQL: each query returns one integer, its problems (pg_sql.c). */
 struct pg_check {
     const char *name, *sql;
@@ -276,6 +293,33 @@ int pg_schema_version(struct store *st);
 int terms_refresh(struct store *st, const char *id);
 /* The tsquery of a match query into out (pg_terms.c). */
 void pg_match_query(struct buf *out, const struct store_match_query *q);
+
+/* ---- search_index.c: the BM25F statistics ---- */
+
+/* Bring the terms records and statistics of the entries marked changed
+ * (search_dirty, filled by triggers) up to date, inside the open write
+ * transaction; tx.c calls it before the outermost COMMIT. */
+int search_index_sync(struct store *st);
+/* Rebuild every search index (FTS5 or PostgreSQL's terms, the records and
+ * statistics) when they were made by another tokenizer version. */
+int search_index_ensure(struct store *st);
+
+/* `knowhub check` of the BM25F statistics, on both backends: active
+ * entries without a terms record plus records of no active entry; spaces
+ * whose entry count, or sum of document frequencies, differs from their
+ * records' (nl: the SQL of a newline character). */
+#define CHECK_SEARCH_DOCS                                                                          \
+    "SELECT (SELECT count(*) FROM knowledge k WHERE status = 'active' AND NOT EXISTS"              \
+    " (SELECT 1 FROM search_docs d WHERE d.seq = k.seq)) + (SELECT count(*) FROM search_docs d"    \
+    " WHERE NOT EXISTS (SELECT 1 FROM knowledge k WHERE k.seq = d.seq AND k.status = 'active'))"   \
+    " + (SELECT count(*) FROM search_dirty)"
+#define CHECK_SEARCH_STATS(nl)                                                                     \
+    "SELECT count(*) FROM (SELECT d.space, count(*) AS docs, sum(length(d.terms)"                  \
+    " - length(replace(d.terms, " nl ", '')) - 1) AS occurrences FROM search_docs d"               \
+    " GROUP BY d.space) r FULL JOIN (SELECT s.space, s.docs, (SELECT coalesce(sum(df), 0)"         \
+    " FROM search_terms t WHERE t.space = s.space) AS occurrences FROM search_spaces s"            \
+    " WHERE s.docs <> 0) w ON w.space = r.space WHERE r.docs IS DISTINCT FROM w.docs"              \
+    " OR r.occurrences IS DISTINCT FROM w.occurrences"
 
 /* ---- tx.c ---- */
 

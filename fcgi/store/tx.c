@@ -114,6 +114,11 @@ int store_commit(struct store *st)
     int rc;
     if (st->tx_depth == 0)
         return STORE_ERROR;
+    /* The BM25F statistics follow the entries this transaction changed. */
+    if (st->tx_depth == 1 && (rc = search_index_sync(st))) {
+        store_rollback(st);
+        return rc;
+    }
     rc = db_exec(st, st->tx_depth > 1 ? "RELEASE nested" : "COMMIT");
     if (rc == STORE_OK) {
         if (--st->tx_depth == 0) {

@@ -369,13 +369,13 @@ typedef int (*search_op)(struct store *st, const char *q);
 
 static int op_files(struct store *st, const char *q)
 {
-    return search_files(st, SPACE, q, 0, 10, NULL, count_hit, NULL);
+    return search_files(st, SPACE, q, 0, 10, NULL, NULL, count_hit, NULL);
 }
 
 static int op_entries(struct store *st, const char *q)
 {
     struct knowledge_filter filter = {0};
-    return search_entries(st, SPACE, q, &filter, 10, count_hit, NULL);
+    return search_entries(st, SPACE, q, &filter, 10, NULL, count_hit, NULL);
 }
 
 /* Run the query set `rounds` times through one search; per-query CPU medians into per_q. */

@@ -1,0 +1,156 @@
+/* passage: the densest window of a query's terms in a text (passage.h). */
+#include "domain/passage.h"
+#include "base/util.h"
+#include "domain/tokenize.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A word of the text that is one of the query's terms. */
+struct match {
+    size_t start, end; /* bytes */
+    size_t cstart;     /* characters before start */
+    size_t clen;       /* its length in characters */
+    size_t term;       /* which query term */
+};
+
+struct finder {
+    const char *text;
+    char *const *terms;
+    size_t n_terms;
+    struct match *m;
+    size_t n, cap;
+    size_t scanned, chars; /* characters before byte `scanned` */
+};
+
+static size_t chars_in(const char *s, size_t from, size_t to)
+{
+    size_t c = 0;
+    for (size_t i = from; i < to; i++)
+        c += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return c;
+}
+
+static int on_term(void *ctx, const char *token, size_t n, size_t start, size_t end)
+{
+    struct finder *f = ctx;
+    size_t t;
+    for (t = 0; t < f->n_terms; t++)
+        if (strlen(f->terms[t]) == n && memcmp(f->terms[t], token, n) == 0)
+            break;
+    if (t == f->n_terms)
+        return 0;
+    if (f->n == f->cap) {
+        f->cap = f->cap ? 2 * f->cap : 64;
+        f->m = xrealloc(f->m, f->cap * sizeof *f->m);
+    }
+    /* tokens come in order: count characters from where the last one was */
+    f->chars += chars_in(f->text, f->scanned, start);
+    f->scanned = start;
+    f->m[f->n] = (struct match){start, end, f->chars, chars_in(f->text, start, end), t};
+    f->n++;
+    return 0;
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
+/* The byte where character c of text starts (len when past the end). */
+static size_t byte_of(const char *text, size_t len, size_t c)
+{
+    size_t i = 0;
+    for (; i < len; i++)
+        if (((unsigned char)text[i] & 0xC0) != 0x80 && c-- == 0)
+            return i;
+    return len;
+}
+
+/* The best window: the most distinct terms, then the most matches, the
+ * earliest on a tie; matches [*first, *last]. */
+static void best_window(const struct finder *f, size_t width, size_t *first, size_t *last,
+                        size_t *distinct)
+{
+    size_t *count = xcalloc(f->n_terms + 1, sizeof *count), d = 0, j = 0;
+    size_t best_d = 0, best_n = 0;
+    *first = *last = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        /* extend j while match j ends within width characters of match i */
+        while (j < f->n && f->m[j].cstart + f->m[j].clen - f->m[i].cstart <= width) {
+            if (count[f->m[j].term]++ == 0)
+                d++;
+            j++;
+        }
+        if (d > best_d || (d == best_d && j - i > best_n)) {
+            best_d = d;
+            best_n = j - i;
+            *first = i;
+            *last = j - 1;
+        }
+        if (--count[f->m[i].term] == 0)
+            d--;
+    }
+    *distinct = best_d;
+    free(count);
+}
+
+void passage_find(const char *text, size_t len, char *const *terms, size_t n, size_t width,
+                  struct passage *out)
+{
+    struct finder f = {text, terms, n, NULL, 0, 0, 0, 0};
+    size_t total, cs, ce, first = 0, last = 0;
+    memset(out, 0, sizeof *out);
+    if (n)
+        tokenize_terms(text, len, on_term, &f);
+    total = chars_in(text, 0, len);
+    if (f.n) {
+        size_t from, span, slack;
+        best_window(&f, width, &first, &last, &out->terms);
+        from = f.m[first].cstart;
+        span = f.m[last].cstart + f.m[last].clen - from;
+        slack = span < width ? (width - span) / 3 : 0; /* a little before, more after */
+        cs = from > slack ? from - slack : 0;
+    } else {
+        cs = 0;
+    }
+    ce = cs + width < total ? cs + width : total;
+    if (ce == total && total > width)
+        cs = total - width < cs ? total - width : cs;
+    out->start = byte_of(text, len, cs);
+    out->end = byte_of(text, len, ce);
+    /* cut at spaces (within 30 bytes) rather than inside words */
+    if (out->start > 0 && !is_space(text[out->start - 1])) {
+        size_t k = out->start;
+        while (k < out->end && k - out->start < 30 && !is_space(text[k]))
+            k++;
+        if (k < out->end && is_space(text[k]) && (!f.n || k <= f.m[first].start))
+            out->start = k;
+    }
+    if (out->end < len && !is_space(text[out->end])) {
+        size_t k = out->end;
+        while (k > out->start && out->end - k < 30 && !is_space(text[k - 1]))
+            k--;
+        if (k > out->start && (!f.n || k >= f.m[last].end))
+            out->end = k;
+    }
+    while (out->start < out->end && is_space(text[out->start]))
+        out->start++;
+    while (out->end > out->start && is_space(text[out->end - 1]))
+        out->end--;
+    out->offset = chars_in(text, 0, out->start);
+    for (size_t i = 0; i < f.n; i++) {
+        struct passage_hit h = {f.m[i].cstart - out->offset, f.m[i].clen};
+        struct passage_hit *prev = out->n ? &out->hits[out->n - 1] : NULL;
+        if (f.m[i].start < out->start || f.m[i].end > out->end)
+            continue;
+        if (prev && h.start <= prev->start + prev->length) {
+            /* overlapping Han bigrams: one marked run */
+            if (h.start + h.length > prev->start + prev->length)
+                prev->length = h.start + h.length - prev->start;
+        } else if (out->n < PASSAGE_MAX_HITS) {
+            out->hits[out->n++] = h;
+        }
+    }
+    free(f.m);
+}

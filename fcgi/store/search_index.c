@@ -1,0 +1,322 @@
+/* store/search_index.c: the BM25F statistics on both backends
+ * (docs/search.md "Relevance"): each active entry's terms record
+ * (search_docs), and per space the entries, the total length of each field
+ * (search_spaces) and each term's document frequency (search_terms).
+ * Triggers on knowledge mark the entries whose text or status changed
+ * (search_dirty); before the outermost COMMIT of a write, the records of
+ * the marked entries are made again in C (domain/bm25.h) and only the
+ * differences reach the statistics, in one statement per space. Both
+ * backends keep them alike, so both score alike. */
+#include "store/store_int.h"
+#include "domain/bm25.h"
+#include "domain/tokenize.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What a batch of marked entries changes in one space. */
+struct space_delta {
+    char *space;
+    struct json_object *df; /* term -> change of its document frequency */
+    long long docs, len[BM25_FIELDS];
+};
+
+struct deltas {
+    struct space_delta *d;
+    size_t n;
+    struct buf key; /* a term, NUL-terminated */
+};
+
+static struct space_delta *delta_of(struct deltas *ds, const char *space)
+{
+    for (size_t i = 0; i < ds->n; i++)
+        if (strcmp(ds->d[i].space, space) == 0)
+            return &ds->d[i];
+    ds->d = xrealloc(ds->d, (ds->n + 1) * sizeof *ds->d);
+    memset(&ds->d[ds->n], 0, sizeof *ds->d);
+    ds->d[ds->n].space = xstrdup(space);
+    ds->d[ds->n].df = json_object_new_object();
+    return &ds->d[ds->n++];
+}
+
+struct term_walk {
+    struct deltas *ds;
+    struct space_delta *d;
+    int sign;
+};
+
+static int count_term(const char *term, size_t n, void *ctx)
+{
+    struct term_walk *w = ctx;
+    struct json_object *v;
+    int64_t now = 0;
+    buf_reset(&w->ds->key);
+    buf_add(&w->ds->key, term, n);
+    if (json_object_object_get_ex(w->d->df, w->ds->key.data, &v))
+        now = json_object_get_int64(v);
+    json_object_object_add(w->d->df, w->ds->key.data, json_object_new_int64(now + w->sign));
+    return 0;
+}
+
+/* Count record rec of space in (sign 1) or out (sign -1). */
+static void count_record(struct deltas *ds, const char *space, const char *rec, int sign)
+{
+    long lens[BM25_FIELDS];
+    struct term_walk w = {ds, delta_of(ds, space), sign};
+    if (bm25_record_lengths(rec, lens))
+        return; /* not a record: it never counted */
+    w.d->docs += sign;
+    for (int f = 0; f < BM25_FIELDS; f++)
+        w.d->len[f] += sign * lens[f];
+    bm25_record_terms(rec, count_term, &w);
+}
+
+/* The file stem of a path as migrate.c's STEM_SQL makes it for FTS5: after
+ * the first '/', without the last three characters (".md"). */
+static void path_stem_sql(const char *path, const char **stem, size_t *len)
+{
+    const char *slash = strchr(path, '/');
+    const char *p = slash ? slash + 1 : path;
+    size_t n = strlen(p);
+    *stem = p;
+    *len = n > 3 ? n - 3 : 0;
+}
+
+/* Bring entry seq's record up to date; its changes go to ds. pg_terms:
+ * make its PostgreSQL search terms again too (a rebuild). */
+static int sync_one(struct store *st, long long seq, struct deltas *ds, struct buf *rec,
+                    int pg_terms)
+{
+    struct cursor *s;
+    char *old_space = NULL, *old_terms = NULL, *space = NULL, *id = NULL;
+    int rc, active = 0;
+    if (!(s = stmt_bind(st, S_SX_DOC_GET, "L", seq)))
+        return STORE_ERROR;
+    if ((rc = step(s)) == STEP_ROW) {
+        old_space = col_dup(s, 0);
+        old_terms = col_dup(s, 1);
+    }
+    if ((rc = row_end(s, rc)) && rc != STORE_NOT_FOUND)
+        goto out;
+    if (!(s = stmt_bind(st, S_SX_SOURCE, "L", seq))) {
+        rc = STORE_ERROR;
+        goto out;
+    }
+    if ((rc = step(s)) == STEP_ROW && strcmp(col_text(s, 2), "active") == 0) {
+        const char *text[BM25_FIELDS];
+        size_t len[BM25_FIELDS];
+        active = 1;
+        id = col_dup(s, 0);
+        space = col_dup(s, 1);
+        text[BM25_TITLE] = col_text(s, 3);
+        text[BM25_TAGS] = col_text(s, 4);
+        path_stem_sql(col_text(s, 5), &text[BM25_STEM], &len[BM25_STEM]);
+        text[BM25_SCENARIO] = col_text(s, 6);
+        text[BM25_BODY] = col_text(s, 7);
+        len[BM25_TITLE] = strlen(text[BM25_TITLE]);
+        len[BM25_TAGS] = strlen(text[BM25_TAGS]);
+        len[BM25_SCENARIO] = strlen(text[BM25_SCENARIO]);
+        len[BM25_BODY] = strlen(text[BM25_BODY]);
+        bm25_record(text, len, rec);
+    }
+    if ((rc = row_end(s, rc)) && rc != STORE_NOT_FOUND)
+        goto out;
+    rc = STORE_OK;
+    if (pg_terms && active && (rc = terms_refresh(st, id)))
+        goto out;
+    if (old_terms && active && strcmp(old_space, space) == 0 && strcmp(old_terms, rec->data) == 0)
+        goto undirty; /* a change the index does not see (a moved folder's case...) */
+    if (old_terms)
+        count_record(ds, old_space, old_terms, -1);
+    if (active) {
+        count_record(ds, space, rec->data, 1);
+        rc = stmt_run(st, S_SX_DOC_PUT, "Ltt", seq, space, rec->data);
+    } else if (old_terms) {
+        rc = stmt_run(st, S_SX_DOC_DELETE, "L", seq);
+    }
+undirty:
+    if (rc == STORE_OK)
+        rc = stmt_run(st, S_SX_UNDIRTY, "L", seq);
+out:
+    free(old_space);
+    free(old_terms);
+    free(space);
+    free(id);
+    return rc;
+}
+
+/* Write a batch's changes: the document frequencies (terms whose count went
+ * to 0 removed) and the space's totals. */
+static int flush(struct store *st, struct deltas *ds)
+{
+    int rc = STORE_OK;
+    for (size_t i = 0; i < ds->n; i++) {
+        struct space_delta *d = &ds->d[i];
+        struct json_object *changed = json_object_new_object();
+        const char *json;
+        json_object_object_foreach(d->df, term, v)
+        {
+            if (json_object_get_int64(v) != 0)
+                json_object_object_add(changed, term, json_object_get(v));
+        }
+        json = json_object_to_json_string_ext(changed, JSON_C_TO_STRING_PLAIN |
+                                                           JSON_C_TO_STRING_NOSLASHESCAPE);
+        if (rc == STORE_OK && json_object_object_length(changed) > 0)
+            rc = stmt_run(st, S_SX_DF_ADD, "tt", d->space, json);
+        if (rc == STORE_OK && json_object_object_length(changed) > 0)
+            rc = stmt_run(st, S_SX_DF_PRUNE, "tt", d->space, json);
+        if (rc == STORE_OK)
+            rc = stmt_run(st, S_SX_SPACE_ADD, "tLLLLLL", d->space, d->docs, d->len[0], d->len[1],
+                          d->len[2], d->len[3], d->len[4]);
+        json_object_put(changed);
+        json_object_put(d->df);
+        free(d->space);
+    }
+    free(ds->d);
+    ds->d = NULL;
+    ds->n = 0;
+    return rc;
+}
+
+/* Entries marked, a batch at a time. A rebuild (total > 0 entries) makes
+ * PostgreSQL's terms again too, and says how far it got. */
+static int sync_marked(struct store *st, long long total)
+{
+    struct deltas ds = {0};
+    struct buf rec;
+    long long done = 0, next_report = 20000;
+    int rc = STORE_OK;
+    buf_init(&ds.key, 4096);
+    buf_init(&rec, (size_t)1 << 26);
+    for (;;) {
+        long long seqs[256];
+        size_t n = 0;
+        struct cursor *s = stmt_get(st, S_SX_DIRTY);
+        if (!s) {
+            rc = STORE_ERROR;
+            break;
+        }
+        while ((rc = step(s)) == STEP_ROW && n < 256)
+            seqs[n++] = col_int64(s, 0);
+        if ((rc = rows_end(s, rc)) || n == 0)
+            break;
+        for (size_t i = 0; rc == STORE_OK && i < n; i++)
+            rc = sync_one(st, seqs[i], &ds, &rec, total > 0 && st->pg);
+        if (rc == STORE_OK)
+            rc = flush(st, &ds);
+        else
+            (void)flush(st, &ds); /* frees; the transaction rolls back */
+        if (rc)
+            break;
+        done += (long long)n;
+        if (total > 0 && done >= next_report) {
+            fprintf(stderr, "knowhub: search index: %lld of %lld entries\n", done, total);
+            next_report += 20000;
+        }
+    }
+    buf_release(&rec);
+    buf_release(&ds.key);
+    return rc;
+}
+
+int search_index_sync(struct store *st)
+{
+    return sync_marked(st, 0);
+}
+
+/* SQLite: the FTS5 indexes made again from the active entries. */
+#define STEM_OF(p)                                                                                 \
+    "substr(substr(" p ", instr(" p ", '/') + 1), 1,"                                              \
+    " length(substr(" p ", instr(" p ", '/') + 1)) - 3)"
+static const char rebuild_fts[] =
+    "INSERT INTO knowledge_fts(knowledge_fts) VALUES('delete-all');"
+    "INSERT INTO knowledge_fts(rowid, title, tags, stem, scenario, body)"
+    "  SELECT seq, title, tags, " STEM_OF(
+        "path") ", scenario, content FROM knowledge"
+                "  WHERE status = 'active';"
+                "INSERT INTO knowledge_head(knowledge_head) VALUES('delete-all');"
+                "INSERT INTO knowledge_head(rowid, title, tags, stem)"
+                "  SELECT seq, title, tags, " STEM_OF(
+                    "path") " FROM knowledge WHERE status = 'active';";
+
+static const char rebuild_stats[] = "DELETE FROM search_docs; DELETE FROM search_terms;"
+                                    "DELETE FROM search_spaces; DELETE FROM search_dirty;"
+                                    "INSERT INTO search_dirty(seq)"
+                                    "  SELECT seq FROM knowledge WHERE status = 'active';";
+
+int search_index_ensure(struct store *st)
+{
+    struct cursor *s;
+    long long version = -1;
+    long total = 0;
+    int rc;
+    if ((rc = store_begin(st)))
+        return rc;
+    if (!(s = stmt_get(st, S_SX_META_GET))) {
+        rc = STORE_ERROR;
+        goto out;
+    }
+    if ((rc = step(s)) == STEP_ROW)
+        version = col_int64(s, 0);
+    if ((rc = row_end(s, rc)) || version == TOKENIZER_VERSION)
+        goto out;
+    if (!st->pg)
+        rc = db_exec(st, rebuild_fts);
+    if (rc == STORE_OK)
+        rc = db_exec(st, rebuild_stats);
+    if (rc == STORE_OK)
+        rc = (s = stmt_get(st, S_SX_DIRTY_COUNT)) ? row_count(s, &total) : STORE_ERROR;
+    if (rc == STORE_OK && total > 0) {
+        fprintf(stderr, "knowhub: search index: rebuilding for tokenizer %d (was %lld)\n",
+                TOKENIZER_VERSION, version);
+        rc = sync_marked(st, total);
+    }
+    if (rc == STORE_OK)
+        rc = stmt_run(st, S_SX_META_SET, "L", (long long)TOKENIZER_VERSION);
+out:
+    return tx_end(st, rc);
+}
+
+int store_search_stats(struct store *st, const char *space, const char *const *terms, size_t n,
+                       struct bm25_stats *stats, long long *df)
+{
+    struct json_object *arr = json_object_new_array();
+    struct cursor *s;
+    int rc;
+    memset(stats, 0, sizeof *stats);
+    for (size_t i = 0; i < n; i++) {
+        df[i] = 0;
+        json_object_array_add(arr, json_object_new_string(terms[i]));
+    }
+    if (!(s = stmt_bind(st, S_SX_SPACE_GET, "t", space))) {
+        rc = STORE_ERROR;
+        goto out;
+    }
+    if ((rc = step(s)) == STEP_ROW) {
+        stats->docs = (double)col_int64(s, 0);
+        for (int f = 0; f < BM25_FIELDS; f++)
+            stats->total_len[f] = (double)col_int64(s, 1 + f);
+    }
+    if ((rc = row_end(s, rc)) == STORE_NOT_FOUND)
+        rc = STORE_OK; /* a space without entries yet */
+    if (rc || n == 0)
+        goto out;
+    if (!(s = stmt_bind(st, S_SX_DF_GET, "tt", space,
+                        json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE)))) {
+        rc = STORE_ERROR;
+        goto out;
+    }
+    while ((rc = step(s)) == STEP_ROW) {
+        const char *term = col_text(s, 0);
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(terms[i], term) == 0)
+                df[i] = col_int64(s, 1);
+    }
+    rc = rows_end(s, rc);
+out:
+    json_object_put(arr);
+    return rc;
+}
