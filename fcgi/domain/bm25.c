@@ -184,7 +184,9 @@ void bm25_query_init(struct bm25_query *q, const char *const *terms, size_t n, c
     q->terms = terms;
     q->n = n < BM25_MAX_TERMS ? n : BM25_MAX_TERMS;
     for (size_t i = 0; i < q->n; i++) {
-        double d = df[i] > 0 ? (double)df[i] : 0;
+        double d = (double)df[i];
+        if (df[i] <= 0)
+            continue; /* a term no entry holds tells no entry from another: weight 0 */
         if (d > docs)
             d = docs; /* never a negative weight */
         q->idf[i] = log(1.0 + (docs - d + 0.5) / (d + 0.5));

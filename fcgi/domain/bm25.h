@@ -11,8 +11,10 @@
  *   idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5)),  N at least BM25_MIN_DOCS
  *   coverage = sum_t idf(t) * tf~(t) / (k1 + tf~(t))  /  sum_t idf(t)
  *
- * coverage lies in [0, 1): 0 when no query term is in the entry, near 1 when
- * every term is, often or in its title. */
+ * over the query terms some entry of the space holds (a term none holds
+ * weighs 0: it tells no entry from another). coverage lies in [0, 1): 0
+ * when no query term is in the entry, near 1 when every term the space
+ * knows is, often or in its title. */
 #ifndef KNOWHUB_BM25_H
 #define KNOWHUB_BM25_H
 

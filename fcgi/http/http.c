@@ -248,6 +248,24 @@ int http_query_long_or_400(const struct request *req, struct response *res, cons
     return 0;
 }
 
+int http_query_bool_or_400(const struct request *req, struct response *res, const char *name,
+                           int *out)
+{
+    const char *v = http_query(req, name);
+    if (!v || !*v || strcmp(v, "false") == 0 || strcmp(v, "0") == 0) {
+        *out = 0;
+        return 0;
+    }
+    if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0) {
+        *out = 1;
+        return 0;
+    }
+    error_param_str(res, "field", name);
+    reply_error_key(res, 200, E_INVALID_REQUEST, "field_not_boolean", "'%s' must be true or false",
+                    name);
+    return -1;
+}
+
 struct json_object *http_body_json_or_400(const struct request *req, struct response *res)
 {
     struct json_object *obj;

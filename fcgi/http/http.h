@@ -102,6 +102,10 @@ const char *http_query(const struct request *req, const char *name);
  * INVALID_REQUEST written to res and -1. */
 int http_query_long_or_400(const struct request *req, struct response *res, const char *name,
                            long dflt, long min, long max, long *out);
+/* The boolean query parameter name ("true"/"1", "false"/"0"; absent or
+ * empty: false) into *out, or a 200 INVALID_REQUEST answer and -1. */
+int http_query_bool_or_400(const struct request *req, struct response *res, const char *name,
+                           int *out);
 
 /* The request body as a JSON object (caller puts it), or NULL after writing
  * INVALID_REQUEST (malformed JSON, invalid UTF-8, not an object). An empty

@@ -147,7 +147,7 @@ static double relevance(enum search_ranking ranking, double ref, double coverage
     case RANKING_FUSED:
         break;
     }
-    return ref + 100 * coverage;
+    return SEARCH_REF_WEIGHT * ref + 100 * coverage;
 }
 
 static int take(const struct match_row *r, void *arg)
@@ -305,9 +305,12 @@ static double bound(const struct collector *col, double ref, unsigned long long 
 
 /* Candidates from the whole text, first-class: every query term in any
  * field, then each term alone, the rarest first (the most telling, and the
- * smallest passes). A term whose pass held all its entries is done: an
- * entry not met yet lacks it, so once the wanted hits score above what the
- * remaining terms could give (bound), the common terms need no pass. */
+ * smallest passes), each pass holding all the term's entries. An entry not
+ * met yet lacks the terms passed, so once the wanted hits score above what
+ * the remaining terms could give (bound), no more passes are needed. A
+ * term held by more entries than a pass takes is common (a low IDF) and
+ * never passed alone: entries with only common terms come through the
+ * passes above (all terms, the head's). */
 static int body_passes(struct store *st, const char *space, struct collector *col,
                        const struct knowledge_filter *filter)
 {
@@ -329,12 +332,17 @@ static int body_passes(struct store *st, const char *space, struct collector *co
     }
     for (size_t k = 0; k < n; k++) {
         size_t i = order[k];
-        if (col->df[i] > 0 && settled(col, bound(col, ref, unseen)))
+        if (col->df[i] == 0) {
+            unseen &= ~(1ULL << i); /* no entry holds it */
+            continue;
+        }
+        /* the rarest first: once a common term is met, so are the rest */
+        if (col->df[i] > PASS_LIMIT || settled(col, bound(col, ref, unseen)))
             break;
-        if (col->df[i] > 0 && (rc = pass(st, space, col, filter, IN_ALL,
-                                         terms(&tok[i], 1, MATCH_AND, 0, 0), 0, &full, NULL)))
+        if ((rc = pass(st, space, col, filter, IN_ALL, terms(&tok[i], 1, MATCH_AND, 0, 0), 0, &full,
+                       NULL)))
             return rc;
-        if (col->df[i] == 0 || full)
+        if (full)
             unseen &= ~(1ULL << i);
     }
     return STORE_OK;

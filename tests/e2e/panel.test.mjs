@@ -287,7 +287,7 @@ describe('rules and experiences', () => {
         await page.close();
     });
 
-    test('search in Chinese: Enter runs it, results show category, title and snippet; clear restores the lists', async () => {
+    test('search in Chinese: Enter runs it, results show category, title and a marked passage; clear restores the lists', async () => {
         const page = await env.page(env.s.admin);
         await page.fill('#kb-search', '库存周转分析');
         await page.press('#kb-search', 'Enter');
@@ -295,8 +295,9 @@ describe('rules and experiences', () => {
         await first.waitFor();
         assert.equal(await first.locator('.result-title').textContent(), '月度库存周转率的计算方法');
         assert.equal(await first.locator('.chip').textContent(), EN.knowledge.experiences);
-        const snippet = await first.locator('.result-snippet').textContent();
-        assert.ok(snippet.length > 10 && snippet.length <= 120, snippet);
+        const passage = await first.locator('.result-passage').textContent();
+        assert.ok(passage.length > 10 && Array.from(passage).length <= 340, passage);
+        assert.ok((await first.locator('.result-passage mark').count()) > 0, 'no word marked');
         assert.equal(await page.locator('.sections').isHidden(), true);
         await env.shot(page, 'search-zh');
         await first.locator('.result-main').click();
@@ -305,7 +306,8 @@ describe('rules and experiences', () => {
         await page.fill('#kb-search', '量子纠缠');
         await page.press('#kb-search', 'Enter');
         await page.waitForSelector('.no-results');
-        assert.equal(await page.textContent('.no-results'), EN.knowledge.noSearchResults);
+        assert.equal(await page.textContent('.no-results-title'), EN.knowledge.noSearchResults);
+        assert.equal(await page.textContent('.no-results-detail'), EN.panel.nothingRelevant.replace('{{query}}', '量子纠缠'));
         await page.click('.search-clear');
         await page.waitForSelector('.sections:not([hidden])');
         assert.equal(await page.inputValue('#kb-search'), '');

@@ -149,10 +149,17 @@ static void test_coverage(void)
     /* a small space counts as BM25_MIN_DOCS entries: a word it holds keeps
      * a weight near one it lacks */
     {
-        long long one[] = {1, 0};
+        long long one[] = {1, 1};
         struct bm25_stats tiny = {1, {0}};
         bm25_query_init(&q, terms, 2, one, &tiny);
-        CHECK(q.idf[0] > 0.75 * q.idf[1]);
+        CHECK(q.idf[0] > 4.0 && q.idf[0] < 4.3); /* ln(1 + 99.5 / 1.5) */
+    }
+    /* a term no entry holds weighs nothing */
+    {
+        long long absent[] = {2, 0};
+        bm25_query_init(&q, terms, 2, absent, &s);
+        CHECK(q.idf[1] == 0 && q.idf[0] > 0);
+        CHECK(fabs(bm25_coverage_bound(&q, 1) - 1) < 1e-12);
     }
     /* no record, or an empty query */
     bm25_query_init(&q, terms, 0, df, &s);

@@ -1,6 +1,7 @@
 // panel.js: the knowledge panel (REFERENCE.md section 6, KnowledgePanel):
 // a search box (Enter runs it, a clear button, results with a category chip,
-// title and snippet), then the Rules and Experiences sections, collapsible,
+// title and the passage where the query's words stand, marked; a search that
+// finds nothing says so), then the Rules and Experiences sections, collapsible,
 // with a count and a "+" each. Experiences are grouped by folder, loose files
 // first. A pin marks an always-applied rule, a robot a document that was not
 // written by hand. Hovering an item shows edit and delete (with confirmation).
@@ -24,6 +25,7 @@ let root = null;
 let onOpen = () => {};
 let selected = null; // {category, path}
 let lastQuery = '';
+let searched = ''; // the query the shown results answer
 let results = null; // null: no search shown
 let degraded = false; // the search fell back to words (its answer had warnings)
 
@@ -132,6 +134,7 @@ async function runSearch(query) {
     try {
         const d = await knowledge.search(query.trim());
         results = d.results || [];
+        searched = query.trim();
         degraded = Array.isArray(d.warnings) && d.warnings.length > 0;
     } catch (e) {
         results = null;
@@ -141,13 +144,21 @@ async function runSearch(query) {
 }
 
 function resultsList() {
-    const head = h(
-        'div',
-        { class: 'results-head' },
-        h('span', { text: t('panel.results', { count: results.length }) }),
-        degraded ? h('p', { class: 'muted meaning-unavailable', text: t('panel.meaningUnavailable') }) : null,
-    );
-    if (!results.length) return h('div', { class: 'results' }, head, h('p', { class: 'muted no-results', text: t('knowledge.noSearchResults') }));
+    const note = degraded ? h('p', { class: 'muted meaning-unavailable', text: t('panel.meaningUnavailable') }) : null;
+    if (!results.length) {
+        return h(
+            'div',
+            { class: 'results' },
+            note ? h('div', { class: 'results-head' }, note) : null,
+            h(
+                'div',
+                { class: 'no-results', role: 'status' },
+                h('p', { class: 'no-results-title', text: t('knowledge.noSearchResults') }),
+                h('p', { class: 'muted no-results-detail', text: t('panel.nothingRelevant', { query: searched }) }),
+            ),
+        );
+    }
+    const head = h('div', { class: 'results-head' }, h('span', { text: t('panel.results', { count: results.length }) }), note);
     return h(
         'div',
         { class: 'results' },
@@ -172,12 +183,75 @@ function resultsList() {
                                 ? h('span', { class: 'chip chip-meaning', text: t('panel.foundByMeaning') })
                                 : null,
                         ),
-                        h('span', { class: 'result-snippet', text: String(r.snippet || '').slice(0, 120) }),
+                        resultText(r),
                     ),
                 ),
             ),
         ),
     );
+}
+
+/** What a result shows of its content: the passage where the query's words
+ * stand, marked, or (from a server without passages) the snippet's start. */
+function resultText(r) {
+    const p = r.passage;
+    if (!p || typeof p.text !== 'string' || !p.text.trim())
+        return h('span', { class: 'result-snippet', text: String(r.snippet || '').slice(0, 120) });
+    const { before, after } = passageEnds(p, String(r.snippet || ''), r.content);
+    const el = h('span', { class: 'result-snippet result-passage', dataset: { offset: String(p.offset || 0) } });
+    if (before) el.append(h('span', { class: 'ellipsis ellipsis-before', text: '\u2026' }));
+    el.append(...markedNodes(p.text, p.highlights));
+    if (after) el.append(h('span', { class: 'ellipsis ellipsis-after', text: '\u2026' }));
+    return el;
+}
+
+/**
+ * Whether text of the content lies before and after a passage. Before: it
+ * starts past the content's first character (offset > 0), unless the snippet
+ * (the content's first 500 characters, spaces trimmed) starts with it. After:
+ * when the result carries its content (the entry view's do), by its length;
+ * else only when the passage lies inside the snippet and ends before it does.
+ * Past the snippet the content's length is not in the result, and no trailing
+ * ellipsis is claimed.
+ */
+export function passageEnds(p, snippet, content) {
+    const at = snippet.indexOf(p.text);
+    const offset = Number(p.offset) || 0;
+    const before = offset > 0 && at !== 0;
+    if (typeof content === 'string') return { before, after: offset + Array.from(p.text).length < Array.from(content.trimEnd()).length };
+    return { before, after: at >= 0 && at + p.text.length < snippet.length };
+}
+
+/**
+ * text as text nodes with the highlighted runs in <mark> elements, built
+ * from text only (never parsed as markup). highlights: [[start, length], ...]
+ * in Unicode code points from the start of text; runs past its end are
+ * clipped, overlapping ones marked as one.
+ */
+export function markedNodes(text, highlights) {
+    const chars = Array.from(text);
+    const runs = (Array.isArray(highlights) ? highlights : [])
+        .filter((m) => Array.isArray(m) && Number.isInteger(m[0]) && Number.isInteger(m[1]) && m[0] >= 0 && m[1] > 0)
+        .map(([start, length]) => [start, Math.min(start + length, chars.length)])
+        .sort((a, b) => a[0] - b[0]);
+    const merged = [];
+    for (const [s, e] of runs) {
+        const last = merged[merged.length - 1];
+        if (s >= e) continue;
+        if (last && s < last[1]) last[1] = Math.max(last[1], e);
+        else merged.push([s, e]);
+    }
+    const out = [];
+    let at = 0;
+    for (const [s, e] of merged) {
+        if (s > at) out.push(document.createTextNode(chars.slice(at, s).join('')));
+        const mark = document.createElement('mark');
+        mark.textContent = chars.slice(s, e).join('');
+        out.push(mark);
+        at = e;
+    }
+    if (at < chars.length) out.push(document.createTextNode(chars.slice(at).join('')));
+    return out;
 }
 
 function toggle(category) {
