@@ -92,6 +92,14 @@ static int busy_wait(void *arg, int count)
     return 1;
 }
 
+/* The search indexes made by this tokenizer (search_index.c), in a write
+ * transaction of their own. */
+static int search_index_ensure(struct store *st)
+{
+    int rc = store_begin(st);
+    return rc ? rc : tx_end(st, search_index_refresh(st));
+}
+
 int store_open(const char *path, struct store **out)
 {
     return store_open_upgrade(path, NULL, NULL, out);

@@ -246,22 +246,18 @@ static const char rebuild_stats[] = "DELETE FROM search_docs; DELETE FROM search
                                     "INSERT INTO search_dirty(seq)"
                                     "  SELECT seq FROM knowledge WHERE status = 'active';";
 
-int search_index_ensure(struct store *st)
+int search_index_refresh(struct store *st)
 {
     struct cursor *s;
     long long version = -1;
     long total = 0;
     int rc;
-    if ((rc = store_begin(st)))
-        return rc;
-    if (!(s = stmt_get(st, S_SX_META_GET))) {
-        rc = STORE_ERROR;
-        goto out;
-    }
+    if (!(s = stmt_get(st, S_SX_META_GET)))
+        return STORE_ERROR;
     if ((rc = step(s)) == STEP_ROW)
         version = col_int64(s, 0);
     if ((rc = row_end(s, rc)) || version == TOKENIZER_VERSION)
-        goto out;
+        return rc;
     if (!st->pg)
         rc = db_exec(st, rebuild_fts);
     if (rc == STORE_OK)
@@ -275,8 +271,7 @@ int search_index_ensure(struct store *st)
     }
     if (rc == STORE_OK)
         rc = stmt_run(st, S_SX_META_SET, "L", (long long)TOKENIZER_VERSION);
-out:
-    return tx_end(st, rc);
+    return rc;
 }
 
 int store_search_stats(struct store *st, const char *space, const char *const *terms, size_t n,

@@ -300,9 +300,10 @@ void pg_match_query(struct buf *out, const struct store_match_query *q);
  * (search_dirty, filled by triggers) up to date, inside the open write
  * transaction; tx.c calls it before the outermost COMMIT. */
 int search_index_sync(struct store *st);
-/* Rebuild every search index (FTS5 or PostgreSQL's terms, the records and
- * statistics) when they were made by another tokenizer version. */
-int search_index_ensure(struct store *st);
+/* Inside the caller's write transaction: rebuild every search index (FTS5
+ * or PostgreSQL's terms, the records and statistics) when they were made by
+ * another tokenizer version. */
+int search_index_refresh(struct store *st);
 
 /* `knowhub check` of the BM25F statistics, on both backends: active
  * entries without a terms record plus records of no active entry; spaces

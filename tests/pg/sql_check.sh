@@ -210,6 +210,20 @@ S_K_TERMS_SOURCE t
 S_K_TERMS_PUT LtLttt
 S_EMBED_TURN_TAKE -
 S_EMBED_TURN_GIVE -
+S_SX_DIRTY -
+S_SX_DIRTY_COUNT -
+S_SX_UNDIRTY L
+S_SX_SOURCE L
+S_SX_DOC_GET L
+S_SX_DOC_PUT Ltt
+S_SX_DOC_DELETE L
+S_SX_DF_ADD tt
+S_SX_DF_PRUNE tt
+S_SX_SPACE_ADD tLLLLLL
+S_SX_SPACE_GET t
+S_SX_DF_GET tt
+S_SX_META_GET -
+S_SX_META_SET L
 LETTERS
 
 # Does PostgreSQL type $n (type) take what letter binds (as text or bytea)?
@@ -321,6 +335,10 @@ run_checks() { # $1: when
     local n=0 name v bad_ones=
     for f in "$OUT"/checks/*.name; do
         name=$(cat "$f")
+        # The scenario writes entries with SQL alone: their BM25F records are
+        # made in C at commit (store/search_index.c), which the HTTP pass
+        # on PostgreSQL checks with knowhub check.
+        case "$name" in search_docs | search_stats) [ "$1" = "empty schema" ] || continue ;; esac
         v=$(q -c "$(cat "${f%.name}.sql")" 2>&1)
         n=$((n + 1))
         [ "$v" = 0 ] || bad_ones="$bad_ones $name=$v"
