@@ -569,6 +569,8 @@ int store_copy_to(struct store *from, struct store *to, store_copy_progress prog
         rc = set_sequences(to);
     if (rc == STORE_OK)
         rc = refresh_terms(to, progress, ctx);
+    if (rc == STORE_OK)
+        rc = search_index_rebuild_stats(to);
     if (rc == STORE_OK && off)
         rc = triggers_on(to);
     for (size_t i = 0; i < TABLE_COUNT && rc == STORE_OK; i++) {

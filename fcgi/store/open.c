@@ -45,7 +45,11 @@ static int fts_tokenize(Fts5Tokenizer *t, void *fts_ctx, int flags, const char *
 {
     struct fts_emit_ctx c = {fts_ctx, token};
     (void)t;
-    (void)flags;
+    /* A query's strings are search terms already (match.c quotes each one):
+     * stemming them again would change some ("convers" -> "conver"), and
+     * PostgreSQL takes them as they are. */
+    if (flags & FTS5_TOKENIZE_QUERY)
+        return n > 0 ? token(fts_ctx, 0, text, n, 0, n) : SQLITE_OK;
     return tokenize_terms(text, n > 0 ? (size_t)n : 0, fts_emit, &c);
 }
 

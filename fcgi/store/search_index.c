@@ -180,9 +180,9 @@ static int flush(struct store *st, struct deltas *ds)
     return rc;
 }
 
-/* Entries marked, a batch at a time. A rebuild (total > 0 entries) makes
- * PostgreSQL's terms again too, and says how far it got. */
-static int sync_marked(struct store *st, long long total)
+/* Entries marked, a batch at a time; pg_terms: make PostgreSQL's terms
+ * again too (a rebuild); total > 0: say how far it got of total. */
+static int sync_marked(struct store *st, long long total, int pg_terms)
 {
     struct deltas ds = {0};
     struct buf rec;
@@ -203,7 +203,7 @@ static int sync_marked(struct store *st, long long total)
         if ((rc = rows_end(s, rc)) || n == 0)
             break;
         for (size_t i = 0; rc == STORE_OK && i < n; i++)
-            rc = sync_one(st, seqs[i], &ds, &rec, total > 0 && st->pg);
+            rc = sync_one(st, seqs[i], &ds, &rec, pg_terms);
         if (rc == STORE_OK)
             rc = flush(st, &ds);
         else
@@ -223,7 +223,7 @@ static int sync_marked(struct store *st, long long total)
 
 int search_index_sync(struct store *st)
 {
-    return sync_marked(st, 0);
+    return sync_marked(st, 0, 0);
 }
 
 /* SQLite: the FTS5 indexes made again from the active entries. */
@@ -246,11 +246,30 @@ static const char rebuild_stats[] = "DELETE FROM search_docs; DELETE FROM search
                                     "INSERT INTO search_dirty(seq)"
                                     "  SELECT seq FROM knowledge WHERE status = 'active';";
 
+/* Every record and statistic made again from the active entries (and
+ * with pg_terms PostgreSQL's terms); this tokenizer's version recorded.
+ * was: the version the indexes had, for the log. */
+static int rebuild(struct store *st, int pg_terms, long long was)
+{
+    struct cursor *s;
+    long total = 0;
+    int rc = db_exec(st, rebuild_stats);
+    if (rc == STORE_OK)
+        rc = (s = stmt_get(st, S_SX_DIRTY_COUNT)) ? row_count(s, &total) : STORE_ERROR;
+    if (rc == STORE_OK && total > 0) {
+        fprintf(stderr, "knowhub: search index: rebuilding for tokenizer %d (was %lld)\n",
+                TOKENIZER_VERSION, was);
+        rc = sync_marked(st, total, pg_terms);
+    }
+    if (rc == STORE_OK)
+        rc = stmt_run(st, S_SX_META_SET, "L", (long long)TOKENIZER_VERSION);
+    return rc;
+}
+
 int search_index_refresh(struct store *st)
 {
     struct cursor *s;
     long long version = -1;
-    long total = 0;
     int rc;
     if (!(s = stmt_get(st, S_SX_META_GET)))
         return STORE_ERROR;
@@ -258,20 +277,14 @@ int search_index_refresh(struct store *st)
         version = col_int64(s, 0);
     if ((rc = row_end(s, rc)) || version == TOKENIZER_VERSION)
         return rc;
-    if (!st->pg)
-        rc = db_exec(st, rebuild_fts);
-    if (rc == STORE_OK)
-        rc = db_exec(st, rebuild_stats);
-    if (rc == STORE_OK)
-        rc = (s = stmt_get(st, S_SX_DIRTY_COUNT)) ? row_count(s, &total) : STORE_ERROR;
-    if (rc == STORE_OK && total > 0) {
-        fprintf(stderr, "knowhub: search index: rebuilding for tokenizer %d (was %lld)\n",
-                TOKENIZER_VERSION, version);
-        rc = sync_marked(st, total);
-    }
-    if (rc == STORE_OK)
-        rc = stmt_run(st, S_SX_META_SET, "L", (long long)TOKENIZER_VERSION);
-    return rc;
+    if (!st->pg && (rc = db_exec(st, rebuild_fts)))
+        return rc;
+    return rebuild(st, st->pg != NULL, version);
+}
+
+int search_index_rebuild_stats(struct store *st)
+{
+    return rebuild(st, 0, 0);
 }
 
 int store_search_stats(struct store *st, const char *space, const char *const *terms, size_t n,

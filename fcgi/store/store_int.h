@@ -304,6 +304,9 @@ int search_index_sync(struct store *st);
  * or PostgreSQL's terms, the records and statistics) when they were made by
  * another tokenizer version. */
 int search_index_refresh(struct store *st);
+/* Inside the caller's write transaction: the records and statistics made
+ * again from the active entries (migrate-to, once its terms are made). */
+int search_index_rebuild_stats(struct store *st);
 
 /* `knowhub check` of the BM25F statistics, on both backends: active
  * entries without a terms record plus records of no active entry; spaces

@@ -94,9 +94,7 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     // ---- an SQLite stack, filled through the API
     const emb = await startFakeEmbed({ dim: 64 });
     cleanup.push(() => emb.close());
-    // The reference ranking on both sides: migrate-to copies no BM25F records,
-    // and the first write on PostgreSQL makes them (issue 22, open).
-    const s = await startStack({ ...SQLITE, ...embedEnv(emb), KNOWHUB_RANKING: 'reference' }, { sqlite: true });
+    const s = await startStack({ ...SQLITE, ...embedEnv(emb) }, { sqlite: true });
     cleanup.push(() => s.stop());
     const agent = newToken(s.dir, 'default', 'agent');
     const revoked = newToken(s.dir, 'default', 'reader');
@@ -194,7 +192,7 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     // ---- served from PostgreSQL: the same answers
     // on our database (sqlite: true only keeps startStack from making one of its own)
     const calls = emb.calls.length;
-    const p = await startStack({ KNOWHUB_DATABASE_URL: url, ...embedEnv(emb), KNOWHUB_RANKING: 'reference' }, { sqlite: true, prepare: (dir) => fs.copyFileSync(path.join(kept, 'admin.token'), path.join(dir, 'admin.token')) });
+    const p = await startStack({ KNOWHUB_DATABASE_URL: url, ...embedEnv(emb) }, { sqlite: true, prepare: (dir) => fs.copyFileSync(path.join(kept, 'admin.token'), path.join(dir, 'admin.token')) });
     cleanup.push(() => p.stop());
     assert.equal(p.admin, adminToken);
     assert.equal(ok(await p.api('GET', '/api/auth/me', { token: adminToken })).role, 'admin');

@@ -82,11 +82,7 @@ const scores = (results, key) => results.map((r) => Number(r[key]).toFixed(6));
 
 describe('search parity: SQLite and PostgreSQL answer alike', { skip: SKIP }, () => {
     before(async () => {
-        // The reference ranking on both: BM25F's scores differ between the
-        // backends in this corpus (issue 22, open: found at the end of the
-        // session that brought BM25F; see docs/search.md "On PostgreSQL").
-        const REF = { KNOWHUB_RANKING: 'reference' };
-        [lite, pg] = await Promise.all([startStack(REF, { sqlite: true }), startStack(REF)]);
+        [lite, pg] = await Promise.all([startStack({}, { sqlite: true }), startStack()]);
         liteAdmin = lite.admin;
         pgAdmin = pg.admin;
         for (const body of corpus(360)) {
@@ -99,10 +95,7 @@ describe('search parity: SQLite and PostgreSQL answer alike', { skip: SKIP }, ()
         await pg?.stop();
     });
 
-    // todo (reported as such, not counted as passed): since the stemmed search
-    // terms, the file view's candidates differ between the backends for some
-    // queries ("conversion forecast"); issue 22 stays open on it.
-    test('the file view (POST /api/knowledge/search): same results, same order, same scores', { todo: 'the backends differ since the stemmed terms (issue 22, open)' }, async () => {
+    test('the file view (POST /api/knowledge/search): same results, same order, same scores', async () => {
         let compared = 0, nonEmpty = 0;
         for (const query of queries()) {
             const body = { query, max_results: LIMIT };
