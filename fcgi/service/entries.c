@@ -20,7 +20,7 @@
 struct file_hits {
     struct json_object *results;
     enum search_mode mode;
-    const char *query;
+    struct search_query q; /* the query's terms, for the passages */
 };
 
 static void file_hit(const struct fused_hit *h, void *ctx)
@@ -39,7 +39,7 @@ static void file_hit(const struct fused_hit *h, void *ctx)
                            json_object_new_string_len(snippet.data, (int)snippet.len));
     buf_release(&snippet);
     json_object_object_add(o, "source", json_object_new_string(h->k->source));
-    json_object_object_add(o, "passage", search_passage(fh->query, h->k->content));
+    json_object_object_add(o, "passage", search_passage(&fh->q, h->k->content));
     /* score: the reference's match score; relevance: what ordered the hit */
     json_object_object_add(o, "score", json_object_new_double(h->match));
     json_object_object_add(
@@ -125,17 +125,18 @@ int svc_search_files(const struct svc_ctx *c, struct json_object *body, struct j
         jf_bool(err, body, "include_weak", 0, &include_weak) ||
         search_mode_of(c, mode_text, &fh.mode, err))
         return -1;
-    fh.query = query;
     opts = search_opts_of(c->cfg, include_weak);
     /* Fusion looks further down the lexical list than it answers. */
     pool = fh.mode == MODE_LEXICAL || max_results >= 20 ? (size_t)max_results : 20;
     rc = search_files_ids(c->st, c->space, query, categories, pool, tables, &opts, &lex, &nlex);
+    search_query_init(&fh.q, query);
     fh.results = json_object_new_array();
     warnings = json_object_new_array();
     if (rc == STORE_OK)
         rc = hybrid_run(c, fh.mode, query, lex, nlex, (size_t)max_results, file_accept, &categories,
                         file_hit, &fh, warnings);
     ranked_ids_free(lex, nlex);
+    search_query_release(&fh.q);
     if (rc == STORE_OK)
         *data = answer(fh.results, fh.mode, warnings);
     else
@@ -160,7 +161,7 @@ struct stage1 {
     struct ranked *r;
     size_t n;
     enum search_mode mode;
-    const char *query;
+    struct search_query q; /* the query's terms, for the passages */
 };
 
 /* "a, b" from a JSON array. */
@@ -195,7 +196,7 @@ static void entry_hit(const struct fused_hit *h, void *ctx)
     /* relevance: the match score, or with vectors the fused score that ordered it */
     json_object_object_add(
         o, "relevance", json_object_new_double(s1->mode == MODE_LEXICAL ? h->lexical : h->fused));
-    json_object_object_add(o, "passage", search_passage(s1->query, k->content));
+    json_object_object_add(o, "passage", search_passage(&s1->q, k->content));
     if (h->weak)
         json_object_object_add(o, "weak", json_object_new_boolean(1));
     if (s1->mode != MODE_LEXICAL) {
@@ -395,8 +396,8 @@ int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
     struct ranked_id *lex = NULL;
     struct json_object *warnings = json_object_new_array();
     struct search_opts opts = search_opts_of(c->cfg, eq->include_weak);
-    s1.query = eq->q;
     rc = search_entries_ids(c->st, c->space, eq->q, &f, depth, &opts, &lex, &nlex);
+    search_query_init(&s1.q, eq->q);
     if (rc == STORE_OK)
         rc = hybrid_run(c, s1.mode, eq->q, lex, nlex, pool, entry_accept, &f, entry_hit, &s1,
                         warnings);
@@ -435,6 +436,7 @@ int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
     for (size_t i = 0; i < s1.n; i++)
         ranked_release(&s1.r[i]);
     free(s1.r);
+    search_query_release(&s1.q);
     json_object_put(warnings);
     return rc ? -1 : 0;
 }

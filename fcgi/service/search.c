@@ -626,14 +626,12 @@ int search_entries_ids(struct store *st, const char *space, const char *query,
     return run_ids(st, space, query, 0, 0, f, n, NULL, opts, out, nout);
 }
 
-struct json_object *search_passage(const char *query, const char *text)
+struct json_object *search_passage(const struct search_query *q, const char *text)
 {
-    struct search_query q;
     struct passage p;
     struct json_object *o = json_object_new_object(), *marks = json_object_new_array();
-    search_query_init(&q, query ? query : "");
     text = text ? text : "";
-    passage_find(text, strlen(text), q.terms, q.n_terms, PASSAGE_CHARS, &p);
+    passage_find(text, strlen(text), q->terms, q->n_terms, PASSAGE_CHARS, &p);
     json_object_object_add(o, "text",
                            json_object_new_string_len(text + p.start, (int)(p.end - p.start)));
     json_object_object_add(o, "offset", json_object_new_int64((int64_t)p.offset));
@@ -644,6 +642,5 @@ struct json_object *search_passage(const char *query, const char *text)
         json_object_array_add(marks, m);
     }
     json_object_object_add(o, "highlights", marks);
-    search_query_release(&q);
     return o;
 }

@@ -85,9 +85,9 @@ int search_entries_ids(struct store *st, const char *space, const char *query,
                        const struct knowledge_filter *f, size_t n, const struct search_opts *opts,
                        struct ranked_id **out, size_t *nout);
 
-/* The passage of text where query's terms stand densest (domain/passage.h):
+/* The passage of text where q's terms stand densest (domain/passage.h):
  * {text, offset, highlights: [[start, length], ...]}, offsets in characters
  * (offset: in text; highlights: in the passage). */
-struct json_object *search_passage(const char *query, const char *text);
+struct json_object *search_passage(const struct search_query *q, const char *text);
 
 #endif

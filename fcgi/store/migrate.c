@@ -10,11 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The file stem of a path with at most one folder: "a/b.md" -> "b". */
-#define STEM_SQL(p)                                                                                \
-    "substr(substr(" p ", instr(" p ", '/') + 1), 1,"                                              \
-    " length(substr(" p ", instr(" p ", '/') + 1)) - 3)"
-
 /* ---- schema: numbered migrations, applied in order, tracked by user_version ---- */
 
 static const char *const migrations[] = {

@@ -351,8 +351,8 @@ const char *const pg_stmt_sql[S_COUNT] = {
                       " ON CONFLICT (seq) DO UPDATE SET space = excluded.space,"
                       " types = excluded.types, category = excluded.category,"
                       " head = excluded.head, tsv = excluded.tsv",
-    [S_SX_DIRTY] = "SELECT seq FROM search_dirty ORDER BY seq LIMIT 256",
-    [S_SX_DIRTY_COUNT] = "SELECT count(*) FROM search_dirty",
+    [S_SX_DIRTY] = SEARCH_DIRTY_SQL,
+    [S_SX_DIRTY_COUNT] = SEARCH_DIRTY_COUNT_SQL,
     [S_SX_UNDIRTY] = "DELETE FROM search_dirty WHERE seq = $1",
     [S_SX_SOURCE] = "SELECT id, space, status, title, tags, path, scenario, content FROM knowledge"
                     " WHERE seq = $1",
@@ -366,20 +366,18 @@ const char *const pg_stmt_sql[S_COUNT] = {
                     " ON CONFLICT(space, term) DO UPDATE SET df = search_terms.df + excluded.df",
     [S_SX_DF_PRUNE] = "DELETE FROM search_terms WHERE space = $1 AND df <= 0"
                       " AND term IN (SELECT key FROM json_each_text($2::json))",
-    [S_SX_SPACE_ADD] =
-        "INSERT INTO search_spaces(space, docs, len_title, len_tags, len_stem, len_scenario,"
-        " len_body) VALUES($1, $2, $3, $4, $5, $6, $7) ON CONFLICT(space) DO UPDATE SET"
-        " docs = search_spaces.docs + excluded.docs,"
-        " len_title = search_spaces.len_title + excluded.len_title,"
-        " len_tags = search_spaces.len_tags + excluded.len_tags,"
-        " len_stem = search_spaces.len_stem + excluded.len_stem,"
-        " len_scenario = search_spaces.len_scenario + excluded.len_scenario,"
-        " len_body = search_spaces.len_body + excluded.len_body",
-    [S_SX_SPACE_GET] = "SELECT docs, len_title, len_tags, len_stem, len_scenario, len_body"
-                       " FROM search_spaces WHERE space = $1",
+    [S_SX_SPACE_ADD] = "INSERT INTO search_spaces(space, " SEARCH_SPACE_COLUMNS
+                       ") VALUES($1, $2, $3, $4, $5, $6, $7) ON CONFLICT(space) DO UPDATE SET"
+                       " docs = search_spaces.docs + excluded.docs,"
+                       " len_title = search_spaces.len_title + excluded.len_title,"
+                       " len_tags = search_spaces.len_tags + excluded.len_tags,"
+                       " len_stem = search_spaces.len_stem + excluded.len_stem,"
+                       " len_scenario = search_spaces.len_scenario + excluded.len_scenario,"
+                       " len_body = search_spaces.len_body + excluded.len_body",
+    [S_SX_SPACE_GET] = "SELECT " SEARCH_SPACE_COLUMNS " FROM search_spaces WHERE space = $1",
     [S_SX_DF_GET] = "SELECT term, df FROM search_terms WHERE space = $1"
                     " AND term IN (SELECT json_array_elements_text($2::json))",
-    [S_SX_META_GET] = "SELECT value FROM search_meta WHERE key = 'tokenizer'",
+    [S_SX_META_GET] = SEARCH_META_GET_SQL,
     [S_SX_META_SET] = "UPDATE search_meta SET value = $1 WHERE key = 'tokenizer'",
     /* A session lock, held across the embeddings call and given back after
      * (or with the session, should the node die): one node embeds at a time. */

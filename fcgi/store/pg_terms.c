@@ -73,7 +73,7 @@ static void add_field(struct buf *head, struct buf *all, const char *text, size_
 
 /* The file stem of a path as migrate.c's STEM_SQL makes it for FTS5: after
  * the first '/', without the last three characters (".md"). */
-static void stem_of(const char *path, const char **stem, size_t *len)
+void path_stem_of(const char *path, const char **stem, size_t *len)
 {
     const char *slash = strchr(path, '/');
     const char *p = slash ? slash + 1 : path;
@@ -102,7 +102,7 @@ int terms_refresh(struct store *st, const char *id)
         size_t stem_len;
         const char *title = col_text(s, 5), *tags = col_text(s, 6);
         const char *scenario = col_text(s, 8), *content = col_text(s, 9);
-        stem_of(col_text(s, 7), &stem, &stem_len);
+        path_stem_of(col_text(s, 7), &stem, &stem_len);
         add_field(&head, &tsv, title, strlen(title), "T:");
         add_field(&head, &tsv, tags, strlen(tags), "G:");
         add_field(&head, &tsv, stem, stem_len, "S:");

@@ -73,17 +73,6 @@ static void count_record(struct deltas *ds, const char *space, const char *rec, 
     bm25_record_terms(rec, count_term, &w);
 }
 
-/* The file stem of a path as migrate.c's STEM_SQL makes it for FTS5: after
- * the first '/', without the last three characters (".md"). */
-static void path_stem_sql(const char *path, const char **stem, size_t *len)
-{
-    const char *slash = strchr(path, '/');
-    const char *p = slash ? slash + 1 : path;
-    size_t n = strlen(p);
-    *stem = p;
-    *len = n > 3 ? n - 3 : 0;
-}
-
 /* Bring entry seq's record up to date; its changes go to ds. pg_terms:
  * make its PostgreSQL search terms again too (a rebuild). */
 static int sync_one(struct store *st, long long seq, struct deltas *ds, struct buf *rec,
@@ -112,7 +101,7 @@ static int sync_one(struct store *st, long long seq, struct deltas *ds, struct b
         space = col_dup(s, 1);
         text[BM25_TITLE] = col_text(s, 3);
         text[BM25_TAGS] = col_text(s, 4);
-        path_stem_sql(col_text(s, 5), &text[BM25_STEM], &len[BM25_STEM]);
+        path_stem_of(col_text(s, 5), &text[BM25_STEM], &len[BM25_STEM]);
         text[BM25_SCENARIO] = col_text(s, 6);
         text[BM25_BODY] = col_text(s, 7);
         len[BM25_TITLE] = strlen(text[BM25_TITLE]);
@@ -227,18 +216,15 @@ int search_index_sync(struct store *st)
 }
 
 /* SQLite: the FTS5 indexes made again from the active entries. */
-#define STEM_OF(p)                                                                                 \
-    "substr(substr(" p ", instr(" p ", '/') + 1), 1,"                                              \
-    " length(substr(" p ", instr(" p ", '/') + 1)) - 3)"
 static const char rebuild_fts[] =
     "INSERT INTO knowledge_fts(knowledge_fts) VALUES('delete-all');"
     "INSERT INTO knowledge_fts(rowid, title, tags, stem, scenario, body)"
-    "  SELECT seq, title, tags, " STEM_OF(
+    "  SELECT seq, title, tags, " STEM_SQL(
         "path") ", scenario, content FROM knowledge"
                 "  WHERE status = 'active';"
                 "INSERT INTO knowledge_head(knowledge_head) VALUES('delete-all');"
                 "INSERT INTO knowledge_head(rowid, title, tags, stem)"
-                "  SELECT seq, title, tags, " STEM_OF(
+                "  SELECT seq, title, tags, " STEM_SQL(
                     "path") " FROM knowledge WHERE status = 'active';";
 
 static const char rebuild_stats[] = "DELETE FROM search_docs; DELETE FROM search_terms;"

@@ -37,4 +37,11 @@
     "id, space, kind, status, progress, total, params, result, error, actor, created_at,"          \
     " updated_at"
 
+/* The BM25F statistics (search_index.c): a space's totals, the marked
+ * entries, how many are marked, the tokenizer the indexes were made by. */
+#define SEARCH_SPACE_COLUMNS "docs, len_title, len_tags, len_stem, len_scenario, len_body"
+#define SEARCH_DIRTY_SQL "SELECT seq FROM search_dirty ORDER BY seq LIMIT 256"
+#define SEARCH_DIRTY_COUNT_SQL "SELECT count(*) FROM search_dirty"
+#define SEARCH_META_GET_SQL "SELECT value FROM search_meta WHERE key = 'tokenizer'"
+
 #endif

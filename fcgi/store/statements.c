@@ -286,8 +286,8 @@ const char *const stmt_sql[S_COUNT] = {
     [S_VEC_STAMP] = "SELECT coalesce(max(stamp), 0) FROM vectors",
     [S_VEC_DIM] =
         "SELECT dim FROM vectors WHERE model = ?1 AND dim > 0 ORDER BY stamp DESC LIMIT 1",
-    [S_SX_DIRTY] = "SELECT seq FROM search_dirty ORDER BY seq LIMIT 256",
-    [S_SX_DIRTY_COUNT] = "SELECT count(*) FROM search_dirty",
+    [S_SX_DIRTY] = SEARCH_DIRTY_SQL,
+    [S_SX_DIRTY_COUNT] = SEARCH_DIRTY_COUNT_SQL,
     [S_SX_UNDIRTY] = "DELETE FROM search_dirty WHERE seq = ?1",
     [S_SX_SOURCE] = "SELECT id, space, status, title, tags, path, scenario, content FROM knowledge"
                     " WHERE seq = ?1",
@@ -302,16 +302,15 @@ const char *const stmt_sql[S_COUNT] = {
     [S_SX_DF_PRUNE] = "DELETE FROM search_terms WHERE space = ?1 AND df <= 0"
                       " AND term IN (SELECT key FROM json_each(?2))",
     [S_SX_SPACE_ADD] =
-        "INSERT INTO search_spaces(space, docs, len_title, len_tags, len_stem, len_scenario,"
-        " len_body) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(space) DO UPDATE SET"
+        "INSERT INTO search_spaces(space, " SEARCH_SPACE_COLUMNS
+        ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(space) DO UPDATE SET"
         " docs = docs + excluded.docs, len_title = len_title + excluded.len_title,"
         " len_tags = len_tags + excluded.len_tags, len_stem = len_stem + excluded.len_stem,"
         " len_scenario = len_scenario + excluded.len_scenario,"
         " len_body = len_body + excluded.len_body",
-    [S_SX_SPACE_GET] = "SELECT docs, len_title, len_tags, len_stem, len_scenario, len_body"
-                       " FROM search_spaces WHERE space = ?1",
+    [S_SX_SPACE_GET] = "SELECT " SEARCH_SPACE_COLUMNS " FROM search_spaces WHERE space = ?1",
     [S_SX_DF_GET] = "SELECT term, df FROM search_terms WHERE space = ?1"
                     " AND term IN (SELECT value FROM json_each(?2))",
-    [S_SX_META_GET] = "SELECT value FROM search_meta WHERE key = 'tokenizer'",
+    [S_SX_META_GET] = SEARCH_META_GET_SQL,
     [S_SX_META_SET] = "UPDATE search_meta SET value = ?1 WHERE key = 'tokenizer'",
 };

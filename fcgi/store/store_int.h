@@ -21,6 +21,12 @@
 /* ... and the one a node holds while it embeds a batch of the queue. */
 #define PG_EMBED_LOCK "7162200416"
 
+/* The file stem of a path with at most one folder: "a/b.md" -> "b"
+ * (migrate.c's triggers, search_index.c's rebuild; path_stem_of in C). */
+#define STEM_SQL(p)                                                                                \
+    "substr(substr(" p ", instr(" p ", '/') + 1), 1,"                                              \
+    " length(substr(" p ", instr(" p ", '/') + 1)) - 3)"
+
 enum stmt_id {
     S_SPACE_ENSURE,
     S_TOKEN_COUNT,
@@ -291,6 +297,10 @@ int pg_schema_version(struct store *st);
 /* Keep the PostgreSQL search terms of entry id in step with its text
  * (nothing on SQLite, whose triggers keep FTS5 in step). */
 int terms_refresh(struct store *st, const char *id);
+/* The file stem of a path as migrate.c's STEM_SQL makes it for FTS5: after
+ * the first '/', without the last three characters (".md"); into *stem
+ * (pointing into path) and *len (pg_terms.c). */
+void path_stem_of(const char *path, const char **stem, size_t *len);
 /* The tsquery of a match query into out (pg_terms.c). */
 void pg_match_query(struct buf *out, const struct store_match_query *q);
 

@@ -49,6 +49,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { startStack } from '../http/lib/stack.mjs';
+import { dataOf } from './lib/envelope.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const TOP_K = 10;
@@ -77,17 +78,6 @@ function parseArgs(argv) {
     if (!o.rankings.length) usage('--rankings is empty');
     if (new Set(o.rankings).size !== o.rankings.length) usage('--rankings names one ranking twice');
     return o;
-}
-
-/** The data of a success envelope, or throws with the error. */
-function dataOf(r, what) {
-    const j = r.json;
-    if (r.status === 200 && j && (j.status === 'success' || j.success === true)) return j.data;
-    const e = j?.error;
-    const msg = e ? `${e.code}: ${e.message}` : `HTTP ${r.status} ${r.text.slice(0, 200)}`;
-    const err = new Error(`${what}: ${msg}`);
-    err.code = e?.code;
-    throw err;
 }
 
 // ---------------------------------------------------------------- data

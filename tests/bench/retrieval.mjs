@@ -31,6 +31,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startStack } from '../http/lib/stack.mjs';
+import { dataOf } from './lib/envelope.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const DATA = path.join(HERE, 'retrieval');
@@ -71,17 +72,6 @@ function parseArgs(argv) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** The data of a success envelope, or throws with the error. */
-function dataOf(r, what) {
-    const j = r.json;
-    if (r.status === 200 && j && (j.status === 'success' || j.success === true)) return j.data;
-    const e = j?.error;
-    const msg = e ? `${e.code}: ${e.message}` : `HTTP ${r.status} ${r.text.slice(0, 200)}`;
-    const err = new Error(`${what}: ${msg}`);
-    err.code = e?.code;
-    throw err;
-}
 
 function loadData() {
     const entries = JSON.parse(fs.readFileSync(path.join(DATA, 'entries.json'), 'utf8'));
