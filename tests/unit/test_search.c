@@ -913,6 +913,25 @@ static void test_tie_updated(void)
 }
 
 /* More matching entries than one candidate pass takes: the best must still win. */
+/* Word forms meet (stemmed search terms), and a query's terms reach FTS5 as
+ * the terms they are: not stemmed a second time ("conversions" ->
+ * "convers", which the stemmer would make "conver"), nor dropped when the
+ * stem is short ("going" -> "go"). */
+static void test_word_forms(struct store *st)
+{
+    struct hits h = {0};
+    char *a = add(st, "experiences", "forms/funnel.md", "Checkout funnels", "[]", NULL,
+                  "We watched the conversion of every step and kept going.");
+    CHECK_INT(files(st, SPACE, "conversions", 0, 10, NULL, &h), STORE_OK);
+    CHECK(has_id(&h, a));
+    CHECK_INT(files(st, SPACE, "conversion", 0, 10, NULL, &h), STORE_OK);
+    CHECK(has_id(&h, a));
+    CHECK_INT(files(st, SPACE, "funnel going", 0, 10, NULL, &h), STORE_OK);
+    CHECK(h.n >= 1 && strcmp(h.id[0], a) == 0);
+    hits_release(&h);
+    free(a);
+}
+
 static void test_many_candidates(struct store *st)
 {
     struct hits h = {0};
@@ -967,6 +986,7 @@ int main(void)
     test_injection(st);
     test_max_results_and_ties(st);
     test_entries(st, &ids);
+    test_word_forms(st);
     test_many_candidates(st);
     ids_release(&ids);
     store_close(st);
