@@ -55,6 +55,9 @@ int store_knowledge_match(struct store *st, const char *space, const struct stor
     struct buf match;
     struct cursor *s;
     int rc;
+    /* inside a write transaction, the search rows follow its changes first */
+    if (st->tx_depth && (rc = search_index_sync(st)))
+        return rc;
     buf_init(&match, 1 << 16);
     if (st->pg)
         pg_match_query(&match, q);
@@ -81,7 +84,7 @@ int store_knowledge_match(struct store *st, const char *space, const struct stor
         r.updated_at = col_text(s, 8);
         r.always_apply = col_int(s, 9);
         r.scenario = col_text(s, 10);
-        r.terms = col_opt(s, 11);
+        r.terms = col_text(s, 11);
         if (last)
             *last = r.seq;
         if (each(&r, ctx))

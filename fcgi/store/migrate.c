@@ -196,12 +196,16 @@ static const char *const migrations[] = {
      "ALTER TABLE jobs ADD COLUMN lease_until TEXT;"),
 
     /* 9: the BM25F statistics (docs/search.md "Relevance"): each active
-     * entry's terms record, and per space the entries, the total length of
+     * entry's search row (what a candidate is scored and ordered by, with its
+     * terms record), and per space the entries, the total length of
      * each field and each term's document frequency. Triggers mark what
      * changed; search_index.c brings it up to date before each commit.
      * search_meta's tokenizer 0 makes the first open rebuild every index
      * with the stemming tokenizer. */
-    ("CREATE TABLE search_docs(seq INTEGER PRIMARY KEY, space TEXT NOT NULL,"
+    ("CREATE TABLE search_docs(seq INTEGER PRIMARY KEY, space TEXT NOT NULL, id TEXT NOT NULL,"
+     "  category TEXT NOT NULL, types INTEGER NOT NULL, path TEXT NOT NULL, title TEXT NOT NULL,"
+     "  tags TEXT NOT NULL, source TEXT NOT NULL, updated_at TEXT NOT NULL,"
+     "  always_apply INTEGER NOT NULL, body_head TEXT NOT NULL, scenario_head TEXT NOT NULL,"
      "  terms TEXT NOT NULL);"
      "CREATE TABLE search_terms(space TEXT NOT NULL, term TEXT NOT NULL,"
      "  df INTEGER NOT NULL, PRIMARY KEY(space, term)) WITHOUT ROWID;"
@@ -213,8 +217,8 @@ static const char *const migrations[] = {
      "INSERT INTO search_meta(key, value) VALUES('tokenizer', 0);"
      "CREATE TRIGGER search_dirty_insert AFTER INSERT ON knowledge"
      "  BEGIN INSERT OR IGNORE INTO search_dirty(seq) VALUES(new.seq); END;"
-     "CREATE TRIGGER search_dirty_update"
-     "  AFTER UPDATE OF space, title, tags, path, scenario, content, status ON knowledge"
+     "CREATE TRIGGER search_dirty_update AFTER UPDATE OF space, category, types, path, title,"
+     "  tags, scenario, content, status, source, always_apply, updated_at ON knowledge"
      "  BEGIN INSERT OR IGNORE INTO search_dirty(seq) VALUES(new.seq); END;"
      "CREATE TRIGGER search_dirty_delete AFTER DELETE ON knowledge"
      "  BEGIN INSERT OR IGNORE INTO search_dirty(seq) VALUES(old.seq); END;"),

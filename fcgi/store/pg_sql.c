@@ -27,12 +27,10 @@
 
 /* A search candidate: knowledge_terms holds a row per active entry only;
  * column is head (title, tags, stem: small, kept in the row) or tsv (every
- * field, as FTS5's knowledge_head and knowledge_fts). */
+ * field, as FTS5's knowledge_head and knowledge_fts); the candidate's
+ * columns come from its search row d. */
 #define PG_MATCH(column)                                                                           \
-    "SELECT f.seq, k.id, k.category, k.path, k.title, k.tags, substr(k.content, 1, 200),"          \
-    " k.source, k.updated_at, k.always_apply, substr(k.scenario, 1, 200), d.terms"                 \
-    " FROM knowledge_terms f JOIN knowledge k ON k.seq = f.seq"                                    \
-    " LEFT JOIN search_docs d ON d.seq = f.seq"                                                    \
+    "SELECT " MATCH_COLUMNS " FROM knowledge_terms f JOIN search_docs d ON d.seq = f.seq"          \
     " WHERE f." column " @@ $1::tsquery AND f.space = $2"                                          \
     " AND ($3::int = 0 OR (f.types & $3::int) <> 0)"                                               \
     " AND ($4::text IS NULL OR f.category = $4::text) AND f.seq < $6::bigint"                      \
@@ -40,8 +38,12 @@
 
 /* 9: the BM25F statistics (migrate.c's migration 9, search_index.c). */
 #define PG_SEARCH_STATS                                                                            \
-    "CREATE TABLE search_docs(seq bigint PRIMARY KEY, space" PG_T " NOT NULL,"                     \
-    "  terms" PG_T " NOT NULL);"                                                                   \
+    "CREATE TABLE search_docs(seq bigint PRIMARY KEY, space" PG_T " NOT NULL, id" PG_T             \
+    " NOT NULL,"                                                                                   \
+    "  category" PG_T " NOT NULL, types bigint NOT NULL, path" PG_T " NOT NULL,"                   \
+    "  title" PG_T " NOT NULL, tags" PG_T " NOT NULL, source" PG_T " NOT NULL,"                    \
+    "  updated_at" PG_T " NOT NULL, always_apply bigint NOT NULL, body_head" PG_T " NOT NULL,"     \
+    "  scenario_head" PG_T " NOT NULL, terms" PG_T " NOT NULL);"                                   \
     "CREATE TABLE search_terms(space" PG_T " NOT NULL, term" PG_T " NOT NULL,"                     \
     "  df bigint NOT NULL, PRIMARY KEY(space, term));"                                             \
     "CREATE TABLE search_spaces(space" PG_T " PRIMARY KEY, docs bigint NOT NULL,"                  \
@@ -57,7 +59,8 @@
     "CREATE TRIGGER search_dirty_insert AFTER INSERT OR DELETE ON knowledge FOR EACH ROW"          \
     "  EXECUTE FUNCTION search_dirty_mark();"                                                      \
     "CREATE TRIGGER search_dirty_update"                                                           \
-    "  AFTER UPDATE OF space, title, tags, path, scenario, content, status ON knowledge"           \
+    "  AFTER UPDATE OF space, category, types, path, title, tags, scenario, content, status,"      \
+    "  source, always_apply, updated_at ON knowledge"                                              \
     "  FOR EACH ROW EXECUTE FUNCTION search_dirty_mark();"
 
 /* The cache generation, read in the same round trip as a token lookup. */
@@ -357,9 +360,8 @@ const char *const pg_stmt_sql[S_COUNT] = {
     [S_SX_SOURCE] = "SELECT id, space, status, title, tags, path, scenario, content FROM knowledge"
                     " WHERE seq = $1",
     [S_SX_DOC_GET] = "SELECT space, terms FROM search_docs WHERE seq = $1",
-    [S_SX_DOC_PUT] =
-        "INSERT INTO search_docs(seq, space, terms) VALUES($1, $2, $3)"
-        " ON CONFLICT(seq) DO UPDATE SET space = excluded.space, terms = excluded.terms",
+    [S_SX_DOC_PUT] = "INSERT INTO search_docs(" SEARCH_DOC_COLUMNS ") SELECT " SEARCH_DOC_FROM_ENTRY
+                     ", $2 FROM knowledge WHERE seq = $1" SEARCH_DOC_UPDATE,
     [S_SX_DOC_DELETE] = "DELETE FROM search_docs WHERE seq = $1",
     [S_SX_DF_ADD] = "INSERT INTO search_terms(space, term, df) SELECT $1::text, key, value::bigint"
                     " FROM json_each_text($2::json)"

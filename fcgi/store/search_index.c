@@ -1,6 +1,8 @@
 /* store/search_index.c: the BM25F statistics on both backends
- * (docs/search.md "Relevance"): each active entry's terms record
- * (search_docs), and per space the entries, the total length of each field
+ * (docs/search.md "Relevance"): each active entry's search row
+ * (search_docs: what a candidate is scored and ordered by, its terms record
+ * included, narrow so a search never reads the wide knowledge rows), and
+ * per space the entries, the total length of each field
  * (search_spaces) and each term's document frequency (search_terms).
  * Triggers on knowledge mark the entries whose text or status changed
  * (search_dirty); before the outermost COMMIT of a write, the records of
@@ -115,17 +117,18 @@ static int sync_one(struct store *st, long long seq, struct deltas *ds, struct b
     rc = STORE_OK;
     if (pg_terms && active && (rc = terms_refresh(st, id)))
         goto out;
-    if (old_terms && active && strcmp(old_space, space) == 0 && strcmp(old_terms, rec->data) == 0)
-        goto undirty; /* a change the index does not see (a moved folder's case...) */
-    if (old_terms)
-        count_record(ds, old_space, old_terms, -1);
-    if (active) {
-        count_record(ds, space, rec->data, 1);
-        rc = stmt_run(st, S_SX_DOC_PUT, "Ltt", seq, space, rec->data);
-    } else if (old_terms) {
-        rc = stmt_run(st, S_SX_DOC_DELETE, "L", seq);
+    /* the statistics count only what changed in the record */
+    if (!(old_terms && active && strcmp(old_space, space) == 0 &&
+          strcmp(old_terms, rec->data) == 0)) {
+        if (old_terms)
+            count_record(ds, old_space, old_terms, -1);
+        if (active)
+            count_record(ds, space, rec->data, 1);
     }
-undirty:
+    if (active)
+        rc = stmt_run(st, S_SX_DOC_PUT, "Lt", seq, rec->data);
+    else if (old_terms)
+        rc = stmt_run(st, S_SX_DOC_DELETE, "L", seq);
     if (rc == STORE_OK)
         rc = stmt_run(st, S_SX_UNDIRTY, "L", seq);
 out:

@@ -37,6 +37,26 @@
     "id, space, kind, status, progress, total, params, result, error, actor, created_at,"          \
     " updated_at"
 
+/* The columns of a search candidate (S_MATCH*, struct match_row), from its
+ * search row d: only what scoring and ordering need. */
+#define MATCH_COLUMNS                                                                              \
+    "d.seq, d.id, d.category, d.path, d.title, d.tags, d.body_head, d.source, d.updated_at,"       \
+    " d.always_apply, d.scenario_head, d.terms"
+/* An entry's search row made from its knowledge row, with its terms record. */
+#define SEARCH_DOC_COLUMNS                                                                         \
+    "seq, space, id, category, types, path, title, tags, source, updated_at, always_apply,"        \
+    " body_head, scenario_head, terms"
+#define SEARCH_DOC_UPDATE                                                                          \
+    " ON CONFLICT(seq) DO UPDATE SET space = excluded.space, id = excluded.id,"                    \
+    " category = excluded.category, types = excluded.types, path = excluded.path,"                 \
+    " title = excluded.title, tags = excluded.tags, source = excluded.source,"                     \
+    " updated_at = excluded.updated_at, always_apply = excluded.always_apply,"                     \
+    " body_head = excluded.body_head, scenario_head = excluded.scenario_head,"                     \
+    " terms = excluded.terms"
+#define SEARCH_DOC_FROM_ENTRY                                                                      \
+    "seq, space, id, category, types, path, title, tags, source, updated_at, always_apply,"        \
+    " substr(content, 1, 200), substr(scenario, 1, 200)"
+
 /* The BM25F statistics (search_index.c): a space's totals, the marked
  * entries, how many are marked, the tokenizer the indexes were made by. */
 #define SEARCH_SPACE_COLUMNS "docs, len_title, len_tags, len_stem, len_scenario, len_body"

@@ -11,13 +11,6 @@
     "'status',status,'merged_into',merged_into,'updated_at',updated_at,'meta',json(meta),"         \
     "'document',document)"
 
-/* The columns of a search candidate (S_MATCH*, struct match_row): only what
- * scoring needs, the content cut to its first 200 characters, and the
- * entry's terms record (search_docs d). */
-#define MATCH_COLUMNS                                                                              \
-    "f.rowid, k.id, k.category, k.path, k.title, k.tags, substr(k.content, 1, 200),"               \
-    " k.source, k.updated_at, k.always_apply, substr(k.scenario, 1, 200), d.terms"
-
 const char *const stmt_sql[S_COUNT] = {
     [S_READ_BEGIN] = "BEGIN",
     [S_READ_END] = "COMMIT",
@@ -107,19 +100,14 @@ const char *const stmt_sql[S_COUNT] = {
     [S_SCAN_ACTIVE] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                       " WHERE space = ?1 AND status = 'active' AND (category, path) > (?2, ?3)"
                       " ORDER BY category, path LIMIT ?4",
-    [S_MATCH] = "SELECT " MATCH_COLUMNS " FROM knowledge_fts f JOIN knowledge k"
-                " ON k.seq = f.rowid LEFT JOIN search_docs d ON d.seq = f.rowid WHERE "
-                "knowledge_fts MATCH ?1 AND k.space = ?2"
-                " AND k.status = 'active' AND (?3 = 0 OR k.types & ?3 != 0)"
-                " AND (?4 IS NULL OR k.category = ?4) AND f.rowid < ?6"
-                " ORDER BY f.rowid DESC LIMIT ?5",
-    [S_MATCH_HEAD] =
-        "SELECT " MATCH_COLUMNS " FROM knowledge_head f"
-        " JOIN knowledge k ON k.seq = f.rowid LEFT JOIN search_docs d ON d.seq = f.rowid"
-        " WHERE knowledge_head MATCH ?1"
-        " AND k.space = ?2 AND k.status = 'active'"
-        " AND (?3 = 0 OR k.types & ?3 != 0) AND (?4 IS NULL OR k.category = ?4)"
-        " AND f.rowid < ?6 ORDER BY f.rowid DESC LIMIT ?5",
+    [S_MATCH] = "SELECT " MATCH_COLUMNS " FROM knowledge_fts f JOIN search_docs d"
+                " ON d.seq = f.rowid WHERE knowledge_fts MATCH ?1 AND d.space = ?2"
+                " AND (?3 = 0 OR d.types & ?3 != 0) AND (?4 IS NULL OR d.category = ?4)"
+                " AND f.rowid < ?6 ORDER BY f.rowid DESC LIMIT ?5",
+    [S_MATCH_HEAD] = "SELECT " MATCH_COLUMNS " FROM knowledge_head f JOIN search_docs d"
+                     " ON d.seq = f.rowid WHERE knowledge_head MATCH ?1 AND d.space = ?2"
+                     " AND (?3 = 0 OR d.types & ?3 != 0) AND (?4 IS NULL OR d.category = ?4)"
+                     " AND f.rowid < ?6 ORDER BY f.rowid DESC LIMIT ?5",
     [S_TRACE_UPSERT] =
         "INSERT INTO traces(space, trace_id, task, created_at) VALUES(?1, ?2, ?3, ?4)"
         " ON CONFLICT(space, trace_id) DO UPDATE SET task = excluded.task",
@@ -292,9 +280,8 @@ const char *const stmt_sql[S_COUNT] = {
     [S_SX_SOURCE] = "SELECT id, space, status, title, tags, path, scenario, content FROM knowledge"
                     " WHERE seq = ?1",
     [S_SX_DOC_GET] = "SELECT space, terms FROM search_docs WHERE seq = ?1",
-    [S_SX_DOC_PUT] =
-        "INSERT INTO search_docs(seq, space, terms) VALUES(?1, ?2, ?3)"
-        " ON CONFLICT(seq) DO UPDATE SET space = excluded.space, terms = excluded.terms",
+    [S_SX_DOC_PUT] = "INSERT INTO search_docs(" SEARCH_DOC_COLUMNS ") SELECT " SEARCH_DOC_FROM_ENTRY
+                     ", ?2 FROM knowledge WHERE seq = ?1" SEARCH_DOC_UPDATE,
     [S_SX_DOC_DELETE] = "DELETE FROM search_docs WHERE seq = ?1",
     [S_SX_DF_ADD] = "INSERT INTO search_terms(space, term, df) SELECT ?1, key, value"
                     " FROM json_each(?2) WHERE true"

@@ -291,7 +291,7 @@ struct match_row {
     const char *body;                                /* the content's first 200 characters */
     const char *scenario;                            /* the scenario's first 200 characters */
     const char *source, *updated_at;
-    const char *terms; /* the terms record (domain/bm25.h), NULL when none yet */
+    const char *terms; /* the terms record (domain/bm25.h) */
     int always_apply;
 };
 

@@ -215,7 +215,7 @@ S_SX_DIRTY_COUNT -
 S_SX_UNDIRTY L
 S_SX_SOURCE L
 S_SX_DOC_GET L
-S_SX_DOC_PUT Ltt
+S_SX_DOC_PUT Lt
 S_SX_DOC_DELETE L
 S_SX_DF_ADD tt
 S_SX_DF_PRUNE tt
@@ -377,6 +377,8 @@ EXECUTE s_k_terms_source('k1') \gset k1_
 EXECUTE s_k_terms_put(:k1_seq, :'k1_space', :k1_types, :'k1_category', to_tsvector('simple', :'k1_title' || ' ' || :'k1_content')::text, to_tsvector('simple', :'k1_title' || ' ' || :'k1_content')::text);
 EXECUTE s_k_terms_source('k2') \gset k2_
 EXECUTE s_k_terms_put(:k2_seq, :'k2_space', :k2_types, :'k2_category', to_tsvector('simple', :'k2_content')::text, to_tsvector('simple', :'k2_content')::text);
+EXECUTE s_sx_doc_put(:k1_seq, '');
+EXECUTE s_sx_doc_put(:k2_seq, '');
 EXECUTE s_match('hello', 's1', 0, NULL, 10, 9223372036854775807) \gset m_
 SELECT CASE WHEN :'m_id' = 'k1' AND :'m_title' = 'A' AND :'m_always_apply' = '1' THEN 'ok   ' ELSE 'FAIL ' END || 'S_MATCH: finds k1 by its terms';
 EXECUTE s_match_head('hello', 's1', 1, 'rules', 10, :k1_seq + 1) \gset mh_
