@@ -488,8 +488,7 @@ static int rank(struct store *st, const char *space, struct search_query *q, con
     strlist_add_json(&col->tables, table_names, 1, &col->f.tmp);
     if (ranking != RANKING_REFERENCE) {
         size_t n = q->n_terms < BM25_MAX_TERMS ? q->n_terms : BM25_MAX_TERMS;
-        rc = store_search_stats(st, space, (const char *const *)q->terms, n, &col->stats,
-                                col->df);
+        rc = store_search_stats(st, space, (const char *const *)q->terms, n, &col->stats, col->df);
         bm25_query_init(&col->bq, (const char *const *)q->terms, n, col->df, &col->stats);
     } else {
         rc = STORE_OK;
