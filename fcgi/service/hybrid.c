@@ -1,4 +1,4 @@
-/* hybrid: reciprocal-rank fusion of the lexical and vector candidates (hybrid.h). */
+/* hybrid: convex fusion of the lexical and vector candidates' scores (hybrid.h). */
 #include "service/hybrid.h"
 #include "base/config.h"
 #include "base/util.h"
