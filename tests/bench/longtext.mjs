@@ -50,6 +50,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { startStack } from '../http/lib/stack.mjs';
 import { dataOf } from './lib/envelope.mjs';
+import { loadSets } from './lib/longtext-data.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const TOP_K = 10;
@@ -82,57 +83,15 @@ function parseArgs(argv) {
 
 // ---------------------------------------------------------------- data
 
-/** Exits 2 with a message about the data. */
-function badData(msg) {
-    console.error(`longtext.mjs: bad data: ${msg}`);
-    process.exit(2);
-}
-
-/** Checks one parsed file; name is its file name for the messages. */
-function validateSet(set, name) {
-    if (!set || typeof set !== 'object') badData(`${name}: not a JSON object`);
-    if (typeof set.space !== 'string' || !set.space) badData(`${name}: "space" must be a non-empty string`);
-    if (set.lang !== 'en' && set.lang !== 'zh') badData(`${name}: "lang" must be "en" or "zh" (got ${JSON.stringify(set.lang)})`);
-    if (!Array.isArray(set.entries) || !set.entries.length) badData(`${name}: "entries" must be a non-empty array`);
-    if (!Array.isArray(set.questions)) badData(`${name}: "questions" must be an array`);
-    const keys = new Set();
-    for (const [i, e] of set.entries.entries()) {
-        if (!e || typeof e.key !== 'string' || !e.key) badData(`${name}: entry #${i + 1} has no key`);
-        if (keys.has(e.key)) badData(`${name}: key ${e.key} is used twice`);
-        keys.add(e.key);
-        for (const f of ['title', 'content']) if (typeof e[f] !== 'string' || !e[f]) badData(`${name}: entry ${e.key} has no ${f}`);
-        if (e.scenario !== undefined && typeof e.scenario !== 'string') badData(`${name}: entry ${e.key}: scenario must be a string`);
-        if (e.tags !== undefined && (!Array.isArray(e.tags) || e.tags.some((t) => typeof t !== 'string')))
-            badData(`${name}: entry ${e.key}: tags must be an array of strings`);
-    }
-    for (const [i, q] of set.questions.entries()) {
-        if (!q || typeof q.q !== 'string' || !q.q.trim()) badData(`${name}: question #${i + 1} has no text "q"`);
-        if (!Array.isArray(q.answers)) badData(`${name}: question "${q.q}" has no "answers" array`);
-        for (const k of q.answers) if (!keys.has(k)) badData(`${name}: question "${q.q}" names unknown key ${JSON.stringify(k)}`);
-        if (new Set(q.answers).size !== q.answers.length) badData(`${name}: question "${q.q}" names a key twice`);
-    }
-}
-
-/** Every DIR/*.json, checked, sorted by file name: [{file, space, lang, entries, questions}]. */
+/** Every DIR/*.json, checked (lib/longtext-data.mjs); exits 2 on bad data. */
 function loadData(dir) {
-    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) badData(`${dir} is not a directory`);
-    const names = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
-    if (!names.length) badData(`no *.json file in ${dir}`);
-    const sets = [];
-    const spaces = new Map();
-    for (const name of names) {
-        let set;
-        try {
-            set = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8'));
-        } catch (e) {
-            badData(`${name}: ${e.message}`);
-        }
-        validateSet(set, name);
-        if (spaces.has(set.space)) badData(`${name} and ${spaces.get(set.space)} both use space ${set.space}`);
-        spaces.set(set.space, name);
-        sets.push({ file: name.replace(/\.json$/, ''), space: set.space, lang: set.lang, entries: set.entries, questions: set.questions });
+    try {
+        return loadSets(dir);
+    } catch (e) {
+        if (!e.badData) throw e;
+        console.error(`longtext.mjs: bad data: ${e.message}`);
+        process.exit(2);
     }
-    return sets;
 }
 
 /** The line that states the data. */

@@ -81,8 +81,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 function loadData() {
     const entries = JSON.parse(fs.readFileSync(path.join(DATA, 'entries.json'), 'utf8'));
     const queries = JSON.parse(fs.readFileSync(path.join(DATA, 'queries.json'), 'utf8'));
-    const unansFile = path.join(DATA, 'unanswerable.json');
-    const unanswerable = fs.existsSync(unansFile) ? JSON.parse(fs.readFileSync(unansFile, 'utf8')) : [];
+    const unanswerable = JSON.parse(fs.readFileSync(path.join(DATA, 'unanswerable.json'), 'utf8'));
     const keys = new Set();
     for (const e of entries) {
         if (!/^e\d{3}$/.test(e.key) || keys.has(e.key)) throw new Error(`entries.json: bad or repeated key ${e.key}`);

@@ -8,10 +8,9 @@
 // (tests/bench/longtext/*.json, one space per file) and compares 100 of its
 // questions, English and Chinese, answerable and not, in both views.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ROOT, onPostgres, startStack } from './lib/stack.mjs';
+import { onPostgres, startStack } from './lib/stack.mjs';
+import { loadSets } from '../bench/lib/longtext-data.mjs';
 import { ok } from './lib/expect.mjs';
 
 const SKIP = !onPostgres && 'needs PostgreSQL (KNOWHUB_TEST_PG): compares it with SQLite';
@@ -163,17 +162,8 @@ describe('search parity: SQLite and PostgreSQL answer alike', { skip: SKIP }, ()
 
 // ---------------------------------------------------------------- long text
 
-const LT_DIR = path.join(ROOT, 'tests/bench/longtext');
 const LT_TOP = 10; // the benchmark's top 10
 const LT_QUESTIONS = 100;
-
-/** The benchmark's sets, in file-name order: [{file, space, lang, entries, questions}]. */
-function longtextSets() {
-    return fs.readdirSync(LT_DIR).filter((f) => f.endsWith('.json')).sort().map((f) => {
-        const set = JSON.parse(fs.readFileSync(path.join(LT_DIR, f), 'utf8'));
-        return { file: f.replace(/\.json$/, ''), ...set };
-    });
-}
 
 /** Exactly LT_QUESTIONS of the benchmark's questions, evenly spaced over all
  * of them in file order (question floor(i * n / 100)); every eighth is also
@@ -233,7 +223,7 @@ function ltDiff(a, b) {
 
 describe('search parity on the long-text benchmark: 100 questions', { skip: SKIP }, () => {
     let ltLite, ltPg;
-    const sets = longtextSets();
+    const sets = loadSets();
     const questions = longtextQuestions(sets);
     // per set: {lite: {token, idToKey}, pg: {token, idToKey}}
     const loaded = new Map();
