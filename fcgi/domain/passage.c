@@ -18,6 +18,7 @@ struct finder {
     const char *text;
     char *const *terms;
     size_t n_terms;
+    unsigned char first[32]; /* bit b: a term starts with byte b */
     struct match *m;
     size_t n, cap;
     size_t scanned, chars; /* characters before byte `scanned` */
@@ -34,9 +35,14 @@ static size_t chars_in(const char *s, size_t from, size_t to)
 static int on_term(void *ctx, const char *token, size_t n, size_t start, size_t end)
 {
     struct finder *f = ctx;
-    size_t t;
+    unsigned char b = (unsigned char)token[0];
+    const char *term;
+    size_t t, tn;
+    /* a term starts with its token's first byte: most words need no stemming */
+    if (!(f->first[b / 8] >> (b % 8) & 1) || !tokenize_term(token, n, &term, &tn))
+        return 0;
     for (t = 0; t < f->n_terms; t++)
-        if (strlen(f->terms[t]) == n && memcmp(f->terms[t], token, n) == 0)
+        if (strlen(f->terms[t]) == tn && memcmp(f->terms[t], term, tn) == 0)
             break;
     if (t == f->n_terms)
         return 0;
@@ -98,11 +104,15 @@ static void best_window(const struct finder *f, size_t width, size_t *first, siz
 void passage_find(const char *text, size_t len, char *const *terms, size_t n, size_t width,
                   struct passage *out)
 {
-    struct finder f = {text, terms, n, NULL, 0, 0, 0, 0};
+    struct finder f = {.text = text, .terms = terms, .n_terms = n};
     size_t total, cs, ce, first = 0, last = 0;
     memset(out, 0, sizeof *out);
+    for (size_t t = 0; t < n; t++) {
+        unsigned char b = (unsigned char)terms[t][0];
+        f.first[b / 8] |= (unsigned char)(1u << (b % 8));
+    }
     if (n)
-        tokenize_terms(text, len, on_term, &f);
+        tokenize(text, len, on_term, &f);
     total = chars_in(text, 0, len);
     if (f.n) {
         size_t from, span, slack;

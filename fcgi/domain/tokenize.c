@@ -4,6 +4,8 @@
 
 #include <libstemmer.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const english_stop[] = {
@@ -151,17 +153,70 @@ static int ascii_word(const char *s, size_t n)
     return 1;
 }
 
-static int in_list(const char *const *list, size_t count, const char *s, size_t n)
+/* The stop lists made ready for lookup, once: the English words sorted by
+ * length then bytes (bsearch), the Chinese ones as code points, in the
+ * lists' order (longest first). */
+struct stop_word {
+    const char *s;
+    size_t n;
+};
+
+#define N_ENGLISH (sizeof english_stop / sizeof *english_stop)
+#define N_TERM (sizeof term_stop / sizeof *term_stop)
+#define N_CHINESE (sizeof chinese_stop / sizeof *chinese_stop)
+#define CHINESE_STOP_MAX 4 /* characters in a Chinese stop word, at most */
+
+static struct {
+    struct stop_word english[N_ENGLISH], term[N_TERM];
+    unsigned chinese[N_CHINESE][CHINESE_STOP_MAX]; /* code points, 0 after the last */
+    uint64_t chinese_first[16]; /* bit cp % 1024: a Chinese stop word may start with cp */
+    size_t english_max;         /* the longest English stop word, in bytes */
+} stops;
+static pthread_once_t stops_once = PTHREAD_ONCE_INIT;
+
+static int stop_word_cmp(const void *a, const void *b)
+{
+    const struct stop_word *x = a, *y = b;
+    if (x->n != y->n)
+        return x->n < y->n ? -1 : 1;
+    return memcmp(x->s, y->s, x->n);
+}
+
+static size_t decode(const unsigned char *s, size_t n, unsigned *cp);
+
+static void sorted_words(const char *const *list, size_t count, struct stop_word *out)
 {
     for (size_t i = 0; i < count; i++)
-        if (strlen(list[i]) == n && memcmp(list[i], s, n) == 0)
-            return 1;
-    return 0;
+        out[i] = (struct stop_word){list[i], strlen(list[i])};
+    qsort(out, count, sizeof *out, stop_word_cmp);
+}
+
+static void stops_make(void)
+{
+    sorted_words(english_stop, N_ENGLISH, stops.english);
+    sorted_words(term_stop, N_TERM, stops.term);
+    stops.english_max = stops.english[N_ENGLISH - 1].n;
+    for (size_t i = 0; i < N_CHINESE; i++) {
+        const unsigned char *w = (const unsigned char *)chinese_stop[i];
+        size_t len = strlen(chinese_stop[i]), off = 0;
+        for (size_t k = 0; k < CHINESE_STOP_MAX && off < len; k++)
+            off += decode(w + off, len - off, &stops.chinese[i][k]);
+        if (off < len)
+            abort(); /* a word longer than CHINESE_STOP_MAX: a programming error */
+        stops.chinese_first[stops.chinese[i][0] % 1024 / 64] |= 1ULL << (stops.chinese[i][0] % 64);
+    }
+}
+
+static int in_list(const struct stop_word *sorted, size_t count, const char *s, size_t n)
+{
+    struct stop_word key = {s, n};
+    return bsearch(&key, sorted, count, sizeof *sorted, stop_word_cmp) != NULL;
 }
 
 static int english_stop_word(const char *s, size_t n)
 {
-    return in_list(english_stop, sizeof english_stop / sizeof *english_stop, s, n);
+    pthread_once(&stops_once, stops_make);
+    return n <= stops.english_max && in_list(stops.english, N_ENGLISH, s, n);
 }
 
 /* Emit a word made of pieces [a, b). */
@@ -179,20 +234,16 @@ static int emit_word(const struct piece *p, size_t a, size_t b, token_fn emit, v
 /* Length in pieces of a Chinese stop word starting at piece i, or 0. */
 static size_t chinese_stop_at(const struct piece *p, size_t i, size_t end)
 {
-    for (size_t s = 0; s < sizeof chinese_stop / sizeof *chinese_stop; s++) {
-        const char *w = chinese_stop[s];
-        size_t k = 0, off = 0, wl = strlen(w);
-        int match = 1;
-        while (off < wl) {
-            unsigned cp;
-            off += decode((const unsigned char *)w + off, wl - off, &cp);
-            if (i + k >= end || p[i + k].cp != cp) {
-                match = 0;
-                break;
-            }
+    unsigned cp = p[i].cp;
+    pthread_once(&stops_once, stops_make);
+    if (!(stops.chinese_first[cp % 1024 / 64] >> (cp % 64) & 1))
+        return 0;
+    for (size_t s = 0; s < N_CHINESE; s++) {
+        const unsigned *w = stops.chinese[s];
+        size_t k = 0;
+        while (k < CHINESE_STOP_MAX && w[k] && i + k < end && p[i + k].cp == w[k])
             k++;
-        }
-        if (match)
+        if (k && (k == CHINESE_STOP_MAX || !w[k]))
             return k;
     }
     return 0;
@@ -326,18 +377,30 @@ static int letters_only(const char *s, size_t n)
     return 1;
 }
 
+int tokenize_term(const char *token, size_t n, const char **term, size_t *tn)
+{
+    struct sb_stemmer *s;
+    const sb_symbol *stem;
+    *term = token;
+    *tn = n;
+    if (!letters_only(token, n))
+        return 1; /* identifiers, numbers, other scripts */
+    pthread_once(&stops_once, stops_make);
+    if (in_list(stops.term, N_TERM, token, n))
+        return 0;
+    if ((s = stemmer()) && (stem = sb_stemmer_stem(s, (const sb_symbol *)token, (int)n))) {
+        *term = (const char *)stem;
+        *tn = (size_t)sb_stemmer_length(s);
+    } /* else out of memory: the word as it is */
+    return 1;
+}
+
 static int emit_term(void *arg, const char *token, size_t n, size_t start, size_t end)
 {
     struct term_ctx *c = arg;
-    struct sb_stemmer *s;
-    const sb_symbol *stem;
-    if (!letters_only(token, n))
-        return c->emit(c->ctx, token, n, start, end); /* identifiers, numbers, other scripts */
-    if (in_list(term_stop, sizeof term_stop / sizeof *term_stop, token, n))
-        return 0;
-    if (!(s = stemmer()) || !(stem = sb_stemmer_stem(s, (const sb_symbol *)token, (int)n)))
-        return c->emit(c->ctx, token, n, start, end); /* out of memory: the word as it is */
-    return c->emit(c->ctx, (const char *)stem, (size_t)sb_stemmer_length(s), start, end);
+    const char *term;
+    size_t tn;
+    return tokenize_term(token, n, &term, &tn) ? c->emit(c->ctx, term, tn, start, end) : 0;
 }
 
 int tokenize_terms(const char *text, size_t len, token_fn emit, void *ctx)

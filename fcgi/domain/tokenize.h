@@ -32,6 +32,13 @@ int tokenize(const char *text, size_t len, token_fn emit, void *ctx);
 int tokenize_terms(const char *text, size_t len, token_fn emit, void *ctx);
 #define TOKENIZER_VERSION 2
 
+/* The search term of one tokenize() token, as tokenize_terms gives it: 1
+ * with the term in *term (*tn bytes, valid until the thread's next call),
+ * 0 when the token is no term (a question word). A term starts with its
+ * token's first byte (stemming cuts and changes endings only), so a caller
+ * looking for given terms may skip the tokens whose first byte starts none. */
+int tokenize_term(const char *token, size_t n, const char **term, size_t *tn);
+
 /* Lower-case and fold text like the tokenizer does (for substring matching
  * of fields against tokens); the result goes to out. */
 struct buf;

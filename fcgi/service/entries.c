@@ -196,7 +196,6 @@ static void entry_hit(const struct fused_hit *h, void *ctx)
     /* relevance: the match score, or with vectors the fused score that ordered it */
     json_object_object_add(
         o, "relevance", json_object_new_double(s1->mode == MODE_LEXICAL ? h->lexical : h->fused));
-    json_object_object_add(o, "passage", search_passage(&s1->q, k->content));
     if (h->weak)
         json_object_object_add(o, "weak", json_object_new_boolean(1));
     if (s1->mode != MODE_LEXICAL) {
@@ -358,7 +357,8 @@ static int entry_query_check(const struct svc_ctx *c, const struct entry_query *
 }
 
 /* Stage 2 over the chosen candidates: drop too low a score and more harm
- * than good, rank by quality, keep top_k; into results. */
+ * than good, rank by quality, keep top_k; into results, each with its
+ * passage (found for the kept ones only). */
 static void rerank(struct stage1 *s1, const size_t *chosen, size_t n_chosen, long min_score,
                    long top_k, struct json_object *results)
 {
@@ -371,8 +371,13 @@ static void rerank(struct stage1 *s1, const size_t *chosen, size_t n_chosen, lon
     }
     if (n2 > 1)
         qsort(stage2, n2, sizeof *stage2, quality_order);
-    for (size_t i = 0; i < n2 && i < (size_t)top_k; i++)
+    for (size_t i = 0; i < n2 && i < (size_t)top_k; i++) {
+        struct json_object *content = NULL;
+        json_object_object_get_ex(stage2[i].item, "content", &content);
+        json_object_object_add(stage2[i].item, "passage",
+                               search_passage(&s1->q, json_object_get_string(content)));
         json_object_array_add(results, json_object_get(stage2[i].item));
+    }
     free(stage2);
 }
 

@@ -431,6 +431,44 @@ static void test_ranges_fold_to_tokens(void)
     }
 }
 
+/* tokenize_terms is tokenize with each token turned into its term
+ * (tokenize_term), and a term starts with its token's first byte, which
+ * the passage finder relies on to skip words (passage.c). The words are
+ * the corpus's and the stemmer's exceptions and irregular endings. */
+static void test_term_of_token(void)
+{
+    static const char *const words =
+        "skies skis dying lying tying idly gently ugly early only singly news howe atlas "
+        "cosmos bias andes cries ties dies flies yelling yes year youth eed oing aing "
+        "agreed feed bled sing sings generous communism arsenal happiness happy recommended "
+        "recommendations went going ran runs quarterly whose didn doesn won yes";
+    const char *texts[sizeof corpus / sizeof *corpus + 1];
+    texts[0] = words;
+    for (size_t i = 0; i < sizeof corpus / sizeof *corpus; i++)
+        texts[i + 1] = corpus[i];
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        struct spans tokens = {0}, terms = {0};
+        size_t k = 0;
+        tokenize(texts[i], strlen(texts[i]), collect_span, &tokens);
+        tokenize_terms(texts[i], strlen(texts[i]), collect_span, &terms);
+        for (size_t j = 0; j < tokens.n; j++) {
+            const char *term;
+            size_t n;
+            if (!tokenize_term(tokens.tok[j], strlen(tokens.tok[j]), &term, &n))
+                continue; /* dropped from the terms */
+            if (!CHECK(k < terms.n) || !CHECK(n > 0 && term[0] == tokens.tok[j][0]))
+                fprintf(stderr, "    token '%s'\n", tokens.tok[j]);
+            else if (!CHECK(strlen(terms.tok[k]) == n && memcmp(terms.tok[k], term, n) == 0) ||
+                     !CHECK(terms.start[k] == tokens.start[j]))
+                fprintf(stderr, "    token '%s' term '%s'\n", tokens.tok[j], terms.tok[k]);
+            k++;
+        }
+        CHECK(k == terms.n);
+        spans_release(&tokens);
+        spans_release(&terms);
+    }
+}
+
 static void test_fold(void)
 {
     CHECK_STR(folded("ROI Calculation"), "roi calculation");
@@ -461,6 +499,7 @@ int main(void)
     test_long_input();
     test_idempotence();
     test_ranges_fold_to_tokens();
+    test_term_of_token();
     test_fold();
     return test_summary();
 }
