@@ -171,6 +171,7 @@ static struct {
     unsigned chinese[N_CHINESE][CHINESE_STOP_MAX]; /* code points, 0 after the last */
     uint64_t chinese_first[16]; /* bit cp % 1024: a Chinese stop word may start with cp */
     size_t english_max;         /* the longest English stop word, in bytes */
+    uint32_t english_pair[26];  /* bit b of [a]: an English stop word starts 'a'+a, 'a'+b */
 } stops;
 static pthread_once_t stops_once = PTHREAD_ONCE_INIT;
 
@@ -196,6 +197,11 @@ static void stops_make(void)
     sorted_words(english_stop, N_ENGLISH, stops.english);
     sorted_words(term_stop, N_TERM, stops.term);
     stops.english_max = stops.english[N_ENGLISH - 1].n;
+    for (size_t i = 0; i < N_ENGLISH; i++) {
+        const char *w = stops.english[i].s; /* a-z only, at least two letters */
+        if (stops.english[i].n >= 2)
+            stops.english_pair[w[0] - 'a'] |= 1u << (w[1] - 'a');
+    }
     for (size_t i = 0; i < N_CHINESE; i++) {
         const unsigned char *w = (const unsigned char *)chinese_stop[i];
         size_t len = strlen(chinese_stop[i]), off = 0;
@@ -216,7 +222,12 @@ static int in_list(const struct stop_word *sorted, size_t count, const char *s, 
 static int english_stop_word(const char *s, size_t n)
 {
     pthread_once(&stops_once, stops_make);
-    return n <= stops.english_max && in_list(stops.english, N_ENGLISH, s, n);
+    /* most words are told apart by their first two letters */
+    if (n > stops.english_max ||
+        (n >= 2 && (s[0] < 'a' || s[0] > 'z' || s[1] < 'a' || s[1] > 'z' ||
+                    !(stops.english_pair[s[0] - 'a'] >> (s[1] - 'a') & 1))))
+        return 0;
+    return in_list(stops.english, N_ENGLISH, s, n);
 }
 
 /* Emit a word made of pieces [a, b). */
@@ -224,8 +235,12 @@ static int emit_word(const struct piece *p, size_t a, size_t b, token_fn emit, v
 {
     char word[256];
     size_t n = 0;
-    for (size_t i = a; i < b && n + 4 <= sizeof word; i++)
-        n += encode(p[i].cp, word + n);
+    for (size_t i = a; i < b && n + 4 <= sizeof word; i++) {
+        if (p[i].cp < 0x80)
+            word[n++] = (char)p[i].cp;
+        else
+            n += encode(p[i].cp, word + n);
+    }
     if (ascii_word(word, n) && (n <= 2 || english_stop_word(word, n)))
         return 0;
     return emit(ctx, word, n, p[a].start, p[b - 1].end);
@@ -297,9 +312,13 @@ int tokenize(const char *text, size_t len, token_fn emit, void *ctx)
         size_t n = 0, run;
         /* Fill a chunk, never ending it inside a run (unless the run is huge). */
         while (pos < len && n < CHUNK) {
-            unsigned cp;
-            size_t k = decode((const unsigned char *)text + pos, len - pos, &cp);
-            p[n].cp = fold(cp);
+            unsigned cp = (unsigned char)text[pos];
+            size_t k = 1;
+            if (cp < 0x80) /* ASCII, most of most texts: fold() without the call */
+                cp += cp >= 'A' && cp <= 'Z' ? 32 : 0;
+            else
+                k = decode((const unsigned char *)text + pos, len - pos, &cp), cp = fold(cp);
+            p[n].cp = cp;
             p[n].cls = classify(p[n].cp);
             p[n].start = pos;
             p[n].end = pos + k;

@@ -163,6 +163,7 @@ int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
     }
     if (mode != MODE_LEXICAL && nc > 1)
         qsort(cand, nc, sizeof *cand, by_fused);
+    store_read_begin(c->st); /* the hits in one snapshot (each() only builds the answer) */
     for (size_t i = 0; rc == STORE_OK && i < nc && emitted < n; i++) {
         struct knowledge k;
         int got = store_knowledge_get(c->st, c->space, cand[i].id, 0, &k);
@@ -181,6 +182,7 @@ int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
         }
         knowledge_release(&k);
     }
+    store_read_end(c->st);
     free(cand);
     free(sims);
     vindex_hits_free(vh, nv);

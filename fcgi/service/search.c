@@ -486,6 +486,8 @@ static int rank(struct store *st, const char *space, struct search_query *q, con
     col->best = xcalloc(max + 1, sizeof *col->best);
     col->ranking = ranking;
     strlist_add_json(&col->tables, table_names, 1, &col->f.tmp);
+    /* one snapshot (one read transaction) for the statistics and every pass */
+    store_read_begin(st);
     if (ranking != RANKING_REFERENCE) {
         size_t n = q->n_terms < BM25_MAX_TERMS ? q->n_terms : BM25_MAX_TERMS;
         rc = store_search_stats(st, space, (const char *const *)q->terms, n, &col->stats, col->df);
@@ -493,7 +495,10 @@ static int rank(struct store *st, const char *space, struct search_query *q, con
     } else {
         rc = STORE_OK;
     }
-    return rc ? rc : collect(st, space, col, filter);
+    if (rc == STORE_OK)
+        rc = collect(st, space, col, filter);
+    store_read_end(st);
+    return rc;
 }
 
 static const struct search_opts default_opts = {RANKING_FUSED, 0};
@@ -524,9 +529,11 @@ static int run(struct store *st, const char *space, const char *query, unsigned 
     int rc;
     if (!opts)
         opts = &default_opts;
+    store_read_begin(st); /* the ranking and the hits in one snapshot */
     rc = rank(st, space, &q, query, categories, skip_always_rules, filter, max, table_names,
               opts->ranking, &col);
-    /* The hits, loaded whole (an entry deleted meanwhile is left out). */
+    /* The hits, loaded whole (one not found is left out: without a snapshot,
+     * an entry deleted meanwhile). */
     for (size_t i = 0; rc == STORE_OK && i < col.nbest; i++) {
         struct knowledge k;
         int got, is_weak = weak(opts, col.best[i].score);
@@ -541,6 +548,7 @@ static int run(struct store *st, const char *space, const char *query, unsigned 
         }
         knowledge_release(&k);
     }
+    store_read_end(st);
     collector_release(&col);
     search_query_release(&q);
     return rc;
