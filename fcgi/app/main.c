@@ -260,7 +260,8 @@ static void *worker_main(void *arg)
 }
 
 /* The job thread: runs queued jobs (slim, embed) one after another and,
- * between them, embeds what the queue holds, outside any request, with its own connection and LLM
+ * between them, embeds what the queue holds and merges the full-text
+ * indexes' segments, outside any request, with its own connection and LLM
  * handle. */
 static void *job_main(void *arg)
 {
@@ -280,6 +281,8 @@ static void *job_main(void *arg)
         int ran = jobs_run_next(w->store, w->llm, w->cfg, w->metrics);
         if (ran == 0)
             ran = embed_idle(w->store, w->llm, w->cfg);
+        if (ran == 0)
+            ran = store_fts_compact(w->store);
         for (int i = 0; ran <= 0 && i < 4 && !stopping; i++)
             usleep(50 * 1000);
     }

@@ -336,6 +336,16 @@ STORE_MUST_CHECK int store_knowledge_match(struct store *st, const char *space,
                                            int (*each)(const struct match_row *, void *),
                                            void *ctx);
 
+/* SQLite's full-text indexes kept in few segments (fts_compact.c), from the
+ * job thread: one merge step (one short write transaction) when an index
+ * holds more than one segment, no other connection wrote for a second and
+ * the time share allows; 1 when it did a step, 0 when there was nothing to
+ * do yet. PostgreSQL: always 0. */
+int store_fts_compact(struct store *st);
+/* The segments of full-text index ("knowledge_fts", "knowledge_head"): -1
+ * when it cannot tell, 0 on PostgreSQL. */
+long store_fts_segments(struct store *st, const char *index);
+
 /* The BM25F statistics of a space (search_index.c): its active entries and
  * field lengths into *stats, and the document frequency of each of
  * terms[0..n) into df[0..n) (0 when no entry holds it). */

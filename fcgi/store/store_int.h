@@ -193,11 +193,14 @@ struct store {
     uint64_t generation;             /* PostgreSQL: read with the last token lookup */
     int generation_fresh;            /* ... and not yet handed out by store_generation */
     int tx_depth;
-    int read_depth;          /* store_read_begin() calls not yet ended */
-    int read_open;           /* the outermost of them opened a read transaction */
-    struct metrics *metrics; /* this connection's thread's counters, or NULL */
-    char *node;              /* the node claiming jobs on this connection (NULL: none named) */
-    long lease_seconds;      /* how long a claim or a progress report holds a job */
+    int read_depth;            /* store_read_begin() calls not yet ended */
+    int read_open;             /* the outermost of them opened a read transaction */
+    long compact_next_ms;      /* fts_compact.c: no merge before (monotonic_ms) */
+    long compact_spent_ms;     /* ... and the time the merge under way took so far */
+    long long compact_version; /* ... and PRAGMA data_version when last looked */
+    struct metrics *metrics;   /* this connection's thread's counters, or NULL */
+    char *node;                /* the node claiming jobs on this connection (NULL: none named) */
+    long lease_seconds;        /* how long a claim or a progress report holds a job */
     /* Audit rows of the open transaction (five NUL-ended fields each), handed
      * to audit_hook at the outermost commit; audit_mark[d]: the length when
      * savepoint depth d began, so a savepoint's rollback drops its rows. */

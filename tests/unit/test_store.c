@@ -852,6 +852,71 @@ static void test_path_clash(struct store *st)
     CHECK_INT(store_knowledge_revert(st, "P", "pc-file", 1, ACTOR), STORE_CONFLICT);
 }
 
+/* ---- full-text segments (fts_compact.c) ---- */
+
+static int count_row(const struct match_row *r, void *ctx)
+{
+    (void)r;
+    ++*(int *)ctx;
+    return 0;
+}
+
+/* Rows of the space whose text holds "testing" (every insert_entry's
+ * scenario), or whose head holds "fts" (the test's titles). */
+static int matching(struct store *st, const char *space, enum match_index index)
+{
+    static const char *const body[] = {"test"}, *const head[] = {"fts"};
+    struct store_match_query q = {
+        index, index == MATCH_HEAD ? head : body, 1, MATCH_AND, 0, 0, NULL, 1000, 0};
+    int n = 0;
+    CHECK_INT(store_knowledge_match(st, space, &q, NULL, count_row, &n), STORE_OK);
+    return n;
+}
+
+static void test_fts_compact(void)
+{
+    struct store *st = NULL;
+    char id[64];
+    int steps = 0;
+    if (!CHECK_INT(store_open(":memory:", &st), STORE_OK))
+        return;
+    CHECK_INT(store_space_ensure(st, "fts"), STORE_OK);
+    /* one entry per write transaction: one segment each, merged by levels */
+    for (int i = 0; i < 30; i++) {
+        snprintf(id, sizeof id, "fts-entry-%d", i);
+        CHECK_INT(insert_entry(st, "fts", id, "experiences", id, 0, NULL), STORE_OK);
+    }
+    CHECK(store_fts_segments(st, "knowledge_fts") > 1);
+    CHECK(store_fts_segments(st, "knowledge_head") > 1);
+    CHECK_INT(matching(st, "fts", MATCH_ALL), 30);
+    CHECK_INT(matching(st, "fts", MATCH_HEAD), 30);
+    /* the first look waits for a quiet second; then a step per call */
+    CHECK_INT(store_fts_compact(st), 0);
+    for (int waited = 0;
+         waited < 50 &&
+         store_fts_segments(st, "knowledge_fts") + store_fts_segments(st, "knowledge_head") > 2;) {
+        if (store_fts_compact(st) == 1)
+            steps++;
+        else
+            waited++, usleep(50 * 1000);
+    }
+    CHECK(steps >= 2);                   /* a step per index at least */
+    CHECK_INT(store_fts_compact(st), 0); /* nothing left: the merge is over */
+    CHECK_INT((int)store_fts_segments(st, "knowledge_fts"), 1);
+    CHECK_INT((int)store_fts_segments(st, "knowledge_head"), 1);
+    CHECK_INT(matching(st, "fts", MATCH_ALL), 30); /* the same rows */
+    CHECK_INT(matching(st, "fts", MATCH_HEAD), 30);
+    /* new segments wait for the gap after a merge (its time share) */
+    for (int i = 30; i < 33; i++) {
+        snprintf(id, sizeof id, "fts-entry-%d", i);
+        CHECK_INT(insert_entry(st, "fts", id, "experiences", id, 0, NULL), STORE_OK);
+    }
+    CHECK(store_fts_segments(st, "knowledge_fts") > 1);
+    CHECK_INT(store_fts_compact(st), 0);
+    CHECK_INT(matching(st, "fts", MATCH_ALL), 33);
+    store_close(st);
+}
+
 int main(void)
 {
     struct store *st = NULL;
@@ -874,5 +939,6 @@ int main(void)
     test_move(st);
     test_path_clash(st);
     store_close(st);
+    test_fts_compact();
     return test_summary();
 }
