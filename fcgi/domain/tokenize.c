@@ -427,3 +427,15 @@ int tokenize_terms(const char *text, size_t len, token_fn emit, void *ctx)
     struct term_ctx c = {emit, ctx};
     return tokenize(text, len, emit_term, &c);
 }
+
+int tokenize_han_bigram(const char *term, size_t n)
+{
+    unsigned a, b;
+    size_t k;
+    if (n == 0)
+        return 0;
+    k = decode((const unsigned char *)term, n, &a);
+    if (k >= n || !is_han(a))
+        return 0;
+    return k + decode((const unsigned char *)term + k, n - k, &b) == n && is_han(b);
+}

@@ -39,6 +39,11 @@ int tokenize_terms(const char *text, size_t len, token_fn emit, void *ctx);
  * looking for given terms may skip the tokens whose first byte starts none. */
 int tokenize_term(const char *token, size_t n, const char **term, size_t *tn);
 
+/* 1 when term[0..n) is two Han characters: Han runs give only bigrams and
+ * lone characters, so no token begins with it but itself (a prefix search
+ * for it finds what the exact one does). */
+int tokenize_han_bigram(const char *term, size_t n);
+
 /* Lower-case and fold text like the tokenizer does (for substring matching
  * of fields against tokens); the result goes to out. */
 struct buf;

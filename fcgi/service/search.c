@@ -16,6 +16,7 @@
 #include <string.h>
 
 #define PASS_LIMIT 100 /* rows taken per candidate pass */
+#define RARE_LIMIT 400 /* rows of the one pass over rare terms, at most */
 
 /* ---- candidates ---- */
 
@@ -268,23 +269,59 @@ static void thinned_release(struct thinned *t)
         free(t->tok[i]);
 }
 
-/* One pass: at most PASS_LIMIT rows of one index, newest first, below the
- * seq `below` (0: all). *full is set when the pass returned every match
- * (fewer rows than the limit), *last to the seq where it stopped. */
-static int pass(struct store *st, const char *space, struct collector *col,
-                const struct knowledge_filter *filter, int index, struct store_match_query mq,
-                long long below, int *full, long long *last)
+/* One pass: at most `limit` rows of one index, newest first, below the seq
+ * `below` (0: all). *full is set when the pass returned every match (fewer
+ * rows than the limit), *last to the seq where it stopped. */
+static int pass_of(struct store *st, const char *space, struct collector *col,
+                   const struct knowledge_filter *filter, int index, struct store_match_query mq,
+                   long limit, long long below, int *full, long long *last)
 {
     int rc;
     col->rows = 0;
     mq.index = (enum match_index)index;
     mq.f = filter;
-    mq.limit = PASS_LIMIT;
+    mq.limit = limit;
     mq.below = below;
     rc = store_knowledge_match(st, space, &mq, last, take, col);
     if (full)
-        *full = col->rows < PASS_LIMIT;
+        *full = col->rows < (size_t)limit;
     return rc;
+}
+
+/* A pass of at most PASS_LIMIT rows. */
+static int pass(struct store *st, const char *space, struct collector *col,
+                const struct knowledge_filter *filter, int index, struct store_match_query mq,
+                long long below, int *full, long long *last)
+{
+    return pass_of(st, space, col, filter, index, mq, PASS_LIMIT, below, full, last);
+}
+
+/* When every query term is in few entries (at most PASS_LIMIT each, at
+ * most RARE_LIMIT in all), one pass of all of them, any field, meets every
+ * entry holding any query term: nothing the passes by field and by term
+ * would meet is left. 1 when that pass ran and was complete. */
+static int rare_pass(struct store *st, const char *space, struct collector *col,
+                     const struct knowledge_filter *filter, int *rc)
+{
+    char *tok[BM25_MAX_TERMS];
+    size_t n = 0;
+    long long sum = 0;
+    int full = 0;
+    if (col->ranking == RANKING_REFERENCE || col->bq.n != col->q->n_terms)
+        return 0; /* no document frequencies, or not of every term */
+    for (size_t i = 0; i < col->bq.n; i++) {
+        if (col->df[i] > PASS_LIMIT)
+            return 0;
+        if (col->df[i] > 0) {
+            tok[n++] = col->q->terms[i];
+            sum += col->df[i];
+        }
+    }
+    if (n == 0 || sum > RARE_LIMIT)
+        return 0;
+    *rc = pass_of(st, space, col, filter, IN_ALL, terms(tok, n, MATCH_OR, 0, 0), (long)sum + 1, 0,
+                  &full, NULL);
+    return *rc == STORE_OK && full;
 }
 
 /* 1 when the wanted hits are in hand and the last of them scores above ub,
@@ -349,7 +386,10 @@ static int body_passes(struct store *st, const char *space, struct collector *co
 }
 
 /* Gather and score candidates in passes, the cheap and likely ones first:
- *   1. entries whose tags hold a table name (file view);
+ *   1. entries whose tags hold a table name (file view); then, when every
+ *      query word is rare, one pass of every entry holding any of them
+ *      (rare_pass) stands for 2-4 and the body passes, and only the prefix
+ *      passes of 5 may follow;
  *   2. all query words in the head (title, tags, stem) of the small head
  *      index, exact words; when there are more than a pass takes, the
  *      tiers below the rows taken, from the best down (one word: title and
@@ -375,7 +415,7 @@ static int collect(struct store *st, const char *space, struct collector *col,
      * word, 10/N for that one, and no whole-query bonus. */
     double partial = ((n - 1) * 190 + 10) / (n > 0 ? n : 1) + tables;
     long long last = 0;
-    int rc = STORE_OK, full = 1;
+    int rc = STORE_OK, full = 1, complete = 0;
     if (col->tables.n) {
         struct search_query tq = {0};
         for (size_t i = 0; i < col->tables.n; i++) {
@@ -389,6 +429,8 @@ static int collect(struct store *st, const char *space, struct collector *col,
     }
     if (rc || !q->n_terms)
         goto out;
+    if ((complete = rare_pass(st, space, col, filter, &rc)) || rc)
+        goto rest;
     if ((rc = pass(st, space, col, filter, IN_HEAD, terms(tok, q->n_terms, MATCH_AND, 0, 0), 0,
                    &full, &last)))
         goto out;
@@ -429,7 +471,13 @@ static int collect(struct store *st, const char *space, struct collector *col,
     }
     if (col->ranking != RANKING_REFERENCE && (rc = body_passes(st, space, col, filter)))
         goto out;
+rest:
+    if (rc)
+        goto out;
     {
+        int extensible = 0; /* a term that longer words begin with */
+        for (size_t i = 0; i < q->n_terms && !extensible; i++)
+            extensible = !tokenize_han_bigram(tok[i], strlen(tok[i]));
         static const struct {
             int index, prefix;
             enum match_op op;
@@ -438,8 +486,9 @@ static int collect(struct store *st, const char *space, struct collector *col,
             {IN_ALL, 0, MATCH_OR},   {IN_ALL, 1, MATCH_AND}, {IN_ALL, 1, MATCH_OR},
         };
         for (size_t p = 0; p < sizeof rest / sizeof *rest && col->positive < col->want; p++) {
-            if (q->n_terms == 1 && rest[p].op == MATCH_OR)
-                continue;
+            if ((q->n_terms == 1 && rest[p].op == MATCH_OR) || (complete && !rest[p].prefix) ||
+                (rest[p].prefix && !extensible))
+                continue; /* the same as AND; met by the rare terms' pass; the same as whole */
             if ((rc = pass(st, space, col, filter, rest[p].index,
                            terms(tok, q->n_terms, rest[p].op, rest[p].prefix, 0), 0, NULL, NULL)))
                 goto out;
