@@ -219,16 +219,7 @@ int search_index_sync(struct store *st)
 }
 
 /* SQLite: the FTS5 indexes made again from the active entries. */
-static const char rebuild_fts[] =
-    "INSERT INTO knowledge_fts(knowledge_fts) VALUES('delete-all');"
-    "INSERT INTO knowledge_fts(rowid, title, tags, stem, scenario, body)"
-    "  SELECT seq, title, tags, " STEM_SQL(
-        "path") ", scenario, content FROM knowledge"
-                "  WHERE status = 'active';"
-                "INSERT INTO knowledge_head(knowledge_head) VALUES('delete-all');"
-                "INSERT INTO knowledge_head(rowid, title, tags, stem)"
-                "  SELECT seq, title, tags, " STEM_SQL(
-                    "path") " FROM knowledge WHERE status = 'active';";
+static const char rebuild_fts[] = FTS_FILL_SQL;
 
 static const char rebuild_stats[] = "DELETE FROM search_docs; DELETE FROM search_terms;"
                                     "DELETE FROM search_spaces; DELETE FROM search_dirty;"

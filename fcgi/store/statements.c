@@ -101,13 +101,13 @@ const char *const stmt_sql[S_COUNT] = {
                       " WHERE space = ?1 AND status = 'active' AND (category, path) > (?2, ?3)"
                       " ORDER BY category, path LIMIT ?4",
     [S_MATCH] = "SELECT " MATCH_COLUMNS " FROM knowledge_fts f JOIN search_docs d"
-                " ON d.seq = f.rowid WHERE knowledge_fts MATCH ?1 AND d.space = ?2"
+                " ON d.seq = -f.rowid WHERE knowledge_fts MATCH ?1 AND d.space = ?2"
                 " AND (?3 = 0 OR d.types & ?3 != 0) AND (?4 IS NULL OR d.category = ?4)"
-                " AND f.rowid < ?6 ORDER BY f.rowid DESC LIMIT ?5",
+                " AND f.rowid > -?6 ORDER BY f.rowid LIMIT ?5",
     [S_MATCH_HEAD] = "SELECT " MATCH_COLUMNS " FROM knowledge_head f JOIN search_docs d"
-                     " ON d.seq = f.rowid WHERE knowledge_head MATCH ?1 AND d.space = ?2"
+                     " ON d.seq = -f.rowid WHERE knowledge_head MATCH ?1 AND d.space = ?2"
                      " AND (?3 = 0 OR d.types & ?3 != 0) AND (?4 IS NULL OR d.category = ?4)"
-                     " AND f.rowid < ?6 ORDER BY f.rowid DESC LIMIT ?5",
+                     " AND f.rowid > -?6 ORDER BY f.rowid LIMIT ?5",
     [S_TRACE_UPSERT] =
         "INSERT INTO traces(space, trace_id, task, created_at) VALUES(?1, ?2, ?3, ?4)"
         " ON CONFLICT(space, trace_id) DO UPDATE SET task = excluded.task",

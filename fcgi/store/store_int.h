@@ -27,6 +27,20 @@
     "substr(substr(" p ", instr(" p ", '/') + 1), 1,"                                              \
     " length(substr(" p ", instr(" p ", '/') + 1)) - 3)"
 
+/* Both full-text indexes emptied and filled from the active entries. Their
+ * rowids are -seq (migration 10): FTS5's ascending order, the one it reads
+ * lazily, is then the newest first. */
+#define FTS_FILL_SQL                                                                               \
+    "INSERT INTO knowledge_fts(knowledge_fts) VALUES('delete-all');"                               \
+    "INSERT INTO knowledge_fts(rowid, title, tags, stem, scenario, body)"                          \
+    "  SELECT -seq, title, tags, " STEM_SQL(                                                       \
+        "path") ", scenario, content FROM knowledge"                                               \
+                "  WHERE status = 'active';"                                                       \
+                "INSERT INTO knowledge_head(knowledge_head) VALUES('delete-all');"                 \
+                "INSERT INTO knowledge_head(rowid, title, tags, stem)"                             \
+                "  SELECT -seq, title, tags, " STEM_SQL(                                           \
+                    "path") " FROM knowledge WHERE status = 'active';"
+
 enum stmt_id {
     S_SPACE_ENSURE,
     S_TOKEN_COUNT,

@@ -2,7 +2,8 @@
 // `knowhub check` checks the PostgreSQL database (histories, paths, search
 // terms, vectors, sequences, the generation, every statement) and says ok;
 // `knowhub backup` is SQLite's online copy and says to use pg_dump instead,
-// writing nothing. PostgreSQL only (KNOWHUB_TEST_PG).
+// writing nothing; a database at an older schema version (9) is migrated
+// when the CLI opens it. PostgreSQL only (KNOWHUB_TEST_PG).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -34,6 +35,19 @@ describe('the CLI on PostgreSQL', { skip: SKIP }, () => {
         for (const name of ['revisions', 'knowledge_terms', 'sequences', 'generation', 'statements'])
             assert.match(r.stdout, new RegExp(`^${name}: (ok|all prepare)`, 'm'), r.stdout);
         assert.match(r.stdout, /^ok$/m);
+    });
+
+    test('a database left at schema version 9 is brought to the latest when a node opens it', () => {
+        const psql = (sql) => spawnSync('psql', ['-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-d', s.databaseUrl, '-c', sql], { encoding: 'utf8', timeout: 30000 });
+        const first = cli('check');
+        const latest = Number(/^schema version: (\d+)$/m.exec(first.stdout)?.[1]);
+        assert.ok(latest >= 10, first.stdout);
+        assert.equal(psql('UPDATE schema_version SET version = 9').status, 0);
+        assert.equal(psql('SELECT version FROM schema_version').stdout.trim(), '9');
+        const r = cli('check');
+        assert.equal(r.status, 0, r.stdout + r.stderr);
+        assert.match(r.stdout, new RegExp(`^schema version: ${latest}$`, 'm'), r.stdout);
+        assert.equal(psql('SELECT version FROM schema_version').stdout.trim(), String(latest));
     });
 
     test('knowhub backup refuses and points to pg_dump, writing nothing', () => {
