@@ -150,10 +150,9 @@ int svc_search_files(const struct svc_ctx *c, struct json_object *body, struct j
 /* ---- the entry view ---- */
 
 struct ranked {
-    struct json_object *item; /* the result object */
+    struct knowledge k;   /* the entry, taken over from hybrid_run */
+    struct fused_hit hit; /* how it was found (hit.k unused) */
     double quality, relevance;
-    int score;
-    char *updated_at, *id;
     struct shortlist_candidate route; /* what the LLM router sees (owned strings) */
 };
 
@@ -175,27 +174,41 @@ static char *joined(struct json_object *arr)
     return buf_detach(&b, NULL);
 }
 
+/* Stage 1 keeps each candidate's entry and scores; the result objects are
+ * made in stage 2 for the ones returned only. */
 static void entry_hit(const struct fused_hit *h, void *ctx)
+{
+    struct stage1 *s1 = ctx;
+    struct ranked *r;
+    s1->r = xrealloc(s1->r, (s1->n + 1) * sizeof *s1->r);
+    r = &s1->r[s1->n++];
+    memset(r, 0, sizeof *r);
+    r->k = *h->k; /* taken over: hybrid_run releases what it leaves */
+    knowledge_init(h->k);
+    r->hit = *h;
+    r->hit.k = NULL;
+    r->quality = r->k.score + (double)r->k.helpful - 2.0 * (double)r->k.harmful;
+    /* relevance: the match score, or with vectors the fused score that ordered it */
+    r->relevance = s1->mode == MODE_LEXICAL ? h->lexical : h->fused;
+}
+
+/* A returned candidate's result object, with its passage. */
+static struct json_object *entry_item(const struct stage1 *s1, const struct ranked *r)
 {
     static const char *const keys[] = {"id",   "title",    "scenario", "content",
                                        "tags", "category", "path"};
-    struct stage1 *s1 = ctx;
-    const struct knowledge *k = h->k;
-    double quality = k->score + (double)k->helpful - 2.0 * (double)k->harmful;
-    struct json_object *full, *o, *v, *tags;
-    struct ranked *r;
-    full = knowledge_to_json(k, NULL, NULL, NULL);
+    const struct fused_hit *h = &r->hit;
+    struct json_object *full = knowledge_to_json(&r->k, NULL, NULL, NULL), *o, *v;
     o = json_object_new_object();
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (json_object_object_get_ex(full, keys[i], &v))
             json_object_object_add(o, keys[i], json_object_get(v));
-    json_object_object_add(o, "score", json_object_new_int(k->score));
-    json_object_object_add(o, "quality_score", json_object_new_double(quality));
+    json_object_object_add(o, "score", json_object_new_int(r->k.score));
+    json_object_object_add(o, "quality_score", json_object_new_double(r->quality));
     if (json_object_object_get_ex(full, "metrics", &v))
         json_object_object_add(o, "metrics", json_object_get(v));
-    /* relevance: the match score, or with vectors the fused score that ordered it */
-    json_object_object_add(
-        o, "relevance", json_object_new_double(s1->mode == MODE_LEXICAL ? h->lexical : h->fused));
+    json_object_object_add(o, "relevance", json_object_new_double(r->relevance));
+    json_object_object_add(o, "passage", search_passage(&s1->q, r->k.content));
     if (h->weak)
         json_object_object_add(o, "weak", json_object_new_boolean(1));
     if (s1->mode != MODE_LEXICAL) {
@@ -203,26 +216,24 @@ static void entry_hit(const struct fused_hit *h, void *ctx)
         json_object_object_add(o, "vector_score", json_object_new_double(h->vector));
         json_object_object_add(o, "found_by", hybrid_found_by(h->found));
     }
-    s1->r = xrealloc(s1->r, (s1->n + 1) * sizeof *s1->r);
-    r = &s1->r[s1->n++];
-    r->item = o;
-    r->quality = quality;
-    r->relevance = s1->mode == MODE_LEXICAL ? h->lexical : h->fused;
-    r->score = k->score;
-    r->updated_at = xstrdup(k->updated_at);
-    r->id = xstrdup(k->id);
+    json_object_put(full);
+    return o;
+}
+
+/* What the LLM router sees of a candidate: its types, labels and scenario. */
+static void entry_route(struct ranked *r)
+{
+    struct json_object *full = knowledge_to_json(&r->k, NULL, NULL, NULL), *tags = NULL;
     json_object_object_get_ex(full, "tags", &tags);
     r->route.types = joined(json_object_object_get(tags, "type"));
     r->route.tags = joined(json_object_object_get(tags, "labels"));
-    r->route.scenario = xstrdup(k->scenario);
+    r->route.scenario = xstrdup(r->k.scenario);
     json_object_put(full);
 }
 
 static void ranked_release(struct ranked *r)
 {
-    json_object_put(r->item);
-    free(r->updated_at);
-    free(r->id);
+    knowledge_release(&r->k);
     free((char *)r->route.types);
     free((char *)r->route.tags);
     free((char *)r->route.scenario);
@@ -236,8 +247,10 @@ static size_t route_stage(const struct svc_ctx *sc, const char *q, struct stage1
     *routing = "lexical";
     if (config_llm_configured(sc->cfg) && s1->n > 0) {
         struct shortlist_candidate *c = xcalloc(s1->n, sizeof *c);
-        for (size_t i = 0; i < s1->n; i++)
+        for (size_t i = 0; i < s1->n; i++) {
+            entry_route(&s1->r[i]);
             c[i] = s1->r[i].route;
+        }
         if (shortlist_candidates(sc, q, c, s1->n, want, chosen, &n) == 0) {
             *routing = "llm";
             free(c);
@@ -259,9 +272,9 @@ static int quality_order(const void *a, const void *b)
         return x->quality < y->quality ? 1 : -1;
     if (x->relevance != y->relevance)
         return x->relevance < y->relevance ? 1 : -1;
-    if ((c = strcmp(y->updated_at, x->updated_at)))
+    if ((c = strcmp(y->k.updated_at, x->k.updated_at)))
         return c;
-    return strcmp(x->id, y->id);
+    return strcmp(x->k.id, y->k.id);
 }
 
 /* Log the returned entries as injections into a trace (goal focus); a task,
@@ -366,18 +379,13 @@ static void rerank(struct stage1 *s1, const size_t *chosen, size_t n_chosen, lon
     size_t n2 = 0;
     for (size_t i = 0; i < n_chosen; i++) {
         struct ranked *r = &s1->r[chosen[i]];
-        if (r->score >= min_score && r->quality >= 0)
+        if (r->k.score >= min_score && r->quality >= 0)
             stage2[n2++] = *r;
     }
     if (n2 > 1)
         qsort(stage2, n2, sizeof *stage2, quality_order);
-    for (size_t i = 0; i < n2 && i < (size_t)top_k; i++) {
-        struct json_object *content = NULL;
-        json_object_object_get_ex(stage2[i].item, "content", &content);
-        json_object_object_add(stage2[i].item, "passage",
-                               search_passage(&s1->q, json_object_get_string(content)));
-        json_object_array_add(results, json_object_get(stage2[i].item));
-    }
+    for (size_t i = 0; i < n2 && i < (size_t)top_k; i++)
+        json_object_array_add(results, entry_item(s1, &stage2[i]));
     free(stage2);
 }
 

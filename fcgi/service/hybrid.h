@@ -30,13 +30,13 @@ const char *search_mode_name(enum search_mode mode);
 #define FOUND_VECTOR 2u
 
 struct fused_hit {
-    const struct knowledge *k; /* the whole entry */
-    double lexical;            /* its lexical relevance (0 when the words did not find it) */
-    double vector;             /* its cosine similarity (when found by meaning) */
-    double fused;              /* the fused score that ordered it */
-    unsigned found;            /* FOUND_* */
-    int weak;                  /* the words found it only weakly (service/search.h) */
-    double match;              /* its reference match score (0 when not found by words) */
+    struct knowledge *k; /* the whole entry; each() may take it over (and knowledge_init it) */
+    double lexical;      /* its lexical relevance (0 when the words did not find it) */
+    double vector;       /* its cosine similarity (when found by meaning) */
+    double fused;        /* the fused score that ordered it */
+    unsigned found;      /* FOUND_* */
+    int weak;            /* the words found it only weakly (service/search.h) */
+    double match;        /* its reference match score (0 when not found by words) */
 };
 
 /* The entries of the lexical ranking lex[0..nlex) (already filtered) and, in

@@ -157,6 +157,7 @@ static int take(const struct match_row *r, void *arg)
     unsigned bit = strcmp(r->category, "rules") == 0 ? SEARCH_RULES : SEARCH_EXPERIENCES;
     struct fields *f = &col->f;
     double score, match, coverage = 0;
+    int manual;
     col->rows++;
     if (!(col->categories & bit) ||
         (col->skip_always_rules && bit == SEARCH_RULES && r->always_apply) ||
@@ -165,6 +166,20 @@ static int take(const struct match_row *r, void *arg)
     path_stem(r->path, &col->stem);
     fold_field(&f->title, r->title, 0, &f->tmp);
     fold_field(&f->stem, col->stem.data, 0, &f->tmp);
+    strlist_set_tags(&f->tags, r->tags, &f->tmp);
+    manual = score_source_manual(r->source);
+    if (col->ranking != RANKING_REFERENCE && r->terms)
+        coverage = bm25_coverage(&col->bq, &col->stats, r->terms, strlen(r->terms));
+    if (col->want > 0 && col->nbest == col->want) {
+        /* The body's first 200 characters add at most 10 to the match score
+         * (plus a margin for the order of the sum): a row that cannot pass
+         * the last of the best even so is left without folding them (most
+         * rows of a large space). */
+        buf_reset(&f->body);
+        match = score_folded(col->q, f, manual, &col->tables);
+        if (relevance(col->ranking, match + 10 + 1e-6, coverage) < col->best[col->want - 1].score)
+            return 0;
+    }
     if (col->skip_always_rules) {
         fold_field(&f->body, r->body, 200, &f->tmp);
     } else {
@@ -176,10 +191,7 @@ static int take(const struct match_row *r, void *arg)
         buf_adds(&col->entry_text, r->body);
         fold_field(&f->body, col->entry_text.data, 200, &f->tmp);
     }
-    strlist_set_tags(&f->tags, r->tags, &f->tmp);
-    if (col->ranking != RANKING_REFERENCE && r->terms)
-        coverage = bm25_coverage(&col->bq, &col->stats, r->terms, strlen(r->terms));
-    match = score_folded(col->q, f, score_source_manual(r->source), &col->tables);
+    match = score_folded(col->q, f, manual, &col->tables);
     score = relevance(col->ranking, match, coverage);
     if (score <= 0)
         return 0;
