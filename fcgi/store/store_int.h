@@ -29,17 +29,20 @@
 
 /* Both full-text indexes emptied and filled from the active entries. Their
  * rowids are -seq (migration 10): FTS5's ascending order, the one it reads
- * lazily, is then the newest first. */
+ * lazily, is then the newest first. Filled in ascending rowid order: FTS5
+ * writes out its pending terms whenever a rowid is below the last one, and
+ * 10,000 entries in seq order took 82 s instead of 0.9 s. */
+// clang-format off
 #define FTS_FILL_SQL                                                                               \
-    "INSERT INTO knowledge_fts(knowledge_fts) VALUES('delete-all');"                               \
-    "INSERT INTO knowledge_fts(rowid, title, tags, stem, scenario, body)"                          \
-    "  SELECT -seq, title, tags, " STEM_SQL(                                                       \
-        "path") ", scenario, content FROM knowledge"                                               \
-                "  WHERE status = 'active';"                                                       \
-                "INSERT INTO knowledge_head(knowledge_head) VALUES('delete-all');"                 \
-                "INSERT INTO knowledge_head(rowid, title, tags, stem)"                             \
-                "  SELECT -seq, title, tags, " STEM_SQL(                                           \
-                    "path") " FROM knowledge WHERE status = 'active';"
+    "INSERT INTO knowledge_fts(knowledge_fts) VALUES('delete-all');"                              \
+    "INSERT INTO knowledge_fts(rowid, title, tags, stem, scenario, body)"                         \
+    "  SELECT -seq, title, tags, " STEM_SQL("path") ", scenario, content FROM knowledge"          \
+    "  WHERE status = 'active' ORDER BY seq DESC;"                                                \
+    "INSERT INTO knowledge_head(knowledge_head) VALUES('delete-all');"                            \
+    "INSERT INTO knowledge_head(rowid, title, tags, stem)"                                        \
+    "  SELECT -seq, title, tags, " STEM_SQL("path") " FROM knowledge WHERE status = 'active'"    \
+    "  ORDER BY seq DESC;"
+// clang-format on
 
 enum stmt_id {
     S_SPACE_ENSURE,
