@@ -289,6 +289,35 @@ static void *job_main(void *arg)
     return NULL;
 }
 
+/* Listen on path: a Unix socket (mode 0660) appears under its name only
+ * once it listens. It is bound and listening under path.new first, then
+ * renamed: a connection between bind() and listen() would be refused, and
+ * scripts and tests take the file for "ready". host:port is TCP (libfcgi),
+ * opened as it is. The listening descriptor, or -1. */
+static int open_listener(const char *path)
+{
+    struct buf tmp;
+    int fd;
+    if (strchr(path, ':'))
+        return FCGX_OpenSocket(path, 1024);
+    buf_init(&tmp, 4096);
+    buf_addf(&tmp, "%s.new", path);
+    unlink(tmp.data);
+    fd = FCGX_OpenSocket(tmp.data, 1024);
+    if (fd >= 0 && (chmod(tmp.data, 0660) || rename(tmp.data, path))) {
+        close(fd);
+        unlink(tmp.data);
+        fd = -1;
+    }
+    buf_release(&tmp);
+    if (fd < 0) { /* a path too long for the .new name, say: bound in place */
+        unlink(path);
+        if ((fd = FCGX_OpenSocket(path, 1024)) >= 0)
+            chmod(path, 0660);
+    }
+    return fd;
+}
+
 /* Open $KNOWHUB_DATA/logs/<name>, or NULL when logs are off or it cannot. */
 static struct accesslog *open_log(const struct config *cfg, const char *name)
 {
@@ -371,13 +400,11 @@ static int serve(const struct config *cfg)
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    unlink(sock.data);
-    listen_fd = FCGX_OpenSocket(sock.data, 1024);
+    listen_fd = open_listener(sock.data);
     if (listen_fd < 0) {
         fprintf(stderr, "knowhub: cannot listen on %s\n", sock.data);
         goto out;
     }
-    chmod(sock.data, 0660);
 
     for (; started < cfg->threads; started++)
         if (pthread_create(&workers[started].thread, NULL, worker_main, &workers[started])) {
