@@ -17,6 +17,7 @@ struct match {
 struct finder {
     const char *text;
     char *const *terms;
+    size_t *lens; /* of the terms */
     size_t n_terms;
     unsigned char first[32]; /* bit b: a term starts with byte b */
     struct match *m;
@@ -42,7 +43,8 @@ static int on_term(void *ctx, const char *token, size_t n, size_t start, size_t 
     if (!(f->first[b / 8] >> (b % 8) & 1) || !tokenize_term(token, n, &term, &tn))
         return 0;
     for (t = 0; t < f->n_terms; t++)
-        if (strlen(f->terms[t]) == tn && memcmp(f->terms[t], term, tn) == 0)
+        if (f->lens[t] == tn && (tn < 2 || f->terms[t][1] == term[1]) &&
+            memcmp(f->terms[t], term, tn) == 0)
             break;
     if (t == f->n_terms)
         return 0;
@@ -107,9 +109,11 @@ void passage_find(const char *text, size_t len, char *const *terms, size_t n, si
     struct finder f = {.text = text, .terms = terms, .n_terms = n};
     size_t total, cs, ce, first = 0, last = 0;
     memset(out, 0, sizeof *out);
+    f.lens = xcalloc(n + 1, sizeof *f.lens);
     for (size_t t = 0; t < n; t++) {
         unsigned char b = (unsigned char)terms[t][0];
         f.first[b / 8] |= (unsigned char)(1u << (b % 8));
+        f.lens[t] = strlen(terms[t]);
     }
     if (n)
         tokenize(text, len, on_term, &f);
@@ -163,4 +167,5 @@ void passage_find(const char *text, size_t len, char *const *terms, size_t n, si
         }
     }
     free(f.m);
+    free(f.lens);
 }
