@@ -183,8 +183,6 @@ static int stop_word_cmp(const void *a, const void *b)
     return memcmp(x->s, y->s, x->n);
 }
 
-static size_t decode(const unsigned char *s, size_t n, unsigned *cp);
-
 static void sorted_words(const char *const *list, size_t count, struct stop_word *out)
 {
     for (size_t i = 0; i < count; i++)

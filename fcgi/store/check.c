@@ -90,13 +90,13 @@ int store_check(struct store *st, struct buf *report)
         buf_adds(report, "foreign_key_check: ok\n");
     }
     {
-        static const char *const indexes[] = {"knowledge_fts", "knowledge_head"};
+        static const char *const indexes[] = FTS_INDEXES;
         struct buf a, b, sql;
         buf_init(&a, 64);
         buf_init(&b, 64);
         buf_init(&sql, 256);
         query_text(st, "SELECT count(*) FROM knowledge WHERE status = 'active'", &a);
-        for (size_t i = 0; i < 2; i++) {
+        for (size_t i = 0; i < sizeof indexes / sizeof *indexes; i++) {
             buf_reset(&sql);
             buf_addf(&sql, "INSERT INTO %s(%s) VALUES('integrity-check')", indexes[i], indexes[i]);
             if (db_exec(st, sql.data)) {

@@ -23,7 +23,7 @@
 #define MIN_GAP_MS 2000
 #define QUIET_MS 1000
 
-static const char *const indexes[] = {"knowledge_fts", "knowledge_head"};
+static const char *const indexes[] = FTS_INDEXES;
 
 /* An SQLite varint (FTS5 uses SQLite's): the value, or -1 when torn. */
 static long long varint(const unsigned char **p, const unsigned char *end)
@@ -85,23 +85,10 @@ static int merge_step(struct store *st, const char *index)
     return tx_end(st, db_exec(st, sql));
 }
 
-/* PRAGMA data_version: changes when another connection commits. */
-static long long data_version(struct store *st)
-{
-    sqlite3_stmt *s;
-    long long v = -1;
-    if (sqlite3_prepare_v2(st->db, "PRAGMA data_version", -1, &s, NULL) != SQLITE_OK)
-        return -1;
-    if (sqlite3_step(s) == SQLITE_ROW)
-        v = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    return v;
-}
-
 int store_fts_compact(struct store *st)
 {
     long now = monotonic_ms(), took;
-    long long version;
+    uint64_t version;
     int worked = 0;
     if (st->pg || now < st->compact_next_ms)
         return 0;

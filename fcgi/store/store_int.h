@@ -32,6 +32,12 @@
  * lazily, is then the newest first. Filled in ascending rowid order: FTS5
  * writes out its pending terms whenever a rowid is below the last one, and
  * 10,000 entries in seq order took 82 s instead of 0.9 s. */
+/* The two full-text indexes (check.c, fts_compact.c). */
+#define FTS_INDEXES                                                                                \
+    {                                                                                              \
+        "knowledge_fts", "knowledge_head"                                                          \
+    }
+
 // clang-format off
 #define FTS_FILL_SQL                                                                               \
     "INSERT INTO knowledge_fts(knowledge_fts) VALUES('delete-all');"                              \
@@ -210,14 +216,14 @@ struct store {
     uint64_t generation;             /* PostgreSQL: read with the last token lookup */
     int generation_fresh;            /* ... and not yet handed out by store_generation */
     int tx_depth;
-    int read_depth;            /* store_read_begin() calls not yet ended */
-    int read_open;             /* the outermost of them opened a read transaction */
-    long compact_next_ms;      /* fts_compact.c: no merge before (monotonic_ms) */
-    long compact_spent_ms;     /* ... and the time the merge under way took so far */
-    long long compact_version; /* ... and PRAGMA data_version when last looked */
-    struct metrics *metrics;   /* this connection's thread's counters, or NULL */
-    char *node;                /* the node claiming jobs on this connection (NULL: none named) */
-    long lease_seconds;        /* how long a claim or a progress report holds a job */
+    int read_depth;           /* store_read_begin() calls not yet ended */
+    int read_open;            /* the outermost of them opened a read transaction */
+    long compact_next_ms;     /* fts_compact.c: no merge before (monotonic_ms) */
+    long compact_spent_ms;    /* ... and the time the merge under way took so far */
+    uint64_t compact_version; /* ... and data_version() when last looked */
+    struct metrics *metrics;  /* this connection's thread's counters, or NULL */
+    char *node;               /* the node claiming jobs on this connection (NULL: none named) */
+    long lease_seconds;       /* how long a claim or a progress report holds a job */
     /* Audit rows of the open transaction (five NUL-ended fields each), handed
      * to audit_hook at the outermost commit; audit_mark[d]: the length when
      * savepoint depth d began, so a savepoint's rollback drops its rows. */
@@ -226,6 +232,11 @@ struct store {
     store_audit_fn audit_hook;
     void *audit_ctx;
 };
+
+/* tx.c: S_DATA_VERSION (SQLite: PRAGMA data_version, which moves when
+ * another connection commits; PostgreSQL: the generation); 0 when it
+ * cannot be read. */
+uint64_t data_version(struct store *st);
 
 /* ---- stmt.c: statements, binding, rows (either backend) ---- */
 

@@ -206,20 +206,26 @@ int store_backup(struct store *st, const char *path)
     return status_of(rc);
 }
 
+uint64_t data_version(struct store *st)
+{
+    struct cursor *s = stmt_get(st, S_DATA_VERSION);
+    uint64_t v = 0;
+    if (s && step(s) == STEP_ROW)
+        v = (uint64_t)col_int64(s, 0);
+    if (s)
+        stmt_finish(s);
+    return v;
+}
+
 uint64_t store_generation(struct store *st)
 {
-    struct cursor *s;
-    uint64_t other = 0;
+    uint64_t other;
     if (st->pg && st->generation_fresh) {
         /* read with this request's token lookup: no second round trip */
         st->generation_fresh = 0;
         return st->generation;
     }
-    s = stmt_get(st, S_DATA_VERSION);
-    if (s && step(s) == STEP_ROW)
-        other = (uint64_t)col_int64(s, 0);
-    if (s)
-        stmt_finish(s);
+    other = data_version(st);
     /* PostgreSQL: the sum of the generation rows, which every commit that
      * changes an answer raises (triggers), this connection's included. */
     if (st->pg)
