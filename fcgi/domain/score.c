@@ -1,7 +1,6 @@
 /* score: the match score of a search, pure (no I/O): a query's folded
  * tokens, the folded fields of a candidate, the score over them, and a
  * hit's snippet (docs/search.md). */
-#define _GNU_SOURCE /* memmem */
 #include "domain/score.h"
 #include "base/jfield.h"
 #include "base/util.h"
@@ -216,10 +215,20 @@ void strlist_set_tags(struct strlist *l, const char *json, struct buf *tmp)
     }
 }
 
-/* 1 when b holds needle[0..n) (memmem: faster than strstr on Han text). */
+/* 1 when b holds needle[0..n). The fields and tokens are short: finding the
+ * first two bytes and comparing the rest beats memmem's set-up (a third of the
+ * ranking's time with it). */
 static int holds(const char *b, size_t len, const char *needle, size_t n)
 {
-    return memmem(b, len, needle, n) != NULL;
+    const char *p = b, *last;
+    if (n == 0)
+        return 1;
+    if (n > len)
+        return 0;
+    for (last = b + (len - n); (p = memchr(p, needle[0], (size_t)(last - p) + 1)); p++)
+        if (n == 1 || (p[1] == needle[1] && memcmp(p + 2, needle + 2, n - 2) == 0))
+            return 1;
+    return 0;
 }
 
 static int in_any(const struct strlist *l, const char *needle, size_t n)

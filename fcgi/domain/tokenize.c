@@ -122,11 +122,15 @@ static int is_han(unsigned cp)
            (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x20000 && cp <= 0x2FA1F);
 }
 
+/* The class of a folded ASCII character (cp < 0x80): lower-case letters,
+ * digits and _ make words, the rest separates. */
+#define ASCII_WORD(cp) (((cp) >= 'a' && (cp) <= 'z') || ((cp) >= '0' && (cp) <= '9') || (cp) == '_')
+
 static enum cclass classify(unsigned cp)
 {
-    if ((cp >= 'a' && cp <= 'z') || (cp >= '0' && cp <= '9') || cp == '_')
-        return C_WORD;
-    if (cp < 0x80 || cp == 0xFFFD)
+    if (cp < 0x80)
+        return ASCII_WORD(cp) ? C_WORD : C_SEP;
+    if (cp == 0xFFFD)
         return C_SEP;
     if (is_han(cp))
         return C_HAN;
@@ -145,61 +149,68 @@ struct piece {
     size_t start, end; /* input byte range */
 };
 
-static int ascii_word(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] >= 0x80)
-            return 0;
-    return 1;
-}
-
-/* The stop lists made ready for lookup, once: the English words sorted by
- * length then bytes (bsearch), the Chinese ones as code points, in the
- * lists' order (longest first). */
-struct stop_word {
-    const char *s;
-    size_t n;
-};
-
+/* The stop lists made ready for lookup, once: the English words in small
+ * open-addressing hash sets, the Chinese ones as code points, in the list's
+ * order (longest first). */
 #define N_ENGLISH (sizeof english_stop / sizeof *english_stop)
 #define N_TERM (sizeof term_stop / sizeof *term_stop)
 #define N_CHINESE (sizeof chinese_stop / sizeof *chinese_stop)
 #define CHINESE_STOP_MAX 4 /* characters in a Chinese stop word, at most */
+#define STOP_SLOTS 512     /* a power of two, four times the longest list */
+
+struct stop_set {
+    const char *word[STOP_SLOTS]; /* NULL: an empty slot */
+    unsigned char len[STOP_SLOTS];
+    size_t max; /* the longest word, in bytes */
+};
 
 static struct {
-    struct stop_word english[N_ENGLISH], term[N_TERM];
+    struct stop_set english, term;
     unsigned chinese[N_CHINESE][CHINESE_STOP_MAX]; /* code points, 0 after the last */
     uint64_t chinese_first[16]; /* bit cp % 1024: a Chinese stop word may start with cp */
-    size_t english_max;         /* the longest English stop word, in bytes */
-    uint32_t english_pair[26];  /* bit b of [a]: an English stop word starts 'a'+a, 'a'+b */
+    unsigned char ascii[128];   /* a folded ASCII byte that makes words, else 0 */
 } stops;
 static pthread_once_t stops_once = PTHREAD_ONCE_INIT;
 
-static int stop_word_cmp(const void *a, const void *b)
+/* n >= 1 */
+static size_t stop_hash(const char *s, size_t n)
 {
-    const struct stop_word *x = a, *y = b;
-    if (x->n != y->n)
-        return x->n < y->n ? -1 : 1;
-    return memcmp(x->s, y->s, x->n);
+    const unsigned char *u = (const unsigned char *)s;
+    return (n * 37 + u[0] * 11u + u[n / 2] * 5u + u[n - 1]) & (STOP_SLOTS - 1);
 }
 
-static void sorted_words(const char *const *list, size_t count, struct stop_word *out)
+static void stop_set_make(struct stop_set *set, const char *const *list, size_t count)
 {
-    for (size_t i = 0; i < count; i++)
-        out[i] = (struct stop_word){list[i], strlen(list[i])};
-    qsort(out, count, sizeof *out, stop_word_cmp);
+    if (4 * count > STOP_SLOTS)
+        abort(); /* a list too long for the set: a programming error */
+    for (size_t i = 0; i < count; i++) {
+        size_t n = strlen(list[i]), h = stop_hash(list[i], n);
+        while (set->word[h])
+            h = (h + 1) & (STOP_SLOTS - 1);
+        set->word[h] = list[i];
+        set->len[h] = (unsigned char)n;
+        set->max = n > set->max ? n : set->max;
+    }
+}
+
+static int in_set(const struct stop_set *set, const char *s, size_t n)
+{
+    if (n == 0 || n > set->max)
+        return 0;
+    for (size_t h = stop_hash(s, n); set->word[h]; h = (h + 1) & (STOP_SLOTS - 1))
+        if (set->len[h] == n && memcmp(set->word[h], s, n) == 0)
+            return 1;
+    return 0;
 }
 
 static void stops_make(void)
 {
-    sorted_words(english_stop, N_ENGLISH, stops.english);
-    sorted_words(term_stop, N_TERM, stops.term);
-    stops.english_max = stops.english[N_ENGLISH - 1].n;
-    for (size_t i = 0; i < N_ENGLISH; i++) {
-        const char *w = stops.english[i].s; /* a-z only, at least two letters */
-        if (stops.english[i].n >= 2)
-            stops.english_pair[w[0] - 'a'] |= 1u << (w[1] - 'a');
+    for (unsigned c = 0; c < 128; c++) {
+        unsigned f = c + (c >= 'A' && c <= 'Z' ? 32 : 0);
+        stops.ascii[c] = (unsigned char)(ASCII_WORD(f) ? f : 0);
     }
+    stop_set_make(&stops.english, english_stop, N_ENGLISH);
+    stop_set_make(&stops.term, term_stop, N_TERM);
     for (size_t i = 0; i < N_CHINESE; i++) {
         const unsigned char *w = (const unsigned char *)chinese_stop[i];
         size_t len = strlen(chinese_stop[i]), off = 0;
@@ -211,21 +222,10 @@ static void stops_make(void)
     }
 }
 
-static int in_list(const struct stop_word *sorted, size_t count, const char *s, size_t n)
-{
-    struct stop_word key = {s, n};
-    return bsearch(&key, sorted, count, sizeof *sorted, stop_word_cmp) != NULL;
-}
-
 static int english_stop_word(const char *s, size_t n)
 {
     pthread_once(&stops_once, stops_make);
-    /* most words are told apart by their first two letters */
-    if (n > stops.english_max ||
-        (n >= 2 && (s[0] < 'a' || s[0] > 'z' || s[1] < 'a' || s[1] > 'z' ||
-                    !(stops.english_pair[s[0] - 'a'] >> (s[1] - 'a') & 1))))
-        return 0;
-    return in_list(stops.english, N_ENGLISH, s, n);
+    return in_set(&stops.english, s, n);
 }
 
 /* Emit a word made of pieces [a, b). */
@@ -233,13 +233,16 @@ static int emit_word(const struct piece *p, size_t a, size_t b, token_fn emit, v
 {
     char word[256];
     size_t n = 0;
+    int ascii = 1;
     for (size_t i = a; i < b && n + 4 <= sizeof word; i++) {
-        if (p[i].cp < 0x80)
+        if (p[i].cp < 0x80) {
             word[n++] = (char)p[i].cp;
-        else
+        } else {
             n += encode(p[i].cp, word + n);
+            ascii = 0;
+        }
     }
-    if (ascii_word(word, n) && (n <= 2 || english_stop_word(word, n)))
+    if (ascii && (n <= 2 || english_stop_word(word, n)))
         return 0;
     return emit(ctx, word, n, p[a].start, p[b - 1].end);
 }
@@ -300,24 +303,71 @@ static int emit_han_run(const struct piece *p, size_t a, size_t b, token_fn emit
 }
 
 #define CHUNK 512
+#define ASCII_WORD_MAX 253 /* bytes of an ASCII word emit_word keeps */
+
+/* The length of the chunk tokenize() would fill from text[0..len) when all
+ * of it is ASCII (one piece per byte, the same end), or 0. */
+static size_t ascii_chunk(const char *text, size_t len)
+{
+    size_t i;
+    for (i = 0; i < len && i < CHUNK; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c >= 0x80)
+            return 0;
+        if (i + 1 >= CHUNK - 64 && !stops.ascii[c])
+            return i + 1;
+    }
+    return i;
+}
+
+/* Emit the words of an all-ASCII chunk text[0..n) at offset base, exactly as
+ * the pieces would (emit_word): most text, without decoding or pieces. */
+static int ascii_words(const char *text, size_t base, size_t n, token_fn emit, void *ctx)
+{
+    char word[ASCII_WORD_MAX];
+    int rc;
+    for (size_t i = 0, j; i < n; i = j) {
+        size_t w = 0;
+        unsigned char c;
+        for (j = i; j < n && (c = stops.ascii[(unsigned char)text[j]]); j++)
+            if (w < sizeof word)
+                word[w++] = (char)c;
+        if (j == i) {
+            j++;
+            continue;
+        }
+        if (w > 2 && !english_stop_word(word, w) && (rc = emit(ctx, word, w, base + i, base + j)))
+            return rc;
+    }
+    return 0;
+}
 
 int tokenize(const char *text, size_t len, token_fn emit, void *ctx)
 {
     struct piece p[CHUNK + 1];
     size_t pos = 0;
     int rc;
+    pthread_once(&stops_once, stops_make);
     while (pos < len) {
-        size_t n = 0, run;
+        size_t n = ascii_chunk(text + pos, len - pos), run;
+        if (n) {
+            if ((rc = ascii_words(text + pos, pos, n, emit, ctx)))
+                return rc;
+            pos += n;
+            continue;
+        }
         /* Fill a chunk, never ending it inside a run (unless the run is huge). */
         while (pos < len && n < CHUNK) {
             unsigned cp = (unsigned char)text[pos];
             size_t k = 1;
-            if (cp < 0x80) /* ASCII, most of most texts: fold() without the call */
+            if (cp < 0x80) { /* ASCII, most of most texts: fold() and classify() inline */
                 cp += cp >= 'A' && cp <= 'Z' ? 32 : 0;
-            else
+                p[n].cls = ASCII_WORD(cp) ? C_WORD : C_SEP;
+            } else {
                 k = decode((const unsigned char *)text + pos, len - pos, &cp), cp = fold(cp);
+                p[n].cls = classify(cp);
+            }
             p[n].cp = cp;
-            p[n].cls = classify(p[n].cp);
             p[n].start = pos;
             p[n].end = pos + k;
             pos += k;
@@ -403,7 +453,7 @@ int tokenize_term(const char *token, size_t n, const char **term, size_t *tn)
     if (!letters_only(token, n))
         return 1; /* identifiers, numbers, other scripts */
     pthread_once(&stops_once, stops_make);
-    if (in_list(stops.term, N_TERM, token, n))
+    if (in_set(&stops.term, token, n))
         return 0;
     if ((s = stemmer()) && (stem = sb_stemmer_stem(s, (const sb_symbol *)token, (int)n))) {
         *term = (const char *)stem;
