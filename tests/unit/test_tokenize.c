@@ -351,6 +351,59 @@ static void test_long_input(void)
     buf_release(&b);
 }
 
+/* All-ASCII text is split straight from its bytes; a text with another
+ * character goes through decoded pieces. Both give the same tokens and
+ * ranges: random ASCII text alone, and with " é" after it (one chunk, so
+ * the pieces), tokenize alike up to that last token. */
+static void test_ascii_path(void)
+{
+    static const char *const parts[] = {"the",       "Sales", "ROI", "x",  "ab",   "into",
+                                        "data_2024", "42",    "_",   " ",  "  ",   ",",
+                                        "-",         "\t",    "\n",  "!?", "WHICH"};
+    struct collected a, b;
+    struct buf t;
+    int same = 1;
+    unsigned seed = 7;
+    buf_init(&t, 1 << 20);
+    for (int round = 0; round < 2000 && same; round++) {
+        buf_reset(&t);
+        while (t.len < 380) {
+            seed = seed * 1103515245u + 12345u;
+            if ((seed >> 16) % 50 == 0) { /* now and then a word longer than a token keeps */
+                for (int k = 0; k < 300; k++)
+                    buf_addch(&t, (char)('a' + k % 26));
+            } else {
+                const char *w = parts[(seed >> 16) % (sizeof parts / sizeof *parts)];
+                buf_adds(&t, w);
+            }
+        }
+        collected_init(&a);
+        collected_init(&b);
+        tokenize(t.data, t.len, collect, &a);
+        buf_adds(&t, " \xc3\xa9");
+        tokenize(t.data, t.len, collect, &b);
+        same =
+            b.count == a.count + 1 && strncmp(a.offsets.data, b.offsets.data, a.offsets.len) == 0;
+        collected_release(&a);
+        collected_release(&b);
+    }
+    CHECK(same);
+    buf_release(&t);
+    /* a word with no separator over a whole chunk (512 characters) is cut
+     * there, and keeps its first 253 bytes */
+    buf_init(&t, 1 << 20);
+    for (int k = 0; k < 600; k++)
+        buf_addch(&t, 'a');
+    collected_init(&a);
+    tokenize(t.data, t.len, collect, &a);
+    CHECK_INT(a.count, 2);
+    CHECK(strstr(a.offsets.data, "@0-512 ") != NULL);
+    CHECK(strstr(a.offsets.data, "@512-600") != NULL);
+    CHECK_INT(strchr(a.text.data, ' ') - a.text.data, 253);
+    collected_release(&a);
+    buf_release(&t);
+}
+
 /* Tokens and ranges as separate lists, for the checks below. */
 struct spans {
     char *tok[4096];
@@ -497,6 +550,7 @@ int main(void)
     test_offsets();
     test_early_stop();
     test_long_input();
+    test_ascii_path();
     test_idempotence();
     test_ranges_fold_to_tokens();
     test_term_of_token();
