@@ -1,4 +1,5 @@
 /* bm25: terms records and the BM25F coverage of a query (bm25.h). */
+#define _GNU_SOURCE /* memrchr */
 #include "domain/bm25.h"
 #include "base/util.h"
 #include "domain/tokenize.h"
@@ -131,9 +132,8 @@ int bm25_record_tf(const char *rec, size_t rec_len, const char *term, size_t n,
     while (lo < hi) {
         const char *mid = lo + (hi - lo) / 2, *line, *tab, *nl;
         int c;
-        while (mid > lo && mid[-1] != '\n')
-            mid--;
-        line = mid;
+        line = mid > lo ? memrchr(lo, '\n', (size_t)(mid - lo)) : NULL;
+        line = line ? line + 1 : lo;
         nl = memchr(line, '\n', (size_t)(end - line));
         if (!nl)
             return 0; /* a torn record */
