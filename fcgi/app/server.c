@@ -80,7 +80,9 @@ struct store *server_open_store(const struct config *cfg)
     /* Messages name a PostgreSQL database by its variable: its URL may hold a password. */
     const char *shown = cfg->database_url ? "KNOWHUB_DATABASE_URL (PostgreSQL)" : db.data;
     store_upgrade_init(&up);
-    rc = store_open_upgrade(db.data, backups.data, &up, &st);
+    /* the backend is the variable's, never guessed from a path (a data
+     * directory may hold an '=') */
+    rc = store_open_upgrade(db.data, cfg->database_url != NULL, backups.data, &up, &st);
     if (rc == STORE_TOO_NEW)
         fprintf(stderr,
                 "knowhub: the database %s has schema version %d, newer than this knowhub "

@@ -1,5 +1,6 @@
 /* error: the one error type (error.h). */
 #include "base/error.h"
+#include "base/util.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -36,6 +37,9 @@ void error_set(struct error *e, const char *code, const char *key, const char *f
     if (buf_vaddf(&e->message, fmt, ap))
         buf_adds(&e->message, code);
     va_end(ap);
+    /* a text cut by bytes or a server's bad byte never reaches an answer, a
+     * log or a stored job */
+    e->message.len = strlen(utf8_repair(e->message.data));
 }
 
 static void param_add(struct error *e, const char *name, struct json_object *v)

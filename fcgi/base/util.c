@@ -118,6 +118,54 @@ size_t utf8_prefix(const char *s, size_t n, size_t max_chars)
     return i;
 }
 
+size_t utf8_fit(const char *s, size_t n, size_t max_bytes)
+{
+    size_t i = max_bytes;
+    if (n <= max_bytes)
+        return n;
+    while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
+        i--; /* s[i] continues the character before it: cut where that one starts */
+    return i;
+}
+
+/* 1 when s[0..n) could begin a character: a lead byte and continuation bytes. */
+static int utf8_incomplete(const unsigned char *s, size_t n)
+{
+    size_t want = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : 2;
+    if (s[0] < 0xC2 || s[0] > 0xF4 || n >= want)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    return 1;
+}
+
+char *utf8_repair(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    size_t n = strlen(s), i = 0;
+    while (i < n) {
+        size_t k = utf8_seq(p + i, n - i);
+        if (k) {
+            i += k;
+        } else if (utf8_incomplete(p + i, n - i)) {
+            p[i] = '\0';
+            break;
+        } else {
+            p[i++] = '?';
+        }
+    }
+    return s;
+}
+
+void utf8_copy(char *dst, size_t cap, const char *src)
+{
+    size_t n = utf8_fit(src, strlen(src), cap - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+    utf8_repair(dst);
+}
+
 static void utc_now(struct tm *tm)
 {
     time_t t = time(NULL);

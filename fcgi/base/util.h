@@ -24,6 +24,22 @@ size_t utf8_length(const char *s, size_t n);
  * max_chars code points; never splits a character. */
 size_t utf8_prefix(const char *s, size_t n, size_t max_chars);
 
+/* Byte length of the longest prefix of valid UTF-8 s[0..n) of at most
+ * max_bytes bytes that does not end inside a character: the cut for a text
+ * bounded in bytes (a fixed buffer, a log line). */
+size_t utf8_fit(const char *s, size_t n, size_t max_bytes);
+
+/* Make the NUL-ended s valid UTF-8 in place: an incomplete character at its
+ * end (a cut by bytes) is dropped, every other byte of an invalid sequence
+ * becomes '?'. The one repair for texts KnowHub did not check itself (a
+ * fixed buffer's snprintf, a server's message) before they are answered or
+ * stored. Returns s. */
+char *utf8_repair(char *s);
+
+/* Copy the NUL-ended src into dst[cap] (cap > 0): at most cap - 1 bytes, cut
+ * at a character boundary, repaired (utf8_repair), NUL-ended. */
+void utf8_copy(char *dst, size_t cap, const char *src);
+
 /* The byte length of the line break at p (CR, LF, VT, FF, U+0085 NEL,
  * U+2028 LS or U+2029 PS), or 0 when p does not start one. */
 size_t line_break_at(const char *p);

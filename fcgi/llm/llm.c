@@ -131,8 +131,8 @@ static void classify_http(struct error *e, const char *who, long status, const c
         else if (jf_str(err))
             text = jf_str(err);
     }
-    snprintf(message, sizeof message, "The %s answered HTTP %ld%s%.300s", who, status,
-             *text ? ": " : "", text);
+    snprintf(message, sizeof message, "The %s answered HTTP %ld%s%.*s", who, status,
+             *text ? ": " : "", (int)utf8_fit(text, strlen(text), 300), text);
     if (status == 401 || status == 403)
         fail(e, "LLM_AUTH_FAILED", 0, message);
     else if (status == 429)
@@ -171,7 +171,7 @@ static void parse_success(struct llm_reply *r, const char *body)
         return;
     }
     if (json_object_object_get_ex(first, "finish_reason", &finish) && jf_str(finish))
-        snprintf(r->finish_reason, sizeof r->finish_reason, "%s", jf_str(finish));
+        utf8_copy(r->finish_reason, sizeof r->finish_reason, jf_str(finish));
     if (json_object_object_get_ex(j, "usage", &usage)) {
         if (json_object_object_get_ex(usage, "prompt_tokens", &v))
             r->prompt_tokens = (long)json_object_get_int64(v);

@@ -40,15 +40,16 @@ static void server_failed(const struct error *err)
     pthread_mutex_lock(&server.mu);
     if (!server.code[0]) /* the operator's log: the first failure, not every retry */
         fprintf(stderr,
-                "knowhub: the embeddings server failed (%s: %.200s); searches answer by words "
+                "knowhub: the embeddings server failed (%s: %.*s); searches answer by words "
                 "until it is back\n",
-                err->code ? err->code : E_INTERNAL, err->message.data);
+                err->code ? err->code : E_INTERNAL,
+                (int)utf8_fit(err->message.data, err->message.len, 200), err->message.data);
     server.backoff_ms = server.backoff_ms ? 2 * server.backoff_ms : BACKOFF_MIN_MS;
     if (server.backoff_ms > BACKOFF_MAX_MS)
         server.backoff_ms = BACKOFF_MAX_MS;
     server.retry_at = monotonic_ms() + server.backoff_ms;
     snprintf(server.code, sizeof server.code, "%s", err->code ? err->code : E_INTERNAL);
-    snprintf(server.message, sizeof server.message, "%s", err->message.data);
+    utf8_copy(server.message, sizeof server.message, err->message.data);
     time_utc_text(server.at);
     pthread_mutex_unlock(&server.mu);
 }

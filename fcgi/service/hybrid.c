@@ -26,7 +26,8 @@ int search_mode_of(const struct svc_ctx *c, const char *text, enum search_mode *
         *mode = MODE_HYBRID;
     else {
         error_set(err, E_INVALID_REQUEST, NULL,
-                  "Invalid mode '%.64s' (expected lexical, vector or hybrid)", text);
+                  "Invalid mode '%.*s' (expected lexical, vector or hybrid)",
+                  (int)utf8_prefix(text, strlen(text), 64), text);
         return -1;
     }
     return 0;

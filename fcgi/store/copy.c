@@ -118,6 +118,14 @@ static int fail(struct store *to, const char *msg)
     return PQstatus(to->pg) == CONNECTION_OK ? STORE_ERROR : STORE_UNAVAILABLE;
 }
 
+/* The SQLite side failed: its message, as the copy's error. */
+static void source_error(struct store *to, struct store *from)
+{
+    char message[sizeof to->pg_error];
+    snprintf(message, sizeof message, "the source: %s", sqlite3_errmsg(from->db));
+    pg_set_error(to, message);
+}
+
 /* One value into the digest: a NULL is one 0 byte; anything else a 1, its
  * length (8 bytes) and its bytes, so '' differs from NULL and no two rows
  * run together. */
@@ -253,7 +261,7 @@ static int copy_table(struct store *from, struct store *to, const struct copy_ta
     buf_init(&sql, 4096);
     buf_addf(&sql, "SELECT %s FROM %s ORDER BY %s", t->columns, t->name, t->order);
     if (sqlite3_prepare_v2(from->db, sql.data, -1, &s, NULL) != SQLITE_OK) {
-        snprintf(to->pg_error, sizeof to->pg_error, "the source: %s", sqlite3_errmsg(from->db));
+        source_error(to, from);
         buf_release(&sql);
         return STORE_ERROR;
     }
@@ -292,7 +300,7 @@ static int copy_table(struct store *from, struct store *to, const struct copy_ta
             progress(ctx, t->name, *rows, 0);
     }
     if (step_rc != SQLITE_DONE) {
-        snprintf(to->pg_error, sizeof to->pg_error, "the source: %s", sqlite3_errmsg(from->db));
+        source_error(to, from);
         rc = status_of(step_rc);
         goto out;
     }

@@ -107,12 +107,24 @@ int store_job_progress(struct store *st, const char *id, long progress, long tot
                 stmt_run(st, S_JOB_PROGRESS, "tllttt", id, progress, total, now, until, st->node));
 }
 
+/* What a job is finished with when its own result or error cannot be stored
+ * (not valid UTF-8, or refused by the database). */
+#define JOB_UNSTORABLE                                                                             \
+    "{\"code\":\"INTERNAL_ERROR\",\"message\":\"The job ended, but its result could not be "       \
+    "stored\"}"
+
 int store_job_finish(struct store *st, const char *id, const char *status, const char *result,
                      const char *error)
 {
     char now[27];
+    int rc;
     time_utc_iso_micro(now);
-    return held(st, stmt_run(st, S_JOB_FINISH, "tttttt", id, status, result, error, now, st->node));
+    rc = held(st, stmt_run(st, S_JOB_FINISH, "tttttt", id, status, result, error, now, st->node));
+    if (rc != STORE_ERROR)
+        return rc;
+    /* finished all the same, failed: not left running until its lease ends */
+    return held(st, stmt_run(st, S_JOB_FINISH, "tttttt", id, "failed", NULL, JOB_UNSTORABLE, now,
+                             st->node));
 }
 
 int store_job_requeue_running(struct store *st)

@@ -106,7 +106,7 @@ static int search_index_ensure(struct store *st)
 
 int store_open(const char *path, struct store **out)
 {
-    return store_open_upgrade(path, NULL, NULL, out);
+    return store_open_upgrade(path, store_is_postgres(path), NULL, NULL, out);
 }
 
 /* Connect to the PostgreSQL database conninfo names and bring its schema to
@@ -128,10 +128,10 @@ static int open_postgres(const char *conninfo, struct store_upgrade *up, struct 
     return STORE_OK;
 }
 
-int store_open_upgrade(const char *path, const char *backup_dir, struct store_upgrade *up,
-                       struct store **out)
+int store_open_upgrade(const char *path, int postgres, const char *backup_dir,
+                       struct store_upgrade *up, struct store **out)
 {
-    if (store_is_postgres(path)) {
+    if (postgres) {
         struct store_upgrade local;
         int rc;
         *out = NULL;

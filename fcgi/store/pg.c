@@ -21,7 +21,7 @@ int store_is_postgres(const char *where)
 void pg_set_error(struct store *st, const char *msg)
 {
     size_t n;
-    snprintf(st->pg_error, sizeof st->pg_error, "%s", msg ? msg : "unknown error");
+    utf8_copy(st->pg_error, sizeof st->pg_error, msg ? msg : "unknown error");
     n = strlen(st->pg_error);
     while (n && (st->pg_error[n - 1] == '\n' || st->pg_error[n - 1] == ' '))
         st->pg_error[--n] = '\0';

@@ -3,8 +3,10 @@
  * of SQLite result codes to store statuses. */
 #include "store/store_int.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int status_of(int rc)
 {
@@ -106,25 +108,49 @@ static int pg_slot(struct cursor *s, int i)
     return i - 1;
 }
 
+/* A parameter SQLite refused (rc): the statement must not run without it. */
+static void bound(struct cursor *s, int rc)
+{
+    if (rc != SQLITE_OK && !s->unbound)
+        s->unbound = sqlite3_errstr(rc);
+}
+
+/* Text goes to either database only when it is valid UTF-8: PostgreSQL
+ * refuses anything else, and SQLite would keep it for json-c and the
+ * copy to PostgreSQL to refuse later. */
+static int text_ok(struct cursor *s, const char *v, size_t n)
+{
+    if (n > INT_MAX || !utf8_valid(v, n)) {
+        if (!s->unbound)
+            s->unbound = n > INT_MAX ? "a text over 2 GB" : "a text that is not valid UTF-8";
+        return 0;
+    }
+    return 1;
+}
+
 void bind_text(struct cursor *s, int i, const char *v)
 {
+    if (v && !text_ok(s, v, strlen(v)))
+        return;
     if (s->st->pg)
         s->values[pg_slot(s, i)] = v;
     else if (v)
-        sqlite3_bind_text(s->lite, i, v, -1, SQLITE_STATIC);
+        bound(s, sqlite3_bind_text(s->lite, i, v, -1, SQLITE_STATIC));
     else
-        sqlite3_bind_null(s->lite, i);
+        bound(s, sqlite3_bind_null(s->lite, i));
 }
 
 void bind_text_n(struct cursor *s, int i, const char *v, size_t n)
 {
+    if (!text_ok(s, v, n))
+        return;
     if (s->st->pg) {
         int k = pg_slot(s, i);
         free(s->owned[k]);
         s->owned[k] = xstrndup(v, n);
         s->values[k] = s->owned[k];
     } else {
-        sqlite3_bind_text(s->lite, i, v, (int)n, SQLITE_TRANSIENT);
+        bound(s, sqlite3_bind_text(s->lite, i, v, (int)n, SQLITE_TRANSIENT));
     }
 }
 
@@ -135,7 +161,7 @@ void bind_int64(struct cursor *s, int i, long long v)
         snprintf(s->num[k], sizeof s->num[k], "%lld", v);
         s->values[k] = s->num[k];
     } else {
-        sqlite3_bind_int64(s->lite, i, v);
+        bound(s, sqlite3_bind_int64(s->lite, i, v));
     }
 }
 
@@ -152,12 +178,17 @@ static void bind_blob(struct cursor *s, int i, const void *p, int n)
         s->lengths[k] = n;
         s->formats[k] = 1; /* binary: bytea as it is */
     } else {
-        sqlite3_bind_blob(s->lite, i, p, n, SQLITE_STATIC);
+        bound(s, sqlite3_bind_blob(s->lite, i, p, n, SQLITE_STATIC));
     }
 }
 
 int step(struct cursor *s)
 {
+    if (s->unbound) {
+        fprintf(stderr, "knowhub: a statement was not run: a parameter was refused (%s)\n",
+                s->unbound);
+        return -STORE_ERROR;
+    }
     if (s->st->pg) {
         if (!s->res) {
             int rc = pg_run(s);
@@ -183,6 +214,7 @@ int step_done(struct cursor *s)
 
 void stmt_finish(struct cursor *s)
 {
+    s->unbound = NULL;
     if (s->st->pg) {
         pg_clear(s);
         for (int k = 0; k < s->nparams; k++) {

@@ -77,8 +77,10 @@ void store_upgrade_release(struct store_upgrade *up);
  * it is copied with store_backup to backup_dir/knowhub-v<old>-<UTC time>.db
  * (backup_dir is created if missing; NULL: the database's directory); when
  * that copy fails nothing is migrated: STORE_BACKUP_FAILED. up (may be NULL)
- * says what happened, for the caller's log. */
-STORE_MUST_CHECK int store_open_upgrade(const char *path, const char *backup_dir,
+ * says what happened, for the caller's log. postgres: path is a PostgreSQL
+ * URL or conninfo (the caller knows which it was given), else an SQLite
+ * file whatever characters its name holds. */
+STORE_MUST_CHECK int store_open_upgrade(const char *path, int postgres, const char *backup_dir,
                                         struct store_upgrade *up, struct store **out);
 /* Close the connection and finalize every statement. NULL is allowed. */
 void store_close(struct store *st);
@@ -519,7 +521,9 @@ STORE_MUST_CHECK int store_job_claim(struct store *st,
 STORE_MUST_CHECK int store_job_progress(struct store *st, const char *id, long progress,
                                         long total);
 /* End a job: status "done" with a result, or "failed" with an error;
- * STORE_NOT_FOUND when it is no longer this node's. */
+ * STORE_NOT_FOUND when it is no longer this node's. A result or error that
+ * cannot be stored (not valid UTF-8: no statement binds such text) ends the
+ * job "failed" with a generic INTERNAL_ERROR instead of leaving it running. */
 STORE_MUST_CHECK int store_job_finish(struct store *st, const char *id, const char *status,
                                       const char *result, const char *error);
 /* At start: this node's jobs a crash or stop left running are queued again

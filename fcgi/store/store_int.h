@@ -203,6 +203,7 @@ struct cursor {
     char num[CURSOR_MAX_PARAMS][24]; /* numbers bound, as text */
     char *owned[CURSOR_MAX_PARAMS];  /* texts copied (bind_text_n) */
     struct buf blob;                 /* the last blob read, decoded */
+    const char *unbound;             /* why a parameter was refused (NULL: none): step fails */
 };
 
 struct store {

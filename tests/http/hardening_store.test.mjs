@@ -8,10 +8,15 @@
 //    bytes, a file beside a folder of the same name);
 //  - only admins change a rule's score;
 //  - a store error in an authorization check is an error answer, never a pass;
-//  - "." and ".." are refused as client-chosen ids (sessions, tables, traces).
+//  - "." and ".." are refused as client-chosen ids (sessions, tables, traces);
+//  - (issue 23) a data directory whose path holds '=' is SQLite's: only
+//    KNOWHUB_DATABASE_URL names a PostgreSQL database.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { onPostgres, startStack } from './lib/stack.mjs';
+import { BIN, onPostgres, run, startStack } from './lib/stack.mjs';
 import { assertCommon, err, ok } from './lib/expect.mjs';
 import { fileView } from './lib/files_helpers.mjs';
 import { sql } from './lib/llmtest.mjs';
@@ -243,5 +248,22 @@ describe('authorization fails closed on a store error', () => {
         assert.equal(res.json.status, 'error', `an agent turned an entry into a rule: ${res.text.slice(0, 300)}`);
         assert.ok([500, 503].includes(res.status) || res.json.error.code === 'FORBIDDEN', res.text);
         assert.equal(ok(await fa.entry(r.id)).category, 'experiences');
+    });
+});
+
+describe('the backend comes from KNOWHUB_DATABASE_URL alone', () => {
+    test("a data directory with '=' in its path holds an SQLite database", () => {
+        const top = fs.mkdtempSync(path.join(os.tmpdir(), 'kh-eq-'));
+        try {
+            const data = path.join(top, 'team=ops data');
+            fs.mkdirSync(data);
+            const r = run(BIN, ['token', 'create', '--space', 'eq', '--role', 'admin', '--label', 'eq'], { KNOWHUB_DATA: data });
+            assert.equal(r.status, 0, r.stderr);
+            assert.match(r.stdout.trim(), /^kh_[0-9a-f]{16}_\S+$/);
+            assert.ok(fs.existsSync(path.join(data, 'knowhub.db')), 'the SQLite file is in the data directory');
+            assert.doesNotMatch(r.stderr, /PostgreSQL/);
+        } finally {
+            fs.rmSync(top, { recursive: true, force: true });
+        }
     });
 });

@@ -917,6 +917,43 @@ static void test_fts_compact(void)
     store_close(st);
 }
 
+static void job_seen(const struct job_info *j, void *ctx)
+{
+    char **out = ctx;
+    free(*out);
+    *out = xstrdup(j->error ? j->error : j->status);
+}
+
+/* No statement stores text that is not valid UTF-8 (PostgreSQL refuses it,
+ * json-c and the copy to PostgreSQL would later): the write fails and
+ * changes nothing; a job whose error is such text still ends, "failed". */
+static void test_invalid_utf8(struct store *st)
+{
+    char *seen = NULL;
+    int taken;
+    CHECK_INT(insert_entry(st, "u8", "knowledge-20260101-0000aaaa", "experiences", "ok", 1, &taken),
+              STORE_OK);
+    CHECK_INT(store_job_create(st, "job-u8-1", "u8", "slim", "{}", ACTOR), STORE_OK);
+    CHECK_INT(store_job_create(st, "job-u8-\xe4\xb8", "u8", "slim", "{}", ACTOR), STORE_ERROR);
+    CHECK_INT(store_job_get(st, "u8", "job-u8-\xe4\xb8", job_seen, &seen), STORE_ERROR);
+    CHECK_INT(store_job_claim(st, job_seen, &seen), STORE_OK);
+    CHECK_STR(seen, "running");
+    /* a cut message: the job ends failed with the generic error */
+    CHECK_INT(store_job_finish(st, "job-u8-1", "failed", NULL,
+                               "{\"code\":\"X\",\"message\":\"\xe5\xb5\"}"),
+              STORE_OK);
+    CHECK_INT(store_job_get(st, "u8", "job-u8-1", job_seen, &seen), STORE_OK);
+    CHECK(seen && strstr(seen, "INTERNAL_ERROR") && strstr(seen, "could not be stored"));
+    /* the statement refused runs again with good text: nothing is stuck */
+    CHECK_INT(store_job_create(st, "job-u8-2", "u8", "slim", "{}", ACTOR), STORE_OK);
+    CHECK_INT(store_job_claim(st, job_seen, &seen), STORE_OK);
+    CHECK_INT(store_job_finish(st, "job-u8-2", "failed", NULL, "{\"message\":\"\xe5\xb5\x8c\"}"),
+              STORE_OK);
+    CHECK_INT(store_job_get(st, "u8", "job-u8-2", job_seen, &seen), STORE_OK);
+    CHECK_STR(seen, "{\"message\":\"\xe5\xb5\x8c\"}");
+    free(seen);
+}
+
 int main(void)
 {
     struct store *st = NULL;
@@ -938,6 +975,7 @@ int main(void)
     test_knowledge_create(st);
     test_move(st);
     test_path_clash(st);
+    test_invalid_utf8(st);
     store_close(st);
     test_fts_compact();
     return test_summary();

@@ -127,6 +127,69 @@ static void test_utf8_prefix(void)
     }
 }
 
+/* utf8_fit: a byte budget never ends inside a character, for every budget. */
+static void test_utf8_fit(void)
+{
+    const char *s = "a\xe4\xb8\xad"
+                    "b\xf0\x9f\x98\x80"
+                    "c"; /* a 中 b 😀 c : 10 bytes */
+    static const size_t want[] = {0, 1, 1, 1, 4, 5, 5, 5, 5, 9, 10, 10};
+    size_t n = strlen(s);
+    for (size_t max = 0; max <= 11; max++) {
+        size_t k = utf8_fit(s, n, max);
+        CHECK_INT(k, want[max]);
+        CHECK(utf8_valid(s, k));
+    }
+}
+
+/* utf8_repair: a cut character at the end is dropped, other bad bytes become
+ * '?', valid text is left as it is. */
+static void test_utf8_repair(void)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"", ""},
+        {"plain", "plain"},
+        {"caf\xc3\xa9", "caf\xc3\xa9"},
+        {"\xe4\xb8\xad\xe6\x96\x87", "\xe4\xb8\xad\xe6\x96\x87"},
+        {"ab\xe4\xb8", "ab"},     /* 中 cut after two bytes */
+        {"ab\xe4", "ab"},         /* ... after one */
+        {"ab\xf0\x9f\x98", "ab"}, /* an emoji cut */
+        {"a\xe4\xb8'b", "a?"
+                        "?'b"}, /* cut inside, then more text */
+        {"a\xff"
+         "b",
+         "a?b"}, /* never valid */
+        {"a\x80\x80", "a?"
+                      "?"}, /* continuation bytes alone */
+        {"\xc0\xaf/", "?"
+                      "?/"}, /* overlong */
+        {"\xed\xa0\x80x", "?"
+                          "?"
+                          "?x"},                /* a surrogate */
+        {"x\xe4\xb8\xad\xe6", "x\xe4\xb8\xad"}, /* the last character only */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%s", cases[i].in);
+        CHECK_STR(utf8_repair(buf), cases[i].out);
+        CHECK(utf8_valid(buf, strlen(buf)));
+    }
+    /* utf8_copy into a buffer too small: a whole character or none */
+    {
+        char small[6];
+        utf8_copy(small, sizeof small, "ab\xe4\xb8\xad\xe6\x96\x87"); /* ab中文: 8 bytes */
+        CHECK_STR(small, "ab\xe4\xb8\xad");
+        utf8_copy(small, sizeof small,
+                  "a\xff"
+                  "b");
+        CHECK_STR(small, "a?b");
+        utf8_copy(small, 1, "abc");
+        CHECK_STR(small, "");
+    }
+}
+
 static void test_parse_long(void)
 {
     long v = 12345;
@@ -256,6 +319,8 @@ int main(void)
     test_utf8_valid();
     test_utf8_length();
     test_utf8_prefix();
+    test_utf8_fit();
+    test_utf8_repair();
     test_parse_long();
     test_time_text();
     test_alloc();

@@ -5,7 +5,8 @@
 //   const emb = await startFakeEmbed({ dim: 64 });
 //   startStack({ KNOWHUB_EMBED_URL: emb.url, KNOWHUB_EMBED_MODEL: 'model-a' })
 //   emb.mode('down');          // ok, down (503), slow (35 s or opts.delayMs), lie-count,
-//                              // lie-dim, lie-nan, nonjson, 401, 429
+//                              // lie-dim, lie-nan, nonjson, 401, 429, wordy (a 500 whose
+//                              // message is WORDY: 1,445 bytes of Chinese after 5 of ASCII)
 //   emb.maxBatch = 8;          // more inputs than that -> 413
 //   emb.dimFor = { 'model-b': 32 };
 //   emb.calls                  // [{model, inputs, authorization, path, method, encoding_format}]
@@ -89,6 +90,9 @@ function modelTransform(model, dim) {
     modelCache.set(key, t);
     return t;
 }
+
+/** The message of mode 'wordy': cut at any byte count not 5 + 3k, it splits a character. */
+export const WORDY = 'Err: ' + '嵌入服务暂时不可用，请稍后再试。'.repeat(30);
 
 // ---------- text analysis ----------
 
@@ -323,6 +327,8 @@ export async function startFakeEmbed(opts = {}) {
                     return fail(401, 'Incorrect API key provided', 'invalid_request_error', 'invalid_api_key');
                 case '429':
                     return fail(429, 'Rate limit reached for requests', 'requests', 'rate_limit_exceeded');
+                case 'wordy':
+                    return fail(500, WORDY, 'server_error');
                 default:
                     break;
             }
@@ -412,7 +418,7 @@ export async function startFakeEmbed(opts = {}) {
             return state.dimFor[model] ?? defaultDim;
         },
         mode(m, o) {
-            const known = ['ok', 'down', 'slow', 'lie-count', 'lie-dim', 'lie-nan', 'nonjson', '401', '429'];
+            const known = ['ok', 'down', 'slow', 'lie-count', 'lie-dim', 'lie-nan', 'nonjson', '401', '429', 'wordy'];
             if (!known.includes(m)) throw new Error(`fakeembed: unknown mode ${m}`);
             mode = m;
             modeOpts = o || {};
