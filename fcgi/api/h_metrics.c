@@ -1,8 +1,11 @@
 /* h_metrics: GET /metrics, the Prometheus text exposition of every thread's
- * counters. Open from loopback (nginx's REMOTE_ADDR, no proxy header);
- * from anywhere else only with an admin token (docs/operations.md). */
+ * counters. They cover every space, so they are the operator's: open from
+ * loopback (nginx's REMOTE_ADDR, no proxy header), from anywhere else only
+ * with KNOWHUB_METRICS_TOKEN; a space's token, even an admin's, is refused
+ * (docs/operations.md). */
 #include "service/auth.h"
 #include "api/handlers.h"
+#include "base/config.h"
 #include "base/metrics.h"
 #include "service/vindex.h"
 #include "store/store.h"
@@ -13,22 +16,23 @@ void h_metrics(struct request *req, struct response *res)
 {
     struct buf text;
     struct metrics_gauges gauges;
-    if (!metrics_loopback_request(req->remote_addr, req->forwarded_for, req->forwarded)) {
+    if (!metrics_loopback_request(req->remote_addr, req->forwarded_for, req->forwarded) &&
+        !auth_bearer_is(req->authorization, req->cfg->metrics_token)) {
         int rc = auth_check(req->store, req->authorization, &req->who);
         if (rc == -2) {
             reply_error(res, 503, E_SERVICE_UNAVAILABLE, "The database is busy; try again");
             return;
         }
-        if (rc != 0) {
-            buf_adds(&res->headers, "WWW-Authenticate: Bearer realm=\"knowhub\"\r\n");
-            reply_error(res, 401, E_UNAUTHORIZED,
-                        "Metrics are open to loopback only; elsewhere an admin token is required");
+        if (rc == 0) {
+            reply_error(res, 403, E_FORBIDDEN,
+                        "Metrics cover every space: they need the operator's "
+                        "KNOWHUB_METRICS_TOKEN, not a space's token");
             return;
         }
-        if (req->who.role < ROLE_ADMIN) {
-            reply_error(res, 403, E_FORBIDDEN, "Metrics need an admin token from outside loopback");
-            return;
-        }
+        buf_adds(&res->headers, "WWW-Authenticate: Bearer realm=\"knowhub\"\r\n");
+        reply_error(res, 401, E_UNAUTHORIZED,
+                    "Metrics are open to loopback; elsewhere KNOWHUB_METRICS_TOKEN is required");
+        return;
     }
     buf_init(&text, METRICS_MAX_TEXT);
     /* The store's gauges at this moment, read on this thread's connection. */
@@ -36,7 +40,7 @@ void h_metrics(struct request *req, struct response *res)
     store_ignore(
         store_space_counts(req->store, metrics_gauges_space, &gauges));      /* unread: no rows */
     store_ignore(store_job_counts(req->store, metrics_gauges_job, &gauges)); /* unread: no rows */
-    vindex_usage(&gauges.index_vectors, &gauges.index_bytes);
+    vindex_usage(NULL, &gauges.index_vectors, &gauges.index_bytes);
     if (!req->metrics || metrics_render(req->metrics, &gauges, &text)) {
         reply_error(res, 500, E_INTERNAL, "The metrics could not be rendered");
     } else {

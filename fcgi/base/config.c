@@ -89,6 +89,14 @@ void config_from_env(struct config *cfg)
             lease = 300;
         cfg->job_lease_s = lease;
     }
+    cfg->metrics_token = env_or("KNOWHUB_METRICS_TOKEN", NULL);
+    if (cfg->metrics_token && strlen(cfg->metrics_token) < METRICS_TOKEN_MIN) {
+        fprintf(stderr,
+                "knowhub: KNOWHUB_METRICS_TOKEN is shorter than %d characters: ignored, /metrics "
+                "answers loopback only\n",
+                METRICS_TOKEN_MIN);
+        cfg->metrics_token = NULL;
+    }
     {
         long batch, seconds;
         cfg->embed_url = env_or("KNOWHUB_EMBED_URL", NULL);

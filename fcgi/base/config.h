@@ -5,6 +5,9 @@
 
 #include <stddef.h>
 
+/* The shortest KNOWHUB_METRICS_TOKEN taken (a shorter one is ignored, with a warning). */
+#define METRICS_TOKEN_MIN 16
+
 struct config {
     const char *data_dir;     /* KNOWHUB_DATA, default ./var */
     const char *socket_path;  /* KNOWHUB_SOCKET, NULL: data_dir/run/knowhub.sock */
@@ -30,7 +33,8 @@ struct config {
     int log_keep;            /* KNOWHUB_LOG_KEEP: rotated files kept (name.1 ... name.N), 5 */
 
     /* Several processes on one database (docs/operations.md "Several processes") */
-    const char *node;  /* KNOWHUB_NODE: this process's name (jobs, X-KnowHub-Node), the host's */
+    const char *node; /* KNOWHUB_NODE: this process's name (jobs, X-KnowHub-Node), the host's */
+    const char *metrics_token; /* KNOWHUB_METRICS_TOKEN: /metrics off loopback (NULL: none) */
     long job_lease_s;  /* KNOWHUB_JOB_LEASE: seconds a job stays this node's without progress */
     char node_buf[65]; /* the host name when KNOWHUB_NODE is unset */
 

@@ -221,3 +221,9 @@ int auth_csrf_ok(const char *expected, const char *given)
     size_t n = expected ? strlen(expected) : 0;
     return n > 0 && given && strlen(given) == n && sodium_memcmp(expected, given, n) == 0;
 }
+
+int auth_bearer_is(const char *authorization, const char *secret)
+{
+    return authorization && strncmp(authorization, "Bearer ", 7) == 0 &&
+           auth_csrf_ok(secret, authorization + 7);
+}

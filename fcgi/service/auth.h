@@ -54,5 +54,8 @@ int auth_check_cookie(struct store *st, const char *cookie_header, const char *n
 void auth_login_end(struct store *st, const char *cookie_header, const char *name);
 /* Constant-time comparison of the expected and given CSRF tokens. */
 int auth_csrf_ok(const char *expected, const char *given);
+/* 1 when an "Authorization" header value is "Bearer <secret>" (constant
+ * time; a NULL or empty secret matches nothing). */
+int auth_bearer_is(const char *authorization, const char *secret);
 
 #endif

@@ -391,7 +391,9 @@ void embed_run_job(struct store *st, struct llm *llm, const struct config *cfg, 
 /* ---- queries ---- */
 
 /* The query cache: the last QCACHE_SLOTS query vectors, least recently used
- * replaced; at most QCACHE_SLOTS x EMBED_MAX_DIM floats (8 MiB). */
+ * replaced; at most QCACHE_SLOTS x EMBED_MAX_DIM floats (8 MiB). Keyed by
+ * space, model and text: a space never meets another's query (no faster
+ * answer, no missing ledger row tells one tenant what another searched). */
 static struct {
     pthread_mutex_t mu;
     struct {
@@ -434,13 +436,25 @@ static void qcache_put(const unsigned char key[16], const float *v, int dim)
     pthread_mutex_unlock(&qcache.mu);
 }
 
-void embed_query_remember(const struct config *cfg, const char *q, const float *vec, int dim)
+/* A query's key in the cache: its space, the model and its text. */
+static void qcache_key(const char *space, const char *model, const char *q, unsigned char key[16])
+{
+    crypto_generichash_state s;
+    crypto_generichash_init(&s, NULL, 0, 16);
+    crypto_generichash_update(&s, (const unsigned char *)space, strlen(space) + 1);
+    crypto_generichash_update(&s, (const unsigned char *)model, strlen(model) + 1);
+    crypto_generichash_update(&s, (const unsigned char *)q, strlen(q));
+    crypto_generichash_final(&s, key, 16);
+}
+
+void embed_query_remember(const struct config *cfg, const char *space, const char *q,
+                          const float *vec, int dim)
 {
     unsigned char key[16];
     float *v = xmalloc((size_t)dim * sizeof *v);
     memcpy(v, vec, (size_t)dim * sizeof *v);
     vec_normalise(v, dim);
-    digest_of(cfg->embed_model, q, key);
+    qcache_key(space, cfg->embed_model, q, key);
     qcache_put(key, v, dim);
     free(v);
 }
@@ -457,7 +471,7 @@ int embed_query(const struct svc_ctx *c, const char *q, float **vec, int *dim, s
                   "No embeddings server is configured (KNOWHUB_EMBED_URL is not set)");
         return -1;
     }
-    digest_of(c->cfg->embed_model, q, key);
+    qcache_key(c->space, c->cfg->embed_model, q, key);
     if ((*vec = qcache_get(key, dim)))
         return 0;
     if ((wait = server_wait()) > 0) {
@@ -530,7 +544,7 @@ int svc_embed_status(const struct svc_ctx *c, struct json_object **data, struct 
     pthread_mutex_unlock(&server.mu);
     json_object_object_add(o, "last_error", last);
     json_object_object_add(o, "retry_in_ms", json_object_new_int64(server_wait()));
-    vindex_usage(&held, &bytes);
+    vindex_usage(c->space, &held, &bytes); /* never another space's figures */
     idx = json_object_new_object();
     json_object_object_add(idx, "vectors", json_object_new_int64((int64_t)held));
     json_object_object_add(idx, "bytes", json_object_new_int64((int64_t)bytes));

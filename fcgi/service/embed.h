@@ -46,10 +46,11 @@ void embed_request_stop(void);
  * breaker is open). */
 int embed_query(const struct svc_ctx *c, const char *q, float **vec, int *dim, struct error *err);
 
-/* Put q's vector (dim floats, normalised here) in the query cache, as if
- * the server had answered it: a warm-up, and the benchmark's way to search
- * in-process without a server. */
-void embed_query_remember(const struct config *cfg, const char *q, const float *vec, int dim);
+/* Put q's vector (dim floats, normalised here) in space's query cache, as
+ * if the server had answered it: a warm-up, and the benchmark's way to
+ * search in-process without a server. */
+void embed_query_remember(const struct config *cfg, const char *space, const char *q,
+                          const float *vec, int dim);
 
 /* GET /api/embeddings: {configured, model, dimension, entries, embedded,
  * failed, queued, last_error, index: {vectors, bytes}}. */

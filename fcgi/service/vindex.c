@@ -323,12 +323,14 @@ void vindex_hits_free(struct vindex_hit *hits, size_t n)
     free(hits);
 }
 
-void vindex_usage(size_t *vectors, size_t *bytes)
+void vindex_usage(const char *space, size_t *vectors, size_t *bytes)
 {
     *vectors = *bytes = 0;
     pthread_mutex_lock(&registry_lock);
     for (size_t i = 0; i < registry_n; i++) {
         struct vspace *v = registry[i];
+        if (space && strcmp(v->space, space) != 0)
+            continue;
         pthread_rwlock_rdlock(&v->lock);
         *vectors += v->n;
         *bytes += v->cap * ((size_t)v->dim * (sizeof(float) + 1) + sizeof(float) + sizeof(char *)) +

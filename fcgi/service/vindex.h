@@ -35,8 +35,9 @@ void vindex_hits_free(struct vindex_hit *hits, size_t n);
 /* Bring space's index up to date now (the search does it too). */
 int vindex_refresh(struct store *st, const char *space, const char *model);
 
-/* Vectors held and their bytes, over every space. */
-void vindex_usage(size_t *vectors, size_t *bytes);
+/* Vectors held and their bytes: space's (every model), or every space's
+ * when space is NULL (the operator's /metrics). */
+void vindex_usage(const char *space, size_t *vectors, size_t *bytes);
 
 /* How the last scans ran, for the benchmark: 0 exact, 1 int8 prescan. */
 void vindex_set_prescan(int mode); /* -1 automatic (default), 0 never, 1 always */

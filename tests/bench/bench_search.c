@@ -558,14 +558,14 @@ static int run_vectors(struct store *st, int rounds)
     qvec = xmalloc(NQ * (size_t)vdim * sizeof *qvec);
     for (size_t i = 0; i < NQ; i++) {
         unit_random(qvec + i * (size_t)vdim, vdim);
-        embed_query_remember(&vcfg, queries[i], qvec + i * (size_t)vdim, vdim);
+        embed_query_remember(&vcfg, SPACE, queries[i], qvec + i * (size_t)vdim, vdim);
     }
     rss0 = rss_kb();
     t0 = now_us();
     if ((rc = vindex_refresh(st, SPACE, vcfg.embed_model)))
         return rc;
     rss1 = rss_kb();
-    vindex_usage(&held, &bytes);
+    vindex_usage(NULL, &held, &bytes);
     printf("  index: %zu vectors loaded in %.2f s; %.1f MB held (%.0f bytes a vector), "
            "RSS +%.1f MB\n",
            held, (now_us() - t0) / 1e6, (double)bytes / 1e6,

@@ -2,7 +2,8 @@
 // text format 0.0.4 (checked by a small parser here, and by promtool when it
 // is installed); the counters move with the requests made (route pattern and
 // status, latency histograms, answer cache, LLM calls through the fake LLM);
-// the access rule (loopback, else an admin token); a scrape of a busy server
+// the access rule (loopback, else the operator's KNOWHUB_METRICS_TOKEN, never
+// a space's token: the figures cover every space); a scrape of a busy server
 // stays fast; the space labels stay bounded. Also the JSON-lines access and
 // audit logs: every line parses and has its fields, the request id is the
 // response's X-Request-Id, the token never appears, rotation at the size limit.
@@ -161,6 +162,7 @@ function value(parsed, name, labels = {}) {
 }
 
 let s, llm, sl, entryId;
+const OPERATOR = 'metrics-operator-secret-0123456789';
 const scrape = async (st = s, opts = {}) => {
     const r = await st.api('GET', '/metrics', opts);
     assert.equal(r.status, 200, r.text.slice(0, 300));
@@ -169,7 +171,7 @@ const scrape = async (st = s, opts = {}) => {
 };
 
 before(async () => {
-    s = await startStack({ KNOWHUB_THREADS: '4' });
+    s = await startStack({ KNOWHUB_THREADS: '4', KNOWHUB_METRICS_TOKEN: OPERATOR });
     entryId = ok(await s.api('POST', '/api/knowledge', { token: s.admin, body: { scenario: 'metrics scenario about csv files', content: 'Use read_csv.' } })).id;
 });
 after(async () => {
@@ -316,20 +318,36 @@ describe('who may scrape', () => {
     // nginx passes the client's address as REMOTE_ADDR; a request that came
     // through another proxy (X-Forwarded-For) is not a loopback one.
     const via = { 'X-Forwarded-For': '203.0.113.7' };
-    test('through a proxy: 401 without a token, 403 with a non-admin token, 200 with an admin token', async () => {
+    test("through a proxy: 401 without a token or with a wrong one, 403 with any space's token (an admin's too), 200 with KNOWHUB_METRICS_TOKEN", async () => {
         const none = await s.api('GET', '/metrics', { headers: via });
         assert.equal(none.status, 401);
         assert.equal(none.json.error.code, 'UNAUTHORIZED');
         assert.match(none.headers['www-authenticate'] || '', /Bearer/);
-        for (const role of ['reader', 'agent', 'editor']) {
-            const r = await s.api('GET', '/metrics', { headers: via, token: s.token('default', role) });
-            assert.equal(r.status, 403, `${role}: ${r.text.slice(0, 200)}`);
+        // a tenant's admin reads no other space's names and counts
+        for (const [space, role] of [['default', 'reader'], ['default', 'agent'], ['default', 'editor'], ['tenant-b', 'admin']]) {
+            const r = await s.api('GET', '/metrics', { headers: via, token: s.token(space, role) });
+            assert.equal(r.status, 403, `${space}/${role}: ${r.text.slice(0, 200)}`);
+            assert.equal(r.json.error.code, 'FORBIDDEN');
             assert.ok(!r.text.includes('knowhub_http_requests_total'));
         }
+        assert.equal((await s.api('GET', '/metrics', { headers: via, token: s.admin })).status, 403);
+        for (const wrong of [OPERATOR.slice(0, -1), `${OPERATOR}x`, OPERATOR.toUpperCase()])
+            assert.equal((await s.api('GET', '/metrics', { headers: via, token: wrong })).status, 401, wrong);
         const forwarded = await s.api('GET', '/metrics', { headers: { Forwarded: 'for=203.0.113.7' } });
         assert.equal(forwarded.status, 401);
-        const admin = await scrape(s, { headers: via, token: s.admin });
-        assert.ok(admin.parsed.types.has('knowhub_http_requests_total'));
+        const operator = await scrape(s, { headers: via, token: OPERATOR });
+        assert.ok(operator.parsed.types.has('knowhub_http_requests_total'));
+    });
+
+    test('a KNOWHUB_METRICS_TOKEN under 16 characters is ignored with a warning: loopback only', async () => {
+        const st = await startStack({ KNOWHUB_METRICS_TOKEN: 'short-secret' });
+        try {
+            assert.equal((await st.api('GET', '/metrics', { headers: via, token: 'short-secret' })).status, 401);
+            assert.equal((await st.api('GET', '/metrics')).status, 200);
+            assert.match(st.log(), /KNOWHUB_METRICS_TOKEN is shorter than 16 characters: ignored/);
+        } finally {
+            await st.stop();
+        }
     });
 });
 
