@@ -5,13 +5,17 @@
 # SDK tests, the reliability tests, the browser tests, the Debian package
 # (tests/package/package.sh), the unit and HTTP
 # tests again on an ASan + UBSan build, and a bounded run of every libFuzzer
-# target. Ends with "N passed, N failed"; exits non-zero on any failure.
+# target. Each stage prints its runs and skips (scripts/stage.sh: a skip not in
+# tests/skips.allow, or fewer tests than tests/floors.txt, fails it). Ends with
+# "N passed, N failed, N skipped" (runs) and the distinct tests per layer;
+# exits non-zero on any failure.
 #   SANITIZE_STAGE=0 ./test.sh   skip the ASan + UBSan stage
 #   FUZZ_SECONDS=60 ./test.sh    longer fuzzing (0 skips it)
 set -u
 cd "$(dirname "$0")"
 ROOT=$(pwd)
 . scripts/deps.sh
+. scripts/stage.sh
 
 deps_ensure || exit 1
 command -v node >/dev/null || deps_ensure nodejs || exit 1
@@ -22,10 +26,9 @@ command -v promtool >/dev/null || deps_ensure $DEPS_TEST ||
 pg_deps=ok
 deps_ensure postgresql || pg_deps=missing
 
-passed=0
-failed=0
 OUT=$ROOT/tests/out
 mkdir -p "$OUT"
+stage_init "$OUT"
 
 # Configure and build one tree; on failure show the errors.
 build_tree() { # DIR CMAKE_ARGS...
@@ -40,60 +43,23 @@ build_tree() { # DIR CMAKE_ARGS...
     fi
 }
 
-# Run a tree's unit tests under ctest and add them to the totals.
-unit_stage() { # DIR
-    local dir=$1 log=$OUT/unit-$1.log rc total bad
-    echo "== unit tests ($dir, ctest)"
-    (cd "$dir" && ctest --output-on-failure) > "$log" 2>&1
-    rc=$?
-    total=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2/p' "$log")
-    bad=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' "$log")
-    if [ -z "$total" ]; then
-        total=1
-        bad=1
-        tail -40 "$log"
-    elif [ "$rc" != 0 ]; then
-        grep -E 'Failed|FAIL|\*\*\*' "$log" | head -20
-    fi
-    echo "unit ($dir): $((total - bad)) passed, $bad failed"
-    passed=$((passed + total - bad))
-    failed=$((failed + bad))
-}
+build_tree build -DCMAKE_BUILD_TYPE=RelWithDebInfo || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 
-build_tree build -DCMAKE_BUILD_TYPE=RelWithDebInfo || { echo "0 passed, 1 failed"; exit 1; }
+echo "== harness (tests/harness: this script's stage counts, floors and allowed skips)"
+node_stage harness tests/harness/
+
 unit_stage build
 
 echo "== format (clang-format, .clang-format)"
 if deps_ensure clang-format &&
     clang-format --dry-run --Werror fcgi/*/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c tests/bench/*.c \
         > "$OUT/format.log" 2>&1; then
-    echo "format: 1 passed, 0 failed"
-    passed=$((passed + 1))
+    stage_report format 1 0
 else
     head -20 "$OUT/format.log"
-    echo "format: 0 passed, 1 failed (run: clang-format -i fcgi/*/*.[ch] tests/unit/*.[ch] ...)"
-    failed=$((failed + 1))
+    echo "  run: clang-format -i fcgi/*/*.[ch] tests/unit/*.[ch] ..."
+    stage_report format 0 1
 fi
-
-# Run one node --test suite and add its "# pass N" / "# fail N" to the totals.
-node_stage() { # NAME DIR|FILE...
-    local name=$1 rc p f
-    shift
-    node --test --test-concurrency=1 "$@" > "$OUT/$name.log" 2>&1
-    rc=$?
-    p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$OUT/$name.log" | tail -1)
-    f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$OUT/$name.log" | tail -1)
-    if [ -z "$p" ]; then
-        p=0; f=1
-        tail -40 "$OUT/$name.log"
-    elif [ "$rc" != 0 ]; then
-        grep -B2 -A20 '^not ok' "$OUT/$name.log" | head -80
-        [ "${f:-0}" = 0 ] && f=1
-    fi
-    echo "$name: $p passed, $f failed"
-    passed=$((passed + p))
-    failed=$((failed + f))
-}
 
 # Install a suite's npm dependencies (from its package-lock.json) when missing.
 npm_ready() { # DIR
@@ -120,8 +86,7 @@ pg_cleanup() {
     PG_DIR=
 }
 if [ "$pg_deps" != ok ]; then
-    echo "http-postgresql: PostgreSQL could not be installed (apt-get install postgresql): the PostgreSQL pass did not run"
-    failed=$((failed + 1))
+    stage_fail http-postgresql "PostgreSQL could not be installed (apt-get install postgresql): the PostgreSQL pass did not run"
 else
     # fcgi/store/pg_sql.c against a cluster of its own: the schema, every
     # statement's parameters and columns, the triggers, the checks.
@@ -132,9 +97,8 @@ else
         grep '^FAIL ' "$OUT/pg-sql.log" | head -20
         [ "$f" = 0 ] && f=1
     fi
-    echo "pg-sql: $p passed, $f failed"
-    passed=$((passed + p))
-    failed=$((failed + f))
+    stage_shell_skips tests/pg/sql_check.sh "$OUT/pg-sql.log" > "$STAGE_DIR/pg-sql.skips"
+    stage_report pg-sql "$p" "$f" "$STAGE_DIR/pg-sql.skips"
     trap pg_cleanup EXIT
     trap 'exit 130' INT
     trap 'exit 143' TERM
@@ -144,8 +108,7 @@ else
         echo "  cluster $PG_DIR/sock up in $(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
         KNOWHUB_TEST_PG=$PG_DIR/sock node_stage http-postgresql tests/http/
     else
-        echo "http-postgresql: the throwaway PostgreSQL cluster did not start"
-        failed=$((failed + 1))
+        stage_fail http-postgresql "the throwaway PostgreSQL cluster did not start"
     fi
     pg_cleanup
     trap - EXIT INT TERM
@@ -155,8 +118,7 @@ echo "== MCP tests (the official MCP TypeScript SDK client)"
 if npm_ready tests/mcp; then
     node_stage mcp tests/mcp/
 else
-    echo "mcp: the SDK could not be installed (see $OUT/mcp-npm.log)"
-    failed=$((failed + 1))
+    stage_fail mcp "the SDK could not be installed (see $OUT/mcp-npm.log)"
 fi
 
 if [ -d tests/reliability ]; then
@@ -171,8 +133,7 @@ if deps_ensure chromium fonts-wqy-zenhei && npm_ready tests/e2e; then
     node_stage browser tests/e2e/
     echo "  screenshots: tests/out/screenshots/"
 else
-    echo "browser: chromium or playwright-core could not be installed (see $OUT/e2e-npm.log)"
-    failed=$((failed + 1))
+    stage_fail browser "chromium or playwright-core could not be installed (see $OUT/e2e-npm.log)"
 fi
 
 # --- package (issue 16): build the .deb and inspect it: files and modes,
@@ -191,12 +152,10 @@ if deps_ensure systemd logrotate; then
         grep -A8 '^FAIL' "$OUT/package.log" | head -40
         [ "$f" = 0 ] && f=1
     fi
-    echo "package: $p passed, $f failed"
-    passed=$((passed + p))
-    failed=$((failed + f))
+    stage_shell_skips tests/package/package.sh "$OUT/package.log" > "$STAGE_DIR/package.skips"
+    stage_report package "$p" "$f" "$STAGE_DIR/package.skips"
 else
-    echo "package: systemd (systemd-analyze) or logrotate could not be installed"
-    failed=$((failed + 1))
+    stage_fail package "systemd (systemd-analyze) or logrotate could not be installed"
 fi
 # --- end package
 
@@ -225,8 +184,7 @@ if [ "${SANITIZE_STAGE:-1}" != 0 ]; then
                     tests/http/twonode_embed.test.mjs tests/http/knowledge.test.mjs \
                     tests/http/files.test.mjs tests/http/feedback.test.mjs
             else
-                echo "http-postgresql-sanitize: the throwaway PostgreSQL cluster did not start"
-                failed=$((failed + 1))
+                stage_fail http-postgresql-sanitize "the throwaway PostgreSQL cluster did not start"
             fi
             pg_cleanup
             trap - EXIT
@@ -234,7 +192,7 @@ if [ "${SANITIZE_STAGE:-1}" != 0 ]; then
         export KNOWHUB_BIN=$ROOT/build/knowhub
         unset ASAN_OPTIONS UBSAN_OPTIONS
     else
-        failed=$((failed + 1))
+        failed=$((failed + 1)) # build_tree said why
     fi
 fi
 
@@ -243,6 +201,9 @@ if [ "${FUZZ_SECONDS:-10}" != 0 ]; then
     if deps_ensure clang libclang-rt-14-dev &&
         CC=clang cmake -S . -B build-fuzz -DFUZZ=ON -DWERROR=ON -DBUILD_TESTING=OFF >/dev/null &&
         cmake --build build-fuzz -j"$(nproc)" >"$OUT/fuzz-build.log" 2>&1; then
+        p=0
+        f=0
+        : > "$STAGE_DIR/fuzz.ids"
         for target in build-fuzz/fuzz_*; do
             name=$(basename "$target")
             work=$(mktemp -d)
@@ -253,21 +214,20 @@ if [ "${FUZZ_SECONDS:-10}" != 0 ]; then
             rc=$?
             runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 runs in \2 s/p' "$OUT/$name.log")
             rm -rf "$work"
+            echo "$name" >> "$STAGE_DIR/fuzz.ids"
             if [ "$rc" = 0 ]; then
                 echo "  $name: ok ($runs)"
-                passed=$((passed + 1))
+                p=$((p + 1))
             else
                 echo "  $name: FAILED (see $OUT/$name.log and $OUT/$name-crash-*)"
                 grep -E 'ERROR|SUMMARY|runtime error' "$OUT/$name.log" | head -5
-                failed=$((failed + 1))
+                f=$((f + 1))
             fi
         done
+        stage_report fuzz "$p" "$f" "" "$STAGE_DIR/fuzz.ids"
     else
-        echo "  fuzz targets did not build (see $OUT/fuzz-build.log)"
-        failed=$((failed + 1))
+        stage_fail fuzz "the fuzz targets did not build (see $OUT/fuzz-build.log)"
     fi
 fi
 
-echo
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+stage_summary
