@@ -259,10 +259,12 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* The job thread: runs queued jobs (slim, embed) one after another and,
- * between them, embeds what the queue holds and merges the full-text
- * indexes' segments, outside any request, with its own connection and LLM
- * handle. */
+/* The job thread: runs queued jobs (slim, embed) one after another, the
+ * oldest first (a space has at most one of a kind queued: jobs_start), and
+ * after each a batch of entries to embed, so new entries of every space get
+ * their vectors however many jobs wait; when neither had work, it merges the
+ * full-text indexes' segments. Outside any request, with its own connection
+ * and LLM handle. */
 static void *job_main(void *arg)
 {
     struct worker *w = arg;
@@ -277,10 +279,11 @@ static void *job_main(void *arg)
     store_ignore(store_job_requeue_running(w->store));
     embed_start(w->store, w->cfg);
     while (!stopping) {
-        /* Jobs first; when none waits, a batch of entries to embed. */
+        /* A job, then embedding's own turn: jobs never starve it. */
         int ran = jobs_run_next(w->store, w->llm, w->cfg, w->metrics);
-        if (ran == 0)
-            ran = embed_idle(w->store, w->llm, w->cfg);
+        int embedded = embed_idle(w->store, w->llm, w->cfg);
+        if (embedded > 0)
+            ran = 1;
         if (ran == 0)
             ran = store_fts_compact(w->store);
         for (int i = 0; ran <= 0 && i < 4 && !stopping; i++)

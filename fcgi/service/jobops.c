@@ -47,7 +47,7 @@ int svc_slim(const struct svc_ctx *c, struct json_object *body, struct json_obje
     struct json_object *params;
     const char *model;
     double threshold;
-    int dry_run, rc;
+    int dry_run, existing, rc;
     char id[40];
     *data = NULL;
     if (jf_bool(err, body, "dry_run", 0, &dry_run) || slim_args(c, body, &threshold, &model, err))
@@ -70,7 +70,7 @@ int svc_slim(const struct svc_ctx *c, struct json_object *body, struct json_obje
     json_object_object_add(params, "with_rules", json_object_new_boolean(c->role >= ROLE_ADMIN));
     if (model)
         json_object_object_add(params, "model", json_object_new_string(model));
-    rc = jobs_start(c->st, c->space, "slim", params, c->actor, id);
+    rc = jobs_start(c->st, c->space, "slim", params, c->actor, id, &existing);
     json_object_put(params);
     if (rc) {
         store_status_error(rc, "Job", err);
@@ -78,6 +78,8 @@ int svc_slim(const struct svc_ctx *c, struct json_object *body, struct json_obje
     }
     /* Just written: should the read fail, the data is null, as it always was. */
     store_ignore(store_job_get(c->st, c->space, id, keep_job, data));
+    if (*data)
+        json_object_object_add(*data, "existing", json_object_new_boolean(existing));
     return 0;
 }
 
@@ -159,7 +161,7 @@ int svc_embed_backfill(const struct svc_ctx *c, struct json_object *body, struct
 {
     struct json_object *params = json_object_new_object();
     char id[40];
-    int force = 0, rc;
+    int force = 0, existing, rc;
     if (jf_bool(err, body, "force", 0, &force)) {
         json_object_put(params);
         return -1;
@@ -171,11 +173,19 @@ int svc_embed_backfill(const struct svc_ctx *c, struct json_object *body, struct
         return -1;
     }
     json_object_object_add(params, "force", json_object_new_boolean(force));
-    rc = jobs_start(c->st, c->space, "embed", params, c->actor, id);
+    rc = jobs_start(c->st, c->space, "embed", params, c->actor, id, &existing);
+    /* A forced backfill while a plain one waits: that one is forced (both
+     * paid once). Once it runs, it answers as it is. */
+    if (rc == STORE_OK && existing && force)
+        store_ignore(store_job_merge(
+            c->st, id, json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN)));
     json_object_put(params);
     if (rc != STORE_OK) {
         store_status_error(rc, "Job", err);
         return -1;
     }
-    return svc_job_get(c, id, data, err);
+    if (svc_job_get(c, id, data, err))
+        return -1;
+    json_object_object_add(*data, "existing", json_object_new_boolean(existing));
+    return 0;
 }

@@ -13,12 +13,31 @@
 #include <string.h>
 #include <time.h>
 
-int jobs_start(struct store *st, const char *space, const char *kind, struct json_object *params,
-               const char *actor, char *id_out)
+static void open_id(const struct job_info *j, void *ctx)
 {
-    id_random(id_out, "job-");
-    return store_job_create(st, id_out, space, kind,
-                            json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN), actor);
+    snprintf(ctx, 40, "%s", j->id);
+}
+
+int jobs_start(struct store *st, const char *space, const char *kind, struct json_object *params,
+               const char *actor, char *id_out, int *existing)
+{
+    const char *text = json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN);
+    int rc = STORE_CONFLICT;
+    *existing = 0;
+    /* The open job may end between the refused insert and the read: then
+     * the insert is tried again (a few times: each round one job ended). */
+    for (int tries = 0; tries < 4 && rc == STORE_CONFLICT; tries++) {
+        id_random(id_out, "job-");
+        rc = store_job_create(st, id_out, space, kind, text, actor);
+        if (rc != STORE_CONFLICT)
+            break;
+        rc = store_job_open(st, space, kind, open_id, id_out);
+        if (rc == STORE_OK)
+            *existing = 1;
+        else if (rc == STORE_NOT_FOUND)
+            rc = STORE_CONFLICT;
+    }
+    return rc;
 }
 
 struct json_object *jobs_to_json(const struct job_info *j)

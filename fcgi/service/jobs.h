@@ -11,10 +11,13 @@ struct store;
 struct llm;
 struct config;
 
-/* Queue a job of kind ("slim", "embed") with its parameters; the new id goes to
- * id_out (at least 40 bytes). Returns a store status. */
+/* Queue a job of kind ("slim", "embed") with its parameters; its id goes to
+ * id_out (at least 40 bytes). A space has at most one queued or running job
+ * of a kind: when one is, it answers instead (its id, *existing set, its
+ * params kept) and nothing is queued, so no tenant fills the queue that
+ * every space's jobs share. Returns a store status. */
 int jobs_start(struct store *st, const char *space, const char *kind, struct json_object *params,
-               const char *actor, char *id_out);
+               const char *actor, char *id_out, int *existing);
 
 /* Run the oldest queued job, if any, to its end. Returns 1 when one ran, 0
  * when none waited, -1 on a store error. */

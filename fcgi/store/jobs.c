@@ -133,3 +133,16 @@ int store_job_requeue_running(struct store *st)
     time_utc_iso_micro(now);
     return stmt_run(st, S_JOB_REQUEUE, "tt", now, st->node);
 }
+
+int store_job_open(struct store *st, const char *space, const char *kind,
+                   void (*each)(const struct job_info *, void *), void *ctx)
+{
+    return job_rows(stmt_bind(st, S_JOB_OPEN, "tt", space, kind), each, ctx, 1);
+}
+
+int store_job_merge(struct store *st, const char *id, const char *params)
+{
+    char now[27];
+    time_utc_iso_micro(now);
+    return held(st, stmt_run(st, S_JOB_MERGE, "ttt", id, params, now));
+}

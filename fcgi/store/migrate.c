@@ -1,6 +1,7 @@
 /* store/migrate.c: the numbered schema migrations (tracked by user_version)
  * and the copy made before an older database is migrated. */
 #include "store/store_int.h"
+#include "store/sql_parts.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -258,6 +259,9 @@ static const char *const migrations[] = {
     "END;"
     FTS_FILL_SQL,
     // clang-format on
+
+    /* 11: at most one queued or running job per space and kind. */
+    JOBS_ONE_OPEN_SQL,
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -398,11 +402,13 @@ int pg_migrate(struct store *st, int *found)
     else if (*found == 0)
         rc = pg_exec(st, pg_schema_sql);
     /* 8 -> 9: the BM25F statistics; 9 -> 10: SQLite's full-text rowids,
-     * nothing to do here. */
-    else if (*found == 8 || *found == 9) {
+     * nothing to do here; 10 -> 11: one open job per space and kind. */
+    else if (*found >= 8 && *found <= 10) {
         rc = *found == 8 ? pg_exec(st, pg_migration_9) : STORE_OK;
-        if (rc == STORE_OK)
+        if (rc == STORE_OK && *found <= 9)
             rc = pg_exec(st, "UPDATE schema_version SET version = 10");
+        if (rc == STORE_OK)
+            rc = pg_exec(st, pg_migration_11);
     } else if (*found < store_schema_latest())
         rc = STORE_ERROR;
     st->tx_depth--;

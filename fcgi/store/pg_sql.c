@@ -228,6 +228,10 @@ const char *const pg_stmt_sql[S_COUNT] = {
     [S_JOB_CREATE] = "INSERT INTO jobs(id, space, kind, status, params, actor, created_at,"
                      " updated_at) VALUES($1, $2, $3, 'queued', $4, $5, $6, $6)",
     [S_JOB_GET] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = $1 AND id = $2",
+    [S_JOB_OPEN] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = $1 AND kind = $2"
+                   " AND status IN ('queued', 'running')",
+    [S_JOB_MERGE] =
+        "UPDATE jobs SET params = $2, updated_at = $3 WHERE id = $1 AND status = 'queued'",
     [S_JOB_COUNTS] = "SELECT kind, status, count(*) FROM jobs GROUP BY kind, status"
                      " ORDER BY kind, status",
     [S_SPACE_COUNTS] = "SELECT name,"
@@ -408,7 +412,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
 // clang-format off
 const char pg_schema_sql[] =
     "CREATE TABLE schema_version(version int NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(10);"
+    "INSERT INTO schema_version(version) VALUES(11);"
     /* 1: foundation */
     "CREATE TABLE spaces(name" PG_T " PRIMARY KEY, created_at" PG_T " NOT NULL);"
     "CREATE TABLE tokens("
@@ -500,6 +504,7 @@ const char pg_schema_sql[] =
     "  node" PG_T ", lease_until" PG_T ");"
     "CREATE INDEX jobs_status ON jobs(status, created_at);"
     "CREATE INDEX jobs_space ON jobs(space, created_at);"
+    JOBS_ONE_OPEN_SQL
     /* 7: embeddings. stamp comes from the sequence vector_stamp through
      * vector_stamp_next(), which first takes a transaction advisory lock:
      * the next writer waits for this one's commit, so a reader that has seen
@@ -586,6 +591,7 @@ const char pg_schema_sql[] =
 #pragma GCC diagnostic pop
 
 const char pg_migration_9[] = PG_SEARCH_STATS "UPDATE schema_version SET version = 9;";
+const char pg_migration_11[] = JOBS_ONE_OPEN_SQL "UPDATE schema_version SET version = 11;";
 
 /* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */
 

@@ -32,6 +32,20 @@
     "id, trace_id, knowledge_id, goal_id, injected_at_sequence, injected_at, task, content,"       \
     " eval_status, eval_reason, evaluated_at, evaluated_at_trigger"
 
+/* Migration 11 (both backends): at most one queued or running job per space
+ * and kind (a second request answers with it: service/jobs.c). Extra ones an
+ * older knowhub queued fail, merged into the oldest; then the index that
+ * keeps it so, which also settles two requests at once (STORE_CONFLICT). */
+#define JOBS_ONE_OPEN_SQL                                                                          \
+    "UPDATE jobs SET status = 'failed', lease_until = NULL, error = '{\"code\":\"CONFLICT\","      \
+    "\"message\":\"Merged into an earlier job of the same space and kind\"}'"                      \
+    " WHERE status IN ('queued', 'running') AND EXISTS (SELECT 1 FROM jobs o"                      \
+    "  WHERE o.space = jobs.space AND o.kind = jobs.kind AND o.status IN ('queued', 'running')"    \
+    "  AND (o.created_at < jobs.created_at OR (o.created_at = jobs.created_at AND o.id < "         \
+    "jobs.id)));"                                                                                  \
+    "CREATE UNIQUE INDEX IF NOT EXISTS jobs_open ON jobs(space, kind) WHERE status IN ('queued', " \
+    "'running');"
+
 /* A job row (struct job_info). */
 #define JOB_COLUMNS                                                                                \
     "id, space, kind, status, progress, total, params, result, error, actor, created_at,"          \

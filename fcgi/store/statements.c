@@ -169,6 +169,10 @@ const char *const stmt_sql[S_COUNT] = {
     [S_JOB_CREATE] = "INSERT INTO jobs(id, space, kind, status, params, actor, created_at,"
                      " updated_at) VALUES(?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?6)",
     [S_JOB_GET] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = ?1 AND id = ?2",
+    [S_JOB_OPEN] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = ?1 AND kind = ?2"
+                   " AND status IN ('queued', 'running')",
+    [S_JOB_MERGE] =
+        "UPDATE jobs SET params = ?2, updated_at = ?3 WHERE id = ?1 AND status = 'queued'",
     [S_JOB_COUNTS] = "SELECT kind, status, count(*) FROM jobs GROUP BY kind, status"
                      " ORDER BY kind, status",
     /* Both counts walk an index range per space (knowledge_space_status, the

@@ -500,8 +500,15 @@ struct job_info {
     const char *params, *result, *error; /* JSON texts; result/error NULL until done */
     const char *actor, *created_at, *updated_at;
 };
+/* Queue a job; STORE_CONFLICT when one of the space and kind is already
+ * queued or running (at most one is: a unique index). */
 STORE_MUST_CHECK int store_job_create(struct store *st, const char *id, const char *space,
                                       const char *kind, const char *params, const char *actor);
+/* The space's queued or running job of kind; STORE_NOT_FOUND when none is. */
+STORE_MUST_CHECK int store_job_open(struct store *st, const char *space, const char *kind,
+                                    void (*each)(const struct job_info *, void *), void *ctx);
+/* Replace a queued job's params; STORE_NOT_FOUND once it left the queue. */
+STORE_MUST_CHECK int store_job_merge(struct store *st, const char *id, const char *params);
 STORE_MUST_CHECK int store_job_get(struct store *st, const char *space, const char *id,
                                    void (*each)(const struct job_info *, void *), void *ctx);
 /* The space's latest jobs, newest first. */

@@ -114,6 +114,8 @@ enum stmt_id {
     S_LLM_USAGE,
     S_JOB_CREATE,
     S_JOB_GET,
+    S_JOB_OPEN,
+    S_JOB_MERGE,
     S_JOB_LIST,
     S_JOB_COUNTS,
     S_SPACE_COUNTS,
@@ -178,6 +180,7 @@ extern const char *const pg_stmt_sql[S_COUNT];
 extern const char pg_schema_sql[];
 /* The PostgreSQL migration from version 8 to 9 (pg_sql.c). */
 extern const char pg_migration_9[];
+extern const char pg_migration_11[];
 /* `knowhub check` on PostgreSQL: each query returns one integer, its problems (pg_sql.c). */
 struct pg_check {
     const char *name, *sql;

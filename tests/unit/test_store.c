@@ -924,6 +924,81 @@ static void job_seen(const struct job_info *j, void *ctx)
     *out = xstrdup(j->error ? j->error : j->status);
 }
 
+static void job_id_seen(const struct job_info *j, void *ctx)
+{
+    char **out = ctx;
+    free(*out);
+    *out = xstrdup(j->id);
+}
+
+/* One queued or running job per space and kind: a second is refused
+ * (STORE_CONFLICT) until the first ends; migration 11 fails the extra open
+ * jobs an older knowhub queued, keeping the oldest. */
+static void test_one_open_job(void)
+{
+    char dir[] = "/tmp/knowhub-test-jobs-XXXXXX", path[128], *seen = NULL;
+    struct store *st = NULL;
+    sqlite3 *db;
+    if (!CHECK(mkdtemp(dir) != NULL))
+        return;
+    snprintf(path, sizeof path, "%s/k.db", dir);
+    CHECK_INT(store_open(path, &st), STORE_OK);
+    CHECK_INT(store_job_create(st, "job-a1", "a", "slim", "{}", ACTOR), STORE_OK);
+    CHECK_INT(store_job_create(st, "job-a2", "a", "slim", "{}", ACTOR), STORE_CONFLICT);
+    CHECK_INT(store_job_create(st, "job-a3", "a", "embed", "{}", ACTOR),
+              STORE_OK); /* another kind */
+    CHECK_INT(store_job_create(st, "job-b1", "b", "slim", "{}", ACTOR),
+              STORE_OK); /* another space */
+    CHECK_INT(store_job_open(st, "a", "slim", job_id_seen, &seen), STORE_OK);
+    CHECK_STR(seen, "job-a1");
+    CHECK_INT(store_job_merge(st, "job-a1", "{\"force\":true}"), STORE_OK);
+    CHECK_INT(store_job_claim(st, job_id_seen, &seen), STORE_OK); /* the oldest: a1 */
+    CHECK_STR(seen, "job-a1");
+    CHECK_INT(store_job_merge(st, "job-a1", "{}"), STORE_NOT_FOUND); /* running: as it is */
+    CHECK_INT(store_job_create(st, "job-a2", "a", "slim", "{}", ACTOR), STORE_CONFLICT);
+    CHECK_INT(store_job_finish(st, "job-a1", "done", "{}", NULL), STORE_OK);
+    CHECK_INT(store_job_open(st, "a", "slim", job_id_seen, &seen), STORE_NOT_FOUND);
+    CHECK_INT(store_job_create(st, "job-a2", "a", "slim", "{}", ACTOR), STORE_OK);
+    store_close(st);
+    st = NULL;
+
+    /* an older knowhub's queue: three open slim jobs of space c, back to schema 10 */
+    if (CHECK(sqlite3_open(path, &db) == SQLITE_OK)) {
+        CHECK(sqlite3_exec(
+                  db,
+                  "DROP INDEX jobs_open;"
+                  "INSERT INTO jobs(id, space, kind, status, params, actor, created_at,"
+                  " updated_at) VALUES"
+                  " ('job-c2', 'c', 'slim', 'queued', '{}', 'x', '2026-01-02', '2026-01-02'),"
+                  " ('job-c1', 'c', 'slim', 'running', '{}', 'x', '2026-01-01', '2026-01-01'),"
+                  " ('job-c3', 'c', 'slim', 'queued', '{}', 'x', '2026-01-03', '2026-01-03');"
+                  "PRAGMA user_version = 10;",
+                  NULL, NULL, NULL) == SQLITE_OK);
+        sqlite3_close(db);
+    }
+    CHECK_INT(store_open(path, &st), STORE_OK);
+    if (st) {
+        CHECK_INT(store_schema_version(st), store_schema_latest());
+        CHECK_INT(store_job_open(st, "c", "slim", job_id_seen, &seen), STORE_OK);
+        CHECK_STR(seen, "job-c1");
+        CHECK_INT(store_job_get(st, "c", "job-c3", job_seen, &seen), STORE_OK);
+        CHECK(seen && strstr(seen, "Merged into an earlier job"));
+        CHECK_INT(store_job_open(st, "a", "slim", job_id_seen, &seen), STORE_OK);
+        CHECK_STR(seen, "job-a2");
+    }
+    store_close(st);
+    free(seen);
+    {
+        char f[160];
+        snprintf(f, sizeof f, "%s/k.db-wal", dir);
+        unlink(f);
+        snprintf(f, sizeof f, "%s/k.db-shm", dir);
+        unlink(f);
+        unlink(path);
+        rmdir(dir);
+    }
+}
+
 /* No statement stores text that is not valid UTF-8 (PostgreSQL refuses it,
  * json-c and the copy to PostgreSQL would later): the write fails and
  * changes nothing; a job whose error is such text still ends, "failed". */
@@ -978,5 +1053,6 @@ int main(void)
     test_invalid_utf8(st);
     store_close(st);
     test_fts_compact();
+    test_one_open_job();
     return test_summary();
 }

@@ -81,8 +81,11 @@ export async function startFakeLlm() {
             if (req.url !== '/v1/chat/completions' && req.url !== '/chat/completions')
                 return send(404, { error: { message: `no route ${req.url}` } });
             switch (mode) {
-                case 'slow':
-                    return setTimeout(() => send(200, completion(canned(purpose, messages, opts))), opts.delayMs || 20000);
+                case 'slow': // after opts.delayMs (20 s); opts.status: then that error instead
+                    return setTimeout(
+                        () => (opts.status ? send(opts.status, { error: { message: 'The server had an error (late)' } }) : send(200, completion(canned(purpose, messages, opts)))),
+                        opts.delayMs || 20000,
+                    );
                 case '401':
                     return send(401, { error: { message: 'Incorrect API key provided' } });
                 case '429':
