@@ -114,8 +114,14 @@ static void cached_dispatch(const struct route *route, struct request *req, stru
         run_handler(route, req, res);
         return;
     }
+    if (store_generation(req->store, &gen) != STORE_OK) {
+        /* no generation to tag an answer with: neither served nor kept */
+        buf_adds(&res->headers, "X-Cache: miss\r\n");
+        metrics_cache_lookup(req->metrics, 0);
+        run_handler(route, req, res);
+        return;
+    }
     cache_key_of(&key, parts, lens, sizeof parts / sizeof parts[0]);
-    gen = store_generation(req->store);
     if ((hit = cache_get(req->cache, &key, gen, &len))) {
         buf_reset(&res->body);
         buf_add(&res->body, hit, len);

@@ -136,24 +136,28 @@ static void add_injection(const struct log_entry *e, void *ctx)
     json_object_array_add(ctx, o);
 }
 
-static struct json_object *history(struct store *st, const char *id, const char *kind)
+int knowledge_entry_json(struct store *st, const struct knowledge *k, struct json_object **out)
 {
-    struct json_object *arr = json_object_new_array();
-    store_ignore(store_knowledge_cases_each(st, id, kind, KNOWLEDGE_HISTORY_SHOWN,
-                                            knowledge_case_to_json,
-                                            arr)); /* a view: shows fewer on failure */
-    return arr;
-}
-
-struct json_object *knowledge_entry_json(struct store *st, const struct knowledge *k)
-{
-    struct json_object *helpful = history(st, k->id, "helpful");
-    struct json_object *harmful = history(st, k->id, "harmful");
+    struct json_object *helpful = json_object_new_array(), *harmful = json_object_new_array();
     /* Where it was injected and how it was judged, newest first. */
     struct json_object *injections = json_object_new_array();
-    store_ignore(store_log_of_entry(st, k->id, 50, add_injection,
-                                    injections)); /* a view: shows fewer on failure */
-    return knowledge_to_json(k, helpful, harmful, injections);
+    int rc = store_knowledge_cases_each(st, k->id, "helpful", KNOWLEDGE_HISTORY_SHOWN,
+                                        knowledge_case_to_json, helpful);
+    if (rc == STORE_OK)
+        rc = store_knowledge_cases_each(st, k->id, "harmful", KNOWLEDGE_HISTORY_SHOWN,
+                                        knowledge_case_to_json, harmful);
+    if (rc == STORE_OK)
+        rc = store_log_of_entry(st, k->id, 50, add_injection, injections);
+    if (rc != STORE_OK) {
+        /* never an entry whose history looks empty because it was not read */
+        json_object_put(helpful);
+        json_object_put(harmful);
+        json_object_put(injections);
+        *out = NULL;
+        return rc;
+    }
+    *out = knowledge_to_json(k, helpful, harmful, injections);
+    return STORE_OK;
 }
 
 int knowledge_entry_data(const struct svc_ctx *c, const char *id, struct json_object *extra,
@@ -170,8 +174,14 @@ int knowledge_entry_data(const struct svc_ctx *c, const char *id, struct json_ob
         store_status_error(rc, WHAT, err);
         return -1;
     }
-    *data = knowledge_entry_json(c->st, &k);
+    rc = knowledge_entry_json(c->st, &k, data);
     store_read_end(c->st);
+    if (rc) {
+        knowledge_release(&k);
+        json_object_put(extra);
+        store_status_error(rc, WHAT, err);
+        return -1;
+    }
     if (extra) {
         json_object_object_foreach(extra, key, val)
             json_object_object_add(*data, key, json_object_get(val));
@@ -648,8 +658,10 @@ struct export_ctx {
 static int export_line(const struct knowledge *k, void *ctx)
 {
     struct export_ctx *ec = ctx;
-    struct json_object *o = knowledge_entry_json(ec->st, k);
-    int rc;
+    struct json_object *o;
+    int rc = knowledge_entry_json(ec->st, k, &o);
+    if (rc)
+        return -1; /* an export never holds an entry without its history */
     json_object_object_add(o, "document", json_object_new_string(k->document));
     rc = ec->each(o, ec->ctx);
     json_object_put(o);

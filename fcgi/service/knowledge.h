@@ -35,8 +35,10 @@ int knowledge_path_free(const struct svc_ctx *c, const char *category, const cha
 int knowledge_may_change(const struct svc_ctx *c, const char *category, struct error *err);
 
 /* The JSON of k with its latest cases (eval.*_history) and where it was
- * injected, read from st (the caller holds a snapshot). Caller puts it. */
-struct json_object *knowledge_entry_json(struct store *st, const struct knowledge *k);
+ * injected, read from st (the caller holds a snapshot), into *out (the
+ * caller puts it). A store status: when a history cannot be read, *out is
+ * NULL, never an entry that looks as if it had none. */
+int knowledge_entry_json(struct store *st, const struct knowledge *k, struct json_object **out);
 
 /* The entry id of the caller's space, histories included (one snapshot),
  * with the pairs of extra (taken over; may be NULL) added: 0 with *data,

@@ -92,7 +92,8 @@ int store_fts_compact(struct store *st)
     int worked = 0;
     if (st->pg || now < st->compact_next_ms)
         return 0;
-    version = data_version(st);
+    if (data_version(st, &version) != STORE_OK)
+        return 0; /* unknown: no merge now */
     if (version != st->compact_version) {
         /* written since the last look: wait for a quiet moment */
         st->compact_version = version;

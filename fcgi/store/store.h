@@ -117,8 +117,10 @@ STORE_MUST_CHECK int store_copy_to(struct store *from, struct store *to,
 int store_check(struct store *st, struct buf *report);
 
 /* A number that changes whenever anything in the database may have changed
- * (a commit by any connection): what a cached answer is tagged with. */
-uint64_t store_generation(struct store *st);
+ * (a commit by any connection), into *gen: what a cached answer is tagged
+ * with. A store status: when it cannot be read, nothing may be cached or
+ * answered from the cache. */
+STORE_MUST_CHECK int store_generation(struct store *st, uint64_t *gen);
 
 /* Transactions nest: the outermost is BEGIN IMMEDIATE, inner ones savepoints.
  * Every write call below is atomic on its own and composes inside one. */

@@ -238,9 +238,9 @@ struct store {
 };
 
 /* tx.c: S_DATA_VERSION (SQLite: PRAGMA data_version, which moves when
- * another connection commits; PostgreSQL: the generation); 0 when it
- * cannot be read. */
-uint64_t data_version(struct store *st);
+ * another connection commits; PostgreSQL: the generation) into *v; a store
+ * status (*v 0 when it cannot be read). */
+int data_version(struct store *st, uint64_t *v);
 
 /* ---- stmt.c: statements, binding, rows (either backend) ---- */
 

@@ -206,31 +206,37 @@ int store_backup(struct store *st, const char *path)
     return status_of(rc);
 }
 
-uint64_t data_version(struct store *st)
+int data_version(struct store *st, uint64_t *v)
 {
     struct cursor *s = stmt_get(st, S_DATA_VERSION);
-    uint64_t v = 0;
-    if (s && step(s) == STEP_ROW)
-        v = (uint64_t)col_int64(s, 0);
-    if (s)
-        stmt_finish(s);
-    return v;
+    int rc;
+    *v = 0;
+    if (!s)
+        return STORE_ERROR;
+    rc = step(s);
+    if (rc == STEP_ROW)
+        *v = (uint64_t)col_int64(s, 0);
+    return row_end(s, rc) == STORE_OK ? STORE_OK : STORE_ERROR;
 }
 
-uint64_t store_generation(struct store *st)
+int store_generation(struct store *st, uint64_t *gen)
 {
     uint64_t other;
+    int rc;
     if (st->pg && st->generation_fresh) {
         /* read with this request's token lookup: no second round trip */
         st->generation_fresh = 0;
-        return st->generation;
+        *gen = st->generation;
+        return STORE_OK;
     }
-    other = data_version(st);
+    rc = data_version(st, &other);
     /* PostgreSQL: the sum of the generation rows, which every commit that
      * changes an answer raises (triggers), this connection's included. */
-    if (st->pg)
-        return other;
+    if (st->pg || rc != STORE_OK)
+        *gen = other;
     /* data_version moves with other connections' commits, total_changes with
      * this connection's own writes: together, any change anywhere. */
-    return (other << 32) ^ (uint64_t)sqlite3_total_changes64(st->db);
+    else
+        *gen = (other << 32) ^ (uint64_t)sqlite3_total_changes64(st->db);
+    return rc;
 }

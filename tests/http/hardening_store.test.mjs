@@ -37,6 +37,7 @@ const doc = (body) => `---\ntitle: T\n---\n\n${body}\n`;
 describe('rename never undoes a write', () => {
     test('write and rename at once: the acknowledged write survives, wherever the document went', async () => {
         const lost = [];
+        const order = { renameFirst: 0, writeFirst: 0, conflict: 0 };
         for (let i = 0; i < 16; i++) {
             const from = `race/r${i}.md`;
             const first = await agent.put('experiences', from, doc(`old ${i}`));
@@ -47,10 +48,22 @@ describe('rename never undoes a write', () => {
             const wd = ok(w);
             assertCommon(r);
             if (r.json.status === 'error') assert.equal(r.json.error.code, 'CONFLICT', r.text);
-            if (wd.id !== first.id) continue; // the rename came first: the write made a new document
-            const now = ok(await agent.entry(first.id));
+            // The written document: the first one (renamed or not), or a new
+            // one at the old path when the rename came first.
+            const now = ok(await agent.entry(wd.id));
             if (now.content !== `new ${i}`) lost.push({ i, content: now.content, rename: r.json });
+            if (wd.id !== first.id) {
+                order.renameFirst++;
+                assert.equal(now.path, from, `round ${i}: the write after the rename is at the old path`);
+                assert.equal(r.json.status, 'success', `round ${i}: the rename came first: ${r.text}`);
+                const moved = ok(await agent.entry(first.id));
+                assert.deepEqual([moved.path, moved.content], [`moved/r${i}.md`, `old ${i}`], `round ${i}: the rename moved the old text`);
+            } else {
+                order[r.json.status === 'success' ? 'writeFirst' : 'conflict']++;
+                assert.equal(now.path, r.json.status === 'success' ? `moved/r${i}.md` : from, `round ${i}: where the document went`);
+            }
         }
+        console.log(`# write and rename at once, 16 rounds: ${JSON.stringify(order)}`);
         assert.deepEqual(lost, [], 'a rename wrote back the text it had read before the write');
     });
 
@@ -248,6 +261,51 @@ describe('authorization fails closed on a store error', () => {
         assert.equal(res.json.status, 'error', `an agent turned an entry into a rule: ${res.text.slice(0, 300)}`);
         assert.ok([500, 503].includes(res.status) || res.json.error.code === 'FORBIDDEN', res.text);
         assert.equal(ok(await fa.entry(r.id)).category, 'experiences');
+    });
+});
+
+describe('an entry is never answered without the histories it has', () => {
+    let f;
+    before(async () => {
+        f = await startStack();
+    });
+    after(() => {
+        f?.stopSync(); // this stack logs the store errors the test provokes
+    });
+
+    // The fault: knowledge_cases becomes a view whose helpful rows fail to read
+    // (SQLite: json_extract of bad JSON; PostgreSQL: a division by zero).
+    const plant = onPostgres
+        ? `ALTER TABLE knowledge_cases RENAME TO kc_real;
+           CREATE VIEW knowledge_cases AS SELECT seq, space, knowledge_id, kind, case_id, scenario,
+             CASE WHEN kind = 'helpful' THEN (1 / (length(kind) - 7))::text ELSE result END AS result,
+             agent_id, trace_id, goal_id, created_at FROM kc_real;`
+        : `PRAGMA legacy_alter_table = ON; ALTER TABLE knowledge_cases RENAME TO kc_real;
+           CREATE VIEW knowledge_cases AS SELECT seq, space, knowledge_id, kind, case_id, scenario,
+             CASE WHEN kind = 'helpful' THEN json_extract('not json', '$') ELSE result END AS result,
+             agent_id, trace_id, goal_id, created_at FROM kc_real;`;
+    const unplant = `${onPostgres ? '' : 'PRAGMA legacy_alter_table = ON; '}DROP VIEW knowledge_cases; ALTER TABLE kc_real RENAME TO knowledge_cases;`;
+
+    test('GET /api/knowledge/{id} when its cases cannot be read: an error, not an empty history, and nothing cached', async () => {
+        const t = f.token('default', 'agent', 'hist-bot');
+        const e = ok(await f.api('POST', '/api/knowledge', { token: t, body: { scenario: 'When a join duplicates rows', content: 'Check the key is unique first.' } }));
+        ok(await f.api('PUT', `/api/knowledge/${e.id}`, { token: t, body: { add_helpful_case: { case_id: 'c-1', result: 'no duplicates' } } }));
+        const before = ok(await f.api('GET', `/api/knowledge/${e.id}`, { token: t }));
+        assert.equal(before.eval.helpful_history.length, 1, JSON.stringify(before.eval));
+        sql(f, plant);
+        try {
+            for (let i = 0; i < 2; i++) {
+                const r = await f.api('GET', `/api/knowledge/${e.id}`, { token: t });
+                assertCommon(r);
+                assert.equal(r.json.status, 'error', `answered without its history: ${r.text.slice(0, 300)}`);
+                assert.ok([500, 503].includes(r.status), r.text);
+                assert.notEqual(r.headers['x-cache'], 'hit');
+            }
+        } finally {
+            sql(f, unplant);
+        }
+        const after = ok(await f.api('GET', `/api/knowledge/${e.id}`, { token: t }));
+        assert.equal(after.eval.helpful_history.length, 1);
     });
 });
 
