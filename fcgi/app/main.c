@@ -166,6 +166,7 @@ static void handle(FCGX_Request *fr, struct worker *w)
     req.accept_language = FCGX_GetParam("HTTP_ACCEPT_LANGUAGE", fr->envp);
     req.cookie = FCGX_GetParam("HTTP_COOKIE", fr->envp);
     req.csrf = FCGX_GetParam("HTTP_X_CSRF_TOKEN", fr->envp);
+    req.idempotency_key = FCGX_GetParam("HTTP_IDEMPOTENCY_KEY", fr->envp);
     req.mcp_version = FCGX_GetParam("HTTP_MCP_PROTOCOL_VERSION", fr->envp);
     req.content_type = FCGX_GetParam("CONTENT_TYPE", fr->envp);
     req.origin = FCGX_GetParam("HTTP_ORIGIN", fr->envp);

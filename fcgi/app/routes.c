@@ -54,7 +54,7 @@ static const struct route table[] = {
     {"POST", "/api/embeddings/backfill", ROLE_EDITOR, h_embeddings_backfill, 0},
     {"GET", "/api/tools", ROLE_READER, h_tools, 0},
     {"POST", "/mcp", ROLE_READER, h_mcp, 0},
-    /* Loopback, or an admin token: the handler decides (docs/operations.md). */
+    /* Loopback, or KNOWHUB_METRICS_TOKEN: the handler decides (docs/operations.md). */
     {"GET", "/metrics", ROLE_NONE, h_metrics, 0},
 };
 

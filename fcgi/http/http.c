@@ -21,6 +21,7 @@ void http_svc_ctx(const struct request *req, struct svc_ctx *c)
     c->llm = req->llm;
     c->metrics = req->metrics;
     c->cfg = req->cfg;
+    c->idempotency_key = req->idempotency_key;
 }
 
 void request_init(struct request *req)

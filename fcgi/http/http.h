@@ -32,12 +32,13 @@ struct request {
     size_t body_len;
     const char *request_id;
     const char *authorization;
-    const char *cookie;         /* Cookie header (browser logins) */
-    const char *csrf;           /* X-CSRF-Token header */
-    const char *content_type;   /* Content-Type header */
-    const char *origin;         /* Origin header (browsers) */
-    const char *host;           /* Host header */
-    const char *sec_fetch_site; /* Sec-Fetch-Site header (browsers) */
+    const char *cookie;          /* Cookie header (browser logins) */
+    const char *csrf;            /* X-CSRF-Token header */
+    const char *idempotency_key; /* Idempotency-Key header (creates) */
+    const char *content_type;    /* Content-Type header */
+    const char *origin;          /* Origin header (browsers) */
+    const char *host;            /* Host header */
+    const char *sec_fetch_site;  /* Sec-Fetch-Site header (browsers) */
     int https;               /* over TLS: nginx's HTTPS, or X-Forwarded-Proto: https from a proxy */
     const char *mcp_version; /* MCP-Protocol-Version header */
     const char *accept_language;

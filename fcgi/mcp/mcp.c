@@ -62,7 +62,8 @@ static const struct tool tools[] = {
     {"knowledge_save",
      "Save something you learned so later tasks can reuse it: the scenario (when it applies) "
      "and the content (the knowledge itself, at most 2000 characters), with its types. "
-     "Returns the new entry with its id.",
+     "Returns the new entry with its id. Give an idempotency_key to retry safely: the same "
+     "key and arguments again (within a day) return the entry already saved.",
      "{\"type\":\"object\",\"properties\":{"
      "\"scenario\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"},"
      "\"tags_type\":{\"type\":\"array\",\"items\":{\"enum\":" TYPES "}},"
@@ -70,7 +71,8 @@ static const struct tool tools[] = {
      "\"agent_id\":{\"type\":\"string\"},\"score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":"
      "5},"
      "\"message_id\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},"
-     "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
+     "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+     "\"idempotency_key\":{\"type\":\"string\",\"maxLength\":128}},"
      "\"required\":[\"scenario\",\"content\"]}",
      ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_save},
     {"knowledge_update",

@@ -31,6 +31,7 @@ struct svc_ctx {
     struct llm *llm;             /* this thread's LLM client; may be NULL */
     struct metrics *metrics;     /* this thread's counters; may be NULL */
     const struct config *cfg;    /* the server's configuration (read-only) */
+    const char *idempotency_key; /* the request's Idempotency-Key header, or NULL */
 };
 
 #endif

@@ -15,6 +15,7 @@
 #include "llm/llm.h"
 #include "service/ctx.h"
 #include "service/evolve.h"
+#include "service/idempotency.h"
 #include "store/store.h"
 
 #include <stdlib.h>
@@ -289,18 +290,46 @@ static int body_limit(const char *category, const char *content, struct error *e
     return 0;
 }
 
+/* knowledge_create and the Idempotency-Key's row in one transaction, so a
+ * committed entry always has its key (a retry after a crash finds it);
+ * *raced when a request with the same key committed first. */
+static int create_keyed(const struct svc_ctx *c, struct knowledge *k, const struct idem *idem,
+                        int *raced)
+{
+    int rc = store_begin(c->st);
+    *raced = 0;
+    if (rc)
+        return rc;
+    rc = knowledge_create(c->st, k, c->actor);
+    if (rc == STORE_OK) {
+        rc = store_idempotency_put(c->st, c->space, idem->key, idem->digest, k->id);
+        *raced = rc == STORE_CONFLICT;
+    }
+    if (rc == STORE_OK)
+        return store_commit(c->st);
+    store_rollback(c->st);
+    return rc;
+}
+
 int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
                          struct json_object **data, struct error *err)
 {
     struct json_object *tags_type = NULL, *urls = NULL, *tags = NULL;
     const char *scenario, *content, *agent_id, *message_id, *title, *category, *path, *description;
     long score;
-    int always_apply, rc, result = -1;
+    int always_apply, rc = 0, result = -1;
     struct knowledge k;
     struct buf norm;
+    struct idem idem;
+    int raced = 0;
 
     knowledge_init(&k);
     buf_init(&norm, 1024);
+    /* a key seen before: the entry it made, nothing new */
+    if (idem_begin(c, body, &idem, err) || (idem.key && (rc = idem_replay(c, &idem, data, err)))) {
+        result = idem.key && rc > 0 ? 0 : -1;
+        goto out;
+    }
     if (jf_string(err, body, "scenario", 1, LIMIT_SCENARIO, &scenario) ||
         jf_string(err, body, "content", 1, LIMIT_EXPERIENCES_BODY * 4, &content) ||
         jf_string_list(err, body, "tags_type", KTYPE_COUNT * 2, 32, 0, &tags_type) ||
@@ -359,8 +388,14 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
         now[10] = 'T';
         k.source_ts = xstrdup(now);
     }
-    rc = knowledge_create(c->st, &k, c->actor);
-    if (rc == STORE_CONFLICT) {
+    rc = idem.key ? create_keyed(c, &k, &idem, &raced) : knowledge_create(c->st, &k, c->actor);
+    if (raced) {
+        rc = idem_replay(c, &idem, data, err);
+        result = rc > 0 ? 0 : -1;
+        if (rc == 0) /* ended between the two reads (a day passed): a plain conflict */
+            error_set(err, E_CONFLICT, "idempotency_key_reused",
+                      "This Idempotency-Key is being used by another request");
+    } else if (rc == STORE_CONFLICT) {
         error_set(err, E_CONFLICT, "path_taken", "An entry already exists at %s/%s", k.category,
                   k.path);
         error_str(err, "category", k.category);

@@ -83,6 +83,7 @@ static const struct copy_table tables[] = {
     {"vectors", "knowledge_seq, space, model, version, digest, dim, vec, stamp, updated_at",
      "ittitibit", "knowledge_seq"},
     {"embed_queue", "knowledge_seq", "i", "knowledge_seq"},
+    {"idempotency_keys", "space, key, digest, knowledge_id, created_at", "ttttt", "space, key"},
 };
 #define TABLE_COUNT (sizeof tables / sizeof tables[0])
 

@@ -262,6 +262,9 @@ static const char *const migrations[] = {
 
     /* 11: at most one queued or running job per space and kind. */
     JOBS_ONE_OPEN_SQL,
+
+    /* 12: the Idempotency-Keys of creates. */
+    IDEMPOTENCY_SQL(" TEXT"),
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -402,13 +405,16 @@ int pg_migrate(struct store *st, int *found)
     else if (*found == 0)
         rc = pg_exec(st, pg_schema_sql);
     /* 8 -> 9: the BM25F statistics; 9 -> 10: SQLite's full-text rowids,
-     * nothing to do here; 10 -> 11: one open job per space and kind. */
-    else if (*found >= 8 && *found <= 10) {
+     * nothing to do here; 10 -> 11: one open job per space and kind;
+     * 11 -> 12: the Idempotency-Keys. */
+    else if (*found >= 8 && *found <= 11) {
         rc = *found == 8 ? pg_exec(st, pg_migration_9) : STORE_OK;
         if (rc == STORE_OK && *found <= 9)
             rc = pg_exec(st, "UPDATE schema_version SET version = 10");
-        if (rc == STORE_OK)
+        if (rc == STORE_OK && *found <= 10)
             rc = pg_exec(st, pg_migration_11);
+        if (rc == STORE_OK)
+            rc = pg_exec(st, pg_migration_12);
     } else if (*found < store_schema_latest())
         rc = STORE_ERROR;
     st->tx_depth--;

@@ -228,6 +228,11 @@ const char *const pg_stmt_sql[S_COUNT] = {
     [S_JOB_CREATE] = "INSERT INTO jobs(id, space, kind, status, params, actor, created_at,"
                      " updated_at) VALUES($1, $2, $3, 'queued', $4, $5, $6, $6)",
     [S_JOB_GET] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = $1 AND id = $2",
+    [S_IDEM_GET] = "SELECT digest, knowledge_id FROM idempotency_keys"
+                   " WHERE space = $1 AND key = $2 AND created_at >= $3",
+    [S_IDEM_PUT] = "INSERT INTO idempotency_keys(space, key, digest, knowledge_id, created_at)"
+                   " VALUES($1, $2, $3, $4, $5)",
+    [S_IDEM_EXPIRE] = "DELETE FROM idempotency_keys WHERE created_at < $1",
     [S_JOB_OPEN] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = $1 AND kind = $2"
                    " AND status IN ('queued', 'running')",
     [S_JOB_MERGE] =
@@ -412,7 +417,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
 // clang-format off
 const char pg_schema_sql[] =
     "CREATE TABLE schema_version(version int NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(11);"
+    "INSERT INTO schema_version(version) VALUES(12);"
     /* 1: foundation */
     "CREATE TABLE spaces(name" PG_T " PRIMARY KEY, created_at" PG_T " NOT NULL);"
     "CREATE TABLE tokens("
@@ -505,6 +510,7 @@ const char pg_schema_sql[] =
     "CREATE INDEX jobs_status ON jobs(status, created_at);"
     "CREATE INDEX jobs_space ON jobs(space, created_at);"
     JOBS_ONE_OPEN_SQL
+    IDEMPOTENCY_SQL(PG_T)
     /* 7: embeddings. stamp comes from the sequence vector_stamp through
      * vector_stamp_next(), which first takes a transaction advisory lock:
      * the next writer waits for this one's commit, so a reader that has seen
@@ -592,6 +598,7 @@ const char pg_schema_sql[] =
 
 const char pg_migration_9[] = PG_SEARCH_STATS "UPDATE schema_version SET version = 9;";
 const char pg_migration_11[] = JOBS_ONE_OPEN_SQL "UPDATE schema_version SET version = 11;";
+const char pg_migration_12[] = IDEMPOTENCY_SQL(PG_T) "UPDATE schema_version SET version = 12;";
 
 /* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */
 

@@ -46,6 +46,15 @@
     "CREATE UNIQUE INDEX IF NOT EXISTS jobs_open ON jobs(space, kind) WHERE status IN ('queued', " \
     "'running');"
 
+/* Migration 12 (both backends, the text types PostgreSQL's T): the
+ * Idempotency-Keys of creates, per space, with a digest of the request
+ * and the entry it made; kept a day (IDEMPOTENCY_HOURS). */
+#define IDEMPOTENCY_SQL(T)                                                                         \
+    "CREATE TABLE IF NOT EXISTS idempotency_keys(space" T " NOT NULL, key" T " NOT NULL,"          \
+    " digest" T " NOT NULL, knowledge_id" T " NOT NULL, created_at" T " NOT NULL,"                 \
+    " PRIMARY KEY(space, key));"                                                                   \
+    "CREATE INDEX IF NOT EXISTS idempotency_keys_created ON idempotency_keys(created_at);"
+
 /* A job row (struct job_info). */
 #define JOB_COLUMNS                                                                                \
     "id, space, kind, status, progress, total, params, result, error, actor, created_at,"          \

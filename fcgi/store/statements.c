@@ -169,6 +169,11 @@ const char *const stmt_sql[S_COUNT] = {
     [S_JOB_CREATE] = "INSERT INTO jobs(id, space, kind, status, params, actor, created_at,"
                      " updated_at) VALUES(?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?6)",
     [S_JOB_GET] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = ?1 AND id = ?2",
+    [S_IDEM_GET] = "SELECT digest, knowledge_id FROM idempotency_keys"
+                   " WHERE space = ?1 AND key = ?2 AND created_at >= ?3",
+    [S_IDEM_PUT] = "INSERT INTO idempotency_keys(space, key, digest, knowledge_id, created_at)"
+                   " VALUES(?1, ?2, ?3, ?4, ?5)",
+    [S_IDEM_EXPIRE] = "DELETE FROM idempotency_keys WHERE created_at < ?1",
     [S_JOB_OPEN] = "SELECT " JOB_COLUMNS " FROM jobs WHERE space = ?1 AND kind = ?2"
                    " AND status IN ('queued', 'running')",
     [S_JOB_MERGE] =

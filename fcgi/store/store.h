@@ -494,6 +494,23 @@ struct llm_usage {
 STORE_MUST_CHECK int store_llm_usage(struct store *st, const char *space, const char *since,
                                      void (*each)(const struct llm_usage *, void *), void *ctx);
 
+/* ---- Idempotency-Keys of creates ---- */
+
+/* How long a key holds: a retry within it gets the first answer's entry. */
+#define IDEMPOTENCY_HOURS 24
+#define IDEMPOTENCY_DIGEST_HEX 65 /* a request digest in hex, with its NUL */
+/* The digest of the request a key of the space came with, and the entry it
+ * made (*knowledge_id, the caller frees); STORE_NOT_FOUND when the key is
+ * unknown or older than IDEMPOTENCY_HOURS. */
+STORE_MUST_CHECK int store_idempotency_get(struct store *st, const char *space, const char *key,
+                                           char digest[IDEMPOTENCY_DIGEST_HEX],
+                                           char **knowledge_id);
+/* Remember a key (in the caller's transaction, with the entry it made);
+ * STORE_CONFLICT when the space holds it already (a request at the same
+ * time). Expired keys of every space are deleted on the way. */
+STORE_MUST_CHECK int store_idempotency_put(struct store *st, const char *space, const char *key,
+                                           const char *digest, const char *knowledge_id);
+
 /* ---- background jobs ---- */
 
 struct job_info {

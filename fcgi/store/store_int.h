@@ -116,6 +116,9 @@ enum stmt_id {
     S_JOB_GET,
     S_JOB_OPEN,
     S_JOB_MERGE,
+    S_IDEM_GET,
+    S_IDEM_PUT,
+    S_IDEM_EXPIRE,
     S_JOB_LIST,
     S_JOB_COUNTS,
     S_SPACE_COUNTS,
@@ -181,6 +184,7 @@ extern const char pg_schema_sql[];
 /* The PostgreSQL migration from version 8 to 9 (pg_sql.c). */
 extern const char pg_migration_9[];
 extern const char pg_migration_11[];
+extern const char pg_migration_12[];
 /* `knowhub check` on PostgreSQL: each query returns one integer, its problems (pg_sql.c). */
 struct pg_check {
     const char *name, *sql;

@@ -174,6 +174,11 @@ S_LLM_CALL_ADD tttllltt
 S_LLM_USAGE tt
 S_JOB_CREATE tttttt
 S_JOB_GET tt
+S_JOB_OPEN tt
+S_JOB_MERGE ttt
+S_IDEM_GET ttt
+S_IDEM_PUT ttttt
+S_IDEM_EXPIRE t
 S_JOB_LIST tl
 S_JOB_COUNTS -
 S_SPACE_COUNTS -
@@ -509,7 +514,7 @@ esac
 # ---- S_JOB_CLAIM from 4 sessions at once ----
 JOBS=200 PER=70
 q -c "INSERT INTO jobs(id, space, kind, status, params, actor, created_at, updated_at)
-      SELECT 'job' || lpad(i::text, 3, '0'), 's1', 'k', 'queued', '{}', 'a',
+      SELECT 'job' || lpad(i::text, 3, '0'), 's' || i, 'k', 'queued', '{}', 'a',
              to_char(timestamp '2026-12-03 09:00:00' + i * interval '1 second', 'YYYY-MM-DD\"T\"HH24:MI:SS.US'), ''
       FROM generate_series(1, $JOBS) AS i" || bad "jobs: insert"
 claim_sql=$(cat "$OUT/pg/$(idx S_JOB_CLAIM).sql")
