@@ -42,12 +42,12 @@ void h_auth_login(struct request *req, struct response *res)
         goto out;
     buf_addf(&header, "Bearer %s", token);
     rc = auth_check(req->store, header.data, &who);
-    if (rc == -2) {
+    if (rc == AUTH_UNAVAILABLE) {
         reply_error_key(res, 503, E_SERVICE_UNAVAILABLE, "db_busy",
                         "The database is busy; try again");
         goto out;
     }
-    if (rc) {
+    if (rc != AUTH_OK) {
         reply_error_key(res, 401, E_UNAUTHORIZED, "token_invalid", "That token is not valid");
         goto out;
     }

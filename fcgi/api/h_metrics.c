@@ -19,11 +19,11 @@ void h_metrics(struct request *req, struct response *res)
     if (!metrics_loopback_request(req->remote_addr, req->forwarded_for, req->forwarded) &&
         !auth_bearer_is(req->authorization, req->cfg->metrics_token)) {
         int rc = auth_check(req->store, req->authorization, &req->who);
-        if (rc == -2) {
+        if (rc == AUTH_UNAVAILABLE) {
             reply_error(res, 503, E_SERVICE_UNAVAILABLE, "The database is busy; try again");
             return;
         }
-        if (rc == 0) {
+        if (rc == AUTH_OK) {
             reply_error(res, 403, E_FORBIDDEN,
                         "Metrics cover every space: they need the operator's "
                         "KNOWHUB_METRICS_TOKEN, not a space's token");

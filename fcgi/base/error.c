@@ -42,6 +42,45 @@ void error_set(struct error *e, const char *code, const char *key, const char *f
     e->message.len = strlen(utf8_repair(e->message.data));
 }
 
+void error_text(struct error *e, const char *code, const char *key, const char *message)
+{
+    error_set(e, code, key, "%s", message);
+}
+
+void error_copy(struct error *e, const struct error *cause, const char *fmt, ...)
+{
+    struct buf message;
+    buf_init(&message, 1 << 16);
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        if (buf_vaddf(&message, fmt, ap))
+            buf_reset(&message);
+        va_end(ap);
+    }
+    error_text(e, cause->code ? cause->code : E_INTERNAL, cause->key,
+               message.len ? message.data : cause->message.data);
+    e->retry = cause->retry;
+    e->params = cause->params ? json_object_get(cause->params) : NULL;
+    buf_release(&message);
+}
+
+struct json_object *error_json(const struct error *e)
+{
+    const char *code = e->code ? e->code : E_INTERNAL;
+    struct json_object *o = json_object_new_object();
+    json_object_object_add(o, "code", json_object_new_string(code));
+    json_object_object_add(o, "message",
+                           json_object_new_string(e->message.len ? e->message.data : code));
+    json_object_object_add(o, "retry", json_object_new_boolean(e->retry));
+    if (e->key) {
+        json_object_object_add(o, "key", json_object_new_string(e->key));
+        json_object_object_add(o, "params",
+                               e->params ? json_object_get(e->params) : json_object_new_object());
+    }
+    return o;
+}
+
 static void param_add(struct error *e, const char *name, struct json_object *v)
 {
     if (!e->params)

@@ -41,6 +41,19 @@ void error_release(struct error *e);
  * earlier ones and their parameters; retry follows the code (error_retryable). */
 void error_set(struct error *e, const char *code, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The one JSON shape of an error, wherever it goes (REST's envelope, an MCP
+ * tool's result, a batch item, a slim group, a job): {code, message, retry}
+ * and, when it has a key, {key, params}. retry is e's own (a cause may know
+ * better than its code). A new object; e is left as it is. */
+struct json_object *error_json(const struct error *e);
+/* Set code (retry as error_retryable says) and a message that is not a
+ * format. */
+void error_text(struct error *e, const char *code, const char *key, const char *message);
+/* Copy cause into e (code, key, params, retry: what the cause knew), and
+ * with fmt a message of e's own (NULL: the cause's). */
+void error_copy(struct error *e, const struct error *cause, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Add a parameter (a string or an integer) to e. */
 void error_str(struct error *e, const char *name, const char *value);
 void error_int(struct error *e, const char *name, long long value);

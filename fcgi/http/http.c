@@ -448,23 +448,12 @@ void reply_page(struct response *res, struct json_object *items, long total, lon
     reply_data(res, data);
 }
 
-/* The error envelope; key and params (taken) are added when given. */
-static void reply_error_envelope(struct response *res, int http_status, const char *code,
-                                 const char *key, struct json_object *params, const char *message,
-                                 size_t len)
+/* The error envelope of e (error_json and the request id). */
+static void reply_error_envelope(struct response *res, int http_status, const struct error *e)
 {
-    struct json_object *env = json_object_new_object(), *err = json_object_new_object();
-    json_object_object_add(err, "code", json_object_new_string(code));
-    json_object_object_add(err, "message", json_object_new_string_len(message, (int)len));
-    json_object_object_add(err, "retry", json_object_new_boolean(error_retryable(code)));
+    struct json_object *env = json_object_new_object(), *err = error_json(e);
     json_object_object_add(err, "request_id",
                            json_object_new_string(res->request_id ? res->request_id : ""));
-    if (key) {
-        json_object_object_add(err, "key", json_object_new_string(key));
-        json_object_object_add(err, "params", params ? params : json_object_new_object());
-    } else {
-        json_object_put(params);
-    }
     json_object_object_add(env, "status", json_object_new_string("error"));
     json_object_object_add(env, "error", err);
     res->status = http_status;
@@ -477,15 +466,19 @@ static void reply_error_va(struct response *res, int http_status, const char *co
 static void reply_error_va(struct response *res, int http_status, const char *code, const char *key,
                            const char *fmt, va_list ap)
 {
-    struct json_object *params = res->error_params;
+    struct error e;
     struct buf msg;
     buf_init(&msg, 4096);
     if (buf_vaddf(&msg, fmt, ap)) {
         buf_reset(&msg);
         buf_adds(&msg, code);
     }
+    error_init(&e);
+    error_text(&e, code, key, msg.data);
+    e.params = res->error_params;
     res->error_params = NULL;
-    reply_error_envelope(res, http_status, code, key, params, msg.data, msg.len);
+    reply_error_envelope(res, http_status, &e);
+    error_release(&e);
     buf_release(&msg);
 }
 
@@ -508,15 +501,9 @@ void reply_error_key(struct response *res, int http_status, const char *code, co
 
 void reply_error_of(struct response *res, struct error *e)
 {
-    const char *code = e->code ? e->code : E_INTERNAL;
-    struct json_object *params = e->params;
-    e->params = NULL;
     json_object_put(res->error_params);
     res->error_params = NULL;
-    if (e->message.len == 0)
-        buf_adds(&e->message, code);
-    reply_error_envelope(res, error_http_status(code), code, e->key, params, e->message.data,
-                         e->message.len);
+    reply_error_envelope(res, error_http_status(e->code ? e->code : E_INTERNAL), e);
 }
 
 void reply_result(struct response *res, int rc, struct json_object *data, struct error *err)

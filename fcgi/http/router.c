@@ -191,12 +191,12 @@ void router_dispatch(struct request *req, struct response *res)
         int rc = cookie ? auth_check_cookie(req->store, req->cookie, auth_cookie_name(req->https),
                                             &req->who, &req->who.csrf)
                         : auth_check(req->store, req->authorization, &req->who);
-        if (rc == -2) {
+        if (rc == AUTH_UNAVAILABLE) {
             reply_error_key(res, 503, E_SERVICE_UNAVAILABLE, "db_busy",
                             "The database is busy; try again");
             return;
         }
-        if (rc != 0) {
+        if (rc != AUTH_OK) {
             reply_unauthorized(res);
             return;
         }

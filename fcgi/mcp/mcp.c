@@ -181,26 +181,16 @@ static struct json_object *text_content(const char *text)
     return list;
 }
 
-static struct json_object *tool_error(const struct request *req, const char *code, const char *fmt,
-                                      ...) __attribute__((format(printf, 3, 4)));
-
-/* A tool result with isError, the REST error's code and message and the
+/* A tool result with isError: the REST error's shape (error_json) and the
  * request id, as REST would answer. */
-static struct json_object *tool_error(const struct request *req, const char *code, const char *fmt,
-                                      ...)
+static struct json_object *tool_error_of(const struct request *req, const struct error *e)
 {
-    struct json_object *r = json_object_new_object(), *err = json_object_new_object(), *sc;
-    struct buf message, text;
-    va_list ap;
-    buf_init(&message, 4096);
+    struct json_object *r = json_object_new_object(), *err = error_json(e), *sc, *code, *message;
+    struct buf text;
     buf_init(&text, 8192);
-    va_start(ap, fmt);
-    if (buf_vaddf(&message, fmt, ap))
-        buf_adds(&message, code);
-    va_end(ap);
-    buf_addf(&text, "%s: %s", code, message.data);
-    json_object_object_add(err, "code", json_object_new_string(code));
-    json_object_object_add(err, "message", json_object_new_string(message.data));
+    json_object_object_get_ex(err, "code", &code);
+    json_object_object_get_ex(err, "message", &message);
+    buf_addf(&text, "%s: %s", json_object_get_string(code), json_object_get_string(message));
     json_object_object_add(err, "request_id",
                            json_object_new_string(req->request_id ? req->request_id : ""));
     sc = json_object_new_object();
@@ -208,8 +198,30 @@ static struct json_object *tool_error(const struct request *req, const char *cod
     json_object_object_add(r, "content", text_content(text.data));
     json_object_object_add(r, "structuredContent", sc);
     json_object_object_add(r, "isError", json_object_new_boolean(1));
-    buf_release(&message);
     buf_release(&text);
+    return r;
+}
+
+static struct json_object *tool_error(const struct request *req, const char *code, const char *fmt,
+                                      ...) __attribute__((format(printf, 3, 4)));
+
+static struct json_object *tool_error(const struct request *req, const char *code, const char *fmt,
+                                      ...)
+{
+    struct json_object *r;
+    struct error e;
+    struct buf message;
+    va_list ap;
+    buf_init(&message, 4096);
+    va_start(ap, fmt);
+    if (buf_vaddf(&message, fmt, ap))
+        buf_adds(&message, code);
+    va_end(ap);
+    error_init(&e);
+    error_text(&e, code, NULL, message.data);
+    r = tool_error_of(req, &e);
+    error_release(&e);
+    buf_release(&message);
     return r;
 }
 
@@ -408,8 +420,7 @@ static struct json_object *tool_call_service(struct request *req, const struct t
     http_svc_ctx(req, &c);
     error_init(&err);
     if (t->call(&c, args, &data, &err))
-        result = tool_error(req, err.code ? err.code : E_INTERNAL, "%s",
-                            err.message.len ? err.message.data : "An unexpected error occurred");
+        result = tool_error_of(req, &err);
     else
         result = tool_result(data, max_bytes, too_large);
     json_object_put(data);

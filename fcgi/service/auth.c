@@ -97,7 +97,7 @@ static int identity_from(struct store *st, struct token_record *rec, struct iden
     return 0;
 }
 
-int auth_check(struct store *st, const char *authorization, struct identity *who)
+enum auth_result auth_check(struct store *st, const char *authorization, struct identity *who)
 {
     const char *tok, *sep, *secret;
     char id[TOKEN_ID_HEX + 1];
@@ -106,32 +106,32 @@ int auth_check(struct store *st, const char *authorization, struct identity *who
     int rc, ok;
 
     if (!authorization || strncasecmp(authorization, "Bearer ", 7) != 0)
-        return -1;
+        return AUTH_DENIED;
     tok = authorization + 7;
     while (*tok == ' ')
         tok++;
     if (strncmp(tok, "kh_", 3) != 0)
-        return -1;
+        return AUTH_DENIED;
     sep = strchr(tok + 3, '_');
     if (!sep || sep - (tok + 3) != TOKEN_ID_HEX)
-        return -1;
+        return AUTH_DENIED;
     memcpy(id, tok + 3, TOKEN_ID_HEX);
     id[TOKEN_ID_HEX] = '\0';
     for (int i = 0; i < TOKEN_ID_HEX; i++)
         if (!((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f')))
-            return -1;
+            return AUTH_DENIED;
     secret = sep + 1;
     if (strlen(secret) > 128)
-        return -1;
+        return AUTH_DENIED;
     rc = store_token_get(st, id, &rec);
     if (rc == STORE_NOT_FOUND)
-        return -1;
+        return AUTH_DENIED;
     if (rc != STORE_OK)
-        return -2;
+        return AUTH_UNAVAILABLE;
     secret_hash(secret, strlen(secret), hash);
     ok = sodium_memcmp(hash, rec.hash, 32) == 0 && identity_from(st, &rec, who) == 0;
     token_record_release(&rec);
-    return ok ? 0 : -1;
+    return ok ? AUTH_OK : AUTH_DENIED;
 }
 
 /* ---- browser logins ---- */
@@ -178,8 +178,8 @@ int auth_login_start(struct store *st, const struct identity *who, struct buf *c
     return store_login_insert(st, hash, who->token_id, csrf->data, LOGIN_LIFETIME_SECONDS);
 }
 
-int auth_check_cookie(struct store *st, const char *cookie_header, const char *name,
-                      struct identity *who, char **csrf)
+enum auth_result auth_check_cookie(struct store *st, const char *cookie_header, const char *name,
+                                   struct identity *who, char **csrf)
 {
     struct buf value;
     struct token_record rec;
@@ -189,19 +189,19 @@ int auth_check_cookie(struct store *st, const char *cookie_header, const char *n
     buf_init(&value, 256);
     if (cookie_value(cookie_header, name, &value)) {
         buf_release(&value);
-        return -1;
+        return AUTH_DENIED;
     }
     secret_hash(value.data, value.len, hash);
     buf_release(&value);
     rc = store_login_get(st, hash, &rec, csrf);
     if (rc == STORE_OK && identity_from(st, &rec, who) == 0) {
         token_record_release(&rec);
-        return 0;
+        return AUTH_OK;
     }
     token_record_release(&rec);
     free(*csrf);
     *csrf = NULL;
-    return rc == STORE_OK || rc == STORE_NOT_FOUND ? -1 : -2;
+    return rc == STORE_OK || rc == STORE_NOT_FOUND ? AUTH_DENIED : AUTH_UNAVAILABLE;
 }
 
 void auth_login_end(struct store *st, const char *cookie_header, const char *name)

@@ -26,9 +26,15 @@ int space_name_valid(const char *name);
 int auth_token_create(struct store *st, const char *space, enum role role, const char *label,
                       struct buf *out);
 
-/* Check an "Authorization" header value; on success fill who and return 0;
- * -1 when missing, malformed, unknown, forged or revoked; -2 on a store error. */
-int auth_check(struct store *st, const char *authorization, struct identity *who);
+/* What a credential check found. */
+enum auth_result {
+    AUTH_OK = 0,           /* who is filled */
+    AUTH_DENIED = -1,      /* missing, malformed, unknown, forged, revoked or expired */
+    AUTH_UNAVAILABLE = -2, /* the store could not be read: answer 503, never a pass */
+};
+
+/* Check an "Authorization" header value; on AUTH_OK who is filled. */
+enum auth_result auth_check(struct store *st, const char *authorization, struct identity *who);
 
 /* ---- browser logins ---- */
 
@@ -45,11 +51,10 @@ const char *auth_cookie_name(int https);
  * hash is stored) and CSRF token go to cookie and csrf. */
 int auth_login_start(struct store *st, const struct identity *who, struct buf *cookie,
                      struct buf *csrf);
-/* Check the login cookie called name in a Cookie header: fill who and *csrf (caller
- * frees) and return 0; -1 when absent, unknown, expired or its token revoked;
- * -2 on a store error. */
-int auth_check_cookie(struct store *st, const char *cookie_header, const char *name,
-                      struct identity *who, char **csrf);
+/* Check the login cookie called name in a Cookie header; on AUTH_OK who and
+ * *csrf (the caller frees it) are filled. */
+enum auth_result auth_check_cookie(struct store *st, const char *cookie_header, const char *name,
+                                   struct identity *who, char **csrf);
 /* Forget the login cookie called name of a Cookie header (no error when there is none). */
 void auth_login_end(struct store *st, const char *cookie_header, const char *name);
 /* Constant-time comparison of the expected and given CSRF tokens. */

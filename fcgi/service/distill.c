@@ -420,10 +420,7 @@ int distill_llm(const struct svc_ctx *c, struct json_object *ctx, const char *la
         /* The condensing call gets what the first one left of the timeout. */
         lr.timeout_ms = timeout_ms - (monotonic_ms() - started);
         if (lr.timeout_ms < 1000) {
-            r->err.code = "LLM_TIMEOUT";
-            r->err.retry = 1;
-            buf_reset(&r->err.message);
-            buf_adds(&r->err.message, "The LLM did not answer in time");
+            error_text(&r->err, "LLM_TIMEOUT", NULL, "The LLM did not answer in time");
             goto out;
         }
         if (svc_llm_chat(c, &lr, r))
@@ -445,10 +442,9 @@ int distill_llm(const struct svc_ctx *c, struct json_object *ctx, const char *la
                  chars, LIMIT_EXPERIENCES_BODY);
         json_object_array_add(messages, llm_message("user", user.data));
     }
-    r->err.code = "LIMIT_EXCEEDED";
-    buf_reset(&r->err.message);
-    buf_addf(&r->err.message, "experiences body exceeds %d characters even after condensing",
-             LIMIT_EXPERIENCES_BODY);
+    error_set(&r->err, E_LIMIT_EXCEEDED, NULL,
+              "experiences body exceeds %d characters even after condensing",
+              LIMIT_EXPERIENCES_BODY);
 out:
     json_object_put(messages);
     buf_release(&system);

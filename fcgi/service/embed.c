@@ -251,7 +251,7 @@ static long embed_batch_turn(struct store *st, struct llm *llm, const struct con
                                         t->digest, NULL, 0) == STORE_OK;
         } else {
             server_failed(&r.err);
-            error_set(err, r.err.code, NULL, "%s", r.err.message.data);
+            error_copy(err, &r.err, NULL);
             handled = -1;
         }
         embed_reply_release(&r);
@@ -369,9 +369,7 @@ void embed_run_job(struct store *st, struct llm *llm, const struct config *cfg, 
         return; /* left running: the next start runs it again */
     }
     if (err.code) {
-        struct json_object *e = json_object_new_object();
-        json_object_object_add(e, "code", json_object_new_string(err.code));
-        json_object_object_add(e, "message", json_object_new_string(err.message.data));
+        struct json_object *e = error_json(&err);
         store_ignore(store_job_finish(st, job_id, "failed", NULL, json_text(e))); /* else
                                                                        requeued at start */
         json_object_put(e);
@@ -488,8 +486,7 @@ int embed_query(const struct svc_ctx *c, const char *q, float **vec, int *dim, s
         /* A query the server will not take is this query's problem, not the server's. */
         if (strcmp(r.err.code, "LLM_CONTEXT_TOO_LONG") != 0)
             server_failed(&r.err);
-        error_set(err, r.err.code, NULL, "%s", r.err.message.data);
-        err->retry = r.err.retry;
+        error_copy(err, &r.err, NULL);
         embed_reply_release(&r);
         return -1;
     }

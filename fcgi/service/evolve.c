@@ -85,9 +85,8 @@ int evolve_rewrite(const struct svc_ctx *c, const struct knowledge *k, const cha
                  chars, limit);
         json_object_array_add(messages, llm_message("user", user.data));
     }
-    r->err.code = "LIMIT_EXCEEDED";
-    buf_reset(&r->err.message);
-    buf_addf(&r->err.message, "The LLM's rewrite stayed over the %zu-character limit", limit);
+    error_set(&r->err, E_LIMIT_EXCEEDED, NULL,
+              "The LLM's rewrite stayed over the %zu-character limit", limit);
 out:
     json_object_put(messages);
     buf_release(&system);

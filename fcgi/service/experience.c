@@ -124,7 +124,7 @@ int svc_distill_experience(const struct svc_ctx *c, struct json_object *body,
 
     if (config_llm_configured(c->cfg)) {
         if (distill_llm(c, ctx, lang, model, timeout_ms, &raw, &r)) {
-            error_set(err, r.err.code, NULL, "%s", r.err.message.data);
+            error_copy(err, &r.err, NULL);
             goto out;
         }
     } else {

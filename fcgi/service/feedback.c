@@ -18,14 +18,22 @@
 
 #define WHAT "Knowledge entry"
 
+/* An item that failed with e, in the one error shape (error_json). */
+static struct json_object *item_failed(struct json_object *item, const struct error *e)
+{
+    json_object_object_add(item, "status", json_object_new_string("error"));
+    json_object_object_add(item, "error", error_json(e));
+    return item;
+}
+
 static struct json_object *item_error(struct json_object *item, const char *code,
                                       const char *message)
 {
-    struct json_object *e = json_object_new_object();
-    json_object_object_add(e, "code", json_object_new_string(code));
-    json_object_object_add(e, "message", json_object_new_string(message));
-    json_object_object_add(item, "status", json_object_new_string("error"));
-    json_object_object_add(item, "error", e);
+    struct error e;
+    error_init(&e);
+    error_text(&e, code, NULL, message);
+    item_failed(item, &e);
+    error_release(&e);
     return item;
 }
 
@@ -45,8 +53,8 @@ static void batch_evolve(const struct svc_ctx *c, const char *id, const char *fe
     error_init(&denied);
     rc = store_knowledge_get(c->st, c->space, id, 0, &k);
     if (rc == STORE_OK && knowledge_may_change(c, k.category, &denied)) {
-        r.err.code = E_FORBIDDEN; /* the case counted; rewriting a rule is for admins */
-        buf_adds(&r.err.message, "Only admins may change rules");
+        /* the case counted; rewriting a rule is for admins */
+        error_text(&r.err, E_FORBIDDEN, NULL, "Only admins may change rules");
     } else if (rc == STORE_OK && evolve_rewrite(c, &k, feedback, &content, &r) == 0) {
         rc = store_begin(c->st);
         if (rc == STORE_OK && (rc = evolve_apply(c, &k, content.data)) == STORE_OK)
@@ -59,24 +67,16 @@ static void batch_evolve(const struct svc_ctx *c, const char *id, const char *fe
             json_object_object_add(out, "evolved", json_object_new_boolean(1));
             goto done;
         }
-        r.err.code = rc == STORE_CONFLICT ? E_CONFLICT : E_SERVICE_UNAVAILABLE;
-        buf_reset(&r.err.message);
-        buf_adds(&r.err.message, "The entry changed meanwhile, or could not be written");
+        error_text(&r.err, rc == STORE_CONFLICT ? E_CONFLICT : E_SERVICE_UNAVAILABLE, NULL,
+                   "The entry changed meanwhile, or could not be written");
     } else if (rc == STORE_NOT_FOUND) {
-        r.err.code = E_NOT_FOUND;
-        buf_adds(&r.err.message, WHAT " not found");
+        error_text(&r.err, E_NOT_FOUND, NULL, WHAT " not found");
     } else if (rc) { /* the entry (and so who may rewrite it) could not be read */
-        r.err.code = E_SERVICE_UNAVAILABLE;
-        buf_adds(&r.err.message, "The entry could not be read");
+        error_text(&r.err, E_SERVICE_UNAVAILABLE, NULL, "The entry could not be read");
     }
     store_ignore(store_knowledge_feedback_mark(c->st, fid, "failed")); /* best effort */
     json_object_object_add(out, "evolved", json_object_new_boolean(0));
-    {
-        struct json_object *e = json_object_new_object();
-        json_object_object_add(e, "code", json_object_new_string(r.err.code));
-        json_object_object_add(e, "message", json_object_new_string(r.err.message.data));
-        json_object_object_add(out, "evolve_error", e);
-    }
+    json_object_object_add(out, "evolve_error", error_json(&r.err));
 done:
     knowledge_release(&k);
     llm_reply_release(&r);
@@ -149,12 +149,14 @@ static struct json_object *batch_item(const struct svc_ctx *c, struct json_objec
             batch_evolve(c, id, feedback, fid, out);
     }
     return out;
-store_failed:
-    if (rc == STORE_NOT_FOUND)
-        return item_error(out, E_NOT_FOUND, WHAT " not found");
-    if (rc == STORE_BUSY || rc == STORE_FULL || rc == STORE_READONLY || rc == STORE_UNAVAILABLE)
-        return item_error(out, E_SERVICE_UNAVAILABLE, "The database cannot be written now");
-    return item_error(out, E_INTERNAL, "An unexpected error occurred");
+store_failed : {
+    struct error e;
+    error_init(&e);
+    store_status_error(rc, WHAT, &e); /* the code, key and message REST would answer */
+    item_failed(out, &e);
+    error_release(&e);
+    return out;
+}
 }
 
 int svc_knowledge_batch_update(const struct svc_ctx *c, struct json_object *body,

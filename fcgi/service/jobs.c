@@ -40,6 +40,20 @@ int jobs_start(struct store *st, const char *space, const char *kind, struct jso
     return rc;
 }
 
+/* End a job "failed" with an error of the one shape (error_json). Should
+ * that fail, the job is queued again at the next start. */
+static void job_failed(struct store *st, const char *id, const char *code, const char *message)
+{
+    struct error e;
+    struct json_object *o;
+    error_init(&e);
+    error_text(&e, code, NULL, message);
+    o = error_json(&e);
+    store_ignore(store_job_finish(st, id, "failed", NULL, json_text(o)));
+    json_object_put(o);
+    error_release(&e);
+}
+
 struct json_object *jobs_to_json(const struct job_info *j)
 {
     struct json_object *o = json_object_new_object();
@@ -96,9 +110,7 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
     json_object_object_get_ex(params, "with_rules", &v);
     if (slim_plan(st, job->space, threshold, v && json_object_get_boolean(v),
                   config_llm_configured(cfg), &plan)) {
-        store_ignore(store_job_finish(st, job->id, "failed", NULL,
-                                      "{\"code\":\"SERVICE_UNAVAILABLE\",\"message\":\"The plan "
-                                      "could not be made\"}")); /* else requeued at start */
+        job_failed(st, job->id, E_SERVICE_UNAVAILABLE, "The plan could not be made");
         goto out;
     }
     json_object_object_get_ex(plan, "groups", &groups);
@@ -148,10 +160,7 @@ int jobs_run_next(struct store *st, struct llm *llm, const struct config *cfg, s
     else if (strcmp(job.kind, "embed") == 0)
         embed_run_job(st, llm, cfg, job.id, job.space, job.actor, params);
     else
-        store_ignore(store_job_finish(
-            st, job.id, "failed", NULL,
-            "{\"code\":\"INVALID_REQUEST\",\"message\":\"Unknown job kind\"}")); /* else requeued at
-                                                                                    start */
+        job_failed(st, job.id, E_INVALID_REQUEST, "Unknown job kind");
     json_object_put(params);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     metrics_job(m, job.kind,

@@ -494,9 +494,9 @@ static int evolve_ask(const struct svc_ctx *c, const char *id, const char *feedb
     } else if (evolve_rewrite(c, current, feedback, evolved, &reply)) {
         store_ignore(
             store_knowledge_feedback_mark(c->st, *feedback_id, "failed")); /* best effort */
-        error_set(err, reply.err.code, NULL,
-                  "%s; the feedback was stored (#%ld) and nothing else was changed",
-                  reply.err.message.data, *feedback_id);
+        error_copy(err, &reply.err,
+                   "%s; the feedback was stored (#%ld) and nothing else was changed",
+                   reply.err.message.data, *feedback_id);
     } else {
         result = 0;
     }

@@ -111,7 +111,7 @@ int store_job_progress(struct store *st, const char *id, long progress, long tot
  * (not valid UTF-8, or refused by the database). */
 #define JOB_UNSTORABLE                                                                             \
     "{\"code\":\"INTERNAL_ERROR\",\"message\":\"The job ended, but its result could not be "       \
-    "stored\"}"
+    "stored\",\"retry\":false}"
 
 int store_job_finish(struct store *st, const char *id, const char *status, const char *result,
                      const char *error)
