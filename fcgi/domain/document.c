@@ -248,20 +248,7 @@ static int fields_within_limits(const char *category, const char *path, const ch
 }
 
 int document_prepare(const char *category, const char *path, const char *text, size_t len,
-                     struct buf *out, struct buf *err)
-{
-    struct error e;
-    int rc;
-    error_init(&e);
-    rc = document_prepare_e(category, path, text, len, out, &e);
-    buf_reset(err);
-    buf_add(err, e.message.data, e.message.len);
-    error_release(&e);
-    return rc;
-}
-
-int document_prepare_e(const char *category, const char *path, const char *text, size_t len,
-                       struct buf *out, struct error *err)
+                     struct buf *out, struct error *err)
 {
     size_t body_off = 0;
     struct json_object *meta = NULL;

@@ -25,13 +25,10 @@ void document_fill(struct knowledge *k, const char *category, const char *path, 
  * header (title, for rules description and alwaysApply, created, updated,
  * source) rendered with libyaml; then check the rule description (100) and
  * the body (rules 350, experiences 2000 characters, stripped). The final
- * document goes to out; on a limit its message goes to err and
- * -1 is returned. */
+ * document goes to out; on a limit err is set (its key and parameters,
+ * docs/api.md "Errors") and -1 is returned. */
 int document_prepare(const char *category, const char *path, const char *text, size_t len,
-                     struct buf *out, struct buf *err);
-/* document_prepare with the error's key and parameters (docs/api.md, "Errors"). */
-int document_prepare_e(const char *category, const char *path, const char *text, size_t len,
-                       struct buf *out, struct error *err);
+                     struct buf *out, struct error *err);
 
 /* The document of an entry-view entry: front matter from k's fields
  * (title, tags, scenario, types, urls, agent_id, message_id, rules'

@@ -14,19 +14,7 @@ int category_valid(const char *category)
     return category && (strcmp(category, "rules") == 0 || strcmp(category, "experiences") == 0);
 }
 
-int path_check(const char *category, const char *path, struct buf *out, struct buf *err)
-{
-    struct error e;
-    int rc;
-    error_init(&e);
-    rc = path_check_e(category, path, out, &e);
-    buf_reset(err);
-    buf_add(err, e.message.data, e.message.len);
-    error_release(&e);
-    return rc;
-}
-
-int path_check_e(const char *category, const char *path, struct buf *out, struct error *err)
+int path_check(const char *category, const char *path, struct buf *out, struct error *err)
 {
     size_t parts = 0, len = strlen(path);
     const char *last = NULL;

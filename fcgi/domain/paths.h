@@ -16,10 +16,9 @@
 int category_valid(const char *category);
 
 /* Check category and path; on success write the normalised path (no empty or
- * "." segments) to out and return 0; else write the message to err, return -1. */
-int path_check(const char *category, const char *path, struct buf *out, struct buf *err);
-/* path_check with the error's key and parameters (docs/api.md, "Errors"). */
-int path_check_e(const char *category, const char *path, struct buf *out, struct error *err);
+ * "." segments) to out and return 0; else set err (INVALID_REQUEST with its
+ * key and parameters, docs/api.md "Errors") and return -1. */
+int path_check(const char *category, const char *path, struct buf *out, struct error *err);
 
 /* The file stem of a path ("folder/name.md" -> "name"), into out. */
 void path_stem(const char *path, struct buf *out);

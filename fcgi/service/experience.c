@@ -83,7 +83,7 @@ int svc_distill_experience(const struct svc_ctx *c, struct json_object *body,
     const char *model = NULL, *hint = NULL, *context_id,
                *lang = distill_language(c->accept_language);
     const char *source = config_llm_configured(c->cfg) ? "distill" : "distill-local";
-    struct buf raw, doc, final, name, folder, path, norm, why;
+    struct buf raw, doc, final, name, folder, path, norm;
     struct llm_reply r;
     struct knowledge k;
     long timeout_ms = 0;
@@ -97,7 +97,6 @@ int svc_distill_experience(const struct svc_ctx *c, struct json_object *body,
     buf_init(&folder, 4096);
     buf_init(&path, 8192);
     buf_init(&norm, 8192);
-    buf_init(&why, 4096);
     llm_reply_init(&r);
     knowledge_init(&k);
     if (context_check(body, &ctx, err))
@@ -151,10 +150,8 @@ int svc_distill_experience(const struct svc_ctx *c, struct json_object *body,
             buf_adds(&path, name.data);
         else
             buf_addf(&path, "%.*s-%d.md", (int)(name.len - 3), name.data, n);
-        if (path_check("experiences", path.data, &norm, &why)) {
-            error_set(err, E_INVALID_REQUEST, NULL, "%s", why.data);
+        if (path_check("experiences", path.data, &norm, err))
             goto out;
-        }
         rc = store_knowledge_get_by_path(c->st, c->space, "experiences", norm.data, &taken);
         knowledge_release(&taken);
         if (rc == STORE_NOT_FOUND)
@@ -164,10 +161,8 @@ int svc_distill_experience(const struct svc_ctx *c, struct json_object *body,
             goto out;
         }
     }
-    if (document_prepare("experiences", norm.data, doc.data, doc.len, &final, &why)) {
-        error_set(err, E_INVALID_REQUEST, NULL, "%s", why.data);
+    if (document_prepare("experiences", norm.data, doc.data, doc.len, &final, err))
         goto out;
-    }
     /* A folder named like a stored document (or the reverse) cannot be exported. */
     if (knowledge_path_free(c, "experiences", norm.data, NULL, err))
         goto out;
@@ -201,6 +196,5 @@ out:
     buf_release(&folder);
     buf_release(&path);
     buf_release(&norm);
-    buf_release(&why);
     return ret;
 }

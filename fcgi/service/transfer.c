@@ -102,7 +102,8 @@ static int read_file(const char *file, struct buf *out, const char **why)
 static int free_path(struct importer *im, const char *category, const char *path, struct buf *out)
 {
     size_t n = strlen(path) - 3; /* without ".md" */
-    struct buf norm, err;
+    struct buf norm;
+    struct error err;
     int bad;
     for (int i = 2; i < 1000; i++) {
         struct knowledge k;
@@ -112,10 +113,10 @@ static int free_path(struct importer *im, const char *category, const char *path
         buf_addf(out, "-%d.md", i);
         /* "-N" may push a long name past what the file view (and a disk) holds. */
         buf_init(&norm, 4096);
-        buf_init(&err, 4096);
+        error_init(&err);
         bad = path_check(category, out->data, &norm, &err);
         buf_release(&norm);
-        buf_release(&err);
+        error_release(&err);
         if (bad)
             return -1;
         rc = store_knowledge_get_by_path(im->st, im->space, category, out->data, &k);
@@ -142,20 +143,21 @@ static int batch_step(struct importer *im)
 
 static int import_file(struct importer *im, const char *category, const char *rel, const char *file)
 {
-    struct buf text, doc, err, norm, alt;
+    struct buf text, doc, norm, alt;
+    struct error err;
     struct knowledge k, old;
     const char *why = NULL, *path;
     int rc = 0, src;
 
     buf_init(&text, IMPORT_MAX_FILE);
     buf_init(&doc, 2 * IMPORT_MAX_FILE);
-    buf_init(&err, 4096);
+    error_init(&err);
     buf_init(&norm, 4096);
     buf_init(&alt, 4096);
     knowledge_init(&k);
     knowledge_init(&old);
     if (path_check(category, rel, &norm, &err)) {
-        refuse(im, category, rel, err.data);
+        refuse(im, category, rel, err.message.data);
         goto out;
     }
     if (read_file(file, &text, &why)) {
@@ -163,7 +165,7 @@ static int import_file(struct importer *im, const char *category, const char *re
         goto out;
     }
     if (document_prepare(category, norm.data, text.data, text.len, &doc, &err)) {
-        refuse(im, category, rel, err.data);
+        refuse(im, category, rel, err.message.data);
         goto out;
     }
     path = norm.data;
@@ -239,7 +241,7 @@ out:
     knowledge_release(&old);
     buf_release(&text);
     buf_release(&doc);
-    buf_release(&err);
+    error_release(&err);
     buf_release(&norm);
     buf_release(&alt);
     return rc;
@@ -338,15 +340,16 @@ static int mkdir_once(const char *path)
 static int export_one(const struct knowledge *k, void *arg)
 {
     struct exporter *ex = arg;
-    struct buf file, norm, err;
+    struct buf file, norm;
+    struct error err;
     const char *slash;
     int fd, ok = 0;
     buf_init(&file, 8192);
     buf_init(&norm, 4096);
-    buf_init(&err, 4096);
+    error_init(&err);
     /* Paths were checked on the way in; check again before touching the disk. */
     if (path_check(k->category, k->path, &norm, &err) || strcmp(norm.data, k->path) != 0) {
-        fprintf(ex->report, "refused %s/%s: %s\n", k->category, k->path, err.data);
+        fprintf(ex->report, "refused %s/%s: %s\n", k->category, k->path, err.message.data);
         goto out;
     }
     buf_addf(&file, "%s/%s", ex->dir, k->category);
@@ -378,7 +381,7 @@ fail:
 out:
     buf_release(&file);
     buf_release(&norm);
-    buf_release(&err);
+    error_release(&err);
     return 0;
 }
 

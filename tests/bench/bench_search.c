@@ -188,7 +188,7 @@ static void zh_sentence(struct buf *b, size_t words)
 enum lang { EN, ZH, MIXED };
 
 struct gen {
-    struct buf title, tags, path, body, doc, prepared, err;
+    struct buf title, tags, path, body, doc, prepared;
 };
 
 /* One document of entry number i. Returns the category. */
@@ -279,8 +279,10 @@ static double cpu_us(void)
 static int build(struct store *st, size_t n)
 {
     struct gen g;
-    struct buf *bufs[] = {&g.title, &g.tags, &g.path, &g.body, &g.doc, &g.prepared, &g.err};
+    struct buf *bufs[] = {&g.title, &g.tags, &g.path, &g.body, &g.doc, &g.prepared};
+    struct error err;
     int rc = STORE_OK;
+    error_init(&err);
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         buf_init(bufs[i], 1 << 22);
     for (size_t i = 0; i < n && rc == STORE_OK; i++) {
@@ -289,8 +291,8 @@ static int build(struct store *st, size_t n)
         if (i % 1000 == 0 && (rc = store_begin(st)))
             break;
         category = generate(&g, i);
-        if (document_prepare(category, g.path.data, g.doc.data, g.doc.len, &g.prepared, &g.err)) {
-            fprintf(stderr, "bench_search: document %zu refused: %s\n", i, g.err.data);
+        if (document_prepare(category, g.path.data, g.doc.data, g.doc.len, &g.prepared, &err)) {
+            fprintf(stderr, "bench_search: document %zu refused: %s\n", i, err.message.data);
             rc = STORE_ERROR;
             break;
         }
@@ -312,6 +314,7 @@ static int build(struct store *st, size_t n)
         store_rollback(st);
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         buf_release(bufs[i]);
+    error_release(&err);
     return rc;
 }
 

@@ -36,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct json_object *meta = frontmatter_parse(text, size, &body_off), *read_meta = NULL;
     const char *why = NULL;
     enum frontmatter_status st = frontmatter_read(text, size, &read_meta, &read_off, &why);
-    struct buf out, err;
+    struct buf out;
+    struct error err;
     if (body_off > size || read_off > size)
         __builtin_trap();
     /* The budget: a refused or missing front matter gives nothing, a kept one
@@ -53,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         __builtin_trap();
     json_object_put(read_meta);
     buf_init(&out, 4 << 20);
-    buf_init(&err, 4096);
+    error_init(&err);
     if (meta) {
         /* What we write must read back as the same mapping. */
         size_t off2 = 0;
@@ -77,6 +78,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     json_object_put(meta);
     buf_release(&out);
-    buf_release(&err);
+    error_release(&err);
     return 0;
 }

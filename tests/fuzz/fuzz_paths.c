@@ -11,9 +11,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *path = xstrndup((const char *)data, size);
-    struct buf norm, err;
+    struct buf norm;
+    struct error err;
     buf_init(&norm, 8192);
-    buf_init(&err, 8192);
+    error_init(&err);
     for (int c = 0; c < 2; c++) {
         const char *category = c ? "experiences" : "rules";
         if (path_check(category, path, &norm, &err) == 0) {
@@ -31,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     buf_release(&norm);
-    buf_release(&err);
+    error_release(&err);
     free(path);
     return 0;
 }

@@ -53,11 +53,20 @@ static char *repeat(const char *s, size_t n)
     return out;
 }
 
-/* document_prepare of text; returns its status, with the output and error. */
+/* document_prepare of text; returns its status, with the output and the
+ * error's message (empty on success). */
 static int prepare(const char *category, const char *path, const char *text, struct buf *out,
                    struct buf *err)
 {
-    return document_prepare(category, path, text, strlen(text), out, err);
+    struct error e;
+    int rc;
+    error_init(&e);
+    rc = document_prepare(category, path, text, strlen(text), out, &e);
+    buf_reset(err);
+    if (rc)
+        buf_add(err, e.message.data, e.message.len);
+    error_release(&e);
+    return rc;
 }
 
 /* ---- document_fill ---- */

@@ -6,10 +6,24 @@
 
 static struct buf out, err;
 
+/* path_check with its message into err (empty on success). */
+static int check(const char *category, const char *path, struct buf *norm, struct buf *message)
+{
+    struct error e;
+    int rc;
+    error_init(&e);
+    rc = path_check(category, path, norm, &e);
+    buf_reset(message);
+    if (rc)
+        buf_add(message, e.message.data, e.message.len);
+    error_release(&e);
+    return rc;
+}
+
 /* Expect path_check to refuse (category, path) with exactly message. */
 static void refused(const char *category, const char *path, const char *message, int line)
 {
-    int rc = path_check(category, path, &out, &err);
+    int rc = check(category, path, &out, &err);
     if (!harness_check_int(rc, -1, "path_check(...)", "-1", __FILE__, line))
         fprintf(stderr, "    (%s, \"%s\")\n", category ? category : "NULL", path);
     harness_check_str(err.data, message, "err", "message", __FILE__, line);
@@ -18,7 +32,7 @@ static void refused(const char *category, const char *path, const char *message,
 /* Expect path_check to accept (category, path), normalised to norm. */
 static void accepted(const char *category, const char *path, const char *norm, int line)
 {
-    int rc = path_check(category, path, &out, &err);
+    int rc = check(category, path, &out, &err);
     if (!harness_check_int(rc, 0, "path_check(...)", "0", __FILE__, line))
         fprintf(stderr, "    (%s, \"%s\"): %s\n", category, path, err.data);
     harness_check_str(out.data, norm, "out", "norm", __FILE__, line);
@@ -106,7 +120,7 @@ static void test_length_limit(void)
     for (int i = 0; i < 252; i++)
         buf_addch(&p, 'a');
     buf_adds(&p, ".md");
-    CHECK_INT(path_check("rules", p.data, &out, &err), 0);
+    CHECK_INT(check("rules", p.data, &out, &err), 0);
     buf_reset(&p);
     for (int i = 0; i < 253; i++)
         buf_addch(&p, 'a');
@@ -118,7 +132,7 @@ static void test_length_limit(void)
     for (int i = 0; i < 84; i++)
         buf_adds(&p, "\xe4\xb8\xad");
     buf_adds(&p, ".md");
-    CHECK_INT(path_check("rules", p.data, &out, &err), 0);
+    CHECK_INT(check("rules", p.data, &out, &err), 0);
     buf_reset(&p);
     for (int i = 0; i < 84; i++)
         buf_adds(&p, "\xe4\xb8\xad");
@@ -143,7 +157,7 @@ static void test_length_limit(void)
     for (int i = 0; i < 84; i++)
         buf_adds(&p, "\xe4\xb8\xad");
     buf_adds(&p, ".md");
-    CHECK_INT(path_check("experiences", p.data, &out, &err), 0);
+    CHECK_INT(check("experiences", p.data, &out, &err), 0);
     buf_release(&p);
 }
 
@@ -174,11 +188,11 @@ static void test_accepted_and_normalised(void)
     ACCEPTED("rules", "a..b.md", "a..b.md");
     ACCEPTED("experiences", "...x/a.md", "...x/a.md");
     /* out is reset on every call; err is emptied on success */
-    path_check("rules", "x.txt", &out, &err);
+    check("rules", "x.txt", &out, &err);
     ACCEPTED("rules", "b.md", "b.md");
     CHECK_STR(err.data, "");
     /* and out is emptied on failure */
-    CHECK_INT(path_check("rules", "a/b.md", &out, &err), -1);
+    CHECK_INT(check("rules", "a/b.md", &out, &err), -1);
     CHECK_STR(out.data, "");
 }
 
@@ -205,31 +219,31 @@ static void test_path_stem(void)
     buf_release(&s);
 }
 
-/* path_check_e: the same message, plus a stable key and the params it names. */
+/* path_check: the message, plus a stable key and the params it names. */
 static void test_error_keys(void)
 {
     struct error e;
     struct buf name;
     error_init(&e);
-    CHECK_INT(path_check_e("experiences", "../a.md", &out, &e), -1);
+    CHECK_INT(path_check("experiences", "../a.md", &out, &e), -1);
     CHECK_STR(e.key, "path_traversal");
     CHECK_STR(e.message.data, "Path traversal segment '..' in: '../a.md'");
     CHECK_STR(json_object_to_json_string_ext(e.params, JSON_C_TO_STRING_PLAIN),
               "{\"path\":\"..\\/a.md\"}");
-    CHECK_INT(path_check_e("rules", "a.txt", &out, &e), -1);
+    CHECK_INT(path_check("rules", "a.txt", &out, &e), -1);
     CHECK_STR(e.key, "path_not_md");
     CHECK(e.params == NULL);
-    CHECK_INT(path_check_e("notes", "a.md", &out, &e), -1);
+    CHECK_INT(path_check("notes", "a.md", &out, &e), -1);
     CHECK_STR(e.key, "invalid_category");
     buf_init(&name, 1024);
     for (int i = 0; i < 300; i++)
         buf_addch(&name, 'n');
     buf_adds(&name, ".md");
-    CHECK_INT(path_check_e("experiences", name.data, &out, &e), -1);
+    CHECK_INT(path_check("experiences", name.data, &out, &e), -1);
     CHECK_STR(e.key, "path_too_long");
     CHECK_STR(json_object_to_json_string_ext(e.params, JSON_C_TO_STRING_PLAIN), "{\"max\":255}");
     /* accepted: no key, no params, an empty message */
-    CHECK_INT(path_check_e("experiences", "a/b.md", &out, &e), 0);
+    CHECK_INT(path_check("experiences", "a/b.md", &out, &e), 0);
     CHECK(e.key == NULL);
     CHECK(e.params == NULL);
     CHECK_STR(e.message.data, "");

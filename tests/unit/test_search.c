@@ -41,12 +41,13 @@ static char *add_doc(struct store *st, const char *space, const char *category, 
                      const char *text)
 {
     struct knowledge k;
-    struct buf doc, err;
+    struct buf doc;
+    struct error err;
     char *id = NULL;
     buf_init(&doc, 1 << 20);
-    buf_init(&err, 4096);
+    error_init(&err);
     if (!CHECK_INT(document_prepare(category, path, text, strlen(text), &doc, &err), 0)) {
-        fprintf(stderr, "    %s/%s: %s\n", category, path, err.data);
+        fprintf(stderr, "    %s/%s: %s\n", category, path, err.message.data);
         goto out;
     }
     knowledge_init(&k);
@@ -60,7 +61,7 @@ static char *add_doc(struct store *st, const char *space, const char *category, 
     knowledge_release(&k);
 out:
     buf_release(&doc);
-    buf_release(&err);
+    error_release(&err);
     return id;
 }
 

@@ -115,11 +115,12 @@ static void test_top(void)
 static char *add_entry(struct store *st, const char *space, const char *path, const char *title)
 {
     struct knowledge k;
-    struct buf doc, err;
+    struct buf doc;
+    struct error err;
     char text[512], *id = NULL;
     snprintf(text, sizeof text, "---\ntitle: %s\n---\n\nBody of %s.\n", title, title);
     buf_init(&doc, 1 << 20);
-    buf_init(&err, 4096);
+    error_init(&err);
     if (CHECK_INT(document_prepare("experiences", path, text, strlen(text), &doc, &err), 0)) {
         knowledge_init(&k);
         k.space = xstrdup(space);
@@ -132,7 +133,7 @@ static char *add_entry(struct store *st, const char *space, const char *path, co
         knowledge_release(&k);
     }
     buf_release(&doc);
-    buf_release(&err);
+    error_release(&err);
     return id;
 }
 
