@@ -98,7 +98,7 @@ static int target_of(struct json_object *body, const char *path_key, struct targ
         return -1;
     }
     buf_init(&norm, 4096);
-    if (path_check_e(t->category, path, &norm, err) == 0) {
+    if (path_check(t->category, path, &norm, err) == 0) {
         t->path = xstrndup(norm.data, norm.len);
         rc = 0;
     }
@@ -386,7 +386,7 @@ int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct js
     if (jf_long(err, body, "expected_version", 1, 1L << 40, 0, &expected_version) ||
         jf_string(err, body, "expected_updated", 0, 64, &expected_updated) ||
         knowledge_may_change(c, t.category, err) ||
-        document_prepare_e(t.category, t.path, content, strlen(content), &doc, err) ||
+        document_prepare(t.category, t.path, content, strlen(content), &doc, err) ||
         knowledge_path_free(c, t.category, t.path, NULL, err))
         goto out;
     k.space = xstrdup(c->space);
@@ -472,8 +472,8 @@ static int rename_once(const struct svc_ctx *c, const struct target *from, const
         struct buf doc;
         int bad;
         buf_init(&doc, 4 * 1024 * 1024);
-        bad = document_prepare_e(to->category, to->path, old->document, strlen(old->document), &doc,
-                                 err);
+        bad = document_prepare(to->category, to->path, old->document, strlen(old->document), &doc,
+                               err);
         buf_release(&doc);
         if (bad)
             return -1;

@@ -360,7 +360,7 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
     if (knowledge_may_change(c, category, err) || body_limit(category, content, err))
         goto out;
     if (path) {
-        if (path_check_e(category, path, &norm, err))
+        if (path_check(category, path, &norm, err))
             goto out;
         k.path = xstrndup(norm.data, norm.len);
         if (knowledge_path_free(c, category, k.path, NULL, err))
