@@ -30,7 +30,7 @@ int tokenize(const char *text, size_t len, token_fn emit, void *ctx);
  * candidate terms use these; the reference score matches tokenize()'s. A
  * change here changes TOKENIZER_VERSION, and the indexes are rebuilt. */
 int tokenize_terms(const char *text, size_t len, token_fn emit, void *ctx);
-#define TOKENIZER_VERSION 2
+#define TOKENIZER_VERSION 3
 
 /* The search term of one tokenize() token, as tokenize_terms gives it: 1
  * with the term in *term (*tn bytes, valid until the thread's next call),

@@ -325,13 +325,13 @@ static int write_at(const struct svc_ctx *c, const struct target *t, struct know
                 rc = -1;
                 break;
             }
-            /* With expected_updated alone, the version just read guards the
-             * update, so a change in between is a CONFLICT, not overwritten. */
+            /* The version just read always guards the update: a change in
+             * between (a rename that moved the document away, an edit) is a
+             * CONFLICT, answered when the writer expected a version, else
+             * tried again from the lookup; never written over. */
             rc = store_knowledge_update(c->st, c->space, old.id, k,
-                                        expected_version   ? expected_version
-                                        : expected_updated ? old.version
-                                                           : 0,
-                                        c->actor, "write");
+                                        expected_version ? expected_version : old.version, c->actor,
+                                        "write");
             if (rc == STORE_OK) {
                 free(k->id);
                 k->id = xstrdup(old.id);

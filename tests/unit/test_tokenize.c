@@ -535,6 +535,9 @@ static void test_fold(void)
     CHECK_STR(folded("×÷ß"), "×÷ß");
     /* folding is idempotent */
     CHECK_STR(folded(folded("ＲＯＩ Café ÀÉÎ ŁÓDŹ Москва")), "roi café àéî łódź москва");
+    /* Ÿ (U+0178) is ÿ's capital (U+00FF), not Ź's small letter (fuzz_tokenize) */
+    CHECK_STR(folded("ŸVES Ÿ Ź"), "ÿves ÿ ź");
+    CHECK_STR(toks("ŸVES Ÿ"), "ÿves ÿ");
 }
 
 int main(void)
