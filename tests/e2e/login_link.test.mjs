@@ -19,7 +19,8 @@ async function openLink(token, answer) {
     const page = await env.ctx.newPage();
     page.setDefaultTimeout(10000);
     const dialogs = [];
-    page.on('pageerror', (e) => env.problems.push(`pageerror: ${e.message}`));
+    env.watch(page);
+    env.expectFailedLoad(page, '/api/auth/me', 401); // opened without a login
     page.on('dialog', async (d) => {
         dialogs.push({ type: d.type(), message: d.message() });
         if (answer(d)) await d.accept();

@@ -21,6 +21,7 @@ describe('login', () => {
         await page.waitForSelector('#login-screen:not([hidden])');
         assert.equal(await page.textContent('#login-screen h1'), EN.login.title);
         await env.shot(page, 'login');
+        env.expectFailedLoad(page, '/api/auth/login', 401);
         await page.fill('#login-token', 'kh_0000000000000000_nope');
         await page.click('#login-submit');
         await page.waitForSelector('#login-error:not([hidden])');
@@ -42,6 +43,7 @@ describe('login', () => {
         assert.equal(cookie.sameSite, 'Strict');
         assert.equal(await page.evaluate(() => document.cookie), '', 'the cookie is not readable by script');
         // the cookie alone reads, but does not change anything without the CSRF header
+        env.expectFailedLoad(page, '/api/knowledge/write', 403);
         const r = await page.evaluate(async () => {
             const me = await (await fetch('/api/auth/me')).json();
             const bad = await fetch('/api/knowledge/write', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ category: 'experiences', path: 'csrf.md', content: 'x' }) });
@@ -49,7 +51,9 @@ describe('login', () => {
             return { role: me.data.role, bad: bad.status, good: (await good.json()).status };
         });
         assert.deepEqual(r, { role: 'admin', bad: 403, good: 'success' });
-        // log out: back to the login screen, the cookie no longer works
+        // log out: back to the login screen (the panel asks who is logged in:
+        // 401), the cookie no longer works (401)
+        env.expectFailedLoad(page, '/api/auth/me', 401, 2);
         await page.click('#logout');
         await page.waitForSelector('#login-screen:not([hidden])');
         const after = await page.evaluate(async () => (await fetch('/api/auth/me')).status);

@@ -1,7 +1,10 @@
 // error_keys.test.mjs: errors a person can meet carry a stable key and its
 // params next to the English message (docs/api.md, "Errors"), from knowhub
 // and from nginx's own JSON pages; the panel translates them with
-// i18n/{en,zh}/common.json "errors.<key>", so every key sent has both strings.
+// i18n/{en,zh}/common.json "errors.<key>", filling its {{placeholders}} from
+// the params: so every error provoked here has both strings, en and zh use
+// the same placeholders, and each placeholder is a param the server sent
+// with that error.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,11 +13,22 @@ import { errKey, ok } from './lib/expect.mjs';
 import { ROOT, startStack } from './lib/stack.mjs';
 
 const I18N = Object.fromEntries(['en', 'zh'].map((l) => [l, JSON.parse(fs.readFileSync(path.join(ROOT, `i18n/${l}/common.json`), 'utf8'))]));
-const seen = new Set();
+const placeholders = (text) => [...new Set([...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]))].sort();
+
+/** The panel's strings of an error the server sent: errors.<key> in en and
+ * zh, with the same placeholders, each one a param of the error. */
+function assertStrings(e) {
+    const [en, zh] = ['en', 'zh'].map((lang) => I18N[lang].errors && I18N[lang].errors[e.key]);
+    assert.equal(typeof en, 'string', `i18n/en: errors.${e.key} is missing`);
+    assert.equal(typeof zh, 'string', `i18n/zh: errors.${e.key} is missing`);
+    assert.deepEqual(placeholders(zh), placeholders(en), `errors.${e.key}: en and zh name other params`);
+    const unsent = placeholders(en).filter((name) => !Object.hasOwn(e.params, name));
+    assert.deepEqual(unsent, [], `errors.${e.key} names params the server did not send (it sent ${JSON.stringify(e.params)})`);
+}
 
 function keyed(r, code, key, params, status = 200) {
     const e = errKey(r, code, key, params, status);
-    seen.add(key);
+    assertStrings(e);
     return e;
 }
 
@@ -81,14 +95,6 @@ test('server errors carry a key and params; each key has an en and a zh string w
         keyed(await s.api('GET', '/api/health'), 'SERVICE_UNAVAILABLE', 'service_unavailable', {}, 503);
     } finally {
         await s.stop();
-    }
-
-    // The panel's strings: every key seen has both, and each names only params the server sends.
-    for (const key of seen) {
-        for (const lang of ['en', 'zh']) {
-            const text = I18N[lang].errors && I18N[lang].errors[key];
-            assert.equal(typeof text, 'string', `i18n/${lang}: errors.${key} is missing`);
-        }
     }
 });
 

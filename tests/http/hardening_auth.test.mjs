@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { BIN, ROOT, createDatabase, dropDatabase, freePort, onPostgres, startStack } from './lib/stack.mjs';
+import { BIN, ROOT, assertNoBugs, createDatabase, dropDatabase, freePort, onPostgres, startStack } from './lib/stack.mjs';
 import { err, ok } from './lib/expect.mjs';
 import { startFakeLlm } from './lib/fakellm.mjs';
 import { callsOf, llmEnv } from './lib/llmtest.mjs';
@@ -329,14 +329,18 @@ describe('file modes (item 7)', () => {
 
 describe('knowhub login-link (item 8)', () => {
     test('prints the one-click link for the admin token', () => {
-        const run = (env) => spawnSync(BIN, ['login-link'], { env: { ...process.env, ...s.cliEnv(), ...env }, encoding: 'utf8' });
+        const run = (env) => {
+            const r = spawnSync(BIN, ['login-link'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+            assertNoBugs(r.stderr, 'knowhub login-link');
+            return r;
+        };
         const tok = fs.readFileSync(path.join(s.dir, 'admin.token'), 'utf8').trim();
-        const d = run({ KNOWHUB_HOST: '', KNOWHUB_PORT: '' });
+        const d = run({ ...s.cliEnv(), KNOWHUB_HOST: '', KNOWHUB_PORT: '' });
         assert.equal(d.status, 0, d.stderr);
         assert.equal(d.stdout, `http://127.0.0.1:8080/#token=${tok}\n`);
-        const p = run({ KNOWHUB_HOST: '127.0.0.1', KNOWHUB_PORT: String(s.port) });
+        const p = run({ ...s.cliEnv(), KNOWHUB_HOST: '127.0.0.1', KNOWHUB_PORT: String(s.port) });
         assert.equal(p.stdout, `http://127.0.0.1:${s.port}/#token=${tok}\n`);
-        const none = spawnSync(BIN, ['login-link'], { env: { ...process.env, KNOWHUB_DATA: path.join(s.dir, 'nope') }, encoding: 'utf8' });
+        const none = run({ KNOWHUB_DATA: path.join(s.dir, 'nope') });
         assert.equal(none.status, 1);
         assert.equal(none.stdout, '');
     });

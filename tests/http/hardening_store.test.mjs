@@ -1,7 +1,9 @@
 // Hardening round 2 (issue 12), the store's part: each test is a defect that
 // was seen, kept as a regression test through the real stack.
-//  - a rename never writes back a document it read earlier (a concurrent
-//    write is kept or the rename answers CONFLICT);
+//  - a rename never writes back a document it read earlier: in every round of
+//    a write and a rename at once, the acknowledged write's text is in the
+//    document it names, wherever that went (a rename that came first moved
+//    the old text, and the write made a new document at the old path);
 //  - expected_updated never lets a write through when the document changed
 //    twice within one second;
 //  - the file view refuses paths export cannot write (segments over 255

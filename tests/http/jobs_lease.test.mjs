@@ -2,12 +2,14 @@
 // database (KNOWHUB_NODE, KNOWHUB_JOB_LEASE): a process starting never takes
 // a live job of another; when the node running a slim job is killed (-9),
 // the other takes it over once the lease ran out and finishes it, each
-// group merged once; every answer names its node (X-KnowHub-Node).
+// group merged once; every answer names its node (X-KnowHub-Node). The
+// second process is stopped like the stack's: it exits 0 on SIGTERM and its
+// stderr shows no sanitizer report or internal error.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { BIN, startStack } from './lib/stack.mjs';
+import { BIN, bugLines, startStack } from './lib/stack.mjs';
 import { startFakeLlm } from './lib/fakellm.mjs';
 import { ok } from './lib/expect.mjs';
 import { llmEnv, sleep, sql, waitFor } from './lib/llmtest.mjs';
@@ -17,14 +19,14 @@ const SCEN = ['Load a very large CSV file with pandas by reading it in chunks', 
 const TEXT = ['Use read_csv with chunksize and concatenate the chunks.', 'Resample by month, plot as a line, label the axes.', 'Merge on customer_id, then compare counts before and after.'];
 
 describe('jobs across two processes on one database', () => {
-    let s, llm, b;
+    let s, llm, b, bLog, bExit;
     before(async () => {
         llm = await startFakeLlm();
         llm.mode('slim', 'slow', { delayMs: 1000 });
         s = await startStack({ ...llmEnv(llm), KNOWHUB_NODE: 'node-a', KNOWHUB_JOB_LEASE: String(LEASE) });
     });
     after(async () => {
-        if (b && b.exitCode === null) b.kill('SIGTERM');
+        if (b && b.exitCode === null && b.signalCode === null) b.kill('SIGTERM'); // the test failed before stopping it
         await s?.stop();
         await llm?.stop();
     });
@@ -49,8 +51,11 @@ describe('jobs across two processes on one database', () => {
         // Node B starts on the same database: it must not take A's live job.
         b = spawn(BIN, ['serve'], {
             env: { ...process.env, ...llmEnv(llm), ...s.cliEnv(), KNOWHUB_SOCKET: path.join(s.dir, 'run/b.sock'), KNOWHUB_NODE: 'node-b', KNOWHUB_JOB_LEASE: String(LEASE), KNOWHUB_ACCESS_LOG: 'off' },
-            stdio: 'ignore',
+            stdio: ['ignore', 'ignore', 'pipe'],
         });
+        bLog = '';
+        b.stderr.on('data', (d) => (bLog += d));
+        bExit = new Promise((resolve) => b.on('exit', (code, signal) => resolve({ code, signal })));
         await sleep(1500);
         assert.equal(row().node, 'node-a', 'a starting node left the live job alone');
 
@@ -73,5 +78,14 @@ describe('jobs across two processes on one database', () => {
         assert.ok(merges.every((m) => m.n === 1), `no group merged twice: ${JSON.stringify(merges)}`);
         const done = sql(s, `SELECT result FROM jobs WHERE id = '${job.id}'`)[0];
         assert.deepEqual(JSON.parse(done.result).failed_groups, []);
+
+        // Node B stops cleanly, and what it logged shows no bug.
+        b.kill('SIGTERM');
+        let timer;
+        const end = await Promise.race([bExit, new Promise((r) => (timer = setTimeout(r, 15000, { code: 'still running 15 s after SIGTERM' })))]);
+        clearTimeout(timer);
+        assert.deepEqual(end, { code: 0, signal: null }, `node B's exit; its stderr:\n${bLog.slice(-2000)}`);
+        assert.match(bLog, /knowhub: stopped/);
+        assert.deepEqual(bugLines(bLog), [], "node B's stderr");
     });
 });

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { BIN, PG_SOCK, ROOT, createDatabase, dropDatabase, startStack, tokenId } from './lib/stack.mjs';
+import { BIN, PG_SOCK, ROOT, assertNoBugs, createDatabase, dropDatabase, startStack, tokenId } from './lib/stack.mjs';
 import { err, ok } from './lib/expect.mjs';
 import { startFakeEmbed } from './lib/fakeembed.mjs';
 
@@ -35,9 +35,12 @@ function psql(db, query) {
     return r.stdout.trim();
 }
 
-/** A knowhub command on data directory dir, on its SQLite database unless env says otherwise. */
+/** A knowhub command on data directory dir, on its SQLite database unless env
+ * says otherwise; its stderr shows no bug, whatever its exit status. */
 function knowhub(dir, args, env = {}) {
-    return spawnSync(BIN, args, { encoding: 'utf8', timeout: 120000, env: { ...process.env, KNOWHUB_DATA: dir, ...SQLITE, ...env } });
+    const r = spawnSync(BIN, args, { encoding: 'utf8', timeout: 120000, env: { ...process.env, KNOWHUB_DATA: dir, ...SQLITE, ...env } });
+    assertNoBugs(r.stderr, `knowhub ${args.join(' ')}`);
+    return r;
 }
 
 function newToken(dir, space, role) {

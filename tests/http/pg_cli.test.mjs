@@ -9,14 +9,18 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { BIN, onPostgres, startStack } from './lib/stack.mjs';
+import { BIN, assertNoBugs, onPostgres, startStack } from './lib/stack.mjs';
 import { ok } from './lib/expect.mjs';
 
 const SKIP = !onPostgres && 'needs PostgreSQL (KNOWHUB_TEST_PG)';
 
 describe('the CLI on PostgreSQL', { skip: SKIP }, () => {
     let s;
-    const cli = (...args) => spawnSync(BIN, args, { env: { ...process.env, ...s.cliEnv() }, encoding: 'utf8', timeout: 30000 });
+    const cli = (...args) => {
+        const r = spawnSync(BIN, args, { env: { ...process.env, ...s.cliEnv() }, encoding: 'utf8', timeout: 30000 });
+        assertNoBugs(r.stderr, `knowhub ${args.join(' ')}`);
+        return r;
+    };
     before(async () => {
         s = await startStack();
         for (let i = 0; i < 5; i++)

@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { onPostgres, startNodes } from './lib/nodes.mjs';
-import { BIN, ROOT } from './lib/stack.mjs';
+import { BIN, ROOT, assertNoBugs } from './lib/stack.mjs';
 import { err, ok } from './lib/expect.mjs';
 import { startFakeLlm } from './lib/fakellm.mjs';
 import { llmEnv, sleep, sql, waitFor } from './lib/llmtest.mjs';
@@ -582,6 +582,7 @@ describe('two nodes: PostgreSQL crashed under write load', { skip: SKIP }, () =>
         }
 
         const chk = spawnSync(BIN, ['check'], { env: { ...process.env, ...c.cliEnv() }, encoding: 'utf8', timeout: 60000 });
+        assertNoBugs(chk.stderr, 'knowhub check');
         assert.equal(chk.status, 0, `knowhub check: ${chk.stdout}\n${chk.stderr}`);
         assert.match(chk.stdout, /^ok$/m);
 

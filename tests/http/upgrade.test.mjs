@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { err, ok } from './lib/expect.mjs';
-import { BIN, ROOT, onPostgres, startStack } from './lib/stack.mjs';
+import { BIN, ROOT, assertNoBugs, onPostgres, startStack } from './lib/stack.mjs';
 
 // Every test here is about SQLite database files (the schema-v5 fixture,
 // PRAGMA user_version, the .db backups); none applies to PostgreSQL.
@@ -30,8 +30,11 @@ const userVersion = (db) => spawnSync('sqlite3', [db, 'PRAGMA user_version'], { 
 const counts = (db) => Object.fromEntries(TABLES.map((t) => [t, sqlite(db, `SELECT count(*) AS n FROM ${t}`)[0].n]));
 const sha256 = (file) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
+/** A knowhub command on dir; its stderr shows no bug, whatever its exit status. */
 function knowhub(dir, args, timeout = 15000) {
-    return spawnSync(BIN, args, { env: { ...process.env, KNOWHUB_DATA: dir }, encoding: 'utf8', timeout });
+    const r = spawnSync(BIN, args, { env: { ...process.env, KNOWHUB_DATA: dir }, encoding: 'utf8', timeout });
+    assertNoBugs(r.stderr, `knowhub ${args.join(' ')}`);
+    return r;
 }
 
 /** A data directory holding a copy of the fixture (and its admin token). */

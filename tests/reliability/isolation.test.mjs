@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { BIN, ROOT, startStack, tokenId } from '../http/lib/stack.mjs';
+import { BIN, ROOT, assertNoBugs, startStack, tokenId } from '../http/lib/stack.mjs';
 import { startFakeLlm } from '../http/lib/fakellm.mjs';
 import { startFakeEmbed } from '../http/lib/fakeembed.mjs';
 import { assertCommon, err, ok } from '../http/lib/expect.mjs';
@@ -419,11 +419,18 @@ describe('revocation takes effect at once', () => {
         const clients = Array.from({ length: 8 }, (_, i) => client(i));
         await waitFor(() => okBefore >= 40, 20000, 'requests before the revoke');
         await new Promise((resolve, reject) => {
-            const p = spawn(BIN, ['token', 'revoke', tokenId(t)], { env: { ...process.env, KNOWHUB_DATA: s.dir }, stdio: 'ignore' });
+            const p = spawn(BIN, ['token', 'revoke', tokenId(t)], { env: { ...process.env, KNOWHUB_DATA: s.dir }, stdio: ['ignore', 'ignore', 'pipe'] });
+            let stderr = '';
+            p.stderr.on('data', (d) => (stderr += d));
             p.on('error', reject);
-            p.on('exit', (code) => {
+            p.on('close', (code) => {
                 revokedAt = performance.now();
-                code === 0 ? resolve() : reject(new Error(`revoke exited ${code}`));
+                try {
+                    assertNoBugs(stderr, 'knowhub token revoke');
+                    code === 0 ? resolve() : reject(new Error(`revoke exited ${code}: ${stderr}`));
+                } catch (e) {
+                    reject(e);
+                }
             });
         });
         await Promise.all(clients);

@@ -6,12 +6,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { BIN, ROOT } from '../http/lib/stack.mjs';
+import { BIN, ROOT, assertNoBugs } from '../http/lib/stack.mjs';
 
 export const OUT = path.join(ROOT, 'tests/out');
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Run a knowhub sub-command on the stack's data directory. */
+/** Run a knowhub sub-command on the stack's data directory (its stderr shows no bug). */
 export function knowhubCli(s, args, env = {}) {
     const r = spawnSync(BIN, args, {
         env: { ...process.env, KNOWHUB_DATA: s.dir, ...env },
@@ -19,6 +19,7 @@ export function knowhubCli(s, args, env = {}) {
         timeout: 120000,
     });
     if (r.error) throw r.error;
+    assertNoBugs(r.stderr, `knowhub ${args.join(' ')}`);
     return r;
 }
 

@@ -3,14 +3,16 @@
 //   const env = await setup();             // stack + examples + browser
 //   const page = await env.page(token);    // a fresh logged-in page
 //   await env.shot(page, 'panel');         // tests/out/screenshots/panel.png
-//   await env.teardown();                  // fails on page errors / CSP reports
+//   env.expectFailedLoad(page, '/api/x', 404); // a failed load the test provokes
+//   await env.teardown();                  // fails on page errors, CSP reports,
+//                                          // console errors and failed loads
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { BIN, ROOT, startStack } from '../../http/lib/stack.mjs';
+import { BIN, ROOT, assertNoBugs, startStack } from '../../http/lib/stack.mjs';
 
 export { ROOT };
 export const CHROMIUM = process.env.KNOWHUB_CHROMIUM || '/usr/bin/chromium';
@@ -20,10 +22,11 @@ export const SESSIONS = path.join(ROOT, 'docs/examples/sessions');
 
 const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-/** Run the knowhub CLI on the stack's data directory. */
+/** Run the knowhub CLI on the stack's data directory (its stderr shows no bug). */
 export function knowhub(s, args) {
     const r = spawnSync(BIN, args, { env: { ...process.env, KNOWHUB_DATA: s.dir }, encoding: 'utf8', timeout: 60000 });
     if (r.error) throw r.error;
+    assertNoBugs(r.stderr, `knowhub ${args.join(' ')}`);
     return r;
 }
 
@@ -78,7 +81,18 @@ export async function setup({ examples = true, sessions = true, stackEnv = {} } 
     });
     const problems = [];
     const pages = [];
+    const expectedFailures = new WeakMap(); // page -> [{ path, status, left }]
     fs.mkdirSync(SHOTS, { recursive: true });
+
+    /** Is console message m of page a failed load the test declared (env.expectFailedLoad)? Uses it up. */
+    const expectedFailure = (page, m) => {
+        const status = /^Failed to load resource: the server responded with a status of (\d+)/.exec(m.text());
+        if (!status || !m.location().url) return false;
+        const url = new URL(m.location().url);
+        const e = (expectedFailures.get(page) || []).find((x) => x.left > 0 && x.path === url.pathname + url.search && x.status === Number(status[1]));
+        if (e) e.left--;
+        return Boolean(e);
+    };
 
     const env = {
         s,
@@ -86,18 +100,33 @@ export async function setup({ examples = true, sessions = true, stackEnv = {} } 
         admin,
         problems,
         client: (token) => client(s, token),
+        /** Let page fail to load path (its path and query: '/api/auth/me') with HTTP
+         * status, up to times times: a test declares the failures it provokes, and
+         * Chromium's "Failed to load resource" for any other is a problem. */
+        expectFailedLoad(page, reqPath, status, times = 1) {
+            if (!expectedFailures.has(page)) expectedFailures.set(page, []);
+            expectedFailures.get(page).push({ path: reqPath, status, left: times });
+        },
+        /** Count page's errors, CSP reports and console errors (failed loads
+         * included, but the expected ones) as problems; env.page does this. */
+        watch(page) {
+            page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+            page.on('console', (m) => {
+                const text = m.text();
+                if (/Content Security Policy|Refused to/i.test(text)) problems.push(`csp: ${text}`);
+                else if (m.type() === 'error' && !expectedFailure(page, m)) problems.push(`console: ${text}${m.location().url ? ` (${m.location().url})` : ''}`);
+            });
+        },
         /** A new page logged in with token through the one-click link (null: not logged in), in lang (?lang=).
          * The browser's cookies are shared: this logs every other open page in as token too. */
         async page(token, { lang = 'en', hash = '' } = {}) {
             const page = await ctx.newPage();
             pages.push(page);
             page.setDefaultTimeout(10000);
-            page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-            page.on('console', (m) => {
-                const text = m.text();
-                if (/Content Security Policy|Refused to/i.test(text)) problems.push(`csp: ${text}`);
-                else if (m.type() === 'error' && !/Failed to load resource/.test(text)) problems.push(`console: ${text}`);
-            });
+            env.watch(page);
+            // The panel first asks who is logged in: 401 without a login cookie
+            // (cleared below for a token; maybe there is none without one).
+            env.expectFailedLoad(page, '/api/auth/me', 401);
             page.on('dialog', (d) => {
                 problems.push(`unexpected ${d.type()} dialog: ${d.message()}`);
                 d.dismiss().catch(() => {});

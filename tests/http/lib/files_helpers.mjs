@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, ROOT, cliEnv } from './stack.mjs';
+import { BIN, ROOT, assertNoBugs, cliEnv } from './stack.mjs';
 import { ok } from './expect.mjs';
 
 export const EXAMPLES = path.join(ROOT, 'docs/examples/knowledge');
@@ -62,7 +62,8 @@ export function fileView(s, token) {
 }
 
 /** Run the knowhub binary against a data directory (and its stack's
- * PostgreSQL database, if any): {status, stdout, stderr}. */
+ * PostgreSQL database, if any): {status, stdout, stderr}; its stderr shows
+ * no bug, whatever its exit status. */
 export function knowhub(dataDir, args) {
     const r = spawnSync(BIN, args, {
         env: { ...process.env, ...cliEnv(dataDir) },
@@ -70,6 +71,7 @@ export function knowhub(dataDir, args) {
         timeout: 60000,
     });
     if (r.error) throw r.error;
+    assertNoBugs(r.stderr, `knowhub ${args.join(' ')}`);
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

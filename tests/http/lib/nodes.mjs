@@ -19,12 +19,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, PG_SOCK, ROOT, createDatabase, dropDatabase, freePort, onPostgres, request, run, tokenId } from './stack.mjs';
+import { BIN, PG_SOCK, ROOT, assertNoBugs, bugLines, createDatabase, dropDatabase, freePort, onPostgres, request, run, tokenId } from './stack.mjs';
 
 export { onPostgres };
 
 const STACK_SH = path.join(ROOT, 'scripts/stack.sh');
-const BUG_RE = /AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:|internal error/;
 const running = new Set();
 
 process.on('exit', () => {
@@ -140,6 +139,7 @@ class Nodes {
             encoding: 'utf8',
             timeout: 30000,
         });
+        assertNoBugs(r.stderr, 'knowhub token create');
         const tok = (r.stdout || '').trim();
         if (r.status !== 0 || !/^kh_[0-9a-f]{16}_\S+$/.test(tok)) throw new Error(`token create failed (${r.status}): ${r.stderr}`);
         return tok;
@@ -149,6 +149,7 @@ class Nodes {
     revoke(idOrToken) {
         const id = idOrToken.startsWith('kh_') ? tokenId(idOrToken) : idOrToken;
         const r = spawnSync(BIN, ['token', 'revoke', id], { env: { ...process.env, ...this.cliEnv() }, encoding: 'utf8', timeout: 30000 });
+        assertNoBugs(r.stderr, 'knowhub token revoke');
         if (r.status !== 0) throw new Error(`token revoke failed (${r.status}): ${r.stderr}`);
     }
 
@@ -171,7 +172,7 @@ class Nodes {
         for (const n of this.node) {
             n.agent.destroy();
             n.stopKnowhub();
-            for (const l of n.log().split('\n')) if (BUG_RE.test(l)) bugs.push(`${n.name}: ${l}`);
+            for (const l of bugLines(n.log())) bugs.push(`${n.name}: ${l}`);
         }
         dropDatabase(this.db.name, this.db.sock);
         if (!process.env.KNOWHUB_KEEP_TEST_DATA) fs.rmSync(this.dir, { recursive: true, force: true });

@@ -74,7 +74,16 @@ export function cliEnv(dir) {
 }
 
 const running = new Set();
-const BUG_RE = /AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:|internal error/;
+
+/** What in a knowhub log or stderr shows a bug: a sanitizer report, an internal error. */
+export const BUG_RE = /AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|ThreadSanitizer|runtime error:|internal error/;
+/** The lines of text (a knowhub log or stderr) that show a bug. */
+export const bugLines = (text) => String(text || '').split('\n').filter((l) => BUG_RE.test(l));
+/** Throw when the log or stderr of a knowhub process (what) shows a bug. */
+export function assertNoBugs(text, what) {
+    const bugs = bugLines(text);
+    if (bugs.length) throw new Error(`${what} logged ${bugs.length} problem line(s):\n${bugs.slice(0, 20).join('\n')}`);
+}
 
 // A stack left running by a crashed test file is stopped on the way out.
 function stopAll() {
@@ -113,7 +122,9 @@ export function tokenId(token) {
 }
 
 // stdout 'ignore' for stack.sh start: the servers it leaves running inherit
-// its stdout, and a pipe would keep spawnSync waiting until they exit.
+// its stdout, and a pipe would keep spawnSync waiting until they exit. A
+// knowhub command (cmd BIN) throws when its stderr shows a bug, whatever its
+// exit status.
 export function run(cmd, args, env = {}, stdout = 'pipe') {
     const r = spawnSync(cmd, args, {
         env: { ...process.env, KNOWHUB_BIN: BIN, ...env },
@@ -122,6 +133,7 @@ export function run(cmd, args, env = {}, stdout = 'pipe') {
         timeout: 30000,
     });
     if (r.error) throw r.error;
+    if (cmd === BIN) assertNoBugs(r.stderr, `knowhub ${args.join(' ')}`);
     return r;
 }
 
@@ -246,7 +258,7 @@ class Stack {
         if (this.db) dropDatabase(this.db.name);
         const log = this.log();
         if (!process.env.KNOWHUB_KEEP_TEST_DATA) fs.rmSync(this.dir, { recursive: true, force: true });
-        return log.split('\n').filter((l) => BUG_RE.test(l));
+        return bugLines(log);
     }
 
     /** Stop; fails when knowhub logged a sanitizer report or an internal error. */
