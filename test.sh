@@ -4,12 +4,13 @@
 # through real nginx + knowhub (on SQLite, then again on PostgreSQL), the MCP
 # SDK tests, the reliability tests, the browser tests, the Debian package
 # (tests/package/package.sh), the unit and HTTP
-# tests again on an ASan + UBSan build, and a bounded run of every libFuzzer
-# target. Each stage prints its runs and skips (scripts/stage.sh: a skip not in
+# tests again on an ASan + UBSan build, the threaded ones on a ThreadSanitizer
+# build, and a bounded run of every libFuzzer target. Each stage prints its runs and skips (scripts/stage.sh: a skip not in
 # tests/skips.allow, or fewer tests than tests/floors.txt, fails it). Ends with
 # "N passed, N failed, N skipped" (runs) and the distinct tests per layer;
 # exits non-zero on any failure.
 #   SANITIZE_STAGE=0 ./test.sh   skip the ASan + UBSan stage
+#   TSAN_STAGE=0 ./test.sh       skip the ThreadSanitizer stage
 #   FUZZ_SECONDS=60 ./test.sh    longer fuzzing (0 skips it)
 set -u
 cd "$(dirname "$0")"
@@ -191,6 +192,36 @@ if [ "${SANITIZE_STAGE:-1}" != 0 ]; then
         fi
         export KNOWHUB_BIN=$ROOT/build/knowhub
         unset ASAN_OPTIONS UBSAN_OPTIONS
+    else
+        failed=$((failed + 1)) # build_tree said why
+    fi
+fi
+
+if [ "${TSAN_STAGE:-1}" != 0 ]; then
+    # ThreadSanitizer over the tests that drive knowhub's threads hardest: the
+    # concurrent writers, the answer cache, the vector index and the embed
+    # queue, and two nodes on PostgreSQL. A race report in a knowhub log fails
+    # its test file when the stack stops (BUG_RE of tests/http/lib/stack.mjs).
+    if build_tree build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTSAN=ON -DBUILD_TESTING=OFF; then
+        export TSAN_OPTIONS=halt_on_error=0:second_deadlock_stack=1
+        export KNOWHUB_BIN=$ROOT/build-tsan/knowhub
+        echo "== HTTP tests on the ThreadSanitizer build"
+        node_stage http-tsan tests/http/concurrency.test.mjs tests/http/cache.test.mjs \
+            tests/http/embeddings.test.mjs tests/http/jobs_fair.test.mjs
+        if [ "$pg_deps" = ok ]; then
+            PG_DIR=$(mktemp -d /tmp/knowhub-pg.XXXXXX)
+            trap pg_cleanup EXIT
+            if scripts/pgcluster.sh start "$PG_DIR"; then
+                KNOWHUB_TEST_PG=$PG_DIR/sock node_stage http-postgresql-tsan \
+                    tests/http/twonode.test.mjs tests/http/twonode_embed.test.mjs
+            else
+                stage_fail http-postgresql-tsan "the throwaway PostgreSQL cluster did not start"
+            fi
+            pg_cleanup
+            trap - EXIT
+        fi
+        export KNOWHUB_BIN=$ROOT/build/knowhub
+        unset TSAN_OPTIONS
     else
         failed=$((failed + 1)) # build_tree said why
     fi

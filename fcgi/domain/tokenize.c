@@ -105,7 +105,7 @@ static unsigned fold(unsigned cp)
         return cp + 32;
     if (cp >= 0x400 && cp <= 0x40F)
         return cp + 80;
-    if (cp == 0x178) /* Y with diaeresis: its small letter is U+00FF, not the next one */
+    if (cp == 0x178) /* Y with diaeresis: its small letter is U+00FF, not U+0179 */
         return 0xFF;
     if (cp >= 0x100 && cp <= 0x17F && cp != 0x130 && cp != 0x131 && cp != 0x138 && cp != 0x149 &&
         cp != 0x17F) {
