@@ -68,7 +68,7 @@ missing=()
 expect_file -rwxr-xr-x /usr/bin/knowhub
 expect_file -rw-r--r-- /lib/systemd/system/knowhub.service
 expect_file -rw-r--r-- /etc/nginx/sites-available/knowhub
-expect_file -rw-r--r-- /etc/default/knowhub
+expect_file -rw-r----- /etc/default/knowhub
 expect_file -rw-r--r-- /etc/logrotate.d/knowhub
 expect_file -rw-r--r-- /usr/share/knowhub/nginx/knowhub_fastcgi.conf
 expect_file -rw-r--r-- /usr/share/knowhub/nginx/knowhub_http.conf
@@ -82,10 +82,11 @@ done
 for d in /usr/share/knowhub/web /usr/share/knowhub/i18n /usr/share/doc/knowhub; do
     expect_file drwxr-xr-x "$d/"
 done
-others=$(awk '$2 != "root/root" || ($1 ~ /^-/ && $1 != "-rw-r--r--" && $1 != "-rwxr-xr-x") ||
+others=$(awk '$2 != "root/root" || ($1 ~ /^-/ && $1 != "-rw-r--r--" && $1 != "-rwxr-xr-x" &&
+              !($1 == "-rw-r-----" && $3 == "/etc/default/knowhub")) ||
               ($1 ~ /^d/ && $1 != "drwxr-xr-x")' "$T/contents")
 if [ ${#missing[@]} = 0 ] && [ -z "$others" ]; then
-    ok "dpkg-deb -c: binary, panel ($(cd "$ROOT" && find web i18n -type f | wc -l) files), unit, site, defaults, logrotate, docs; all root/root, 0755/0644"
+    ok "dpkg-deb -c: binary, panel ($(cd "$ROOT" && find web i18n -type f | wc -l) files), unit, site, defaults (0640: keys), logrotate, docs; all root/root, 0755/0644"
 else
     fail "dpkg-deb -c: the expected files with their modes" "${missing[@]}" $others
 fi
@@ -386,11 +387,14 @@ fi
 # --- logrotate --------------------------------------------------------------------
 if command -v logrotate >/dev/null; then
     mkdir -p "$T/lr/logs"
-    echo line > "$T/lr/logs/knowhub.log"
+    # the files knowhub writes there (fcgi/app/main.c: logs/access.jsonl, logs/audit.jsonl)
+    echo '{}' > "$T/lr/logs/access.jsonl"
+    echo '{}' > "$T/lr/logs/audit.jsonl"
     sed -e "s|/var/lib/knowhub/|$T/lr/|" -e '/^ *su /d' "$R/etc/logrotate.d/knowhub" > "$T/lr/knowhub.conf"
     if logrotate -d -s "$T/lr/state" "$T/lr/knowhub.conf" > "$T/lr/out" 2>&1 &&
-        ! grep -qiE 'error|unknown' "$T/lr/out" && grep -q 'knowhub.log' "$T/lr/out"; then
-        ok "logrotate -d accepts /etc/logrotate.d/knowhub"
+        ! grep -qiE 'error|unknown' "$T/lr/out" && grep -q 'logs/access.jsonl' "$T/lr/out" &&
+        grep -q 'logs/audit.jsonl' "$T/lr/out"; then
+        ok "logrotate -d accepts /etc/logrotate.d/knowhub, and it rotates access.jsonl and audit.jsonl"
     else
         fail "logrotate -d /etc/logrotate.d/knowhub" "$(grep -iE 'error|unknown' "$T/lr/out" | head -3)"
     fi
