@@ -58,18 +58,3 @@ int knowledge_filter_from_query_or_400(const struct request *req, struct respons
     }
     return 0;
 }
-
-int knowledge_path_free_or_409(const struct request *req, struct response *res,
-                               const char *category, const char *path, const char *except_id)
-{
-    struct svc_ctx c;
-    struct error err;
-    int rc;
-    http_svc_ctx(req, &c);
-    error_init(&err);
-    rc = knowledge_path_free(&c, category, path, except_id, &err);
-    if (rc)
-        reply_error_of(res, &err);
-    error_release(&err);
-    return rc;
-}

@@ -17,9 +17,4 @@ int knowledge_types_from_query_or_400(const struct request *req, struct response
 int knowledge_filter_from_query_or_400(const struct request *req, struct response *res,
                                        struct knowledge_filter *f);
 
-/* knowledge_path_free (service/knowledge.h) for the caller of req: 0, or
- * its CONFLICT (or store error) written to res and -1. */
-int knowledge_path_free_or_409(const struct request *req, struct response *res,
-                               const char *category, const char *path, const char *except_id);
-
 #endif

@@ -358,11 +358,6 @@ int http_browser_request_or_error(const struct request *req, struct response *re
     return 0;
 }
 
-const char *http_language(const struct request *req)
-{
-    return ui_language(req->accept_language);
-}
-
 void reply_too_large(struct response *res)
 {
     /* Asked for more than an answer may hold: the caller's to narrow, not a
@@ -421,20 +416,6 @@ void reply_data(struct response *res, struct json_object *data)
     json_object_object_add(env, "data", data);
     res->status = 200;
     reply_json(res, env);
-}
-
-void reply_items(struct response *res, int store_status, struct json_object *items,
-                 const char *what)
-{
-    struct json_object *data;
-    if (store_status) {
-        json_object_put(items);
-        reply_store_error(res, store_status, what);
-        return;
-    }
-    data = json_object_new_object();
-    json_object_object_add(data, "items", items);
-    reply_data(res, data);
 }
 
 void reply_page(struct response *res, struct json_object *items, long total, long limit,

@@ -143,10 +143,6 @@ int http_cross_site(const struct request *req);
 int http_browser_request_or_error(const struct request *req, struct response *res,
                                   int body_required);
 
-/* The UI language of the request: "zh" when the first Accept-Language tag
- * is Chinese, else "en". */
-const char *http_language(const struct request *req);
-
 /* A JSON body without the envelope (JSON-RPC); takes ownership; NULL sends
  * an empty body (e.g. 202 for a notification). */
 void reply_raw(struct response *res, int http_status, struct json_object *body);
@@ -154,10 +150,6 @@ void reply_raw(struct response *res, int http_status, struct json_object *body);
 /* Success envelope around data (takes ownership; NULL gives "data":null).
  * Data holding "warnings" sets no_store. */
 void reply_data(struct response *res, struct json_object *data);
-/* {"items": items} when store_status is STORE_OK, else its error (items is
- * taken either way). */
-void reply_items(struct response *res, int store_status, struct json_object *items,
-                 const char *what);
 
 /* Success envelope of one page: {items, total, limit, offset} (takes items). */
 void reply_page(struct response *res, struct json_object *items, long total, long limit,

@@ -100,7 +100,7 @@ export const knowledge = {
     entry: (id) => get(`/api/knowledge/${enc(id)}`),
     revisions: (id) => get(`/api/knowledge/${enc(id)}/revisions`),
     revert: (id, version) => post(`/api/knowledge/${enc(id)}/revert`, { version }),
-    /** Optional server-side preview of unsaved Markdown (not in the API yet). */
+    /** The server's safe rendering of unsaved Markdown (POST /api/knowledge/preview). */
     preview: (category, content) => post('/api/knowledge/preview', { category, content }),
     distill: (body, { lang, signal } = {}) =>
         post('/api/knowledge/distill-experience', body, { signal, headers: lang ? { 'Accept-Language': lang } : {} }),
