@@ -1,7 +1,6 @@
 /* idempotency: the Idempotency-Key of a create (idempotency.h). */
 #include "service/idempotency.h"
 #include "base/jfield.h"
-#include "service/knowledge.h"
 
 #include <sodium.h>
 #include <stdlib.h>
@@ -41,11 +40,10 @@ int idem_begin(const struct svc_ctx *c, struct json_object *body, struct idem *i
     return 0;
 }
 
-int idem_replay(const struct svc_ctx *c, const struct idem *idem, struct json_object **data,
-                struct error *err)
+int idem_find(const struct svc_ctx *c, const struct idem *idem, char **id, struct error *err)
 {
-    char stored[IDEMPOTENCY_DIGEST_HEX], *id = NULL;
-    int rc = store_idempotency_get(c->st, c->space, idem->key, stored, &id);
+    char stored[IDEMPOTENCY_DIGEST_HEX];
+    int rc = store_idempotency_get(c->st, c->space, idem->key, stored, id);
     if (rc == STORE_NOT_FOUND)
         return 0;
     if (rc) {
@@ -55,13 +53,9 @@ int idem_replay(const struct svc_ctx *c, const struct idem *idem, struct json_ob
     if (strcmp(stored, idem->digest) != 0) {
         error_set(err, E_CONFLICT, "idempotency_key_reused",
                   "This Idempotency-Key came with another request; a new entry needs a new key");
-        free(id);
+        free(*id);
+        *id = NULL;
         return -1;
     }
-    rc = knowledge_entry_data(c, id, NULL, data, err);
-    free(id);
-    if (rc)
-        return -1;
-    json_object_object_add(*data, "replayed", json_object_new_boolean(1));
     return 1;
 }

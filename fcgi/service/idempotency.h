@@ -25,10 +25,10 @@ struct idem {
 int idem_begin(const struct svc_ctx *c, struct json_object *body, struct idem *idem,
                struct error *err);
 
-/* A key already used in the space: 1 with its entry as *data ("replayed":
- * true) when the request is the same, -1 with CONFLICT when it is another
- * (or the entry cannot be read); 0 when the key is new. */
-int idem_replay(const struct svc_ctx *c, const struct idem *idem, struct json_object **data,
-                struct error *err);
+/* A key already used in the space: 1 with the id of the entry it made in
+ * *id (the caller frees it) when the request is the same, -1 with err
+ * (CONFLICT when it is another request, or the store's error); 0 when the
+ * key is new. */
+int idem_find(const struct svc_ctx *c, const struct idem *idem, char **id, struct error *err);
 
 #endif

@@ -290,6 +290,22 @@ static int body_limit(const char *category, const char *content, struct error *e
     return 0;
 }
 
+/* A key seen before (idem_find): 1 with the entry it made as *data,
+ * "replayed": true; -1 with err; 0 when the key is new. */
+static int idem_replay(const struct svc_ctx *c, const struct idem *idem, struct json_object **data,
+                       struct error *err)
+{
+    char *id = NULL;
+    int rc = idem_find(c, idem, &id, err);
+    if (rc == 1) {
+        rc = knowledge_entry_data(c, id, NULL, data, err) ? -1 : 1;
+        if (rc == 1)
+            json_object_object_add(*data, "replayed", json_object_new_boolean(1));
+    }
+    free(id);
+    return rc;
+}
+
 /* knowledge_create and the Idempotency-Key's row in one transaction, so a
  * committed entry always has its key (a retry after a crash finds it);
  * *raced when a request with the same key committed first. */
