@@ -156,7 +156,9 @@ static void handle(FCGX_Request *fr, struct worker *w)
     w->request_id = request_id;
     request_init(&req);
     response_init(&res, request_id);
-    res.node = w->cfg->node;
+    /* X-KnowHub-Node (the host's name by default) is for authenticated
+     * callers only: the router sets it once the token is checked. */
+    res.node = NULL;
     res.sink = fcgx_sink;
     res.sink_ctx = &sink;
     buf_init(&body, HTTP_MAX_BODY);

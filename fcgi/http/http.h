@@ -79,7 +79,8 @@ struct response {
     /* A success not to keep in the answer cache: a degraded answer (a search
      * that fell back to words when the embeddings server failed). */
     int no_store;
-    const char *node; /* this process's name, sent as X-KnowHub-Node (NULL: not sent) */
+    const char *node; /* this process's name, sent as X-KnowHub-Node to an authenticated
+                         caller (NULL: not sent) */
 };
 
 /* The service context of a request's caller (identity, store, LLM, metrics,

@@ -200,6 +200,7 @@ void router_dispatch(struct request *req, struct response *res)
             reply_unauthorized(res);
             return;
         }
+        res->node = req->cfg->node; /* X-KnowHub-Node: never to anonymous callers */
         if (cookie && http_browser_request_or_error(req, res, 0))
             return;
         if (cookie && strcmp(chosen->method, "GET") != 0 &&

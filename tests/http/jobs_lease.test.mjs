@@ -31,9 +31,11 @@ describe('jobs across two processes on one database', () => {
         await llm?.stop();
     });
 
-    test('each answer names its node', async () => {
-        const r = await s.api('GET', '/api/health');
+    test('each authenticated answer names its node; anonymous ones do not (the host name by default)', async () => {
+        const r = await s.api('GET', '/api/jobs', { token: s.admin });
         assert.equal(r.headers['x-knowhub-node'], 'node-a');
+        assert.equal((await s.api('GET', '/api/health')).headers['x-knowhub-node'], undefined);
+        assert.equal((await s.api('GET', '/api/jobs')).headers['x-knowhub-node'], undefined); // 401
     });
 
     test('kill -9 of the node running a slim job: the other takes it over after the lease, each group merged once', async () => {

@@ -60,18 +60,21 @@ describe('two nodes on one database', { skip: SKIP }, () => {
         await c?.stop();
     });
 
-    test('each node answers on its own port, and names itself', async () => {
+    test('each node answers on its own port, and names itself to an authenticated caller only', async () => {
         for (const n of c.node) {
-            const r = await n.api('GET', '/api/health');
+            const r = await n.api('GET', '/api/jobs', { token: c.admin });
             assert.equal(r.status, 200, r.text);
             assert.equal(r.headers['x-knowhub-node'], n.name);
+            const anonymous = await n.api('GET', '/api/health');
+            assert.equal(anonymous.status, 200, anonymous.text);
+            assert.equal(anonymous.headers['x-knowhub-node'], undefined, 'no host name for anonymous callers');
         }
     });
 
     test('the front port reaches both nodes over 20 requests', async () => {
         const seen = new Map();
         for (let i = 0; i < 20; i++) {
-            const r = await c.front.api('GET', '/api/health');
+            const r = await c.front.api('GET', '/api/jobs', { token: c.admin });
             assert.equal(r.status, 200, r.text);
             const name = r.headers['x-knowhub-node'];
             seen.set(name, (seen.get(name) || 0) + 1);
