@@ -5,6 +5,7 @@
 #include "base/metrics.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,18 +68,37 @@ void audit_flush(struct store *st)
  * processes (the CLI) still meet SQLite's busy timeout. */
 static pthread_mutex_t writer_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Writers waiting for writer_lock, and how many may (store_set_writers_waiting):
+ * when the write lock is held long (a frozen node on PostgreSQL, a slow disk),
+ * a writer past the cap is answered busy at once rather than holding a
+ * thread, so readers still find one. 0: no cap. */
+static atomic_int writers_waiting, writers_waiting_max;
+
+void store_set_writers_waiting(int max)
+{
+    atomic_store(&writers_waiting_max, max > 0 ? max : 0);
+}
+
 static int writer_lock_take(struct store *st)
 {
     struct timespec deadline;
+    int max = atomic_load(&writers_waiting_max), rc = STORE_OK;
     if (pthread_mutex_trylock(&writer_lock) == 0)
         return STORE_OK;
+    if (atomic_fetch_add(&writers_waiting, 1) >= max && max > 0) {
+        atomic_fetch_sub(&writers_waiting, 1);
+        metrics_store_event(st->metrics, METRICS_WRITER_TIMEOUT);
+        return STORE_BUSY;
+    }
     metrics_store_event(st->metrics, METRICS_WRITER_WAIT);
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += BUSY_TIMEOUT_MS / 1000;
-    if (pthread_mutex_timedlock(&writer_lock, &deadline) == 0)
-        return STORE_OK;
-    metrics_store_event(st->metrics, METRICS_WRITER_TIMEOUT);
-    return STORE_BUSY;
+    if (pthread_mutex_timedlock(&writer_lock, &deadline) != 0) {
+        metrics_store_event(st->metrics, METRICS_WRITER_TIMEOUT);
+        rc = STORE_BUSY;
+    }
+    atomic_fetch_sub(&writers_waiting, 1);
+    return rc;
 }
 
 int store_begin(struct store *st)
