@@ -369,8 +369,8 @@ static int serve(const struct config *cfg)
     if (server_prepare_dirs(cfg))
         goto out;
     server_socket_path(cfg, &sock);
-    /* Writers waiting for the write lock hold threads: half of them at most,
-     * so reads are answered while a write lock is held long. */
+    /* Writers waiting for the write lock hold threads: half of them at most
+     * wait long, so reads are answered while a write lock is held long. */
     store_set_writers_waiting(cfg->threads / 2);
     workers = xcalloc((size_t)cfg->threads, sizeof *workers);
     for (int i = 0; i < cfg->threads; i++) {

@@ -116,9 +116,10 @@ STORE_MUST_CHECK int store_copy_to(struct store *from, struct store *to,
  * per check goes to report; returns the number of problems found. */
 int store_check(struct store *st, struct buf *report);
 
-/* At most max writers of this process wait for the write lock at a time
- * (0: no cap); a writer past it is answered STORE_BUSY at once, so a lock
- * held long leaves threads for readers. knowhub serve sets half its threads. */
+/* At most max writers of this process wait the whole busy timeout for the
+ * write lock (0: no cap); the others wait a second at most, then
+ * STORE_BUSY, so a lock held long leaves threads for readers while a burst
+ * of short writes still goes through. knowhub serve sets half its threads. */
 void store_set_writers_waiting(int max);
 
 /* A number that changes whenever anything in the database may have changed

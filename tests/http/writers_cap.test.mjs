@@ -2,8 +2,10 @@
 // PostgreSQL node frozen while holding the writers' lock made reads on the
 // other node wait 9.5 s behind waiting writers, though reads never wait
 // for the lock itself: every worker thread was taken by a writer waiting
-// its turn. Now at most half the threads wait for the write lock; a writer
-// past that is answered 503 db_busy (retry: true) at once. The lock is held
+// its turn. Now at most half the threads wait the whole busy timeout; a
+// writer past that waits a second at most, then is answered 503 db_busy
+// (retry: true) (a burst of short writes still goes through:
+// concurrency.test.mjs). The lock is held
 // from outside, as a frozen node would: on SQLite by an sqlite3 process in
 // BEGIN IMMEDIATE, on PostgreSQL by a psql session with the advisory lock.
 import assert from 'node:assert/strict';
@@ -40,7 +42,7 @@ describe('writers waiting for the write lock never take every thread', () => {
         await s?.stop();
     });
 
-    test('a read is answered at once while four writers queue behind a lock held elsewhere; the writers past the cap are refused at once', async () => {
+    test('a read is answered at once while four writers queue behind a lock held elsewhere; the writers past the cap are refused within a second', async () => {
         const entry = ok(await s.api('POST', '/api/knowledge', { token: s.admin, body: { scenario: 'Before the lock', content: 'c' } }));
         const release = await holdWriteLock(s);
         let writes;
@@ -66,7 +68,7 @@ describe('writers waiting for the write lock never take every thread', () => {
         for (const { r, ms } of refused) {
             assert.equal(r.json.error.code, 'SERVICE_UNAVAILABLE');
             assert.equal(r.json.error.retry, true);
-            assert.ok(ms < 3000, `refused at once, not after waiting (${ms} ms)`);
+            assert.ok(ms < 3000, `refused within a second, not after the busy timeout (${ms} ms)`);
         }
         assert.equal(refused.length + written.length, 4, done.map(({ r }) => r.text.slice(0, 120)).join('\n'));
         const titles = ok(await s.api('GET', '/api/knowledge?limit=20', { token: s.admin })).items.map((e) => e.scenario);
