@@ -3,6 +3,7 @@
  * state-changing request made with the cookie must echo (X-CSRF-Token). */
 #include "service/auth.h"
 #include "api/handlers.h"
+#include "base/config.h"
 #include "base/jfield.h"
 #include "store/store.h"
 
@@ -51,6 +52,7 @@ void h_auth_login(struct request *req, struct response *res)
         reply_error_key(res, 401, E_UNAUTHORIZED, "token_invalid", "That token is not valid");
         goto out;
     }
+    res->node = req->cfg->node; /* the token checked: an authenticated answer */
     if ((rc = auth_login_start(req->store, &who, &cookie, &csrf))) {
         reply_store_error(res, rc, "Login");
         goto out;
