@@ -86,6 +86,20 @@ pg_cleanup() {
     [ -n "$PG_DIR" ] && scripts/pgcluster.sh stop "$PG_DIR"
     PG_DIR=
 }
+# A node_stage on a throwaway cluster of its own, stopped however it ends.
+pg_node_stage() { # NAME FILE...
+    local name=$1
+    shift
+    PG_DIR=$(mktemp -d /tmp/knowhub-pg.XXXXXX)
+    trap pg_cleanup EXIT
+    if scripts/pgcluster.sh start "$PG_DIR"; then
+        KNOWHUB_TEST_PG=$PG_DIR/sock node_stage "$name" "$@"
+    else
+        stage_fail "$name" "the throwaway PostgreSQL cluster did not start"
+    fi
+    pg_cleanup
+    trap - EXIT
+}
 if [ "$pg_deps" != ok ]; then
     stage_fail http-postgresql "PostgreSQL could not be installed (apt-get install postgresql): the PostgreSQL pass did not run"
 else
@@ -176,19 +190,11 @@ if [ "${SANITIZE_STAGE:-1}" != 0 ]; then
         # shared embed queue, every write of an entry).
         if [ "$pg_deps" = ok ]; then
             echo "== HTTP tests on PostgreSQL on the sanitizer build (the store's PostgreSQL side)"
-            PG_DIR=$(mktemp -d /tmp/knowhub-pg.XXXXXX)
-            trap pg_cleanup EXIT
-            if scripts/pgcluster.sh start "$PG_DIR"; then
-                KNOWHUB_TEST_PG=$PG_DIR/sock node_stage http-postgresql-sanitize \
-                    tests/http/search_parity.test.mjs tests/http/scan_pages.test.mjs \
-                    tests/http/pg_locks.test.mjs tests/http/migrate_to.test.mjs \
-                    tests/http/twonode_embed.test.mjs tests/http/knowledge.test.mjs \
-                    tests/http/files.test.mjs tests/http/feedback.test.mjs
-            else
-                stage_fail http-postgresql-sanitize "the throwaway PostgreSQL cluster did not start"
-            fi
-            pg_cleanup
-            trap - EXIT
+            pg_node_stage http-postgresql-sanitize \
+                tests/http/search_parity.test.mjs tests/http/scan_pages.test.mjs \
+                tests/http/pg_locks.test.mjs tests/http/migrate_to.test.mjs \
+                tests/http/twonode_embed.test.mjs tests/http/knowledge.test.mjs \
+                tests/http/files.test.mjs tests/http/feedback.test.mjs
         fi
         export KNOWHUB_BIN=$ROOT/build/knowhub
         unset ASAN_OPTIONS UBSAN_OPTIONS
@@ -209,16 +215,8 @@ if [ "${TSAN_STAGE:-1}" != 0 ]; then
         node_stage http-tsan tests/http/concurrency.test.mjs tests/http/cache.test.mjs \
             tests/http/embeddings.test.mjs tests/http/jobs_fair.test.mjs
         if [ "$pg_deps" = ok ]; then
-            PG_DIR=$(mktemp -d /tmp/knowhub-pg.XXXXXX)
-            trap pg_cleanup EXIT
-            if scripts/pgcluster.sh start "$PG_DIR"; then
-                KNOWHUB_TEST_PG=$PG_DIR/sock node_stage http-postgresql-tsan \
-                    tests/http/twonode.test.mjs tests/http/twonode_embed.test.mjs
-            else
-                stage_fail http-postgresql-tsan "the throwaway PostgreSQL cluster did not start"
-            fi
-            pg_cleanup
-            trap - EXIT
+            pg_node_stage http-postgresql-tsan tests/http/twonode.test.mjs \
+                tests/http/twonode_embed.test.mjs
         fi
         export KNOWHUB_BIN=$ROOT/build/knowhub
         unset TSAN_OPTIONS

@@ -81,6 +81,17 @@ struct json_object *error_json(const struct error *e)
     return o;
 }
 
+struct json_object *error_json_text(const char *code, const char *message)
+{
+    struct error e;
+    struct json_object *o;
+    error_init(&e);
+    error_text(&e, code, NULL, message);
+    o = error_json(&e);
+    error_release(&e);
+    return o;
+}
+
 static void param_add(struct error *e, const char *name, struct json_object *v)
 {
     if (!e->params)

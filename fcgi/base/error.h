@@ -46,6 +46,9 @@ void error_set(struct error *e, const char *code, const char *key, const char *f
  * and, when it has a key, {key, params}. retry is e's own (a cause may know
  * better than its code). A new object; e is left as it is. */
 struct json_object *error_json(const struct error *e);
+/* error_json of an error made of code (retry as error_retryable says) and
+ * a message that is not a format: a batch item's, a slim group's, a job's. */
+struct json_object *error_json_text(const char *code, const char *message);
 /* Set code (retry as error_retryable says) and a message that is not a
  * format. */
 void error_text(struct error *e, const char *code, const char *key, const char *message);

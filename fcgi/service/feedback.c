@@ -29,11 +29,8 @@ static struct json_object *item_failed(struct json_object *item, const struct er
 static struct json_object *item_error(struct json_object *item, const char *code,
                                       const char *message)
 {
-    struct error e;
-    error_init(&e);
-    error_text(&e, code, NULL, message);
-    item_failed(item, &e);
-    error_release(&e);
+    json_object_object_add(item, "status", json_object_new_string("error"));
+    json_object_object_add(item, "error", error_json_text(code, message));
     return item;
 }
 

@@ -44,14 +44,9 @@ int jobs_start(struct store *st, const char *space, const char *kind, struct jso
  * that fail, the job is queued again at the next start. */
 static void job_failed(struct store *st, const char *id, const char *code, const char *message)
 {
-    struct error e;
-    struct json_object *o;
-    error_init(&e);
-    error_text(&e, code, NULL, message);
-    o = error_json(&e);
+    struct json_object *o = error_json_text(code, message);
     store_ignore(store_job_finish(st, id, "failed", NULL, json_text(o)));
     json_object_put(o);
-    error_release(&e);
 }
 
 struct json_object *jobs_to_json(const struct job_info *j)

@@ -358,18 +358,6 @@ out:
 
 /* ---- merging ---- */
 
-/* A group's error, in the one shape (error_json). */
-static struct json_object *group_error(const char *code, const char *message_text)
-{
-    struct error e;
-    struct json_object *o;
-    error_init(&e);
-    error_text(&e, code, NULL, message_text);
-    o = error_json(&e);
-    error_release(&e);
-    return o;
-}
-
 /* The LLM's merged text of the survivor and members; 0, or -1 with error. */
 static int merged_text(const struct slim_ctx *c, const struct knowledge *survivor,
                        struct knowledge *members, size_t n, struct buf *out,
@@ -407,7 +395,7 @@ static int merged_text(const struct slim_ctx *c, const struct knowledge *survivo
     if (svc_llm_chat(&c->svc, &lr, &r)) {
         *error = error_json(&r.err);
     } else if (utf8_length(r.text.data, r.text.len) > limit) {
-        *error = group_error("LIMIT_EXCEEDED", "The LLM's merged text is over the limit");
+        *error = error_json_text("LIMIT_EXCEEDED", "The LLM's merged text is over the limit");
     } else {
         buf_reset(out);
         buf_add(out, r.text.data, r.text.len);
@@ -436,7 +424,7 @@ int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
     json_object_object_get_ex(group, "members", &members_j);
     json_object_object_get_ex(surv_j, "id", &id);
     if (store_knowledge_get(c->svc.st, c->svc.space, json_object_get_string(id), 0, &survivor)) {
-        *error = group_error("NOT_FOUND", "The surviving entry is gone; the group was skipped");
+        *error = error_json_text("NOT_FOUND", "The surviving entry is gone; the group was skipped");
         goto out;
     }
     members = xcalloc(json_object_array_length(members_j) + 1, sizeof *members);
@@ -477,8 +465,9 @@ int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
         if (urc) {
             store_rollback(c->svc.st);
             if (urc == STORE_CONFLICT) { /* edited while the LLM merged */
-                *error = group_error("CONFLICT", "The surviving entry changed meanwhile; the group "
-                                                 "was left as it was");
+                *error =
+                    error_json_text("CONFLICT", "The surviving entry changed meanwhile; the group "
+                                                "was left as it was");
                 goto out;
             }
             goto store_failed;
@@ -491,8 +480,9 @@ int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
                                         members[i].version, c->svc.actor);
         if (mrc == STORE_CONFLICT || mrc == STORE_NOT_FOUND) {
             store_rollback(c->svc.st);
-            *error = group_error("CONFLICT", "An entry of the group changed meanwhile; the group "
-                                             "was left as it was");
+            *error =
+                error_json_text("CONFLICT", "An entry of the group changed meanwhile; the group "
+                                            "was left as it was");
             goto out;
         }
         if (mrc) {
@@ -505,8 +495,8 @@ int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
     rc = 0;
     goto out;
 store_failed:
-    *error = group_error("SERVICE_UNAVAILABLE", "The database could not be written; the group "
-                                                "was left as it was");
+    *error = error_json_text("SERVICE_UNAVAILABLE", "The database could not be written; the group "
+                                                    "was left as it was");
 out:
     knowledge_release(&survivor);
     for (size_t i = 0; i < n; i++)

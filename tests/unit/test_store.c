@@ -17,6 +17,18 @@
 
 /* ---- helpers ---- */
 
+/* Remove the database path (k.db) in the temporary dir, its WAL files and dir. */
+static void remove_db(const char *dir, const char *path)
+{
+    char f[160];
+    snprintf(f, sizeof f, "%s/k.db-wal", dir);
+    unlink(f);
+    snprintf(f, sizeof f, "%s/k.db-shm", dir);
+    unlink(f);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* Insert an entry with the given keys (other fields filled in); a store status. */
 static int insert_entry(struct store *st, const char *space, const char *id, const char *category,
                         const char *path, unsigned types, int *id_taken)
@@ -213,15 +225,7 @@ static void test_open_and_migrations(void)
     CHECK(store_open("/nonexistent-dir-knowhub/x/y.db", &st) != STORE_OK);
     CHECK(st == NULL);
 
-    {
-        char f[160];
-        snprintf(f, sizeof f, "%s/k.db-wal", dir);
-        unlink(f);
-        snprintf(f, sizeof f, "%s/k.db-shm", dir);
-        unlink(f);
-        unlink(path);
-        rmdir(dir);
-    }
+    remove_db(dir, path);
 }
 
 /* ---- tokens ---- */
@@ -988,15 +992,7 @@ static void test_one_open_job(void)
     }
     store_close(st);
     free(seen);
-    {
-        char f[160];
-        snprintf(f, sizeof f, "%s/k.db-wal", dir);
-        unlink(f);
-        snprintf(f, sizeof f, "%s/k.db-shm", dir);
-        unlink(f);
-        unlink(path);
-        rmdir(dir);
-    }
+    remove_db(dir, path);
 }
 
 /* No statement stores text that is not valid UTF-8 (PostgreSQL refuses it,
