@@ -19,9 +19,25 @@ stack_port_taken() { # HOST PORT
     (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null
 }
 
+# nginx/knowhub_fastcgi.conf into DEST, passing to the upstream UPSTREAM with
+# the proxy key knowhub writes into KEYDIR (its data directory) in place of
+# the package's /var/lib/knowhub/: a pattern, so nginx starts without it (an
+# older knowhub writes none), and then no request is loopback.
+stack_fastcgi() { # DEST UPSTREAM KEYDIR
+    sed -e "s|^fastcgi_pass knowhub;|fastcgi_pass $2;|" \
+        -e "s|^include /var/lib/knowhub/proxy_key\[\.\]conf;|include $3/proxy_key[.]conf;|" \
+        "$STACK_ROOT/nginx/knowhub_fastcgi.conf" > "$1" || return 1
+    grep -q "^fastcgi_pass $2;" "$1" && grep -qF "include $3/proxy_key[.]conf;" "$1" || {
+        echo "stack: nginx/knowhub_fastcgi.conf lacks 'fastcgi_pass knowhub;' or" \
+            "'include /var/lib/knowhub/proxy_key[.]conf;'" >&2
+        return 1
+    }
+}
+
 # Render nginx/TEMPLATE.conf.in into DATA/nginx/OUTPUT.conf for each
 # TEMPLATE:OUTPUT given (default: nginx.conf and the two parts it includes);
-# @NGINX@ (where knowhub_fastcgi.conf is) is $STACK_NGINX, default nginx/.
+# @NGINX@ (where knowhub_fastcgi.conf is) is $STACK_NGINX, default DATA/nginx,
+# where knowhub_fastcgi.conf is then rendered with DATA's proxy key.
 stack_render() { # DATA HOST PORT [TEMPLATE:OUTPUT...]
     local data=$1 host=$2 port=$3 user_line="" rate=${KNOWHUB_RATE_LIMIT:-20r/s} exempt=1 part
     local parts=("${@:4}")
@@ -43,11 +59,14 @@ stack_render() { # DATA HOST PORT [TEMPLATE:OUTPUT...]
             -e "s|@WORKERS@|${KNOWHUB_NGINX_WORKERS:-2}|" \
             -e "s|@DATA@|$data|g" -e "s|@HOST@|$host|g" -e "s|@PORT@|$port|g" \
             -e "s|@WEB@|$STACK_ROOT/web|g" -e "s|@I18N@|$STACK_ROOT/i18n|g" \
-            -e "s|@NGINX@|${STACK_NGINX:-$STACK_ROOT/nginx}|g" -e "s|@RATE@|$rate|g" \
+            -e "s|@NGINX@|${STACK_NGINX:-$data/nginx}|g" -e "s|@RATE@|$rate|g" \
             -e "s|@SOCKET@|$data/run/knowhub.sock|g" \
             -e "s|@BURST@|${KNOWHUB_RATE_BURST:-40}|g" -e "s|@LOOPBACK_EXEMPT@|$exempt|g" \
             "$STACK_ROOT/nginx/${part%%:*}.conf.in" > "$data/nginx/${part#*:}.conf" || return 1
     done
+    if [ -z "${STACK_NGINX:-}" ]; then
+        stack_fastcgi "$data/nginx/knowhub_fastcgi.conf" knowhub "$data" || return 1
+    fi
 }
 
 # Wait until a condition command succeeds (50 ms steps), or give up.
@@ -115,11 +134,25 @@ stack_knowhub() { # DATA
 # unless it is a POST), and per node an upstream knowhub_node_I, its
 # copy of knowhub_fastcgi.conf passing to it and of the server part
 # including that copy, behind a server on the node's own port.
+# Proxy keys: a node started by knowhub-start has its own, in the data
+# directory above its socket (DATA/run/knowhub.sock); each node's server
+# sends that node's key. The front sends one key to every node: the nodes'
+# key when they all hold the same one (copied proxy.key), else none (then no
+# request through the front is loopback).
 stack_nodes_render() { # FRONT HOST PORT SOCKET=NODE_PORT...
-    local front=$1 host=$2 port=$3 i=0 servers="" spec dir
+    local front=$1 host=$2 port=$3 i=0 servers="" spec dir keydir shared=""
     shift 3
-    stack_render "$front" "$host" "$port" \
+    for spec in "$@"; do
+        keydir=$(dirname "$(dirname "${spec%=*}")")
+        if [ -z "$shared" ]; then
+            shared=$keydir
+        elif ! cmp -s "$shared/proxy.key" "$keydir/proxy.key"; then
+            shared=$front # no key there: none is sent
+        fi
+    done
+    STACK_NGINX=$front/nginx stack_render "$front" "$host" "$port" \
         knowhub_nodes:nginx knowhub_http:knowhub_http knowhub_server:knowhub_server || return 1
+    stack_fastcgi "$front/nginx/knowhub_fastcgi.conf" knowhub "${shared:-$front}" || return 1
     for spec in "$@"; do
         servers+="    server unix:${spec%=*} max_fails=1 fail_timeout=1s;\\n"
     done
@@ -136,12 +169,8 @@ stack_nodes_render() { # FRONT HOST PORT SOCKET=NODE_PORT...
         mkdir -p "$dir"
         printf '\nupstream knowhub_node_%d {\n    server unix:%s;\n}\n' "$i" "${spec%=*}" \
             >> "$front/nginx/knowhub_http.conf"
-        sed -e "s|^fastcgi_pass knowhub;|fastcgi_pass knowhub_node_$i;|" \
-            "$STACK_ROOT/nginx/knowhub_fastcgi.conf" > "$dir/knowhub_fastcgi.conf" || return 1
-        grep -q "knowhub_node_$i;" "$dir/knowhub_fastcgi.conf" || {
-            echo "stack: no 'fastcgi_pass knowhub;' in nginx/knowhub_fastcgi.conf" >&2
-            return 1
-        }
+        stack_fastcgi "$dir/knowhub_fastcgi.conf" "knowhub_node_$i" \
+            "$(dirname "$(dirname "${spec%=*}")")" || return 1
         STACK_NGINX=$dir stack_render "$front" "$host" "$port" \
             "knowhub_server:node-$i/knowhub_server" || return 1
         printf 'server {\n    listen %s:%s;\n    root %s;\n    index index.html;\n    include %s;\n}\n' \

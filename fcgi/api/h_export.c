@@ -10,8 +10,9 @@ static int export_line(struct json_object *o, void *ctx)
 {
     struct response *res = ctx;
     const char *line = json_text(o);
-    reply_stream_write(res, line, strlen(line));
-    reply_stream_write(res, "\n", 1);
+    /* the client gone: the scan stops rather than read the rest for no one */
+    if (reply_stream_write(res, line, strlen(line)) || reply_stream_write(res, "\n", 1))
+        return -1;
     return 0;
 }
 

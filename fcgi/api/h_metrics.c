@@ -1,7 +1,9 @@
 /* h_metrics: GET /metrics, the Prometheus text exposition of every thread's
  * counters. They cover every space, so they are the operator's: open from
- * loopback (nginx's REMOTE_ADDR, no proxy header), from anywhere else only
- * with KNOWHUB_METRICS_TOKEN; a space's token, even an admin's, is refused
+ * loopback through knowhub's own nginx (REMOTE_ADDR loopback, no proxy
+ * header, and the proxy key nginx adds: another process on the socket can
+ * claim any REMOTE_ADDR, not the key), from anywhere else only with
+ * KNOWHUB_METRICS_TOKEN; a space's token, even an admin's, is refused
  * (docs/operations.md). */
 #include "service/auth.h"
 #include "api/handlers.h"
@@ -12,12 +14,26 @@
 
 #define METRICS_MAX_TEXT (4 * 1024 * 1024)
 
+/* The vector index's figures, every space's, against its budget. */
+static void vector_gauges(struct metrics_gauges *g)
+{
+    struct vindex_figures f;
+    vindex_figures(NULL, &f);
+    g->index_vectors = f.vectors;
+    g->index_bytes = f.bytes;
+    g->index_budget = f.total_budget;
+    g->index_space_cap = f.space_cap;
+    g->index_spaces_over = f.over;
+    g->index_evictions = f.evictions;
+}
+
 void h_metrics(struct request *req, struct response *res)
 {
     struct buf text;
     struct metrics_gauges gauges;
-    if (!metrics_loopback_request(req->remote_addr, req->forwarded_for, req->forwarded) &&
-        !auth_bearer_is(req->authorization, req->cfg->metrics_token)) {
+    int loopback = req->proxy_key_ok &&
+                   metrics_loopback_request(req->remote_addr, req->forwarded_for, req->forwarded);
+    if (!loopback && !auth_bearer_is(req->authorization, req->cfg->metrics_token)) {
         int rc = auth_check(req->store, req->authorization, &req->who);
         if (rc == AUTH_UNAVAILABLE) {
             reply_error(res, 503, E_SERVICE_UNAVAILABLE, "The database is busy; try again");
@@ -31,7 +47,8 @@ void h_metrics(struct request *req, struct response *res)
         }
         buf_adds(&res->headers, "WWW-Authenticate: Bearer realm=\"knowhub\"\r\n");
         reply_error(res, 401, E_UNAUTHORIZED,
-                    "Metrics are open to loopback; elsewhere KNOWHUB_METRICS_TOKEN is required");
+                    "Metrics are open to loopback through knowhub's nginx; elsewhere "
+                    "KNOWHUB_METRICS_TOKEN is required");
         return;
     }
     buf_init(&text, METRICS_MAX_TEXT);
@@ -40,7 +57,7 @@ void h_metrics(struct request *req, struct response *res)
     store_ignore(
         store_space_counts(req->store, metrics_gauges_space, &gauges));      /* unread: no rows */
     store_ignore(store_job_counts(req->store, metrics_gauges_job, &gauges)); /* unread: no rows */
-    vindex_usage(NULL, &gauges.index_vectors, &gauges.index_bytes);
+    vector_gauges(&gauges);
     if (!req->metrics || metrics_render(req->metrics, &gauges, &text)) {
         reply_error(res, 500, E_INTERNAL, "The metrics could not be rendered");
     } else {

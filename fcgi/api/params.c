@@ -1,7 +1,6 @@
 /* params: the entry view's query filters and the path check's reply. */
 #include "api/params.h"
 #include "base/error.h"
-#include "base/util.h"
 #include "domain/knowledge.h"
 #include "domain/paths.h"
 #include "service/ctx.h"
@@ -15,30 +14,18 @@
 int knowledge_types_from_query_or_400(const struct request *req, struct response *res,
                                       unsigned *out)
 {
+    struct error err;
     *out = 0;
+    error_init(&err);
     for (size_t i = 0; i < req->n_qp; i++) {
-        const char *v = req->qp[i].value;
-        if (strcmp(req->qp[i].name, "tags_type") != 0)
-            continue;
-        while (*v) {
-            size_t n = strcspn(v, ",");
-            if (n) {
-                char *name = xstrndup(v, n);
-                unsigned bit = knowledge_type_bit(name);
-                if (!bit) {
-                    reply_error(res, 200, E_INVALID_REQUEST,
-                                "Unknown tags_type '%s' (expected tool, usecase, definition, "
-                                "plan, strategy)",
-                                name);
-                    free(name);
-                    return -1;
-                }
-                free(name);
-                *out |= bit;
-            }
-            v += n + (v[n] == ',');
+        if (strcmp(req->qp[i].name, "tags_type") == 0 &&
+            knowledge_types_add_list(req->qp[i].value, out, &err)) {
+            reply_error_of(res, &err);
+            error_release(&err);
+            return -1;
         }
     }
+    error_release(&err);
     return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "llm/agentlog.h"
 #include "http/http.h"
 #include "service/embed.h"
+#include "service/vindex.h"
 #include "service/jobs.h"
 #include "llm/llm.h"
 #include "base/metrics.h"
@@ -19,7 +20,9 @@
 #include "store/store.h"
 #include "base/util.h"
 
+#include <errno.h>
 #include <fcgiapp.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -30,6 +33,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +54,8 @@ struct worker {
     struct accesslog *audit;  /* likewise */
     const char *request_id;   /* the request being answered, for audit lines */
     struct buf line;          /* this thread's log line */
+    const char *proxy_key;    /* what nginx must send as KNOWHUB_PROXY_KEY (serve's) */
+    int warned_proxy_key;     /* a wrong key was said on stderr (once per thread) */
 };
 
 /* The store's audit hook: one JSON line per committed audit row. */
@@ -58,8 +64,9 @@ static void log_audit(void *arg, const char *ts, const char *space, const char *
 {
     struct worker *w = arg;
     accesslog_audit_line(&w->line, w->request_id, ts, space, actor, action, target);
-    if (w->line.len && w->line.data[w->line.len - 1] == '\n')
-        accesslog_write(w->audit, w->line.data, w->line.len);
+    if (w->line.len && w->line.data[w->line.len - 1] == '\n' &&
+        accesslog_write(w->audit, w->line.data, w->line.len))
+        metrics_log_line_lost(w->metrics);
 }
 
 static double seconds_since(const struct timespec *t0)
@@ -108,20 +115,41 @@ static int read_body(FCGX_Stream *in, long length, struct buf *b)
     return 0;
 }
 
-/* The sink of a streamed response: straight to the FastCGI stream, counted. */
+/* Where an answer goes: the FastCGI stream. A write that fails or falls
+ * short means the connection is gone (nginx gave up on the client, or the
+ * client on the socket left): nothing more is written. */
 struct sink {
     FCGX_Stream *out;
-    size_t bytes;
+    size_t bytes; /* handed to the sink of a streamed response */
+    int failed;   /* the answer was not delivered in full */
+    int error;    /* libfcgi's error then (an errno, or its own negative code) */
 };
 
-static void fcgx_sink(void *ctx, const char *data, size_t n)
+static void sink_put(struct sink *s, const char *data, size_t n)
 {
-    struct sink *s = ctx;
-    FCGX_PutStr(data, (int)n, s->out);
-    s->bytes += n;
+    while (n > 0 && !s->failed) {
+        int chunk = n > INT_MAX ? INT_MAX : (int)n;
+        if (FCGX_PutStr(data, chunk, s->out) != chunk) {
+            s->failed = 1;
+            s->error = FCGX_GetError(s->out);
+            return;
+        }
+        data += chunk;
+        n -= (size_t)chunk;
+    }
 }
 
-static void write_response(FCGX_Request *fr, const struct response *res)
+/* The sink of a streamed response: straight to the FastCGI stream, counted;
+ * -1 once the connection is gone. */
+static int fcgx_sink(void *ctx, const char *data, size_t n)
+{
+    struct sink *s = ctx;
+    sink_put(s, data, n);
+    s->bytes += n;
+    return s->failed ? -1 : 0;
+}
+
+static void write_response(struct sink *s, const struct response *res)
 {
     struct buf head;
     if (res->streamed)
@@ -129,10 +157,60 @@ static void write_response(FCGX_Request *fr, const struct response *res)
     buf_init(&head, 16384);
     response_head(res, res->content_type ? res->content_type : "application/json; charset=utf-8",
                   (long)res->body.len, &head);
-    FCGX_PutStr(head.data, (int)head.len, fr->out);
+    sink_put(s, head.data, head.len);
     if (!res->head_only)
-        FCGX_PutStr(res->body.data, (int)res->body.len, fr->out);
+        sink_put(s, res->body.data, res->body.len);
     buf_release(&head);
+}
+
+/* Room in libfcgi's stdout buffer the end needs: a record's padding (7),
+ * the empty stdout record (8) and FCGI_END_REQUEST (16). */
+#define ANSWER_END_BYTES 31
+
+/* End the answer now rather than in FCGX_Finish_r, which cannot say whether
+ * it worked: stderr's end (nothing was written to it: no bytes go out), then
+ * stdout's, which sends what is buffered and the end records. Those two
+ * records must go in one write: nginx closes the connection once it has
+ * read the empty stdout record, so an FCGI_END_REQUEST written after it
+ * would fail although the client has the whole answer. When the buffer
+ * has no room for both, what it holds goes first. */
+static void finish_answer(FCGX_Request *fr, struct sink *s)
+{
+    if (!s->failed && fr->out->stop - fr->out->wrNext < ANSWER_END_BYTES && FCGX_FFlush(fr->out)) {
+        s->failed = 1;
+        s->error = FCGX_GetError(fr->out);
+    }
+    FCGX_FClose(fr->err);
+    if (FCGX_FClose(fr->out) && !s->failed) {
+        s->failed = 1;
+        s->error = FCGX_GetError(fr->out);
+    }
+}
+
+/* 1 when the request's KNOWHUB_PROXY_KEY is this process's key (compared in
+ * constant time); a wrong one is said on stderr once per thread (never the
+ * key: nginx has an old one when it was not reloaded after a change). */
+static int proxy_key_matches(struct worker *w, const char *given)
+{
+    if (!given || !w->proxy_key)
+        return 0;
+    if (strlen(given) == SERVER_PROXY_KEY_HEX &&
+        sodium_memcmp(given, w->proxy_key, SERVER_PROXY_KEY_HEX) == 0)
+        return 1;
+    if (!w->warned_proxy_key) {
+        w->warned_proxy_key = 1;
+        fputs("knowhub: a request carried a KNOWHUB_PROXY_KEY that is not this knowhub's: it "
+              "is not treated as loopback (reload nginx after the key changed; "
+              "docs/operations.md, \"The proxy key\")\n",
+              stderr);
+    }
+    return 0;
+}
+
+/* Why an answer did not arrive, for the log line. */
+static const char *undelivered_reason(int error)
+{
+    return error > 0 ? strerror(error) : "the FastCGI stream failed";
 }
 
 static void handle(FCGX_Request *fr, struct worker *w)
@@ -145,7 +223,7 @@ static void handle(FCGX_Request *fr, struct worker *w)
     const char *clen = FCGX_GetParam("CONTENT_LENGTH", fr->envp), *proto;
     char *path = NULL;
     long length = 0;
-    struct sink sink = {fr->out, 0};
+    struct sink sink = {fr->out, 0, 0, 0};
     struct timespec started;
     double seconds;
     const struct route *routes;
@@ -177,6 +255,7 @@ static void handle(FCGX_Request *fr, struct worker *w)
     req.remote_addr = FCGX_GetParam("REMOTE_ADDR", fr->envp);
     req.forwarded_for = FCGX_GetParam("HTTP_X_FORWARDED_FOR", fr->envp);
     req.forwarded = FCGX_GetParam("HTTP_FORWARDED", fr->envp);
+    req.proxy_key_ok = proxy_key_matches(w, FCGX_GetParam("KNOWHUB_PROXY_KEY", fr->envp));
     proto = FCGX_GetParam("HTTP_X_FORWARDED_PROTO", fr->envp);
     req.https = (FCGX_GetParam("HTTPS", fr->envp) && *FCGX_GetParam("HTTPS", fr->envp)) ||
                 (proto && strcasecmp(proto, "https") == 0);
@@ -212,11 +291,22 @@ static void handle(FCGX_Request *fr, struct worker *w)
             fprintf(stderr, "knowhub: %s %s %s: internal error: %s\n", request_id, req.method,
                     req.path, store_errmsg(w->store));
     }
-    write_response(fr, &res);
+    write_response(&sink, &res);
 
     seconds = seconds_since(&started);
+    /* Counted before the end goes out: a client that has the answer finds
+     * it in the next scrape. */
     metrics_request(w->metrics, req.route, res.status, seconds);
     metrics_cache_bytes(w->metrics, w->cache ? cache_bytes(w->cache) : 0);
+    finish_answer(fr, &sink);
+    if (sink.failed) {
+        metrics_response_undelivered(w->metrics);
+        /* Once per request: the sink stopped writing at the first failure. */
+        fprintf(stderr,
+                "knowhub: %s %s %s: the answer was not delivered (%s): the connection "
+                "closed while knowhub wrote\n",
+                request_id, req.method, req.path, undelivered_reason(sink.error));
+    }
     if (w->access) {
         routes = router_table(&n_routes);
         struct access_entry e = {
@@ -232,9 +322,13 @@ static void handle(FCGX_Request *fr, struct worker *w)
             : res.head_only ? 0
                             : res.body.len,
         };
-        accesslog_access_line(&w->line, &e);
-        if (w->line.len && w->line.data[w->line.len - 1] == '\n')
-            accesslog_write(w->access, w->line.data, w->line.len);
+        if (sink.failed)
+            accesslog_undelivered_line(&w->line, &e);
+        else
+            accesslog_access_line(&w->line, &e);
+        if (w->line.len && w->line.data[w->line.len - 1] == '\n' &&
+            accesslog_write(w->access, w->line.data, w->line.len))
+            metrics_log_line_lost(w->metrics);
     }
     w->request_id = NULL;
     request_release(&req);
@@ -295,32 +389,67 @@ static void *job_main(void *arg)
     return NULL;
 }
 
+/* Bind and listen on a Unix socket at path (shorter than sun_path), mode
+ * 0660: nginx's workers, the group, connect (the umask would leave 0600).
+ * Not FCGX_OpenSocket: libfcgi exits the process when bind() fails. The
+ * descriptor, or -1 after a message: a socket nginx cannot reach stops the
+ * start. */
+static int bind_unix_socket(const char *path)
+{
+    struct sockaddr_un sa;
+    int fd;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    unlink(path);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 1024)) {
+        fprintf(stderr, "knowhub: cannot listen on the socket %s: %s\n", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (chmod(path, 0660)) {
+        fprintf(stderr,
+                "knowhub: cannot give the socket %s mode 0660 (%s): nginx could not connect; "
+                "not serving\n",
+                path, strerror(errno));
+        close(fd);
+        unlink(path);
+        return -1;
+    }
+    return fd;
+}
+
 /* Listen on path: a Unix socket (mode 0660) appears under its name only
  * once it listens. It is bound and listening under path.new first, then
  * renamed: a connection between bind() and listen() would be refused, and
- * scripts and tests take the file for "ready". host:port is TCP (libfcgi),
- * opened as it is. The listening descriptor, or -1. */
+ * scripts and tests take the file for "ready". A path with no room for
+ * ".new" is bound in place. host:port is TCP (libfcgi), opened as it is.
+ * The listening descriptor, or -1 after a message on stderr. */
 static int open_listener(const char *path)
 {
+    const size_t max = sizeof(((struct sockaddr_un *)0)->sun_path) - 1;
     struct buf tmp;
     int fd;
     if (strchr(path, ':'))
-        return FCGX_OpenSocket(path, 1024);
+        return FCGX_OpenSocket(path, 1024); /* libfcgi says why and exits when it cannot */
+    if (strlen(path) > max) {
+        fprintf(stderr, "knowhub: the socket path %s is longer than %zu bytes\n", path, max);
+        return -1;
+    }
+    if (strlen(path) + strlen(".new") > max)
+        return bind_unix_socket(path);
     buf_init(&tmp, 4096);
     buf_addf(&tmp, "%s.new", path);
-    unlink(tmp.data);
-    fd = FCGX_OpenSocket(tmp.data, 1024);
-    if (fd >= 0 && (chmod(tmp.data, 0660) || rename(tmp.data, path))) {
+    if ((fd = bind_unix_socket(tmp.data)) >= 0 && rename(tmp.data, path)) {
+        fprintf(stderr, "knowhub: cannot rename the socket %s to %s: %s\n", tmp.data, path,
+                strerror(errno));
         close(fd);
         unlink(tmp.data);
         fd = -1;
     }
     buf_release(&tmp);
-    if (fd < 0) { /* a path too long for the .new name, say: bound in place */
-        unlink(path);
-        if ((fd = FCGX_OpenSocket(path, 1024)) >= 0)
-            chmod(path, 0660);
-    }
     return fd;
 }
 
@@ -352,6 +481,18 @@ static void worker_attach(struct worker *w, struct metrics *m, struct accesslog 
         store_set_audit_hook(w->store, log_audit, w);
 }
 
+/* A thread's LLM client, or NULL after a message: knowhub does not start
+ * with a thread that could never call the LLM. */
+static struct llm *new_llm_client(void)
+{
+    struct llm *llm = llm_new();
+    if (!llm)
+        fputs("knowhub: cannot make an HTTP client for the LLM (curl_easy_init failed: out of "
+              "memory, or libcurl did not initialise); not serving\n",
+              stderr);
+    return llm;
+}
+
 static int serve(const struct config *cfg)
 {
     struct buf sock;
@@ -364,14 +505,20 @@ static int serve(const struct config *cfg)
     int jobber_started = 0;
     struct sigaction sa;
     int rc = 1, started = 0;
+    char proxy_key[SERVER_PROXY_KEY_HEX + 1] = "";
 
     buf_init(&sock, 4096);
     if (server_prepare_dirs(cfg))
         goto out;
     server_socket_path(cfg, &sock);
+    /* Before the socket: once it is there, nginx may start and read the key's include. */
+    if (server_proxy_key(cfg, proxy_key))
+        goto out;
     /* Writers waiting for the write lock hold threads: half of them at most
      * wait long, so reads are answered while a write lock is held long. */
     store_set_writers_waiting(cfg->threads / 2);
+    store_set_space_entries(cfg->space_entries);
+    vindex_configure(cfg->vector_bytes, cfg->vector_space_bytes);
     workers = xcalloc((size_t)cfg->threads, sizeof *workers);
     for (int i = 0; i < cfg->threads; i++) {
         workers[i].cfg = cfg;
@@ -379,10 +526,15 @@ static int serve(const struct config *cfg)
          * database, with a message; the others find it current. */
         if (!(workers[i].store = server_open_store(cfg)))
             goto out;
-        workers[i].llm = llm_new();
+        workers[i].proxy_key = proxy_key;
+        if (!(workers[i].llm = new_llm_client()))
+            goto out;
         workers[i].cache =
             cache_new((size_t)cfg->cache_slots, cfg->cache_bytes / (size_t)cfg->threads);
     }
+    jobber.cfg = cfg;
+    if (!(jobber.llm = new_llm_client()))
+        goto out;
     if (server_first_start(cfg, workers[0].store))
         goto out;
     /* Threads 0..n-1 are the workers, thread n the job thread. */
@@ -410,10 +562,8 @@ static int serve(const struct config *cfg)
     signal(SIGPIPE, SIG_IGN);
 
     listen_fd = open_listener(sock.data);
-    if (listen_fd < 0) {
-        fprintf(stderr, "knowhub: cannot listen on %s\n", sock.data);
-        goto out;
-    }
+    if (listen_fd < 0)
+        goto out; /* open_listener said why */
 
     for (; started < cfg->threads; started++)
         if (pthread_create(&workers[started].thread, NULL, worker_main, &workers[started])) {
@@ -421,8 +571,6 @@ static int serve(const struct config *cfg)
             on_signal(0);
             break;
         }
-    jobber.cfg = cfg;
-    jobber.llm = llm_new();
     if ((jobber.store = server_open_store(cfg))) {
         worker_attach(&jobber, metrics_of(metrics, (size_t)cfg->threads), access, audit);
         jobber_started = pthread_create(&jobber.thread, NULL, job_main, &jobber) == 0;
@@ -456,6 +604,7 @@ out:
     metrics_set_free(metrics);
     free(workers);
     buf_release(&sock);
+    sodium_memzero(proxy_key, sizeof proxy_key);
     return rc;
 }
 

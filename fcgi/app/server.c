@@ -1,10 +1,11 @@
-/* server: data directory layout and first-start initialisation. */
+/* server: data directory layout, first-start initialisation and the proxy key. */
 #include "app/server.h"
 #include "service/auth.h"
 #include "store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -138,5 +139,155 @@ int server_first_start(const struct config *cfg, struct store *st)
 out:
     buf_release(&token);
     buf_release(&path);
+    return rc;
+}
+
+/* Replace path with data (mode 0600 whatever the umask) through path.new and
+ * a rename: a reader (nginx at a reload) sees the old file or the new one,
+ * never half of one. 0, or -1 with errno set. */
+static int write_private_file(const char *path, const char *data, size_t len)
+{
+    struct buf tmp;
+    size_t done = 0;
+    int fd, rc = -1, saved;
+    buf_init(&tmp, 4096);
+    buf_addf(&tmp, "%s.new", path);
+    unlink(tmp.data);
+    fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        goto out;
+    if (fchmod(fd, 0600))
+        goto failed;
+    while (done < len) {
+        ssize_t n = write(fd, data + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            goto failed;
+        }
+        done += (size_t)n;
+    }
+    if (fsync(fd))
+        goto failed;
+    if (close(fd)) {
+        fd = -1;
+        goto failed;
+    }
+    fd = -1;
+    if (rename(tmp.data, path))
+        goto failed;
+    rc = 0;
+    goto out;
+failed:
+    saved = errno;
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp.data);
+    errno = saved;
+out:
+    buf_release(&tmp);
+    return rc;
+}
+
+/* The key in path into out: 1 when read, 0 when there is no such file, -1
+ * after a message when it cannot be read or holds no key. */
+static int read_proxy_key(const char *path, char out[static SERVER_PROXY_KEY_HEX + 1])
+{
+    char text[SERVER_PROXY_KEY_HEX + 8];
+    struct stat sb;
+    ssize_t n;
+    size_t len;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return 0;
+        fprintf(stderr, "knowhub: cannot read the proxy key %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    /* A key left readable to others (an operator's copy) is the owner's again. */
+    if (fstat(fd, &sb) == 0 && (sb.st_mode & 077) && fchmod(fd, 0600) == 0)
+        fprintf(stderr, "knowhub: %s was readable by others: now mode 0600\n", path);
+    do
+        n = read(fd, text, sizeof text - 1);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        fprintf(stderr, "knowhub: cannot read the proxy key %s: %s\n", path, strerror(errno));
+    close(fd);
+    if (n < 0)
+        return -1;
+    len = (size_t)n;
+    while (len && (text[len - 1] == '\n' || text[len - 1] == '\r' || text[len - 1] == ' '))
+        len--;
+    for (size_t i = 0; i < len; i++)
+        if (!((text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f')))
+            len = 0; /* not a key */
+    if (len != SERVER_PROXY_KEY_HEX) {
+        fprintf(stderr,
+                "knowhub: %s does not hold a proxy key (%d lower-case hexadecimal characters); "
+                "remove it, and knowhub makes a new one at its next start "
+                "(docs/operations.md, \"The proxy key\")\n",
+                path, SERVER_PROXY_KEY_HEX);
+        sodium_memzero(text, sizeof text);
+        return -1;
+    }
+    memcpy(out, text, len);
+    out[len] = '\0';
+    sodium_memzero(text, sizeof text);
+    return 1;
+}
+
+int server_proxy_key(const struct config *cfg, char out[static SERVER_PROXY_KEY_HEX + 1])
+{
+    struct buf key_path, conf_path, text;
+    unsigned char raw[SERVER_PROXY_KEY_HEX / 2];
+    int rc = -1, found;
+    buf_init(&key_path, 4096);
+    buf_init(&conf_path, 4096);
+    buf_init(&text, 4096);
+    buf_addf(&key_path, "%s/proxy.key", cfg->data_dir);
+    buf_addf(&conf_path, "%s/proxy_key.conf", cfg->data_dir);
+    if (buf_failed(&conf_path)) {
+        fprintf(stderr, "knowhub: the data directory's path is too long\n");
+        goto out;
+    }
+    if ((found = read_proxy_key(key_path.data, out)) < 0)
+        goto out;
+    if (!found) {
+        randombytes_buf(raw, sizeof raw);
+        sodium_bin2hex(out, SERVER_PROXY_KEY_HEX + 1, raw, sizeof raw);
+        sodium_memzero(raw, sizeof raw);
+        buf_addf(&text, "%s\n", out);
+        if (write_private_file(key_path.data, text.data, text.len)) {
+            fprintf(stderr, "knowhub: cannot write the proxy key %s: %s\n", key_path.data,
+                    strerror(errno));
+            goto out;
+        }
+        fprintf(stderr, "knowhub: made a new proxy key in %s\n", key_path.data);
+    }
+    /* Written at every start: the include always holds the key in use. */
+    buf_reset(&text);
+    buf_addf(&text,
+             "# Written by knowhub serve at each start from proxy.key (docs/operations.md,\n"
+             "# \"The proxy key\"): nginx's master reads it at (re)load and passes the key\n"
+             "# to knowhub, which treats a request as loopback only when it matches.\n"
+             "# Keep it out of reach of nginx's workers (mode 0600).\n"
+             "fastcgi_param KNOWHUB_PROXY_KEY \"%s\";\n",
+             out);
+    if (write_private_file(conf_path.data, text.data, text.len)) {
+        fprintf(stderr, "knowhub: cannot write the nginx include %s: %s\n", conf_path.data,
+                strerror(errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    if (text.len)
+        sodium_memzero(text.data, text.len);
+    if (rc)
+        sodium_memzero(out, SERVER_PROXY_KEY_HEX + 1);
+    buf_release(&key_path);
+    buf_release(&conf_path);
+    buf_release(&text);
     return rc;
 }

@@ -1,6 +1,6 @@
 /* server: operator-side setup shared by the sub-commands: the data directory,
  * the database path, first-start initialisation (space "default" and the
- * admin token file). */
+ * admin token file), the proxy key shared with nginx. */
 #ifndef KNOWHUB_SERVER_H
 #define KNOWHUB_SERVER_H
 
@@ -25,5 +25,18 @@ struct store *server_open_store(const struct config *cfg);
 /* On first start (no token ever created) create space "default" and an admin
  * token written to data_dir/admin.token (mode 0600). 0, or -1 on error. */
 int server_first_start(const struct config *cfg, struct store *st);
+
+/* Hex characters of the proxy key (32 random bytes). */
+#define SERVER_PROXY_KEY_HEX 64
+
+/* The proxy key: nginx sends it as the FastCGI parameter KNOWHUB_PROXY_KEY,
+ * so knowhub tells its own nginx from any other process that can reach the
+ * socket. Read from data_dir/proxy.key, or made there (libsodium random,
+ * mode 0600) when the file is absent; then written, for nginx's master to
+ * include at its next (re)load, as data_dir/proxy_key.conf (mode 0600):
+ * fastcgi_param KNOWHUB_PROXY_KEY "<key>";. Both files are replaced by a
+ * rename, never half-written. 0 with the key in out, or -1 after a message
+ * on stderr (the key is never printed). */
+int server_proxy_key(const struct config *cfg, char out[static SERVER_PROXY_KEY_HEX + 1]);
 
 #endif

@@ -13,82 +13,90 @@ static const char *env_or(const char *name, const char *dflt)
     return v && *v ? v : dflt;
 }
 
-/* A number in [0, 1], or dflt when text is not one. */
-static double parse_fraction(const char *text, double dflt)
+/* The integer setting name in [lo, hi], or dflt when unset. A value that is
+ * not one is said on stderr (the operator sees it at start) and ignored. */
+static long env_long(const char *name, long lo, long hi, long dflt)
 {
+    const char *text = env_or(name, NULL);
+    long v;
+    if (!text)
+        return dflt;
+    if (parse_long(text, lo, hi, &v) == 0)
+        return v;
+    fprintf(stderr, "knowhub: %s=%s is not a whole number in [%ld, %ld]: using %ld\n", name, text,
+            lo, hi, dflt);
+    return dflt;
+}
+
+/* The fraction setting name in [0, 1], or dflt (with a warning, as above). */
+static double env_fraction(const char *name, double dflt)
+{
+    const char *text = env_or(name, NULL);
     char *end;
-    double v = strtod(text, &end);
-    return *text && !*end && v >= 0.0 && v <= 1.0 ? v : dflt;
+    double v;
+    if (!text)
+        return dflt;
+    v = strtod(text, &end);
+    if (!*end && v >= 0.0 && v <= 1.0)
+        return v;
+    fprintf(stderr, "knowhub: %s=%s is not a number in [0, 1]: using %g\n", name, text, dflt);
+    return dflt;
+}
+
+/* One of the words of choices (NULL-terminated): its index, or 0 (the
+ * default, choices[0]) with a warning for any other text. */
+static int env_choice(const char *name, const char *const *choices)
+{
+    const char *text = env_or(name, NULL);
+    if (!text)
+        return 0;
+    for (int i = 0; choices[i]; i++)
+        if (strcmp(text, choices[i]) == 0)
+            return i;
+    fprintf(stderr, "knowhub: %s=%s is not one of the known values: using %s\n", name, text,
+            choices[0]);
+    return 0;
 }
 
 void config_from_env(struct config *cfg)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN), threads;
+    static const char *const on_off[] = {"on", "off", NULL};
+    static const char *const rankings[] = {"fused", "reference", "bm25f", NULL};
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
     cfg->data_dir = env_or("KNOWHUB_DATA", "./var");
     cfg->socket_path = env_or("KNOWHUB_SOCKET", NULL);
     cfg->database_url = env_or("KNOWHUB_DATABASE_URL", NULL);
-    if (parse_long(env_or("KNOWHUB_THREADS", ""), 1, 256, &threads))
-        threads = 2 * (cores > 0 ? cores : 1);
-    cfg->threads = (int)threads;
+    cfg->threads = (int)env_long("KNOWHUB_THREADS", 1, 256, 2 * (cores > 0 ? cores : 1));
     cfg->llm_base_url = env_or("KNOWHUB_LLM_BASE_URL", NULL);
     cfg->llm_api_key = env_or("KNOWHUB_LLM_API_KEY", NULL);
     cfg->llm_model = env_or("KNOWHUB_LLM_MODEL", "anthropic/claude-sonnet-4.5");
     cfg->llm_router_model = env_or("KNOWHUB_LLM_ROUTER_MODEL", "google/gemini-2.0-flash-001");
     cfg->llm_models = env_or("KNOWHUB_LLM_MODELS", "");
-    {
-        long seconds;
-        if (parse_long(env_or("KNOWHUB_LLM_TIMEOUT", ""), 1, 3600, &seconds))
-            seconds = 60;
-        cfg->llm_timeout_ms = seconds * 1000;
+    cfg->llm_timeout_ms = env_long("KNOWHUB_LLM_TIMEOUT", 1, 3600, 60) * 1000;
+    cfg->agent_log = env_or("KNOWHUB_AGENT_LOG", "off"); /* any word but off is on */
+    cfg->cache_slots = (int)env_long("KNOWHUB_CACHE_SLOTS", 0, 65536, 512);
+    /* The total over all worker threads; each thread gets its share. */
+    cfg->cache_bytes = (size_t)env_long("KNOWHUB_CACHE_BYTES", 0, 1L << 40, 64L * 1024 * 1024);
+    /* What one POST /mcp may cost (docs/agents.md "Budgets"). */
+    cfg->mcp_budget_bytes = (size_t)env_long("KNOWHUB_MCP_BUDGET_BYTES", 64L * 1024,
+                                             64L * 1024 * 1024, 4L * 1024 * 1024);
+    cfg->mcp_budget_ms = env_long("KNOWHUB_MCP_BUDGET_MS", 1, 3600L * 1000, 10000);
+    cfg->access_log = env_choice("KNOWHUB_ACCESS_LOG", on_off) == 0;
+    cfg->log_max_bytes = env_long("KNOWHUB_LOG_MAX_BYTES", 0, 1L << 40, 64L * 1024 * 1024);
+    cfg->log_keep = (int)env_long("KNOWHUB_LOG_KEEP", 1, 100, 5);
+    cfg->node = env_or("KNOWHUB_NODE", NULL);
+    if (cfg->node && !id_text_valid(cfg->node, 64))
+        fprintf(stderr,
+                "knowhub: KNOWHUB_NODE=%s is not a name of 1-64 letters, digits, '-', "
+                "'_' or '.': using the host's\n",
+                cfg->node);
+    if (!cfg->node || !id_text_valid(cfg->node, 64)) {
+        if (gethostname(cfg->node_buf, sizeof cfg->node_buf - 1) != 0 ||
+            !id_text_valid(cfg->node_buf, 64))
+            snprintf(cfg->node_buf, sizeof cfg->node_buf, "knowhub");
+        cfg->node = cfg->node_buf;
     }
-    cfg->agent_log = env_or("KNOWHUB_AGENT_LOG", "off");
-    {
-        long slots;
-        if (parse_long(env_or("KNOWHUB_CACHE_SLOTS", ""), 0, 65536, &slots))
-            slots = 512;
-        cfg->cache_slots = (int)slots;
-    }
-    {
-        /* The total over all worker threads; each thread gets its share. */
-        long bytes;
-        if (parse_long(env_or("KNOWHUB_CACHE_BYTES", ""), 0, 1L << 40, &bytes))
-            bytes = 64L * 1024 * 1024;
-        cfg->cache_bytes = (size_t)bytes;
-    }
-    {
-        /* What one POST /mcp may cost (docs/agents.md "Budgets"). */
-        long bytes, ms;
-        if (parse_long(env_or("KNOWHUB_MCP_BUDGET_BYTES", ""), 64L * 1024, 64L * 1024 * 1024,
-                       &bytes))
-            bytes = 4L * 1024 * 1024;
-        if (parse_long(env_or("KNOWHUB_MCP_BUDGET_MS", ""), 1, 3600L * 1000, &ms))
-            ms = 10000;
-        cfg->mcp_budget_bytes = (size_t)bytes;
-        cfg->mcp_budget_ms = ms;
-    }
-    {
-        long bytes, keep;
-        cfg->access_log = strcmp(env_or("KNOWHUB_ACCESS_LOG", "on"), "off") != 0;
-        if (parse_long(env_or("KNOWHUB_LOG_MAX_BYTES", ""), 0, 1L << 40, &bytes))
-            bytes = 64L * 1024 * 1024;
-        if (parse_long(env_or("KNOWHUB_LOG_KEEP", ""), 1, 100, &keep))
-            keep = 5;
-        cfg->log_max_bytes = bytes;
-        cfg->log_keep = (int)keep;
-    }
-    {
-        long lease;
-        cfg->node = env_or("KNOWHUB_NODE", NULL);
-        if (!cfg->node || !id_text_valid(cfg->node, 64)) {
-            if (gethostname(cfg->node_buf, sizeof cfg->node_buf - 1) != 0 ||
-                !id_text_valid(cfg->node_buf, 64))
-                snprintf(cfg->node_buf, sizeof cfg->node_buf, "knowhub");
-            cfg->node = cfg->node_buf;
-        }
-        if (parse_long(env_or("KNOWHUB_JOB_LEASE", ""), 1, 86400, &lease))
-            lease = 300;
-        cfg->job_lease_s = lease;
-    }
+    cfg->job_lease_s = env_long("KNOWHUB_JOB_LEASE", 1, 86400, 300);
     cfg->metrics_token = env_or("KNOWHUB_METRICS_TOKEN", NULL);
     if (cfg->metrics_token && strlen(cfg->metrics_token) < METRICS_TOKEN_MIN) {
         fprintf(stderr,
@@ -97,26 +105,21 @@ void config_from_env(struct config *cfg)
                 METRICS_TOKEN_MIN);
         cfg->metrics_token = NULL;
     }
-    {
-        long batch, seconds;
-        cfg->embed_url = env_or("KNOWHUB_EMBED_URL", NULL);
-        cfg->embed_model = env_or("KNOWHUB_EMBED_MODEL", "embedding");
-        cfg->embed_key = env_or("KNOWHUB_EMBED_KEY", NULL);
-        if (parse_long(env_or("KNOWHUB_EMBED_BATCH", ""), 1, 256, &batch))
-            batch = 32;
-        if (parse_long(env_or("KNOWHUB_EMBED_TIMEOUT", ""), 1, 3600, &seconds))
-            seconds = 30;
-        cfg->embed_batch = (int)batch;
-        cfg->hybrid_alpha = parse_fraction(env_or("KNOWHUB_HYBRID_ALPHA", ""), 0.3);
-        cfg->embed_min_similarity = parse_fraction(env_or("KNOWHUB_EMBED_MIN_SIMILARITY", ""), 0.0);
-        cfg->embed_timeout_ms = seconds * 1000;
-    }
-    {
-        const char *ranking = env_or("KNOWHUB_RANKING", "");
-        cfg->ranking = strcmp(ranking, "reference") == 0 ? CONFIG_RANKING_REFERENCE
-                       : strcmp(ranking, "bm25f") == 0   ? CONFIG_RANKING_BM25F
-                                                         : CONFIG_RANKING_FUSED;
-    }
+    cfg->embed_url = env_or("KNOWHUB_EMBED_URL", NULL);
+    cfg->embed_model = env_or("KNOWHUB_EMBED_MODEL", "embedding");
+    cfg->embed_key = env_or("KNOWHUB_EMBED_KEY", NULL);
+    cfg->embed_batch = (int)env_long("KNOWHUB_EMBED_BATCH", 1, 256, 32);
+    cfg->embed_timeout_ms = env_long("KNOWHUB_EMBED_TIMEOUT", 1, 3600, 30) * 1000;
+    cfg->hybrid_alpha = env_fraction("KNOWHUB_HYBRID_ALPHA", 0.3);
+    cfg->embed_min_similarity = env_fraction("KNOWHUB_EMBED_MIN_SIMILARITY", 0.0);
+    cfg->ranking = env_choice("KNOWHUB_RANKING", rankings);
+    /* Fair shares between spaces (docs/operations.md "Quotas"). */
+    cfg->vector_bytes = (size_t)env_long("KNOWHUB_VECTOR_BYTES", 0, 1L << 40, 1L << 30);
+    cfg->vector_space_bytes =
+        (size_t)env_long("KNOWHUB_VECTOR_SPACE_BYTES", 0, 1L << 40, 256L * 1024 * 1024);
+    cfg->space_entries = env_long("KNOWHUB_SPACE_ENTRIES", 0, 1L << 31, 100000);
+    cfg->write_rate = env_long("KNOWHUB_WRITE_RATE", 0, 1000000, 100);
+    cfg->write_burst = env_long("KNOWHUB_WRITE_BURST", 1, 100000000, 1000);
 }
 
 int config_llm_configured(const struct config *cfg)

@@ -50,9 +50,17 @@ struct config {
                                   * at least this cosine; 0 (default): none */
 
     /* Search (docs/search.md "Relevance") */
-    int ranking; /* KNOWHUB_RANKING: CONFIG_RANKING_*, fused unless "reference" or "bm25f" */
+    int ranking; /* KNOWHUB_RANKING: CONFIG_RANKING_* (fused, reference or bm25f) */
+
+    /* Fair shares between spaces and tokens (docs/operations.md "Quotas"); 0 = no limit */
+    size_t vector_bytes;       /* KNOWHUB_VECTOR_BYTES: every space's vectors in memory, 1 GiB */
+    size_t vector_space_bytes; /* KNOWHUB_VECTOR_SPACE_BYTES: one space's, 256 MiB */
+    long space_entries;        /* KNOWHUB_SPACE_ENTRIES: entries one space holds, 100000 */
+    long write_rate;           /* KNOWHUB_WRITE_RATE: items one token writes per second, 100 */
+    long write_burst;          /* KNOWHUB_WRITE_BURST: items it may write at once, 1000 */
 };
 
+/* The order of the words KNOWHUB_RANKING takes (the first is the default). */
 enum { CONFIG_RANKING_FUSED, CONFIG_RANKING_REFERENCE, CONFIG_RANKING_BM25F };
 
 /* Return 1 when an LLM is configured (KNOWHUB_LLM_BASE_URL is set). */

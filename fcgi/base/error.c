@@ -112,7 +112,7 @@ void error_int(struct error *e, const char *name, long long value)
 int error_retryable(const char *code)
 {
     static const char *const codes[] = {"LLM_RATE_LIMIT", "LLM_TIMEOUT", "LLM_SERVICE_ERROR",
-                                        E_SERVICE_UNAVAILABLE, "RATE_LIMITED"};
+                                        E_SERVICE_UNAVAILABLE, E_RATE_LIMITED};
     for (size_t i = 0; code && i < sizeof codes / sizeof codes[0]; i++)
         if (strcmp(code, codes[i]) == 0)
             return 1;
@@ -128,7 +128,7 @@ int error_http_status(const char *code)
         {E_UNAUTHORIZED, 401},           {E_FORBIDDEN, 403},
         {E_METHOD_NOT_ALLOWED, 405},     {E_PAYLOAD_TOO_LARGE, 413},
         {E_UNSUPPORTED_MEDIA_TYPE, 415}, {E_INTERNAL, 500},
-        {E_SERVICE_UNAVAILABLE, 503},
+        {E_SERVICE_UNAVAILABLE, 503},    {E_RATE_LIMITED, 429},
     };
     for (size_t i = 0; code && i < sizeof map / sizeof map[0]; i++)
         if (strcmp(code, map[i].code) == 0)

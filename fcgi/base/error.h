@@ -24,6 +24,7 @@
 #define E_UNSUPPORTED_MEDIA_TYPE "UNSUPPORTED_MEDIA_TYPE"
 #define E_LLM_NOT_CONFIGURED "LLM_NOT_CONFIGURED"
 #define E_SERVICE_UNAVAILABLE "SERVICE_UNAVAILABLE"
+#define E_RATE_LIMITED "RATE_LIMITED" /* over a rate: nginx's per address, knowhub's per token */
 #define E_INTERNAL "INTERNAL_ERROR"
 
 struct error {

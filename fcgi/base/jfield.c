@@ -19,6 +19,12 @@ const char *jf_str(struct json_object *v)
     return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
+const char *jf_member_str(struct json_object *obj, const char *key)
+{
+    struct json_object *v = NULL;
+    return obj && json_object_object_get_ex(obj, key, &v) ? jf_str(v) : NULL;
+}
+
 static struct json_object *field(struct json_object *obj, const char *key)
 {
     struct json_object *v = NULL;

@@ -57,5 +57,8 @@ const char *json_text(struct json_object *o);
 
 /* The string of a JSON string value, NULL when it is not a string. */
 const char *jf_str(struct json_object *v);
+/* The string of member key of obj, NULL when obj is NULL or has no such
+ * member or it is not a string: the one quiet getter (jf_string reports). */
+const char *jf_member_str(struct json_object *obj, const char *key);
 
 #endif

@@ -69,6 +69,7 @@ struct metrics {
     /* Embeddings do not exist yet: their calls, tokens and latency go here
      * (as knowhub_embedding_*) when they do. */
     struct histogram job_duration[N_KIND];
+    counter responses_undelivered, log_lines_lost;
 };
 
 struct metrics_set {
@@ -246,6 +247,18 @@ void metrics_job(struct metrics *m, const char *kind, double seconds)
                 sizeof job_buckets / sizeof job_buckets[0], seconds);
 }
 
+void metrics_response_undelivered(struct metrics *m)
+{
+    if (m)
+        add(&m->responses_undelivered, 1);
+}
+
+void metrics_log_line_lost(struct metrics *m)
+{
+    if (m)
+        add(&m->log_lines_lost, 1);
+}
+
 /* ---- the scrape ---- */
 
 /* A label value with \, " and newline escaped as the format requires. */
@@ -410,6 +423,25 @@ static void job_row(struct buf *out, const char *kind, const char *status, long 
     buf_addf(out, "\"} %ld\n", count);
 }
 
+/* The vector index's budget (service/vindex.c, docs/operations.md "Quotas"). */
+static void render_vector_budget(struct buf *out, const struct metrics_gauges *g)
+{
+    head(out, "knowhub_vector_index_budget_bytes", "gauge",
+         "The most that index may hold, every space together (KNOWHUB_VECTOR_BYTES; 0: no "
+         "limit).");
+    buf_addf(out, "knowhub_vector_index_budget_bytes %zu\n", g ? g->index_budget : 0);
+    head(out, "knowhub_vector_index_space_cap_bytes", "gauge",
+         "The most it may hold for one space (KNOWHUB_VECTOR_SPACE_BYTES; 0: no limit).");
+    buf_addf(out, "knowhub_vector_index_space_cap_bytes %zu\n", g ? g->index_space_cap : 0);
+    head(out, "knowhub_vector_index_spaces_over_cap", "gauge",
+         "Spaces whose vectors are not held for being over the cap (searched by words only).");
+    buf_addf(out, "knowhub_vector_index_spaces_over_cap %zu\n", g ? g->index_spaces_over : 0);
+    head(out, "knowhub_vector_index_evictions_total", "counter",
+         "Spaces evicted from that index to keep it within its budget (each reloads on its next "
+         "search).");
+    buf_addf(out, "knowhub_vector_index_evictions_total %llu\n", g ? g->index_evictions : 0);
+}
+
 static void render_store(struct buf *out, const struct metrics_set *set,
                          const struct metrics_gauges *g)
 {
@@ -437,6 +469,7 @@ static void render_store(struct buf *out, const struct metrics_set *set,
     buf_addf(out, "knowhub_vector_index_vectors %zu\n", g ? g->index_vectors : 0);
     head(out, "knowhub_vector_index_bytes", "gauge", "Bytes that index holds.");
     buf_addf(out, "knowhub_vector_index_bytes %zu\n", g ? g->index_bytes : 0);
+    render_vector_budget(out, g);
     head(out, "knowhub_jobs", "gauge", "Jobs in the jobs table, by kind and status.");
     for (size_t i = 0; g && i < g->n_jobs; i++)
         job_row(out, g->jobs[i].kind, g->jobs[i].status, g->jobs[i].count);
@@ -503,6 +536,14 @@ static void render_process(struct buf *out, const struct metrics_set *set,
     head(out, "knowhub_worker_threads", "gauge",
          "Threads with counters (workers and the job thread).");
     buf_addf(out, "knowhub_worker_threads %zu\n", set->threads);
+    head(out, "knowhub_responses_undelivered_total", "counter",
+         "Answers the client did not receive in full: the FastCGI connection closed while "
+         "knowhub wrote (the access line says \"delivered\":false).");
+    buf_addf(out, "knowhub_responses_undelivered_total %llu\n", FOLD(set, responses_undelivered));
+    head(out, "knowhub_log_lines_lost_total", "counter",
+         "Lines of access.jsonl and audit.jsonl that could not be written (a full disk, an I/O "
+         "error).");
+    buf_addf(out, "knowhub_log_lines_lost_total %llu\n", FOLD(set, log_lines_lost));
 }
 
 int metrics_render(const struct metrics *m, const struct metrics_gauges *g, struct buf *out)

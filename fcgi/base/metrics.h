@@ -64,7 +64,10 @@ struct metrics_gauges {
     size_t n_spaces, cap_spaces;
     struct metrics_job_count *jobs;
     size_t n_jobs, cap_jobs;
-    size_t index_vectors, index_bytes; /* the in-memory vector index (service/vindex.c) */
+    size_t index_vectors, index_bytes;    /* the in-memory vector index (service/vindex.c) */
+    size_t index_budget, index_space_cap; /* its budget, all and per space (0: none) */
+    size_t index_spaces_over;             /* spaces over their cap (not held) */
+    unsigned long long index_evictions;   /* spaces evicted since the start */
 };
 void metrics_gauges_init(struct metrics_gauges *g, const char *sqlite_version);
 void metrics_gauges_release(struct metrics_gauges *g);
@@ -88,16 +91,23 @@ void metrics_llm_call(struct metrics *m, const char *purpose, const char *outcom
                       long prompt_tokens, long completion_tokens, long latency_ms);
 /* One job run to its end by the job thread. */
 void metrics_job(struct metrics *m, const char *kind, double seconds);
+/* One answer the client did not receive in full: the FastCGI connection
+ * (nginx, or a client on the socket) closed while knowhub wrote it. */
+void metrics_response_undelivered(struct metrics *m);
+/* One line of the access or audit log that could not be written (a full
+ * disk, an I/O error): lost, but counted. */
+void metrics_log_line_lost(struct metrics *m);
 
 /* The whole exposition into out: every thread's counters of m's set, the
  * store's gauges g (NULL: none), the process. Returns 0, or -1 when out's
  * maximum was reached. */
 int metrics_render(const struct metrics *m, const struct metrics_gauges *g, struct buf *out);
 
-/* Who may scrape: 1 when the request came straight from loopback (nginx's
- * REMOTE_ADDR is 127.0.0.0/8 or ::1) and did not pass through another proxy
- * (no X-Forwarded-For or Forwarded header), else 0: then an admin token is
- * required. */
+/* The address half of who may scrape: 1 when nginx's REMOTE_ADDR is
+ * 127.0.0.0/8 or ::1 and the request did not pass through another proxy (no
+ * X-Forwarded-For or Forwarded header), else 0. REMOTE_ADDR is whatever the
+ * FastCGI peer says, so a caller also requires the proxy key (h_metrics:
+ * request.proxy_key_ok); without both, KNOWHUB_METRICS_TOKEN is required. */
 int metrics_loopback_request(const char *remote_addr, const char *forwarded_for,
                              const char *forwarded);
 

@@ -294,3 +294,36 @@ void id_random(char *out, const char *prefix)
     memcpy(out, prefix, n);
     sodium_bin2hex(out + n, 17, rnd, sizeof rnd);
 }
+
+const char *fence_find(const char *text, size_t len)
+{
+    for (size_t i = 0; i + 3 <= len; i++)
+        if (text[i] == '`' && text[i + 1] == '`' && text[i + 2] == '`')
+            return text + i;
+    return NULL;
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+int fence_unwrap(const char *text, size_t len, const char **body, size_t *body_len)
+{
+    size_t start = 0;
+    const char *close, *line_end;
+    while (start < len && is_space(text[start]))
+        start++;
+    while (len > start && is_space(text[len - 1]))
+        len--;
+    if (len - start < 6 || memcmp(text + start, "```", 3) != 0 ||
+        memcmp(text + len - 3, "```", 3) != 0)
+        return 0;
+    close = text + len - 3;
+    line_end = memchr(text + start, '\n', (size_t)(close - (text + start)));
+    if (!line_end)
+        return 0;
+    *body = line_end + 1;
+    *body_len = (size_t)(close - *body);
+    return 1;
+}

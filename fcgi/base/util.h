@@ -76,6 +76,15 @@ void id_random(char *out, const char *prefix);
  * and shingles (never for anything a client could attack). */
 uint64_t hash_fnv1a(const char *s, size_t n);
 
+/* The first ``` (a Markdown code fence) in text[0..len), or NULL. */
+const char *fence_find(const char *text, size_t len);
+/* The one stripper of a ``` fence an LLM wraps around its whole reply: when
+ * text[0..len), whitespace around it aside, opens and closes with ``` (a
+ * language tag such as ```json on the opening line), 1 with body[0..*body_len)
+ * the lines between the opening fence's line and the closing fence (its
+ * last line break kept); else 0. */
+int fence_unwrap(const char *text, size_t len, const char **body, size_t *body_len);
+
 /* Parse a whole decimal integer in [min, max]; 0 on success, -1 otherwise. */
 int parse_long(const char *s, long min, long max, long *out);
 

@@ -1,6 +1,7 @@
 /* evalparse: tolerant parsing of an evaluator's raw reply. */
 #include "domain/evalparse.h"
 #include "base/jfield.h"
+#include "base/util.h"
 
 #include <string.h>
 #include <strings.h>
@@ -17,15 +18,6 @@ const char *eval_strategy_name(enum eval_strategy s)
     default:
         return "none";
     }
-}
-
-/* The first "```" in text[0..len), or NULL. */
-static const char *find_fence(const char *text, size_t len)
-{
-    for (size_t i = 0; i + 3 <= len; i++)
-        if (text[i] == '`' && text[i + 1] == '`' && text[i + 2] == '`')
-            return text + i;
-    return NULL;
 }
 
 /* Parse exactly text[0..len) (surrounding whitespace allowed) as JSON. */
@@ -99,14 +91,14 @@ enum eval_strategy reply_find_list(const char *text, size_t len, const char *key
     if ((*out = try_text(text, len, key)))
         return EVAL_WHOLE;
     /* ```json ... ``` (the language tag in any case). */
-    for (const char *p = text; (fence = find_fence(p, len - (size_t)(p - text))); p = fence + 3) {
+    for (const char *p = text; (fence = fence_find(p, len - (size_t)(p - text))); p = fence + 3) {
         const char *body = fence + 3, *close;
         size_t rest = len - (size_t)(body - text);
         if (rest < 4 || strncasecmp(body, "json", 4) != 0)
             continue;
         body += 4;
         rest -= 4;
-        close = find_fence(body, rest);
+        close = fence_find(body, rest);
         if (!close)
             break;
         if ((*out = try_text(body, (size_t)(close - body), key)))

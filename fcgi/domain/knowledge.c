@@ -1,5 +1,6 @@
 /* knowledge: the entry value, its types and its JSON form. */
 #include "domain/knowledge.h"
+#include "base/error.h"
 #include "base/jfield.h"
 #include "base/util.h"
 
@@ -22,6 +23,44 @@ unsigned knowledge_type_bit(const char *name)
 const char *knowledge_type_name(int i)
 {
     return i >= 0 && i < KTYPE_COUNT ? type_names[i] : "";
+}
+
+int knowledge_types_add(const char *name, unsigned *types, struct error *err)
+{
+    unsigned bit = knowledge_type_bit(name ? name : "");
+    if (!bit) {
+        error_set(err, E_INVALID_REQUEST, NULL,
+                  "Unknown tags_type '%s' (expected tool, usecase, definition, plan, strategy)",
+                  name ? name : "");
+        return -1;
+    }
+    *types |= bit;
+    return 0;
+}
+
+int knowledge_types_add_list(const char *list, unsigned *types, struct error *err)
+{
+    for (const char *v = list; *v;) {
+        size_t n = strcspn(v, ",");
+        if (n) {
+            char *name = xstrndup(v, n);
+            int rc = knowledge_types_add(name, types, err);
+            free(name);
+            if (rc)
+                return -1;
+        }
+        v += n + (v[n] == ',');
+    }
+    return 0;
+}
+
+int knowledge_types_add_json(struct json_object *names, unsigned *types, struct error *err)
+{
+    for (size_t i = 0; names && i < json_object_array_length(names); i++)
+        if (knowledge_types_add(json_object_get_string(json_object_array_get_idx(names, i)), types,
+                                err))
+            return -1;
+    return 0;
 }
 
 void knowledge_init(struct knowledge *k)

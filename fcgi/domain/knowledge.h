@@ -6,6 +6,8 @@
 
 #include <json-c/json.h>
 
+struct error;
+
 /* The tags.type values an entry may have, stored as a bitmask. */
 enum knowledge_type {
     KTYPE_TOOL = 1 << 0,
@@ -20,6 +22,14 @@ enum knowledge_type {
 unsigned knowledge_type_bit(const char *name);
 /* Name of the i-th type (0 <= i < KTYPE_COUNT). */
 const char *knowledge_type_name(int i);
+/* The one parser of tags_type. OR the bit of one type name (NULL counts as
+ * "") into *types, or set err to INVALID_REQUEST ("Unknown tags_type ...")
+ * and return -1. */
+int knowledge_types_add(const char *name, unsigned *types, struct error *err);
+/* The same for each name of a comma-separated list (empty names skipped). */
+int knowledge_types_add_list(const char *list, unsigned *types, struct error *err);
+/* The same for each element of a JSON array of names (NULL: none). */
+int knowledge_types_add_json(struct json_object *names, unsigned *types, struct error *err);
 
 /* One entry. Strings are owned by the struct (knowledge_release frees them);
  * tags and urls hold JSON array text. */

@@ -20,6 +20,7 @@ struct accesslog {
     int keep;
     atomic_llong size;        /* bytes written since the file was opened or rotated */
     pthread_mutex_t rotating; /* only the rotation takes it, with trylock */
+    atomic_int failing;       /* the last write failed: said once on stderr, until one works */
 };
 
 static int open_append(const char *path)
@@ -89,13 +90,32 @@ static void rotate(struct accesslog *log)
     buf_release(&to);
 }
 
-void accesslog_write(struct accesslog *log, const char *line, size_t n)
+int accesslog_write(struct accesslog *log, const char *line, size_t n)
 {
     long long after;
+    size_t done = 0;
     if (!log || !n)
-        return;
-    if (write(log->fd, line, n) < 0)
-        return; /* a full disk: the line is lost, the request is not */
+        return 0;
+    /* A regular file writes all at once but on a full disk, an I/O error or
+     * a signal: the rest goes after what was written. */
+    while (done < n) {
+        ssize_t w = write(log->fd, line + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            /* The line is lost, the request is not; the caller counts it. */
+            if (!atomic_exchange(&log->failing, 1))
+                fprintf(stderr,
+                        "knowhub: cannot write to the log %s: %s; its lines are lost (counted "
+                        "in knowhub_log_lines_lost_total) until a write works again\n",
+                        log->path, w < 0 ? strerror(errno) : "nothing written");
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    if (atomic_load_explicit(&log->failing, memory_order_relaxed) &&
+        atomic_exchange(&log->failing, 0))
+        fprintf(stderr, "knowhub: writing to the log %s again\n", log->path);
     after =
         atomic_fetch_add_explicit(&log->size, (long long)n, memory_order_relaxed) + (long long)n;
     if (log->max_bytes > 0 && after >= log->max_bytes &&
@@ -103,6 +123,7 @@ void accesslog_write(struct accesslog *log, const char *line, size_t n)
         rotate(log);
         pthread_mutex_unlock(&log->rotating);
     }
+    return 0;
 }
 
 /* A JSON string (or null): control characters escaped, bytes that are not
@@ -158,7 +179,7 @@ static void add_now(struct buf *out)
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 }
 
-void accesslog_access_line(struct buf *out, const struct access_entry *e)
+static void access_line(struct buf *out, const struct access_entry *e, int delivered)
 {
     buf_reset(out);
     buf_adds(out, "{\"time\":");
@@ -170,8 +191,19 @@ void accesslog_access_line(struct buf *out, const struct access_entry *e)
     add_field(out, "token_id", e->token_id);
     add_field(out, "method", e->method);
     add_field(out, "route", e->route);
-    buf_addf(out, ",\"status\":%d,\"duration_ms\":%.3f,\"bytes\":%zu}\n", e->status, e->duration_ms,
+    buf_addf(out, ",\"status\":%d,\"duration_ms\":%.3f,\"bytes\":%zu", e->status, e->duration_ms,
              e->bytes);
+    buf_adds(out, delivered ? "}\n" : ",\"delivered\":false}\n");
+}
+
+void accesslog_access_line(struct buf *out, const struct access_entry *e)
+{
+    access_line(out, e, 1);
+}
+
+void accesslog_undelivered_line(struct buf *out, const struct access_entry *e)
+{
+    access_line(out, e, 0);
 }
 
 void accesslog_audit_line(struct buf *out, const char *request_id, const char *ts,

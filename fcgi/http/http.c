@@ -14,6 +14,7 @@ void http_svc_ctx(const struct request *req, struct svc_ctx *c)
 {
     c->space = req->who.space;
     c->actor = req->who.actor;
+    c->token_id = req->who.token_id;
     c->role = req->who.role;
     c->request_id = req->request_id;
     c->accept_language = req->accept_language;
@@ -108,20 +109,21 @@ void reply_stream_begin(struct response *res, const char *content_type)
         struct buf head;
         buf_init(&head, 16384);
         response_head(res, content_type, -1, &head);
-        res->sink(res->sink_ctx, head.data, head.len);
+        (void)res->sink(res->sink_ctx, head.data,
+                        head.len); /* a gone client: the next write says */
         buf_release(&head);
         res->streamed = 1;
     }
 }
 
-void reply_stream_write(struct response *res, const char *data, size_t n)
+int reply_stream_write(struct response *res, const char *data, size_t n)
 {
     if (res->head_only)
-        return;
+        return 0;
     if (res->streamed)
-        res->sink(res->sink_ctx, data, n);
-    else
-        buf_add(&res->body, data, n);
+        return res->sink(res->sink_ctx, data, n);
+    buf_add(&res->body, data, n);
+    return 0;
 }
 
 void response_release(struct response *res)
@@ -482,8 +484,12 @@ void reply_error_key(struct response *res, int http_status, const char *code, co
 
 void reply_error_of(struct response *res, struct error *e)
 {
+    struct json_object *wait;
     json_object_put(res->error_params);
     res->error_params = NULL;
+    if (e->code && strcmp(e->code, E_RATE_LIMITED) == 0 &&
+        json_object_object_get_ex(e->params, "retry_after", &wait))
+        buf_addf(&res->headers, "Retry-After: %d\r\n", json_object_get_int(wait));
     reply_error_envelope(res, error_http_status(e->code ? e->code : E_INTERNAL), e);
 }
 

@@ -42,9 +42,13 @@ struct request {
     int https;               /* over TLS: nginx's HTTPS, or X-Forwarded-Proto: https from a proxy */
     const char *mcp_version; /* MCP-Protocol-Version header */
     const char *accept_language;
-    const char *remote_addr;       /* REMOTE_ADDR: the client as nginx saw it */
-    const char *forwarded_for;     /* X-Forwarded-For header: came through another proxy */
-    const char *forwarded;         /* Forwarded header, likewise */
+    const char *remote_addr;   /* REMOTE_ADDR: the client as nginx saw it */
+    const char *forwarded_for; /* X-Forwarded-For header: came through another proxy */
+    const char *forwarded;     /* Forwarded header, likewise */
+    /* The KNOWHUB_PROXY_KEY parameter matched this process's proxy key: the
+     * request came through knowhub's own nginx, not from another process on
+     * the socket (the key itself never reaches the request). */
+    int proxy_key_ok;
     int route;                     /* index in the route table once dispatched, else -1 */
     char *params[HTTP_MAX_PARAMS]; /* decoded {name} segments of the route, owned */
     size_t n_params;
@@ -72,7 +76,7 @@ struct response {
     int too_large;
     /* Where a streamed body goes (main.c: the FastCGI stream); without a
      * sink, streamed output collects in body (tests). */
-    void (*sink)(void *ctx, const char *data, size_t n);
+    int (*sink)(void *ctx, const char *data, size_t n); /* -1: the client is gone */
     void *sink_ctx;
     /* The params of the next reply_error_key (error_param_*), owned. */
     struct json_object *error_params;
@@ -211,8 +215,9 @@ void response_head(const struct response *res, const char *content_type, long co
 /* Start a streamed 200 response of the given type: the head goes out now and
  * every reply_stream_write after it goes straight to the client. */
 void reply_stream_begin(struct response *res, const char *content_type);
-/* Send n more bytes of a streamed response. */
-void reply_stream_write(struct response *res, const char *data, size_t n);
+/* Send n more bytes of a streamed response: 0, or -1 when the client is
+ * gone (nothing more will reach it: stop making the rest). */
+int reply_stream_write(struct response *res, const char *data, size_t n);
 
 /* Percent-decode s[0..n) into out ('+' is a space when plus_space);
  * -1 on a bad escape, invalid UTF-8 or a NUL byte. */

@@ -78,11 +78,6 @@ static int read_writes(const struct route *route, const struct request *req)
     return (trace && *trace) || (route->cached && config_llm_configured(req->cfg));
 }
 
-/* Answer a pure read from the thread's cache when the database has not
- * changed since it was stored; else run the handler and keep a success.
- * Searches that log injections (trace_id) or ask the LLM are never cached,
- * nor requests with a large body: agents repeat small searches, and hashing
- * a padded megabyte for a slot only wastes the slot. */
 /* Run the handler; a body it built directly (text, raw files) whose append
  * was refused (buf_failed) is answered as over the maximum, never cut short. */
 static void run_handler(const struct route *route, struct request *req, struct response *res)
@@ -94,6 +89,11 @@ static void run_handler(const struct route *route, struct request *req, struct r
     }
 }
 
+/* Answer a pure read from the thread's cache when the database has not
+ * changed since it was stored; else run the handler and keep a success.
+ * Searches that log injections (trace_id) or ask the LLM are never cached,
+ * nor requests with a large body: agents repeat small searches, and hashing
+ * a padded megabyte for a slot only wastes the slot. */
 static void cached_dispatch(const struct route *route, struct request *req, struct response *res)
 {
     const char *query = req->query ? req->query : "";
@@ -140,10 +140,12 @@ static void cached_dispatch(const struct route *route, struct request *req, stru
     }
 }
 
-void router_dispatch(struct request *req, struct response *res)
+/* The route for the request's method and path (the most specific pattern;
+ * HEAD runs GET's), or NULL with 404 or 405 + Allow written to res. */
+static const struct route *route_choose(const struct request *req, struct response *res)
 {
     const struct route *chosen = NULL;
-    int best = -1, head, cookie = 0;
+    int best = -1, head;
     struct buf allow;
 
     for (size_t i = 0; i < ROUTE_COUNT; i++) {
@@ -153,7 +155,7 @@ void router_dispatch(struct request *req, struct response *res)
     }
     if (best < 0) {
         reply_error_key(res, 404, E_NOT_FOUND, "no_endpoint", "No such endpoint");
-        return;
+        return NULL;
     }
     /* HEAD is GET without the body (main.c leaves the body out). */
     head = strcmp(req->method, "HEAD") == 0;
@@ -173,48 +175,63 @@ void router_dispatch(struct request *req, struct response *res)
         error_param_str(res, "allowed", allow.data);
         reply_error_key(res, 405, E_METHOD_NOT_ALLOWED, "method_not_allowed",
                         "Method %s is not allowed here (allowed: %s)", req->method, allow.data);
-        buf_release(&allow);
-        return;
     }
     buf_release(&allow);
+    return chosen;
+}
+
+/* The caller of a route that needs a role: req->who from a Bearer token,
+ * or else the browser's login cookie (*cookie set), then the browser, CSRF
+ * and role checks; -1 with 503, 401 or 403 written to res. A browser cannot
+ * forge a Bearer header cross-site; a cookie request must come from this
+ * origin, send JSON bodies as application/json, and never writes without
+ * the matching CSRF header. */
+static int caller_check(const struct route *chosen, struct request *req, struct response *res,
+                        int *cookie)
+{
+    int rc;
+    *cookie = !req->authorization && req->cookie;
+    rc = *cookie ? auth_check_cookie(req->store, req->cookie, auth_cookie_name(req->https),
+                                     &req->who, &req->who.csrf)
+                 : auth_check(req->store, req->authorization, &req->who);
+    if (rc == AUTH_UNAVAILABLE) {
+        reply_error_key(res, 503, E_SERVICE_UNAVAILABLE, "db_busy",
+                        "The database is busy; try again");
+        return -1;
+    }
+    if (rc != AUTH_OK) {
+        reply_unauthorized(res);
+        return -1;
+    }
+    res->node = req->cfg->node; /* X-KnowHub-Node: never to anonymous callers */
+    if (*cookie && http_browser_request_or_error(req, res, 0))
+        return -1;
+    if (*cookie && strcmp(chosen->method, "GET") != 0 && !auth_csrf_ok(req->who.csrf, req->csrf)) {
+        reply_error_key(res, 403, E_FORBIDDEN, "csrf", "Missing or wrong X-CSRF-Token header");
+        return -1;
+    }
+    if (req->who.role < chosen->role) {
+        error_param_str(res, "role", role_name(req->who.role));
+        reply_error_key(res, 403, E_FORBIDDEN, "role_forbidden", "The %s role may not do this",
+                        role_name(req->who.role));
+        return -1;
+    }
+    return 0;
+}
+
+void router_dispatch(struct request *req, struct response *res)
+{
+    const struct route *chosen = route_choose(req, res);
+    int params_bad, cookie = 0;
+
+    if (!chosen)
+        return;
     req->route = (int)(chosen - routes);
     /* -1 when a {name} segment is a bad %-escape or not UTF-8: then the
      * handler must not run with its params missing (answered below). */
-    int params_bad = match(chosen->pattern, req->path, req) < 0;
-
-    if (chosen->role != ROLE_NONE) {
-        /* A Bearer token, or else the browser's login cookie. A browser
-         * cannot forge a Bearer header cross-site; a cookie request must come
-         * from this origin, send JSON bodies as application/json, and never
-         * writes without the matching CSRF header. */
-        cookie = !req->authorization && req->cookie;
-        int rc = cookie ? auth_check_cookie(req->store, req->cookie, auth_cookie_name(req->https),
-                                            &req->who, &req->who.csrf)
-                        : auth_check(req->store, req->authorization, &req->who);
-        if (rc == AUTH_UNAVAILABLE) {
-            reply_error_key(res, 503, E_SERVICE_UNAVAILABLE, "db_busy",
-                            "The database is busy; try again");
-            return;
-        }
-        if (rc != AUTH_OK) {
-            reply_unauthorized(res);
-            return;
-        }
-        res->node = req->cfg->node; /* X-KnowHub-Node: never to anonymous callers */
-        if (cookie && http_browser_request_or_error(req, res, 0))
-            return;
-        if (cookie && strcmp(chosen->method, "GET") != 0 &&
-            !auth_csrf_ok(req->who.csrf, req->csrf)) {
-            reply_error_key(res, 403, E_FORBIDDEN, "csrf", "Missing or wrong X-CSRF-Token header");
-            return;
-        }
-        if (req->who.role < chosen->role) {
-            error_param_str(res, "role", role_name(req->who.role));
-            reply_error_key(res, 403, E_FORBIDDEN, "role_forbidden", "The %s role may not do this",
-                            role_name(req->who.role));
-            return;
-        }
-    }
+    params_bad = match(chosen->pattern, req->path, req) < 0;
+    if (chosen->role != ROLE_NONE && caller_check(chosen, req, res, &cookie))
+        return;
     if (params_bad) {
         reply_error_key(res, 200, E_INVALID_REQUEST, "malformed_url",
                         "Malformed path (bad %%-escape, invalid UTF-8 or NUL)");

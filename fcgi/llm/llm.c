@@ -11,6 +11,7 @@
 #include <curl/curl.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -27,7 +28,10 @@ struct llm {
 
 void llm_global_init(void)
 {
-    curl_global_init(CURL_GLOBAL_DEFAULT);
+    CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+    /* Then every llm_new fails: `knowhub serve` stops at its first (main.c). */
+    if (rc != CURLE_OK)
+        fprintf(stderr, "knowhub: libcurl did not initialise: %s\n", curl_easy_strerror(rc));
 }
 
 struct llm *llm_new(void)

@@ -22,15 +22,14 @@ int tool_knowledge_save(const struct svc_ctx *c, struct json_object *args,
 int tool_knowledge_update(const struct svc_ctx *c, struct json_object *args,
                           struct json_object **data, struct error *err)
 {
-    struct json_object *v = NULL;
     /* The entry's id is the path's {knowledge_id}; the rest is the body
      * (which has no knowledge_id field of its own). */
-    if (!json_object_object_get_ex(args, "knowledge_id", &v) ||
-        !json_object_is_type(v, json_type_string) || !*json_object_get_string(v)) {
+    const char *id = jf_member_str(args, "knowledge_id");
+    if (!id || !*id) {
         error_set(err, E_INVALID_REQUEST, NULL, "'%s' is required", "knowledge_id");
         return -1;
     }
-    return svc_knowledge_update(c, json_object_get_string(v), args, data, err);
+    return svc_knowledge_update(c, id, args, data, err);
 }
 
 int tool_knowledge_batch_update(const struct svc_ctx *c, struct json_object *args,
@@ -48,18 +47,8 @@ int tool_knowledge_list(const struct svc_ctx *c, struct json_object *args,
         jf_long(err, args, "offset", 0, 1000000000L, 0, &f.offset))
         return -1;
     json_object_object_get_ex(args, "tags_type", &types);
-    for (size_t i = 0; types && i < json_object_array_length(types); i++) {
-        const char *name = json_object_get_string(json_object_array_get_idx(types, i));
-        unsigned bit = knowledge_type_bit(name ? name : "");
-        if (!bit) {
-            error_set(err, E_INVALID_REQUEST, NULL,
-                      "Unknown tags_type '%s' (expected tool, usecase, definition, plan, "
-                      "strategy)",
-                      name ? name : "");
-            return -1;
-        }
-        f.types |= bit;
-    }
+    if (knowledge_types_add_json(types, &f.types, err))
+        return -1;
     if (json_object_object_get_ex(args, "category", &category) && category &&
         *json_object_get_string(category)) {
         f.category = json_object_get_string(category);

@@ -58,14 +58,6 @@ static int query_args_check(struct json_object *args, struct error *err)
     return 0;
 }
 
-/* A string argument (NULL when absent). */
-static const char *text_arg(struct json_object *args, const char *name)
-{
-    struct json_object *v = NULL;
-    json_object_object_get_ex(args, name, &v);
-    return jf_str(v);
-}
-
 int tool_knowledge_search(const struct svc_ctx *c, struct json_object *args,
                           struct json_object **data, struct error *err)
 {
@@ -79,12 +71,12 @@ int tool_knowledge_search(const struct svc_ctx *c, struct json_object *args,
         jf_long(err, args, "min_score", 1, 5, 3, &eq.min_score) ||
         jf_long(err, args, "sequence", 0, 1L << 50, 0, &eq.sequence))
         return -1;
-    eq.q = text_arg(args, "query");
-    eq.trace_id = text_arg(args, "trace_id");
-    eq.goal_id = text_arg(args, "goal_id");
-    eq.task = text_arg(args, "task");
-    eq.category = text_arg(args, "category");
-    eq.mode = text_arg(args, "mode");
+    eq.q = jf_member_str(args, "query");
+    eq.trace_id = jf_member_str(args, "trace_id");
+    eq.goal_id = jf_member_str(args, "goal_id");
+    eq.task = jf_member_str(args, "task");
+    eq.category = jf_member_str(args, "category");
+    eq.mode = jf_member_str(args, "mode");
     /* tags_type: a list of names (the schema checked them), as one value. */
     if (json_object_object_get_ex(args, "tags_type", &types) &&
         json_object_is_type(types, json_type_array)) {
@@ -127,7 +119,7 @@ int tool_trace_eval_prompt(const struct svc_ctx *c, struct json_object *args,
     *data = NULL;
     if (path_arg(args, "trace_id", &trace_id, err) || query_args_check(args, err))
         return -1;
-    return svc_trace_eval_prompt(c, trace_id, text_arg(args, "goal"), data, err);
+    return svc_trace_eval_prompt(c, trace_id, jf_member_str(args, "goal"), data, err);
 }
 
 int tool_trace_submit_evaluation(const struct svc_ctx *c, struct json_object *args,

@@ -24,6 +24,7 @@ struct identity {
 struct svc_ctx {
     const char *space;           /* the caller's space: every read and write is scoped to it */
     const char *actor;           /* the audit trail's and the reasoning log's identity */
+    const char *token_id;        /* the caller's token (write rates), NULL for the CLI and jobs */
     enum role role;              /* what the caller may do */
     const char *request_id;      /* the reasoning log's session; may be NULL */
     const char *accept_language; /* the caller's Accept-Language, or NULL */

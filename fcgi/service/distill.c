@@ -18,16 +18,6 @@
 
 /* ---- reading the context ---- */
 
-static const char *text_of(struct json_object *o, const char *key)
-{
-    struct json_object *v;
-    if (!o || !json_object_object_get_ex(o, key, &v) || !v)
-        return NULL;
-    if (json_object_is_type(v, json_type_string))
-        return json_object_get_string(v);
-    return NULL;
-}
-
 static struct json_object *field(struct json_object *o, const char *key)
 {
     struct json_object *v = NULL;
@@ -121,16 +111,17 @@ void distill_summary(struct json_object *ctx, struct buf *out)
                        *attempts = field(ctx, "execution_attempts");
     struct json_object *result = field(ctx, "result_summary"), *dialog = field(ctx, "dialog");
     struct buf tmp;
-    const char *code = text_of(result, "code");
+    const char *code = jf_member_str(result, "code");
     buf_init(&tmp, 1 << 20);
     buf_adds(out, "User question: ");
-    add_cut(out, text_of(ctx, "user_question") ? text_of(ctx, "user_question") : "", 500, 0);
+    add_cut(out, jf_member_str(ctx, "user_question") ? jf_member_str(ctx, "user_question") : "",
+            500, 0);
     buf_adds(out, "\n\nInteraction:\n");
     for (size_t i = 0; interaction && json_object_is_type(interaction, json_type_array) &&
                        i < json_object_array_length(interaction) && i < 30;
          i++) {
         struct json_object *it = json_object_array_get_idx(interaction, i);
-        const char *who = text_of(it, "from"), *what = text_of(it, "content");
+        const char *who = jf_member_str(it, "from"), *what = jf_member_str(it, "content");
         buf_addf(out, "- %s: ", who ? who : "?");
         add_cut(out, what ? what : json_object_to_json_string(it), 500, 1);
         buf_addch(out, '\n');
@@ -141,11 +132,11 @@ void distill_summary(struct json_object *ctx, struct buf *out)
         for (size_t i = 0; i < json_object_array_length(attempts) && i < 20; i++) {
             struct json_object *a = json_object_array_get_idx(attempts, i);
             buf_addf(out, "- attempt %s [%s]: ", json_object_to_json_string(field(a, "attempt")),
-                     text_of(a, "status") ? text_of(a, "status") : "?");
-            add_cut(out, text_of(a, "summary") ? text_of(a, "summary") : "", 400, 1);
-            if (text_of(a, "error")) {
+                     jf_member_str(a, "status") ? jf_member_str(a, "status") : "?");
+            add_cut(out, jf_member_str(a, "summary") ? jf_member_str(a, "summary") : "", 400, 1);
+            if (jf_member_str(a, "error")) {
                 buf_adds(out, " — error: ");
-                add_cut(out, text_of(a, "error"), 400, 1);
+                add_cut(out, jf_member_str(a, "error"), 400, 1);
             }
             buf_addch(out, '\n');
         }
@@ -172,7 +163,7 @@ void distill_summary(struct json_object *ctx, struct buf *out)
         size_t n = json_object_array_length(dialog), from = n > 20 ? n - 20 : 0, user = 0,
                other = 0;
         for (size_t i = from; i < n; i++) {
-            const char *role = text_of(json_object_array_get_idx(dialog, i), "role");
+            const char *role = jf_member_str(json_object_array_get_idx(dialog, i), "role");
             if (role && strcmp(role, "user") == 0)
                 user++;
             else
@@ -205,104 +196,121 @@ static const char *chart_name(const char *chart, const char *lang)
     return chart;
 }
 
+/* The title, "[Method]: [scenario] — [takeaway]", from the detected
+ * operations (ops, comma-separated), the question or display instruction
+ * and the chart type. */
+static void local_title(const struct buf *ops, const char *question, const char *instruction,
+                        const char *chart, const char *lang, struct buf *title)
+{
+    if (ops->len) {
+        const char *comma = strchr(ops->data, ',');
+        size_t n = comma ? (size_t)(comma - ops->data) : ops->len;
+        buf_addch(title, (char)(ops->data[0] >= 'a' && ops->data[0] <= 'z' ? ops->data[0] - 32
+                                                                           : ops->data[0]));
+        buf_add(title, ops->data + 1, n - 1);
+    } else {
+        buf_adds(title, zh(lang) ? "分析方法" : "Analysis");
+    }
+    buf_adds(title, ": ");
+    add_cut(title, instruction && *instruction ? instruction : question, 60, 1);
+    if (chart && *chart)
+        buf_addf(title, zh(lang) ? " — 以%s呈现" : " — shown as a %s chart",
+                 chart_name(chart, lang));
+}
+
+/* The "Method" section's numbered steps: the source tables, the first
+ * messages of the user and the agents, the key operations, the result. */
+static void local_method(struct json_object *ctx, struct json_object *result, const struct buf *ops,
+                         const char *chart, const char *lang, struct buf *body)
+{
+    struct json_object *interaction = field(ctx, "interaction");
+    struct json_object *sources = field(result, "source_tables"),
+                       *fields = field(result, "output_fields");
+    size_t step = 1;
+    if (sources) {
+        buf_addf(body, zh(lang) ? "%zu. 从数据表 " : "%zu. Start from ", step++);
+        add_value(body, sources, 200);
+        buf_adds(body, zh(lang) ? " 开始。\n" : ".\n");
+    }
+    for (size_t i = 0; interaction && json_object_is_type(interaction, json_type_array) &&
+                       i < json_object_array_length(interaction) && step <= 6;
+         i++) {
+        struct json_object *it = json_object_array_get_idx(interaction, i);
+        const char *what = jf_member_str(it, "content");
+        const char *who = jf_member_str(it, "from");
+        if (!what || !*what ||
+            (who && strcmp(who, "user") != 0 && strcmp(who, "agent") != 0 &&
+             strcmp(who, "datarec-agent") != 0 && strcmp(who, "data-agent") != 0))
+            continue;
+        buf_addf(body, "%zu. ", step++);
+        add_cut(body, what, 200, 1);
+        buf_addch(body, '\n');
+    }
+    if (ops->len)
+        buf_addf(body, zh(lang) ? "%zu. 关键操作：%s。\n" : "%zu. Key operations: %s.\n", step++,
+                 ops->data);
+    if (fields) {
+        buf_addf(body, zh(lang) ? "%zu. 结果字段：" : "%zu. Result fields: ", step++);
+        add_value(body, fields, 200);
+        if (chart && *chart)
+            buf_addf(body, zh(lang) ? "，以%s呈现" : ", shown as a %s chart",
+                     chart_name(chart, lang));
+        buf_adds(body, zh(lang) ? "。\n" : ".\n");
+    }
+}
+
+/* The "Pitfalls & Tips" section's lines: the first five failed attempts and
+ * what fixed them, or a line saying none failed. */
+static void local_pitfalls(struct json_object *attempts, const char *lang, struct buf *body)
+{
+    size_t failures = 0;
+    for (size_t i = 0; attempts && json_object_is_type(attempts, json_type_array) &&
+                       i < json_object_array_length(attempts) && failures < 5;
+         i++) {
+        struct json_object *a = json_object_array_get_idx(attempts, i);
+        const char *status = jf_member_str(a, "status"), *err = jf_member_str(a, "error");
+        const char *fix = jf_member_str(a, "repair_code_summary")
+                              ? jf_member_str(a, "repair_code_summary")
+                              : jf_member_str(a, "summary");
+        if (!status || strcmp(status, "ok") == 0 || strcmp(status, "success") == 0)
+            continue;
+        failures++;
+        buf_adds(body, "- ");
+        add_cut(body, err && *err ? err : status, 200, 1);
+        if (fix && *fix) {
+            buf_adds(body, zh(lang) ? " → 解决：" : " → fixed by: ");
+            add_cut(body, fix, 200, 1);
+        }
+        buf_addch(body, '\n');
+    }
+    if (!failures)
+        buf_adds(body, zh(lang) ? "- 本次分析没有失败的尝试；复用前先核对字段口径。\n"
+                                : "- No attempt failed in this analysis; check field meanings "
+                                  "before reusing it.\n");
+}
+
 void distill_local(struct json_object *ctx, const char *lang, struct buf *out)
 {
     struct json_object *result = field(ctx, "result_summary"), *fm = json_object_new_object();
-    struct json_object *interaction = field(ctx, "interaction"),
-                       *attempts = field(ctx, "execution_attempts");
-    struct json_object *tags = json_object_new_array(), *fields = field(result, "output_fields");
-    const char *question = text_of(ctx, "user_question") ? text_of(ctx, "user_question") : "";
-    const char *chart = text_of(result, "chart_type"),
-               *instruction = text_of(result, "display_instruction");
-    struct buf title, body, ops, tmp;
-    char today[20];
-    size_t failures = 0;
+    struct json_object *tags = json_object_new_array();
+    const char *question =
+        jf_member_str(ctx, "user_question") ? jf_member_str(ctx, "user_question") : "";
+    const char *chart = jf_member_str(result, "chart_type");
+    struct buf title, body, ops;
 
     buf_init(&title, 4096);
     buf_init(&body, 1 << 20);
     buf_init(&ops, 4096);
-    buf_init(&tmp, 4096);
-    time_utc_text(today);
-    today[10] = '\0';
-    detected_operations(text_of(result, "code"), &ops);
-
-    /* "[Method]: [scenario] — [takeaway]" */
-    if (ops.len) {
-        const char *comma = strchr(ops.data, ',');
-        size_t n = comma ? (size_t)(comma - ops.data) : ops.len;
-        buf_addch(&title, (char)(ops.data[0] >= 'a' && ops.data[0] <= 'z' ? ops.data[0] - 32
-                                                                          : ops.data[0]));
-        buf_add(&title, ops.data + 1, n - 1);
-    } else {
-        buf_adds(&title, zh(lang) ? "分析方法" : "Analysis");
-    }
-    buf_adds(&title, ": ");
-    add_cut(&title, instruction && *instruction ? instruction : question, 60, 1);
-    if (chart && *chart)
-        buf_addf(&title, zh(lang) ? " — 以%s呈现" : " — shown as a %s chart",
-                 chart_name(chart, lang));
+    detected_operations(jf_member_str(result, "code"), &ops);
+    local_title(&ops, question, jf_member_str(result, "display_instruction"), chart, lang, &title);
 
     buf_adds(&body, zh(lang) ? "## 适用场景\n" : "## When to Use\n");
     add_cut(&body, question, 500, 1);
     buf_adds(&body, "\n\n");
     buf_adds(&body, zh(lang) ? "## 方法\n" : "## Method\n");
-    {
-        size_t step = 1;
-        struct json_object *sources = field(result, "source_tables");
-        if (sources) {
-            buf_addf(&body, zh(lang) ? "%zu. 从数据表 " : "%zu. Start from ", step++);
-            add_value(&body, sources, 200);
-            buf_adds(&body, zh(lang) ? " 开始。\n" : ".\n");
-        }
-        for (size_t i = 0; interaction && json_object_is_type(interaction, json_type_array) &&
-                           i < json_object_array_length(interaction) && step <= 6;
-             i++) {
-            struct json_object *it = json_object_array_get_idx(interaction, i);
-            const char *what = text_of(it, "content");
-            const char *who = text_of(it, "from");
-            if (!what || !*what ||
-                (who && strcmp(who, "user") != 0 && strcmp(who, "agent") != 0 &&
-                 strcmp(who, "datarec-agent") != 0 && strcmp(who, "data-agent") != 0))
-                continue;
-            buf_addf(&body, "%zu. ", step++);
-            add_cut(&body, what, 200, 1);
-            buf_addch(&body, '\n');
-        }
-        if (ops.len)
-            buf_addf(&body, zh(lang) ? "%zu. 关键操作：%s。\n" : "%zu. Key operations: %s.\n",
-                     step++, ops.data);
-        if (fields) {
-            buf_addf(&body, zh(lang) ? "%zu. 结果字段：" : "%zu. Result fields: ", step++);
-            add_value(&body, fields, 200);
-            if (chart && *chart)
-                buf_addf(&body, zh(lang) ? "，以%s呈现" : ", shown as a %s chart",
-                         chart_name(chart, lang));
-            buf_adds(&body, zh(lang) ? "。\n" : ".\n");
-        }
-    }
+    local_method(ctx, result, &ops, chart, lang, &body);
     buf_adds(&body, zh(lang) ? "\n## 注意事项\n" : "\n## Pitfalls & Tips\n");
-    for (size_t i = 0; attempts && json_object_is_type(attempts, json_type_array) &&
-                       i < json_object_array_length(attempts) && failures < 5;
-         i++) {
-        struct json_object *a = json_object_array_get_idx(attempts, i);
-        const char *status = text_of(a, "status"), *err = text_of(a, "error");
-        const char *fix = text_of(a, "repair_code_summary") ? text_of(a, "repair_code_summary")
-                                                            : text_of(a, "summary");
-        if (!status || strcmp(status, "ok") == 0 || strcmp(status, "success") == 0)
-            continue;
-        failures++;
-        buf_adds(&body, "- ");
-        add_cut(&body, err && *err ? err : status, 200, 1);
-        if (fix && *fix) {
-            buf_adds(&body, zh(lang) ? " → 解决：" : " → fixed by: ");
-            add_cut(&body, fix, 200, 1);
-        }
-        buf_addch(&body, '\n');
-    }
-    if (!failures)
-        buf_adds(&body, zh(lang) ? "- 本次分析没有失败的尝试；复用前先核对字段口径。\n"
-                                 : "- No attempt failed in this analysis; check field meanings "
-                                   "before reusing it.\n");
+    local_pitfalls(field(ctx, "execution_attempts"), lang, &body);
 
     if (ops.len)
         json_object_array_add(tags, json_object_new_string(zh(lang) ? "分析方法" : "analysis"));
@@ -318,7 +326,6 @@ void distill_local(struct json_object *ctx, const char *lang, struct buf *out)
     buf_release(&title);
     buf_release(&body);
     buf_release(&ops);
-    buf_release(&tmp);
 }
 
 /* ---- the LLM distillation ---- */
@@ -354,32 +361,29 @@ const char *distill_language(const char *accept_language)
  * the front matter): then the fenced text. */
 static void unwrap_document(const char *text, struct buf *out)
 {
-    size_t start = strspn(text, " \t\r\n"), end = strlen(text);
-    const char *p = text + start, *open = NULL, *close = NULL;
-    while (end > start && strchr(" \t\r\n", text[end - 1]))
-        end--;
+    size_t len = strlen(text), body_len;
+    const char *p = text + strspn(text, " \t\r\n"), *open = NULL, *close = NULL, *body;
     buf_reset(out);
-    if (strncmp(p, "```", 3) == 0 && end - start >= 6 && strncmp(text + end - 3, "```", 3) == 0) {
-        open = p; /* the whole answer is one fenced block */
-        close = text + end - 3;
-    } else if (strncmp(p, "---", 3) != 0) {
+    if (fence_unwrap(text, len, &body, &body_len)) {
+        buf_add(out, body, body_len); /* the whole answer is one fenced block */
+        return;
+    }
+    if (strncmp(p, "---", 3) != 0) {
         /* Prose around a block: the first fence whose text starts with front matter. */
-        for (const char *f = strstr(text, "```"); f && !open; f = strstr(f + 3, "```")) {
-            const char *body = strchr(f, '\n');
-            if ((f == text || f[-1] == '\n') && body &&
-                strncmp(body + 1 + strspn(body + 1, " \t\r\n"), "---", 3) == 0)
+        for (const char *f = fence_find(text, len); f && !open;
+             f = fence_find(f + 3, len - (size_t)(f + 3 - text))) {
+            const char *line = strchr(f, '\n');
+            if ((f == text || f[-1] == '\n') && line &&
+                strncmp(line + 1 + strspn(line + 1, " \t\r\n"), "---", 3) == 0)
                 open = f;
         }
         /* ... up to the last fence that starts a line after it. */
         for (const char *f = open ? strstr(open + 3, "\n```") : NULL; f; f = strstr(f + 4, "\n```"))
             close = f + 1;
     }
-    if (open && close) {
-        const char *body = strchr(open, '\n');
-        if (body && body + 1 <= close) {
-            buf_add(out, body + 1, (size_t)(close - (body + 1)));
-            return;
-        }
+    if (open && close && (body = strchr(open, '\n')) && body + 1 <= close) {
+        buf_add(out, body + 1, (size_t)(close - (body + 1)));
+        return;
     }
     buf_adds(out, text);
 }

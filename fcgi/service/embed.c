@@ -22,6 +22,16 @@
 #define BACKOFF_MAX_MS 60000
 #define QUERY_TIMEOUT_MS 5000L /* a search waits at most this for its query's vector */
 #define QCACHE_SLOTS 256
+/* The embedding turn's lease is one embeddings call (KNOWHUB_EMBED_TIMEOUT)
+ * and this: the ledger row written after the call, which may wait the
+ * database's lock timeout (10 s), and the round trips around it. */
+#define TURN_MARGIN_MS 15000L
+/* A backfill waits at most this many leases for its turn while no entry of
+ * its space is embedded (by it or by the node holding the turn). */
+#define TURN_WAIT_LEASES 2
+#define TURN_POLL_MS 100
+/* A node's name (config.c: 1-64 characters) and its NUL. */
+#define HOLDER_SIZE 72
 
 /* What every thread of the process shares about the embeddings server. */
 static struct {
@@ -187,7 +197,18 @@ static void taken_release(struct taken *tk)
     buf_release(&tk->text);
 }
 
-/* embed_batch while this node holds the turn. */
+/* How long the embedding turn is this node's after each take or renewal. */
+static long turn_lease_ms(const struct config *cfg)
+{
+    return cfg->embed_timeout_ms + TURN_MARGIN_MS;
+}
+
+/* Another node is embedding (PostgreSQL): this one waits its turn. */
+#define EMBED_NOT_OUR_TURN (-2)
+
+/* embed_batch while this node holds the turn: renewed right before the
+ * embeddings call (the writes before it may have taken a while) and right
+ * after it (for the vectors' writes). */
 static long embed_batch_turn(struct store *st, struct llm *llm, const struct config *cfg,
                              const char *space, const char *actor, struct error *err)
 {
@@ -220,8 +241,22 @@ static long embed_batch_turn(struct store *st, struct llm *llm, const struct con
         struct svc_ctx c = {
             .space = tk.space, .actor = actor, .role = ROLE_NONE, .st = st, .llm = llm, .cfg = cfg};
         struct embed_reply r;
+        char holder[HOLDER_SIZE];
+        long left_ms;
+        int call;
+        if (store_embed_turn_take(st, turn_lease_ms(cfg), holder, sizeof holder, &left_ms) !=
+            STORE_OK) {
+            /* the lease ran out meanwhile: another node may be embedding these */
+            handled = handled ? handled : EMBED_NOT_OUR_TURN;
+            goto out;
+        }
         embed_reply_init(&r);
-        if (svc_llm_embed(&c, "embed", texts, n, server_dim(), 0, &r) == 0) {
+        call = svc_llm_embed(&c, "embed", texts, n, server_dim(), 0, &r);
+        /* Renewed for the writes; lost, the vectors are stored all the same
+         * (paid for, and the same as another node's for the same text). */
+        store_ignore(
+            store_embed_turn_take(st, turn_lease_ms(cfg), holder, sizeof holder, &left_ms));
+        if (call == 0) {
             int put = STORE_OK;
             server_ok(r.dim);
             for (size_t j = 0; j < n; j++) {
@@ -256,27 +291,28 @@ static long embed_batch_turn(struct store *st, struct llm *llm, const struct con
         }
         embed_reply_release(&r);
     }
+out:
     free(texts);
     free(which);
     taken_release(&tk);
     return handled;
 }
 
-/* Another node is embedding (PostgreSQL): this one waits its turn. */
-#define EMBED_NOT_OUR_TURN (-2)
-
 /* One batch of the queue (of space, or of the first queued entry's space):
- * entries gone or unchanged are taken off, the rest embedded in one call.
- * Returns the entries handled (0: none waited), -1 when the call failed
- * (err set, the breaker opened), or EMBED_NOT_OUR_TURN. */
+ * entries gone or unchanged are taken off, the rest embedded in one call,
+ * with the turn taken before and given back after (so nodes take turns
+ * batch by batch). Returns the entries handled (0: none waited), -1 when
+ * the call failed (err set, the breaker opened), or EMBED_NOT_OUR_TURN
+ * with the node holding the turn in holder (holder_size bytes). */
 static long embed_batch(struct store *st, struct llm *llm, const struct config *cfg,
-                        const char *space, const char *actor, struct error *err)
+                        const char *space, const char *actor, struct error *err, char *holder,
+                        size_t holder_size)
 {
-    long n;
-    if (store_embed_turn(st, 1) != STORE_OK)
+    long n, left_ms;
+    if (store_embed_turn_take(st, turn_lease_ms(cfg), holder, holder_size, &left_ms) != STORE_OK)
         return EMBED_NOT_OUR_TURN;
     n = embed_batch_turn(st, llm, cfg, space, actor, err);
-    store_ignore(store_embed_turn(st, 0)); /* else given back with the session */
+    store_ignore(store_embed_turn_give(st)); /* else its lease runs out */
     return n;
 }
 
@@ -295,12 +331,13 @@ void embed_start(struct store *st, const struct config *cfg)
 
 int embed_idle(struct store *st, struct llm *llm, const struct config *cfg)
 {
+    char holder[HOLDER_SIZE];
     struct error err;
     long n;
     if (!config_embed_configured(cfg) || server_wait() > 0)
         return 0;
     error_init(&err);
-    n = embed_batch(st, llm, cfg, NULL, "knowhub:embed", &err);
+    n = embed_batch(st, llm, cfg, NULL, "knowhub:embed", &err, holder, sizeof holder);
     error_release(&err);
     return n > 0;
 }
@@ -314,12 +351,26 @@ void embed_request_stop(void)
     stop_requested = 1;
 }
 
+/* The backfill could not have its turn: another node held it TURN_WAIT_LEASES
+ * leases while no entry of the space was embedded. */
+static void turn_wait_failed(struct error *err, const struct config *cfg, const char *holder,
+                             long waited_ms)
+{
+    error_set(err, E_SERVICE_UNAVAILABLE, NULL,
+              "Node %s held the embedding turn for %ld s (leases of %ld s, renewed) while no"
+              " entry of this space was embedded; run the backfill again later",
+              *holder ? holder : "(unknown)", waited_ms / 1000, turn_lease_ms(cfg) / 1000);
+    err->retry = 1;
+}
+
 void embed_run_job(struct store *st, struct llm *llm, const struct config *cfg, const char *job_id,
                    const char *space, const char *actor, struct json_object *params)
 {
     struct json_object *v, *result;
     struct error err;
+    char holder[HOLDER_SIZE] = "";
     long total = 0, left = 0, done = 0;
+    long long waiting_since = 0; /* monotonic ms; 0: not waiting for the turn */
     int force = json_object_object_get_ex(params, "force", &v) && json_object_get_boolean(v);
     int failures = 0, idle = 0, rc;
     error_init(&err);
@@ -328,18 +379,39 @@ void embed_run_job(struct store *st, struct llm *llm, const struct config *cfg, 
         rc = store_embed_queued(st, space, &total);
     if (rc != STORE_OK)
         store_status_error(rc, "Embedding queue", &err);
+    left = total;
     store_ignore(store_job_progress(st, job_id, 0, total)); /* best effort */
     while (rc == STORE_OK && !stop_requested) {
-        long n = embed_batch(st, llm, cfg, space, actor, &err);
+        long n = embed_batch(st, llm, cfg, space, actor, &err, holder, sizeof holder);
         if (n == EMBED_NOT_OUR_TURN) {
-            /* another node is embedding the same queue: wait, keep the lease */
-            usleep(200 * 1000);
+            /* Another node is embedding: wait, keep the job's lease. Its
+             * idle batches take this space's entries too, which counts as
+             * progress; a holder whose lease runs out (a frozen node) loses
+             * the turn; one that keeps it while nothing of this space moves
+             * is waited for a bounded time, then the job fails, retry. */
+            long now_left = left;
+            long long now = monotonic_ms();
+            if (!waiting_since)
+                waiting_since = now;
+            usleep(TURN_POLL_MS * 1000);
+            if (store_embed_queued(st, space, &now_left) == STORE_OK && now_left < left) {
+                left = now_left;
+                waiting_since = monotonic_ms();
+            }
+            done = total - left > 0 ? total - left : 0;
             if (store_job_progress(st, job_id, done, total) == STORE_NOT_FOUND) {
                 error_release(&err);
                 return;
             }
+            if (left == 0)
+                break; /* embedded by the other node */
+            if (now - waiting_since > TURN_WAIT_LEASES * turn_lease_ms(cfg)) {
+                turn_wait_failed(&err, cfg, holder, (long)(now - waiting_since));
+                break;
+            }
             continue;
         }
+        waiting_since = 0;
         if (n < 0) {
             if (++failures == 3)
                 break; /* err says why */
@@ -502,6 +574,22 @@ int embed_query(const struct svc_ctx *c, const char *q, float **vec, int *dim, s
 
 /* ---- the operations ---- */
 
+/* The caller's space's in-memory index against its budget, beside the
+ * status's "index" {vectors, bytes}: cap (KNOWHUB_VECTOR_SPACE_BYTES, 0: no
+ * limit), over (its vectors are not held: searched by words), needed (the
+ * bytes they would take, when over) and evicted (not held for want of
+ * room: loaded on its next search). */
+static void index_budget(const char *space, struct json_object *idx)
+{
+    struct vindex_figures f;
+    vindex_figures(space, &f); /* never another space's figures */
+    json_object_object_add(idx, "cap", json_object_new_int64((int64_t)f.space_cap));
+    json_object_object_add(idx, "over", json_object_new_boolean(f.over > 0));
+    if (f.over)
+        json_object_object_add(idx, "needed", json_object_new_int64((int64_t)f.needed));
+    json_object_object_add(idx, "evicted", json_object_new_boolean(f.evicted > 0));
+}
+
 int svc_embed_status(const struct svc_ctx *c, struct json_object **data, struct error *err)
 {
     long entries, rows, vectors, dim, queued = 0;
@@ -545,6 +633,7 @@ int svc_embed_status(const struct svc_ctx *c, struct json_object **data, struct 
     idx = json_object_new_object();
     json_object_object_add(idx, "vectors", json_object_new_int64((int64_t)held));
     json_object_object_add(idx, "bytes", json_object_new_int64((int64_t)bytes));
+    index_budget(c->space, idx);
     json_object_object_add(o, "index", idx);
     *data = o;
     return 0;

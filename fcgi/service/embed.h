@@ -32,7 +32,11 @@ void embed_start(struct store *st, const struct config *cfg);
 int embed_idle(struct store *st, struct llm *llm, const struct config *cfg);
 
 /* The backfill job (kind "embed", params {force}): queue space's entries,
- * then embed them batch by batch with progress, until none wait. */
+ * then embed them batch by batch with progress, until none wait. On
+ * PostgreSQL it takes the embedding turn for each batch (a lease of
+ * KNOWHUB_EMBED_TIMEOUT + 15 s); while another node holds it, entries of
+ * the space that node embeds count as progress, and after two leases with
+ * none the job fails SERVICE_UNAVAILABLE, retry: true, naming the holder. */
 void embed_run_job(struct store *st, struct llm *llm, const struct config *cfg, const char *job_id,
                    const char *space, const char *actor, struct json_object *params);
 

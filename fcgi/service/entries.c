@@ -303,26 +303,9 @@ static int log_injections(const struct svc_ctx *c, const char *trace_id, const c
 static int filter_of(const struct entry_query *eq, struct knowledge_filter *f, struct error *err)
 {
     f->types = 0;
-    for (size_t i = 0; i < eq->n_types; i++) {
-        for (const char *v = eq->types[i]; *v;) {
-            size_t n = strcspn(v, ",");
-            if (n) {
-                char *name = xstrndup(v, n);
-                unsigned bit = knowledge_type_bit(name);
-                if (!bit) {
-                    error_set(err, E_INVALID_REQUEST, NULL,
-                              "Unknown tags_type '%s' (expected tool, usecase, definition, "
-                              "plan, strategy)",
-                              name);
-                    free(name);
-                    return -1;
-                }
-                free(name);
-                f->types |= bit;
-            }
-            v += n + (v[n] == ',');
-        }
-    }
+    for (size_t i = 0; i < eq->n_types; i++)
+        if (knowledge_types_add_list(eq->types[i], &f->types, err))
+            return -1;
     f->category = eq->category && *eq->category ? eq->category : NULL;
     if (f->category && !category_valid(f->category)) {
         error_set(err, E_INVALID_REQUEST, "invalid_category", "Invalid category: %s", f->category);

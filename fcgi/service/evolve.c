@@ -22,20 +22,16 @@ static int add_case_line(const struct knowledge_case *c, void *ctx)
 static void unfence(const char *text, struct buf *out)
 {
     size_t n = strlen(text), start = strspn(text, " \t\r\n");
+    const char *body;
+    size_t len;
     buf_reset(out);
+    if (fence_unwrap(text, n, &body, &len)) {
+        text = body;
+        start = 0;
+        n = len;
+    }
     while (n > start && strchr(" \t\r\n", text[n - 1]))
         n--;
-    if (n - start >= 6 && strncmp(text + start, "```", 3) == 0 &&
-        strncmp(text + n - 3, "```", 3) == 0) {
-        const char *body = strchr(text + start, '\n');
-        if (body && body < text + n - 3) {
-            size_t end = n - 3;
-            while (end > (size_t)(body - text) && strchr(" \t\r\n", text[end - 1]))
-                end--;
-            buf_add(out, body + 1, end - (size_t)(body + 1 - text));
-            return;
-        }
-    }
     buf_add(out, text + start, n - start);
 }
 

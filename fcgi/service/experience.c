@@ -10,6 +10,7 @@
 #include "llm/llm.h"
 #include "service/distill.h"
 #include "service/knowledge.h"
+#include "service/writerate.h"
 #include "store/store.h"
 
 #include <stdlib.h>
@@ -27,8 +28,7 @@ static int context_check(struct json_object *body, struct json_object **ctx, str
         error_set(err, E_INVALID_REQUEST, NULL, "'experience_context' is required");
         return -1;
     }
-    if (!json_object_object_get_ex(*ctx, "user_question", &v) || !(q = jf_str(v)) ||
-        !q[strspn(q, " \t\r\n")]) {
+    if (!(q = jf_member_str(*ctx, "user_question")) || !q[strspn(q, " \t\r\n")]) {
         error_set(err, E_INVALID_REQUEST, NULL, "'experience_context.user_question' is required");
         return -1;
     }
@@ -76,37 +76,28 @@ static void folder_of(const char *hint, struct buf *out)
     out->len -= lead;
 }
 
-int svc_distill_experience(const struct svc_ctx *c, struct json_object *body,
-                           struct json_object **data, struct error *err)
-{
-    struct json_object *ctx, *v;
-    const char *model = NULL, *hint = NULL, *context_id,
-               *lang = distill_language(c->accept_language);
-    const char *source = config_llm_configured(c->cfg) ? "distill" : "distill-local";
-    struct buf raw, doc, final, name, folder, path, norm;
-    struct llm_reply r;
-    struct knowledge k;
-    long timeout_ms = 0;
-    int rc, ret = -1;
+/* What a distill request asks for, its checks passed. */
+struct distill_params {
+    struct json_object *ctx; /* experience_context, borrowed from the body */
+    const char *model;       /* NULL: the configured one */
+    const char *hint;        /* category_hint, may be NULL */
+    const char *context_id;  /* may be NULL */
+    long timeout_ms;         /* 0: the default */
+};
 
-    *data = NULL;
-    buf_init(&raw, 4 << 20);
-    buf_init(&doc, 4 << 20);
-    buf_init(&final, 4 << 20);
-    buf_init(&name, 4096);
-    buf_init(&folder, 4096);
-    buf_init(&path, 8192);
-    buf_init(&norm, 8192);
-    llm_reply_init(&r);
-    knowledge_init(&k);
-    if (context_check(body, &ctx, err))
-        goto out;
-    if (json_object_object_get_ex(body, "model", &v) && llm_model_from_json(c->cfg, v, &model)) {
+/* The body's fields into p, in the order REST documents their errors. */
+static int params_of(const struct svc_ctx *c, struct json_object *body, struct distill_params *p,
+                     struct error *err)
+{
+    struct json_object *v;
+    if (context_check(body, &p->ctx, err))
+        return -1;
+    if (json_object_object_get_ex(body, "model", &v) && llm_model_from_json(c->cfg, v, &p->model)) {
         error_set(err, E_INVALID_REQUEST, NULL, "'model' is not one of the allowed models");
-        goto out;
+        return -1;
     }
-    if (jf_string(err, body, "category_hint", 0, CATEGORY_HINT_CHARS, &hint))
-        goto out;
+    if (jf_string(err, body, "category_hint", 0, CATEGORY_HINT_CHARS, &p->hint))
+        return -1;
     if (json_object_object_get_ex(body, "timeout_seconds", &v) && v) {
         double t = json_object_get_double(v);
         if (!(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)) ||
@@ -115,32 +106,58 @@ int svc_distill_experience(const struct svc_ctx *c, struct json_object *body,
                       "'timeout_seconds' must be a number above 0 (at most %d, below the "
                       "proxy's own timeout)",
                       DISTILL_MAX_TIMEOUT_SECONDS);
-            goto out;
+            return -1;
         }
-        timeout_ms = (long)(t * 1000);
+        p->timeout_ms = (long)(t * 1000);
     }
-    context_id = json_object_object_get_ex(ctx, "context_id", &v) ? jf_str(v) : NULL;
+    p->context_id = jf_member_str(p->ctx, "context_id");
+    return 0;
+}
 
+/* The experience's document (front matter and body) into doc: by the LLM
+ * when one is configured, else locally. */
+static int document_of(const struct svc_ctx *c, const struct distill_params *p, const char *source,
+                       struct buf *doc, struct error *err)
+{
+    const char *lang = distill_language(c->accept_language);
+    struct llm_reply r;
+    struct buf raw;
+    int ret = -1;
+    llm_reply_init(&r);
+    buf_init(&raw, 4 << 20);
     if (config_llm_configured(c->cfg)) {
-        if (distill_llm(c, ctx, lang, model, timeout_ms, &raw, &r)) {
+        if (distill_llm(c, p->ctx, lang, p->model, p->timeout_ms, &raw, &r)) {
             error_copy(err, &r.err, NULL);
             goto out;
         }
     } else {
-        distill_local(ctx, lang, &raw);
+        distill_local(p->ctx, lang, &raw);
     }
-    distill_finish(raw.data, source, context_id, &doc);
+    distill_finish(raw.data, source, p->context_id, doc);
+    ret = 0;
+out:
+    llm_reply_release(&r);
+    buf_release(&raw);
+    return ret;
+}
 
-    /* Name it after its title, in the hinted folder; never over another. */
-    {
-        size_t off = 0;
-        struct json_object *meta = frontmatter_parse(doc.data, doc.len, &off), *title = NULL;
-        if (meta)
-            json_object_object_get_ex(meta, "title", &title);
-        distill_file_name(title ? json_object_get_string(title) : NULL, context_id, &name);
-        json_object_put(meta);
-    }
-    folder_of(hint, &folder);
+/* The normalized path for doc into norm: named after its title, in the
+ * hinted folder; never over another (name-2.md, name-3.md ...). */
+static int free_path_of(const struct svc_ctx *c, const struct distill_params *p,
+                        const struct buf *doc, struct buf *norm, struct error *err)
+{
+    struct buf name, folder, path;
+    size_t off = 0;
+    struct json_object *meta = frontmatter_parse(doc->data, doc->len, &off), *title = NULL;
+    int rc, ret = -1;
+    buf_init(&name, 4096);
+    buf_init(&folder, 4096);
+    buf_init(&path, 8192);
+    if (meta)
+        json_object_object_get_ex(meta, "title", &title);
+    distill_file_name(title ? json_object_get_string(title) : NULL, p->context_id, &name);
+    json_object_put(meta);
+    folder_of(p->hint, &folder);
     for (int n = 1; n < 1000; n++) {
         struct knowledge taken;
         buf_reset(&path);
@@ -150,9 +167,9 @@ int svc_distill_experience(const struct svc_ctx *c, struct json_object *body,
             buf_adds(&path, name.data);
         else
             buf_addf(&path, "%.*s-%d.md", (int)(name.len - 3), name.data, n);
-        if (path_check("experiences", path.data, &norm, err))
+        if (path_check("experiences", path.data, norm, err))
             goto out;
-        rc = store_knowledge_get_by_path(c->st, c->space, "experiences", norm.data, &taken);
+        rc = store_knowledge_get_by_path(c->st, c->space, "experiences", norm->data, &taken);
         knowledge_release(&taken);
         if (rc == STORE_NOT_FOUND)
             break;
@@ -161,20 +178,36 @@ int svc_distill_experience(const struct svc_ctx *c, struct json_object *body,
             goto out;
         }
     }
-    if (document_prepare("experiences", norm.data, doc.data, doc.len, &final, err))
+    ret = 0;
+out:
+    buf_release(&name);
+    buf_release(&folder);
+    buf_release(&path);
+    return ret;
+}
+
+/* Store doc as the experience at the normalized path, and answer with it. */
+static int experience_write(const struct svc_ctx *c, const char *path, const struct buf *doc,
+                            const char *source, struct json_object **data, struct error *err)
+{
+    struct buf final;
+    struct knowledge k;
+    int rc, ret = -1;
+    buf_init(&final, 4 << 20);
+    knowledge_init(&k);
+    if (document_prepare("experiences", path, doc->data, doc->len, &final, err))
         goto out;
     /* A folder named like a stored document (or the reverse) cannot be exported. */
-    if (knowledge_path_free(c, "experiences", norm.data, NULL, err))
+    if (knowledge_path_free(c, "experiences", path, NULL, err))
         goto out;
     k.space = xstrdup(c->space);
     k.category = xstrdup("experiences");
-    k.path = xstrdup(norm.data);
+    k.path = xstrdup(path);
     k.score = 3;
-    document_fill(&k, "experiences", norm.data, final.data, final.len);
+    document_fill(&k, "experiences", path, final.data, final.len);
     rc = knowledge_create(c->st, &k, c->actor);
     if (rc == STORE_CONFLICT) {
-        error_set(err, E_CONFLICT, NULL, "Another experience took %s meanwhile; try again",
-                  norm.data);
+        error_set(err, E_CONFLICT, NULL, "Another experience took %s meanwhile; try again", path);
     } else if (rc) {
         store_status_error(rc, "Knowledge file", err);
     } else {
@@ -188,13 +221,27 @@ int svc_distill_experience(const struct svc_ctx *c, struct json_object *body,
     }
 out:
     knowledge_release(&k);
-    llm_reply_release(&r);
-    buf_release(&raw);
-    buf_release(&doc);
     buf_release(&final);
-    buf_release(&name);
-    buf_release(&folder);
-    buf_release(&path);
+    return ret;
+}
+
+int svc_distill_experience(const struct svc_ctx *c, struct json_object *body,
+                           struct json_object **data, struct error *err)
+{
+    struct distill_params p = {0};
+    const char *source = config_llm_configured(c->cfg) ? "distill" : "distill-local";
+    struct buf doc, norm;
+    int ret = -1;
+
+    *data = NULL;
+    buf_init(&doc, 4 << 20);
+    buf_init(&norm, 8192);
+    if (params_of(c, body, &p, err) || write_admit(c, 1, err) ||
+        document_of(c, &p, source, &doc, err) || free_path_of(c, &p, &doc, &norm, err))
+        goto out;
+    ret = experience_write(c, norm.data, &doc, source, data, err);
+out:
+    buf_release(&doc);
     buf_release(&norm);
     return ret;
 }

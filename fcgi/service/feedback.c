@@ -12,6 +12,7 @@
 #include "service/ctx.h"
 #include "service/evolve.h"
 #include "service/knowledge.h"
+#include "service/writerate.h"
 #include "store/store.h"
 
 #include <string.h>
@@ -172,6 +173,8 @@ int svc_knowledge_batch_update(const struct svc_ctx *c, struct json_object *body
                   LIMIT_BATCH_ITEMS, n);
         return -1;
     }
+    if (write_admit(c, (long)n, err))
+        return -1;
     results = json_object_new_array();
     for (size_t i = 0; i < n; i++) {
         struct json_object *r = batch_item(c, json_object_array_get_idx(list, i), i), *st;

@@ -14,6 +14,7 @@
 #include "domain/paths.h"
 #include "service/ctx.h"
 #include "service/knowledge.h"
+#include "service/writerate.h"
 #include "store/store.h"
 
 #include <stdlib.h>
@@ -374,7 +375,7 @@ int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct js
 
     knowledge_init(&k);
     buf_init(&doc, 4 * 1024 * 1024);
-    if (target_of(body, "path", &t, err))
+    if (target_of(body, "path", &t, err) || write_admit(c, 1, err))
         goto out;
     if (json_object_object_get_ex(body, "content", &v) && v) {
         if (!(content = jf_str(v)) || strlen(content) != (size_t)json_object_get_string_len(v)) {
@@ -501,7 +502,8 @@ int svc_files_rename(const struct svc_ctx *c, struct json_object *body, struct j
 
     knowledge_init(&old);
     if (target_of(body, "path", &from, err) ||
-        jf_long(err, body, "expected_version", 1, 1L << 40, 0, &expected_version))
+        jf_long(err, body, "expected_version", 1, 1L << 40, 0, &expected_version) ||
+        write_admit(c, 1, err))
         goto out;
     /* The destination: new_path in new_category (default: the same category). */
     new_category = stripped_field(body, "new_category");
@@ -559,7 +561,8 @@ int svc_files_delete(const struct svc_ctx *c, struct json_object *body, struct j
     int rc, result = -1;
     knowledge_init(&k);
     *data = NULL;
-    if (target_of(body, "path", &t, err) || knowledge_may_change(c, t.category, err))
+    if (target_of(body, "path", &t, err) || knowledge_may_change(c, t.category, err) ||
+        write_admit(c, 1, err))
         goto out;
     rc = store_knowledge_get_by_path(c->st, c->space, t.category, t.path, &k);
     if (rc == STORE_OK)

@@ -65,20 +65,93 @@ static int by_fused(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-static void warn(struct json_object *warnings, const struct error *e)
+/* A warning {code, message} in the answer (which is then not cached),
+ * with semantic: why the vector side was not used whole (NULL: it failed). */
+static void warn(struct json_object *warnings, const struct error *e, const char *semantic)
 {
     struct json_object *w = json_object_new_object();
     json_object_object_add(w, "code", json_object_new_string(e->code));
     json_object_object_add(w, "message", json_object_new_string(e->message.data));
+    if (semantic)
+        json_object_object_add(w, "semantic", json_object_new_string(semantic));
     json_object_array_add(warnings, w);
 }
 
+/* The warning's semantic for an index state (NULL when it was whole). */
+static const char *state_semantic(enum vindex_state state)
+{
+    switch (state) {
+    case VINDEX_READY:
+        break;
+    case VINDEX_LOADING:
+        return "loading";
+    case VINDEX_OVER_BUDGET:
+        return "over_budget";
+    case VINDEX_NO_ROOM:
+        return "no_room";
+    }
+    return NULL;
+}
+
+/* Why the space's index was not searched whole, into err. */
+static void index_partial(const struct svc_ctx *c, enum vindex_state state, struct error *err)
+{
+    struct vindex_figures f;
+    vindex_figures(c->space, &f);
+    if (state == VINDEX_OVER_BUDGET) {
+        int own = f.space_cap && f.needed > f.space_cap;
+        error_set(err, E_LIMIT_EXCEEDED, NULL,
+                  "This space's vectors would take %zu bytes of memory, over the vector index's "
+                  "cap of %zu bytes (%s): searched by words only",
+                  f.needed, own ? f.space_cap : f.total_budget,
+                  own ? "KNOWHUB_VECTOR_SPACE_BYTES, per space" : "KNOWHUB_VECTOR_BYTES, in all");
+    } else if (state == VINDEX_NO_ROOM) {
+        error_set(err, E_SERVICE_UNAVAILABLE, NULL,
+                  "The vector index's memory (KNOWHUB_VECTOR_BYTES) is held by spaces being "
+                  "searched right now: searched by words only; try again");
+    } else {
+        error_set(err, E_SERVICE_UNAVAILABLE, NULL,
+                  "This space's vector index is loading: only the vectors loaded so far were "
+                  "searched; try again");
+    }
+}
+
+/* The query's nearest k vectors in the space's index and the similarity
+ * of each lexical candidate, or err; *state says what the index held
+ * (nothing over its cap or without room: then the query's vector is not
+ * asked for). */
+static void search_index(const struct svc_ctx *c, const char *q, size_t k,
+                         const struct ranked_id *lex, size_t nlex, float *sims,
+                         struct vindex_hit **hits, size_t *n, enum vindex_state *state,
+                         struct error *err)
+{
+    struct vindex_space *v;
+    float *qv;
+    int dim, rc = vindex_open(c->st, c->space, c->cfg->embed_model, &v, state);
+    if (rc != STORE_OK) {
+        store_status_error(rc, "Vectors", err);
+    } else if (*state == VINDEX_OVER_BUDGET || *state == VINDEX_NO_ROOM) {
+        /* nothing held: the caller says why */
+    } else if (embed_query(c, q, &qv, &dim, err) == 0) {
+        const char **ids = xcalloc(nlex + 1, sizeof *ids);
+        for (size_t i = 0; i < nlex; i++)
+            ids[i] = lex[i].id;
+        vindex_scan(v, qv, dim, k, hits, n, ids, nlex, sims);
+        free(ids);
+        free(qv);
+    }
+    vindex_close(v);
+}
+
 /* The query's nearest k vectors and the similarity of each lexical
- * candidate (sims[i] for lex[i]), or none with a warning. */
+ * candidate (sims[i] for lex[i]), or none with a warning (-1). Vectors
+ * searched while the index loads come with a warning too (0). */
 static int nearest(const struct svc_ctx *c, const char *q, size_t k, const struct ranked_id *lex,
                    size_t nlex, float *sims, struct vindex_hit **hits, size_t *n,
                    struct json_object *warnings)
 {
+    enum vindex_state state = VINDEX_READY;
+    const char *semantic = NULL;
     struct error err;
     float *qv;
     int dim, rc;
@@ -89,20 +162,18 @@ static int nearest(const struct svc_ctx *c, const char *q, size_t k, const struc
     if (!q || !q[strspn(q, " \t\r\n\f\v")])
         return 0; /* a blank query finds nothing, by meaning either */
     error_init(&err);
-    if (embed_query(c, q, &qv, &dim, &err) == 0) {
-        const char **ids = xcalloc(nlex + 1, sizeof *ids);
-        for (size_t i = 0; i < nlex; i++)
-            ids[i] = lex[i].id;
-        rc = vindex_search(c->st, c->space, c->cfg->embed_model, qv, dim, k, hits, n, ids, nlex,
-                           sims);
-        if (rc != STORE_OK)
-            store_status_error(rc, "Vectors", &err);
-        free(ids);
+    if (config_embed_configured(c->cfg))
+        search_index(c, q, k, lex, nlex, sims, hits, n, &state, &err);
+    else if (embed_query(c, q, &qv, &dim, &err) == 0) /* LLM_NOT_CONFIGURED */
         free(qv);
+    if (!err.code && state != VINDEX_READY) {
+        index_partial(c, state, &err);
+        semantic = state_semantic(state);
     }
-    rc = err.code ? -1 : 0;
+    /* What is in while it loads is searched; nothing held is words only. */
+    rc = err.code && !(semantic && state == VINDEX_LOADING) ? -1 : 0;
     if (err.code)
-        warn(warnings, &err);
+        warn(warnings, &err, semantic);
     error_release(&err);
     return rc;
 }

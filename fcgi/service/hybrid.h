@@ -44,8 +44,11 @@ struct fused_hit {
  * fused order and passed to each until n were; an entry found only by
  * meaning is passed when accept(k, actx) says so (NULL: always). In
  * lexical mode the order is lex's. A failure of the vector side adds
- * {code, message} to warnings and answers from lex alone. Returns a store
- * status. */
+ * {code, message} to warnings and answers from lex alone; so does a space
+ * whose vectors are not held for memory (the warning's semantic:
+ * "over_budget", or "no_room" for now), and a search while the space's
+ * index loads adds {code, message, semantic: "loading"} (an answer with
+ * warnings is not cached). Returns a store status. */
 int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
                const struct ranked_id *lex, size_t nlex, size_t n,
                int (*accept)(const struct knowledge *, void *), void *actx,

@@ -99,8 +99,7 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
     size_t n;
     if (json_object_object_get_ex(params, "threshold", &v))
         threshold = json_object_get_double(v);
-    if (json_object_object_get_ex(params, "model", &v) && json_object_is_type(v, json_type_string))
-        c.model = json_object_get_string(v);
+    c.model = jf_member_str(params, "model");
     v = NULL;
     json_object_object_get_ex(params, "with_rules", &v);
     if (slim_plan(st, job->space, threshold, v && json_object_get_boolean(v),

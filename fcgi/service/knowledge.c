@@ -16,6 +16,7 @@
 #include "service/ctx.h"
 #include "service/evolve.h"
 #include "service/idempotency.h"
+#include "service/writerate.h"
 #include "store/store.h"
 
 #include <stdlib.h>
@@ -245,25 +246,6 @@ static char *list_text(struct json_object *list)
     return text;
 }
 
-/* tags_type as a bitmask, from a JSON list of strings. */
-static int types_of(struct json_object *list, unsigned *out, struct error *err)
-{
-    *out = 0;
-    for (size_t i = 0; list && i < json_object_array_length(list); i++) {
-        const char *name = json_object_get_string(json_object_array_get_idx(list, i));
-        unsigned bit = knowledge_type_bit(name);
-        if (!bit) {
-            error_set(err, E_INVALID_REQUEST, NULL,
-                      "Unknown tags_type '%s' (expected tool, usecase, definition, plan, "
-                      "strategy)",
-                      name);
-            return -1;
-        }
-        *out |= bit;
-    }
-    return 0;
-}
-
 /* A title from the first line of the scenario, at most 80 characters. */
 static char *title_from(const char *scenario)
 {
@@ -358,7 +340,8 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
         jf_string(err, body, "category", 0, 32, &category) ||
         jf_string(err, body, "path", 0, 1024, &path) ||
         jf_string(err, body, "description", 0, LIMIT_RULE_DESCRIPTION, &description) ||
-        jf_bool(err, body, "always_apply", 1, &always_apply) || types_of(tags_type, &k.types, err))
+        jf_bool(err, body, "always_apply", 1, &always_apply) ||
+        knowledge_types_add_json(tags_type, &k.types, err))
         goto out;
     /* A title is one line: it heads a section in the blocks agents paste. */
     if (title && has_line_break(title)) {
@@ -385,6 +368,8 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
         error_set(err, E_INVALID_REQUEST, "rule_path_required", "'path' is required for a rule");
         goto out;
     }
+    if (write_admit(c, 1, err))
+        goto out;
     k.space = xstrdup(c->space);
     k.category = xstrdup(category);
     k.title = title && *title ? xstrdup(title) : title_from(scenario);
@@ -573,6 +558,8 @@ int svc_knowledge_update(const struct svc_ctx *c, const char *id, struct json_ob
                   "or evolve_feedback");
         goto out;
     }
+    if (write_admit(c, 1, err))
+        goto out;
     if (feedback) {
         long feedback_id = 0;
         if (evolve_ask(c, id, feedback, &current, &evolved, &feedback_id, err))
@@ -646,6 +633,8 @@ int svc_knowledge_delete(const struct svc_ctx *c, const char *id, struct json_ob
     struct knowledge k;
     int rc;
     knowledge_init(&k);
+    if (write_admit(c, 1, err))
+        return -1;
     /* The category that decides who may delete is read in the transaction
      * that deletes, so a move into rules meanwhile cannot slip through. */
     if ((rc = store_begin(c->st)))

@@ -82,11 +82,10 @@ int svc_session_get(const struct svc_ctx *c, const char *id, struct json_object 
 /* The parent id of a table (derive.trigger.tableId), or NULL. */
 static const char *parent_of(struct json_object *table)
 {
-    struct json_object *derive, *trigger, *id;
+    struct json_object *derive, *trigger;
     if (json_object_object_get_ex(table, "derive", &derive) && derive &&
-        json_object_object_get_ex(derive, "trigger", &trigger) && trigger &&
-        json_object_object_get_ex(trigger, "tableId", &id))
-        return jf_str(id);
+        json_object_object_get_ex(derive, "trigger", &trigger))
+        return jf_member_str(trigger, "tableId");
     return NULL;
 }
 

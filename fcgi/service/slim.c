@@ -248,33 +248,37 @@ static struct json_object *item_json(const struct item *e)
     return o;
 }
 
-int slim_plan(struct store *st, const char *space, double threshold, int with_rules, int by_llm,
-              struct json_object **plan)
+/* Free what collect gathered. */
+static void items_release(struct items *it)
 {
-    struct items it = {.with_rules = with_rules, .shingles = !by_llm};
-    struct band_key *keys = NULL;
-    struct member_key *order = NULL;
-    size_t *parent = NULL, nkeys = 0;
-    struct json_object *groups;
-    double least =
-        by_llm ? threshold
-               : (threshold > SLIM_LOCAL_MIN_SIMILARITY ? threshold : SLIM_LOCAL_MIN_SIMILARITY);
-    int rc = store_knowledge_scan(st, space, SCAN_ACTIVE, NULL, 0, collect, &it);
-    *plan = NULL;
-    if (rc)
-        goto out;
-    parent = xcalloc(it.n + 1, sizeof *parent);
-    for (size_t i = 0; i < it.n; i++)
+    for (size_t i = 0; i < it->n; i++) {
+        free(it->v[i].id);
+        free(it->v[i].title);
+        free(it->v[i].path);
+        free(it->v[i].category);
+        free(it->v[i].updated_at);
+        free(it->v[i].tokens);
+    }
+    free(it->v);
+}
+
+/* Union the items at least least alike (one category only) into trees:
+ * the parent array (caller frees), find() gives an item's group. Only
+ * entries sharing a MinHash band value are measured. */
+static size_t *similar_groups(const struct items *it, double least)
+{
+    size_t *parent = xcalloc(it->n + 1, sizeof *parent), nkeys = 0;
+    struct band_key *keys = xcalloc(it->n * BANDS + 1, sizeof *keys);
+    for (size_t i = 0; i < it->n; i++)
         parent[i] = i;
-    keys = xcalloc(it.n * BANDS + 1, sizeof *keys);
-    for (size_t i = 0; i < it.n; i++) {
-        if (!it.v[i].n_tokens)
+    for (size_t i = 0; i < it->n; i++) {
+        if (!it->v[i].n_tokens)
             continue;
         for (int b = 0; b < BANDS; b++) {
             uint64_t h = mix((uint64_t)b * 0x51ED27ULL) ^
-                         hash_fnv1a(it.v[i].category, strlen(it.v[i].category));
+                         hash_fnv1a(it->v[i].category, strlen(it->v[i].category));
             for (int r = 0; r < ROWS; r++)
-                h = mix(h ^ it.v[i].sig[b * ROWS + r]);
+                h = mix(h ^ it->v[i].sig[b * ROWS + r]);
             keys[nkeys].key = h;
             keys[nkeys++].item = i;
         }
@@ -290,69 +294,89 @@ int slim_plan(struct store *st, const char *space, double threshold, int with_ru
             for (size_t b = a + 1; b < e && b < s + BUCKET_CAP; b++) {
                 size_t x = keys[a].item, y = keys[b].item;
                 if (find(parent, x) != find(parent, y) &&
-                    worth_measuring(&it.v[x], &it.v[y], least) &&
-                    strcmp(it.v[x].category, it.v[y].category) == 0 &&
-                    jaccard(&it.v[x], &it.v[y]) >= least)
+                    worth_measuring(&it->v[x], &it->v[y], least) &&
+                    strcmp(it->v[x].category, it->v[y].category) == 0 &&
+                    jaccard(&it->v[x], &it->v[y]) >= least)
                     parent[find(parent, x)] = find(parent, y);
             }
         s = e;
     }
+    free(keys);
+    return parent;
+}
+
+/* One group's JSON: its survivor (the better entry) and the members with
+ * their similarity to it; members are items order[s..e). */
+static struct json_object *group_json(const struct items *it, const struct member_key *order,
+                                      size_t s, size_t e)
+{
+    struct json_object *g = json_object_new_object(), *members = json_object_new_array();
+    size_t survivor = order[s].item;
+    for (size_t i = s + 1; i < e; i++)
+        if (better(&it->v[order[i].item], &it->v[survivor]))
+            survivor = order[i].item;
+    json_object_object_add(g, "survivor", item_json(&it->v[survivor]));
+    for (size_t i = s; i < e; i++) {
+        size_t m = order[i].item;
+        if (m == survivor)
+            continue;
+        struct json_object *mj = item_json(&it->v[m]);
+        json_object_object_add(mj, "similarity",
+                               json_object_new_double(jaccard(&it->v[m], &it->v[survivor])));
+        json_object_array_add(members, mj);
+    }
+    json_object_object_add(g, "members", members);
+    return g;
+}
+
+/* The groups of two or more items as a JSON array. */
+static struct json_object *groups_json(const struct items *it, size_t *parent)
+{
+    struct json_object *groups = json_object_new_array();
     /* Groups in one sort by root (never a scan of all items per root). */
-    order = xcalloc(it.n + 1, sizeof *order);
-    for (size_t i = 0; i < it.n; i++) {
+    struct member_key *order = xcalloc(it->n + 1, sizeof *order);
+    for (size_t i = 0; i < it->n; i++) {
         order[i].root = find(parent, i);
         order[i].item = i;
     }
-    if (it.n > 1)
-        qsort(order, it.n, sizeof *order, cmp_member);
-    groups = json_object_new_array();
-    for (size_t s = 0; s < it.n;) {
-        size_t e = s + 1, survivor;
-        while (e < it.n && order[e].root == order[s].root)
+    if (it->n > 1)
+        qsort(order, it->n, sizeof *order, cmp_member);
+    for (size_t s = 0; s < it->n;) {
+        size_t e = s + 1;
+        while (e < it->n && order[e].root == order[s].root)
             e++;
-        if (e - s < 2) {
-            s = e;
-            continue;
-        }
-        survivor = order[s].item;
-        for (size_t i = s + 1; i < e; i++)
-            if (better(&it.v[order[i].item], &it.v[survivor]))
-                survivor = order[i].item;
-        struct json_object *g = json_object_new_object(), *members = json_object_new_array();
-        json_object_object_add(g, "survivor", item_json(&it.v[survivor]));
-        for (size_t i = s; i < e; i++) {
-            size_t m = order[i].item;
-            if (m == survivor)
-                continue;
-            struct json_object *mj = item_json(&it.v[m]);
-            json_object_object_add(mj, "similarity",
-                                   json_object_new_double(jaccard(&it.v[m], &it.v[survivor])));
-            json_object_array_add(members, mj);
-        }
-        json_object_object_add(g, "members", members);
-        json_object_array_add(groups, g);
+        if (e - s >= 2)
+            json_object_array_add(groups, group_json(it, order, s, e));
         s = e;
     }
+    free(order);
+    return groups;
+}
+
+int slim_plan(struct store *st, const char *space, double threshold, int with_rules, int by_llm,
+              struct json_object **plan)
+{
+    struct items it = {.with_rules = with_rules, .shingles = !by_llm};
+    size_t *parent;
+    double least =
+        by_llm ? threshold
+               : (threshold > SLIM_LOCAL_MIN_SIMILARITY ? threshold : SLIM_LOCAL_MIN_SIMILARITY);
+    int rc = store_knowledge_scan(st, space, SCAN_ACTIVE, NULL, 0, collect, &it);
+    *plan = NULL;
+    if (rc) {
+        items_release(&it);
+        return rc;
+    }
+    parent = similar_groups(&it, least);
     *plan = json_object_new_object();
     json_object_object_add(*plan, "threshold", json_object_new_double(threshold));
     json_object_object_add(*plan, "similarity",
                            json_object_new_string(by_llm ? "token-set" : "word-3-shingles"));
     json_object_object_add(*plan, "min_similarity", json_object_new_double(least));
     json_object_object_add(*plan, "entries", json_object_new_int64((int64_t)it.n));
-    json_object_object_add(*plan, "groups", groups);
-out:
-    for (size_t i = 0; i < it.n; i++) {
-        free(it.v[i].id);
-        free(it.v[i].title);
-        free(it.v[i].path);
-        free(it.v[i].category);
-        free(it.v[i].updated_at);
-        free(it.v[i].tokens);
-    }
-    free(it.v);
-    free(keys);
-    free(order);
+    json_object_object_add(*plan, "groups", groups_json(&it, parent));
     free(parent);
+    items_release(&it);
     return rc;
 }
 
@@ -408,82 +432,84 @@ static int merged_text(const struct slim_ctx *c, const struct knowledge *survivo
     return rc;
 }
 
-int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
-                     struct json_object **error)
+/* The group's survivor and its members as stored now: *members (caller
+ * releases the *n read and frees it) holds those still there. -1 with
+ * *error when the survivor is gone. */
+static int group_read(const struct slim_ctx *c, struct json_object *group,
+                      struct knowledge *survivor, struct knowledge **members, size_t *n,
+                      struct json_object **error)
 {
     struct json_object *surv_j, *members_j, *id;
-    struct knowledge survivor, *members = NULL;
-    struct buf text;
-    size_t n = 0;
-    int rc = -1;
-
-    *error = NULL;
-    knowledge_init(&survivor);
-    buf_init(&text, 4 << 20);
     json_object_object_get_ex(group, "survivor", &surv_j);
     json_object_object_get_ex(group, "members", &members_j);
     json_object_object_get_ex(surv_j, "id", &id);
-    if (store_knowledge_get(c->svc.st, c->svc.space, json_object_get_string(id), 0, &survivor)) {
+    if (store_knowledge_get(c->svc.st, c->svc.space, json_object_get_string(id), 0, survivor)) {
         *error = error_json_text("NOT_FOUND", "The surviving entry is gone; the group was skipped");
-        goto out;
+        return -1;
     }
-    members = xcalloc(json_object_array_length(members_j) + 1, sizeof *members);
+    *members = xcalloc(json_object_array_length(members_j) + 1, sizeof **members);
     for (size_t i = 0; i < json_object_array_length(members_j); i++) {
         json_object_object_get_ex(json_object_array_get_idx(members_j, i), "id", &id);
-        knowledge_init(&members[n]);
+        knowledge_init(&(*members)[*n]);
         if (store_knowledge_get(c->svc.st, c->svc.space, json_object_get_string(id), 0,
-                                &members[n]) == 0)
-            n++;
+                                &(*members)[*n]) == 0)
+            (*n)++;
     }
-    if (n == 0) {
-        rc = 0; /* merged meanwhile: nothing left to do */
-        goto out;
-    }
-    /* The LLM first, outside the transaction; a failure leaves all as it was. */
-    if (config_llm_configured(c->svc.cfg) && merged_text(c, &survivor, members, n, &text, error))
-        goto out;
+    return 0;
+}
+
+/* Give the survivor a "merge" revision: the merged text, or (without an
+ * LLM, text empty) its own, so its history shows the merge. A store status. */
+static int survivor_revise(const struct slim_ctx *c, const struct knowledge *survivor,
+                           const struct buf *text)
+{
+    struct knowledge next;
+    struct buf doc;
+    int rc;
+    knowledge_init(&next);
+    buf_init(&doc, 4 << 20);
+    if (text->len)
+        document_with_body(survivor->document, text->data, &doc);
+    else
+        buf_adds(&doc, survivor->document);
+    next.category = xstrdup(survivor->category);
+    next.path = xstrdup(survivor->path);
+    document_fill(&next, survivor->category, survivor->path, doc.data, doc.len);
+    rc = store_knowledge_update(c->svc.st, c->svc.space, survivor->id, &next, survivor->version,
+                                c->svc.actor, "merge");
+    knowledge_release(&next);
+    buf_release(&doc);
+    return rc;
+}
+
+/* In one transaction, the survivor's revision and every member merged into
+ * it; on any failure nothing changes and *error says why. */
+static int group_write(const struct slim_ctx *c, const struct knowledge *survivor,
+                       const struct knowledge *members, size_t n, const struct buf *text,
+                       struct json_object **error)
+{
+    int urc;
     if (store_begin(c->svc.st))
         goto store_failed;
-    {
-        /* The survivor gets a "merge" revision: the LLM's text, or (without
-         * an LLM) its own, so its history shows the merge. */
-        struct knowledge next;
-        struct buf doc;
-        knowledge_init(&next);
-        buf_init(&doc, 4 << 20);
-        if (text.len)
-            document_with_body(survivor.document, text.data, &doc);
-        else
-            buf_adds(&doc, survivor.document);
-        next.category = xstrdup(survivor.category);
-        next.path = xstrdup(survivor.path);
-        document_fill(&next, survivor.category, survivor.path, doc.data, doc.len);
-        int urc = store_knowledge_update(c->svc.st, c->svc.space, survivor.id, &next,
-                                         survivor.version, c->svc.actor, "merge");
-        knowledge_release(&next);
-        buf_release(&doc);
-        if (urc) {
-            store_rollback(c->svc.st);
-            if (urc == STORE_CONFLICT) { /* edited while the LLM merged */
-                *error =
-                    error_json_text("CONFLICT", "The surviving entry changed meanwhile; the group "
-                                                "was left as it was");
-                goto out;
-            }
-            goto store_failed;
+    if ((urc = survivor_revise(c, survivor, text))) {
+        store_rollback(c->svc.st);
+        if (urc == STORE_CONFLICT) { /* edited while the LLM merged */
+            *error = error_json_text("CONFLICT", "The surviving entry changed meanwhile; the group "
+                                                 "was left as it was");
+            return -1;
         }
+        goto store_failed;
     }
     for (size_t i = 0; i < n; i++) {
         /* A member edited since it was read (and given to the LLM) is not
          * merged over: the whole group is left as it was. */
-        int mrc = store_knowledge_merge(c->svc.st, c->svc.space, survivor.id, members[i].id,
+        int mrc = store_knowledge_merge(c->svc.st, c->svc.space, survivor->id, members[i].id,
                                         members[i].version, c->svc.actor);
         if (mrc == STORE_CONFLICT || mrc == STORE_NOT_FOUND) {
             store_rollback(c->svc.st);
-            *error =
-                error_json_text("CONFLICT", "An entry of the group changed meanwhile; the group "
-                                            "was left as it was");
-            goto out;
+            *error = error_json_text("CONFLICT", "An entry of the group changed meanwhile; the "
+                                                 "group was left as it was");
+            return -1;
         }
         if (mrc) {
             store_rollback(c->svc.st);
@@ -492,11 +518,34 @@ int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
     }
     if (store_commit(c->svc.st))
         goto store_failed;
-    rc = 0;
-    goto out;
+    return 0;
 store_failed:
     *error = error_json_text("SERVICE_UNAVAILABLE", "The database could not be written; the group "
                                                     "was left as it was");
+    return -1;
+}
+
+int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
+                     struct json_object **error)
+{
+    struct knowledge survivor, *members = NULL;
+    struct buf text;
+    size_t n = 0;
+    int rc = -1;
+
+    *error = NULL;
+    knowledge_init(&survivor);
+    buf_init(&text, 4 << 20);
+    if (group_read(c, group, &survivor, &members, &n, error))
+        goto out;
+    if (n == 0) {
+        rc = 0; /* merged meanwhile: nothing left to do */
+        goto out;
+    }
+    /* The LLM first, outside the transaction; a failure leaves all as it was. */
+    if (config_llm_configured(c->svc.cfg) && merged_text(c, &survivor, members, n, &text, error))
+        goto out;
+    rc = group_write(c, &survivor, members, n, &text, error);
 out:
     knowledge_release(&survivor);
     for (size_t i = 0; i < n; i++)

@@ -1,6 +1,7 @@
 /* traces: the feedback loop's operations (create, list, log, inject, the
  * evaluation prompt and the evaluations), for REST and MCP alike. */
 #include "service/traces.h"
+#include "service/writerate.h"
 #include "base/jfield.h"
 #include "base/util.h"
 #include "domain/evalparse.h"
@@ -392,7 +393,8 @@ int svc_trace_evaluate(const struct svc_ctx *c, const char *trace_id, struct jso
                   "'trigger' must be goal_completion, compression or task_completion");
         return -1;
     }
-    if (evaluations_of(body, output, &list, &strategy, err))
+    if (evaluations_of(body, output, &list, &strategy, err) ||
+        write_admit(c, (long)json_object_array_length(list), err))
         goto out;
     /* All or nothing: one transaction for every verdict of this reply. */
     updated = json_object_new_array();

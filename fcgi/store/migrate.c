@@ -265,6 +265,10 @@ static const char *const migrations[] = {
 
     /* 12: the Idempotency-Keys of creates. */
     IDEMPOTENCY_SQL(" TEXT"),
+
+    /* 13: PostgreSQL's embedding turn, a lease row (pg_sql.c's embed_turn):
+     * nothing on SQLite, whose processes share one host and take no turn. */
+    "",
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -406,15 +410,17 @@ int pg_migrate(struct store *st, int *found)
         rc = pg_exec(st, pg_schema_sql);
     /* 8 -> 9: the BM25F statistics; 9 -> 10: SQLite's full-text rowids,
      * nothing to do here; 10 -> 11: one open job per space and kind;
-     * 11 -> 12: the Idempotency-Keys. */
-    else if (*found >= 8 && *found <= 11) {
+     * 11 -> 12: the Idempotency-Keys; 12 -> 13: the embedding turn's lease. */
+    else if (*found >= 8 && *found <= 12) {
         rc = *found == 8 ? pg_exec(st, pg_migration_9) : STORE_OK;
         if (rc == STORE_OK && *found <= 9)
             rc = pg_exec(st, "UPDATE schema_version SET version = 10");
         if (rc == STORE_OK && *found <= 10)
             rc = pg_exec(st, pg_migration_11);
-        if (rc == STORE_OK)
+        if (rc == STORE_OK && *found <= 11)
             rc = pg_exec(st, pg_migration_12);
+        if (rc == STORE_OK)
+            rc = pg_exec(st, pg_migration_13);
     } else if (*found < store_schema_latest())
         rc = STORE_ERROR;
     st->tx_depth--;

@@ -37,6 +37,8 @@ static int status_of_result(struct store *st, const PGresult *res)
     if (PQstatus(st->pg) != CONNECTION_OK || !state || strncmp(state, "08", 2) == 0 ||
         strcmp(state, "57P01") == 0 || strcmp(state, "57P02") == 0 || strcmp(state, "57P03") == 0)
         return STORE_UNAVAILABLE; /* connection lost, server shutting down or starting */
+    if (strcmp(state, "25P03") == 0 || strcmp(state, "57P05") == 0)
+        return STORE_UNAVAILABLE; /* the server ended an idle session: a new one serves on */
     if (strcmp(state, "23505") == 0)
         return STORE_CONFLICT; /* unique_violation; other constraints are bugs */
     if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0 || strcmp(state, "55P03") == 0 ||
@@ -49,16 +51,28 @@ static int status_of_result(struct store *st, const PGresult *res)
     return STORE_ERROR;
 }
 
-/* Settings of every session: UTC, timeouts that turn a stuck lock into
- * STORE_BUSY instead of a hung worker. */
-static const char session_sql[] = "SET TIME ZONE 'UTC'; SET client_encoding = 'UTF8';"
-                                  " SET lock_timeout = '10s'; SET statement_timeout = '60s';"
-                                  " SET idle_in_transaction_session_timeout = '60s'";
+/* Settings of every session: UTC and UTF-8; timeouts that turn a stuck lock
+ * into STORE_BUSY instead of a hung worker; and the end of a session whose
+ * client stopped. A node frozen (or cut off) inside a write transaction
+ * holds the writers' lock: the server ends its session, and so the lock,
+ * once it has been idle in the transaction 15 s (a write is idle there for
+ * milliseconds; migrate-to turns it off for its one long transaction,
+ * copy.c), or once the server's keepalives find the client's host gone
+ * (about 25 s over TCP). A setting the URL's `options` (or PGOPTIONS) gave
+ * is the operator's: its source is "client". One result, the last's. */
+static const char session_sql[] =
+    "SET TIME ZONE 'UTC'; SET client_encoding = 'UTF8';"
+    " SELECT count(set_config(v.name, v.value, false))::int FROM (VALUES"
+    "  ('lock_timeout', '10s'), ('statement_timeout', '60s'),"
+    "  ('idle_in_transaction_session_timeout', '15s'),"
+    "  ('tcp_keepalives_idle', '10'), ('tcp_keepalives_interval', '5'),"
+    "  ('tcp_keepalives_count', '3')) AS v(name, value)"
+    " JOIN pg_settings s ON s.name = v.name WHERE s.source <> 'client'";
 
 static int session_setup(struct store *st)
 {
     PGresult *res = PQexec(st->pg, session_sql);
-    int rc = PQresultStatus(res) == PGRES_COMMAND_OK ? STORE_OK : status_of_result(st, res);
+    int rc = PQresultStatus(res) == PGRES_TUPLES_OK ? STORE_OK : status_of_result(st, res);
     if (rc)
         pg_set_error(st, PQerrorMessage(st->pg));
     PQclear(res);
@@ -77,9 +91,13 @@ static void notice_ignore(void *arg, const char *message)
 int pg_connect(struct store *st, const char *conninfo)
 {
     /* Earlier keywords are overridden by what the URL says: its own
-     * connect_timeout wins over this default. */
-    const char *keys[] = {"connect_timeout", "application_name", "dbname", NULL};
-    const char *values[] = {"5", "knowhub", conninfo, NULL};
+     * connect_timeout, application_name or keepalives win over these
+     * defaults. Keepalives (over TCP; a Unix socket has none) find a server
+     * host that vanished in about 25 s instead of the system's 2 hours. */
+    const char *keys[] = {
+        "connect_timeout",     "application_name", "keepalives", "keepalives_idle",
+        "keepalives_interval", "keepalives_count", "dbname",     NULL};
+    const char *values[] = {"5", "knowhub", "1", "10", "5", "3", conninfo, NULL};
     free(st->conninfo);
     st->conninfo = xstrdup(conninfo);
     st->pg = PQconnectdbParams(keys, values, 1);

@@ -63,6 +63,12 @@
     "  source, always_apply, updated_at ON knowledge"                                              \
     "  FOR EACH ROW EXECUTE FUNCTION search_dirty_mark();"
 
+/* 13: the embedding turn (S_EMBED_TURN_*): at most one row, the node that
+ * embeds and until when; none until a node first takes it. */
+#define PG_EMBED_TURN                                                                              \
+    "CREATE TABLE IF NOT EXISTS embed_turn(id int PRIMARY KEY CHECK(id = 1),"                      \
+    "  node" PG_T " NOT NULL, expires_at timestamptz NOT NULL);"
+
 /* The cache generation, read in the same round trip as a token lookup. */
 #define PG_GENERATION "(SELECT coalesce(sum(n), 0) FROM generation)::bigint"
 
@@ -390,10 +396,24 @@ const char *const pg_stmt_sql[S_COUNT] = {
                     " AND term IN (SELECT json_array_elements_text($2::json))",
     [S_SX_META_GET] = SEARCH_META_GET_SQL,
     [S_SX_META_SET] = "UPDATE search_meta SET value = $1 WHERE key = 'tokenizer'",
-    /* A session lock, held across the embeddings call and given back after
-     * (or with the session, should the node die): one node embeds at a time. */
-    [S_EMBED_TURN_TAKE] = "SELECT pg_try_advisory_lock(" PG_EMBED_LOCK ")::int",
-    [S_EMBED_TURN_GIVE] = "SELECT pg_advisory_unlock(" PG_EMBED_LOCK ")::int",
+    /* The embedding turn: a lease row, never a lock held across the
+     * embeddings call (a frozen holder's lease runs out; vectors.c). $1 the
+     * node, $2 the lease in ms, in the server's clock (no two nodes' clocks
+     * compared). Taken when free or run out, renewed when $1 holds it: one
+     * statement, so two nodes never both take it. One row: taken (1 or 0),
+     * the holder before and the ms its lease had left. */
+    [S_EMBED_TURN_TAKE] =
+        "WITH took AS (INSERT INTO embed_turn AS t(id, node, expires_at)"
+        " VALUES(1, $1::text, clock_timestamp() + $2::bigint * interval '1 millisecond')"
+        " ON CONFLICT(id) DO UPDATE SET node = excluded.node, expires_at = excluded.expires_at"
+        " WHERE t.node = excluded.node OR t.expires_at < clock_timestamp() RETURNING 1)"
+        " SELECT (SELECT count(*) FROM took)::int AS taken,"
+        " (SELECT node FROM embed_turn WHERE id = 1) AS holder,"
+        " (SELECT greatest(0, extract(epoch FROM expires_at - clock_timestamp()) * 1000)::bigint"
+        " FROM embed_turn WHERE id = 1) AS left_ms",
+    /* Given back: run out now, if $1 still holds it. */
+    [S_EMBED_TURN_GIVE] = "UPDATE embed_turn SET expires_at = clock_timestamp()"
+                          " WHERE id = 1 AND node = $1::text",
 };
 
 /* ---- the schema at version 8 (migrate.c's migrations 1..8) ---- */
@@ -417,7 +437,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
 // clang-format off
 const char pg_schema_sql[] =
     "CREATE TABLE schema_version(version int NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(12);"
+    "INSERT INTO schema_version(version) VALUES(13);"
     /* 1: foundation */
     "CREATE TABLE spaces(name" PG_T " PRIMARY KEY, created_at" PG_T " NOT NULL);"
     "CREATE TABLE tokens("
@@ -588,6 +608,9 @@ const char pg_schema_sql[] =
     PG_GENERATION_TRIGGER("vectors")
     PG_GENERATION_TRIGGER("embed_queue")
     PG_GENERATION_TRIGGER("knowledge_terms")
+    /* 13: the embedding turn's lease (PostgreSQL only: no generation
+     * trigger, a turn changes no answer) */
+    PG_EMBED_TURN
     /* A token's use (last_used_at) must not invalidate every cached answer. */
     PG_SEARCH_STATS
     "CREATE TRIGGER tokens_generation"
@@ -599,6 +622,7 @@ const char pg_schema_sql[] =
 const char pg_migration_9[] = PG_SEARCH_STATS "UPDATE schema_version SET version = 9;";
 const char pg_migration_11[] = JOBS_ONE_OPEN_SQL "UPDATE schema_version SET version = 11;";
 const char pg_migration_12[] = IDEMPOTENCY_SQL(PG_T) "UPDATE schema_version SET version = 12;";
+const char pg_migration_13[] = PG_EMBED_TURN "UPDATE schema_version SET version = 13;";
 
 /* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */
 

@@ -139,9 +139,29 @@ out:
     return rc;
 }
 
+/* STORE_QUOTA when a write that added entries to space left it over the
+ * limit (the space's entries are its search documents, counted here). */
+static int quota_check(struct store *st, const char *space, long long added)
+{
+    long max = store_space_entries();
+    struct cursor *s;
+    long long docs = 0;
+    int rc;
+    if (added <= 0 || max == 0)
+        return STORE_OK;
+    if (!(s = stmt_bind(st, S_SX_SPACE_GET, "t", space)))
+        return STORE_ERROR;
+    if ((rc = step(s)) == STEP_ROW)
+        docs = col_int64(s, 0);
+    if ((rc = row_end(s, rc)))
+        return rc;
+    return docs > max ? STORE_QUOTA : STORE_OK;
+}
+
 /* Write a batch's changes: the document frequencies (terms whose count went
- * to 0 removed) and the space's totals. */
-static int flush(struct store *st, struct deltas *ds)
+ * to 0 removed) and the space's totals; quota: refuse a space grown past
+ * its entries (a write's, not a rebuild's). */
+static int flush(struct store *st, struct deltas *ds, int quota)
 {
     int rc = STORE_OK;
     for (size_t i = 0; i < ds->n; i++) {
@@ -162,6 +182,8 @@ static int flush(struct store *st, struct deltas *ds)
         if (rc == STORE_OK)
             rc = stmt_run(st, S_SX_SPACE_ADD, "tLLLLLL", d->space, d->docs, d->len[0], d->len[1],
                           d->len[2], d->len[3], d->len[4]);
+        if (rc == STORE_OK && quota)
+            rc = quota_check(st, d->space, d->docs);
         json_object_put(changed);
         json_object_put(d->df);
         free(d->space);
@@ -197,9 +219,9 @@ static int sync_marked(struct store *st, long long total, int pg_terms)
         for (size_t i = 0; rc == STORE_OK && i < n; i++)
             rc = sync_one(st, seqs[i], &ds, &rec, pg_terms);
         if (rc == STORE_OK)
-            rc = flush(st, &ds);
+            rc = flush(st, &ds, total == 0 && !pg_terms);
         else
-            (void)flush(st, &ds); /* frees; the transaction rolls back */
+            (void)flush(st, &ds, 0); /* frees; the transaction rolls back */
         if (rc)
             break;
         done += (long long)n;

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 int status_of(int rc)
@@ -41,6 +42,20 @@ int status_of(int rc)
     }
 }
 
+/* The quota of store_set_space_entries (checked by search_index.c, said
+ * by store_status_error). */
+static atomic_long space_entries_max;
+
+void store_set_space_entries(long max)
+{
+    atomic_store(&space_entries_max, max > 0 ? max : 0);
+}
+
+long store_space_entries(void)
+{
+    return atomic_load(&space_entries_max);
+}
+
 void store_status_error(int status, const char *what, struct error *e)
 {
     switch (status) {
@@ -62,6 +77,12 @@ void store_status_error(int status, const char *what, struct error *e)
         break;
     case STORE_UNAVAILABLE:
         error_set(e, E_SERVICE_UNAVAILABLE, "db_unavailable", "The database is not available");
+        break;
+    case STORE_QUOTA:
+        error_set(e, E_LIMIT_EXCEEDED, "space_full",
+                  "The space holds its limit of %ld entries: delete or merge some first",
+                  store_space_entries());
+        error_int(e, "max", store_space_entries());
         break;
     default:
         error_set(e, E_INTERNAL, "internal_error", "An unexpected error occurred");

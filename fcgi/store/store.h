@@ -36,11 +36,13 @@ enum store_status {
     STORE_TOO_NEW,       /* the database comes from a newer knowhub (left untouched) */
     STORE_BACKUP_FAILED, /* the copy before a migration failed: nothing migrated */
     STORE_UNAVAILABLE,   /* the database server cannot be reached (PostgreSQL): retry */
+    STORE_QUOTA,         /* the write would put a space over its entries (nothing written) */
 };
 
 /* The error of a store status other than STORE_OK, for callers' callers:
  * NOT_FOUND "<what> not found", CONFLICT, SERVICE_UNAVAILABLE when busy,
- * full, read-only (nothing was written) or unreachable, else INTERNAL_ERROR. */
+ * full, read-only (nothing was written) or unreachable, LIMIT_EXCEEDED
+ * "space_full" for a space at its entries, else INTERNAL_ERROR. */
 void store_status_error(int status, const char *what, struct error *e);
 
 /* Process-wide SQLite settings; call once before any other store call
@@ -121,6 +123,14 @@ int store_check(struct store *st, struct buf *report);
  * STORE_BUSY, so a lock held long leaves threads for readers while a burst
  * of short writes still goes through. knowhub serve sets half its threads. */
 void store_set_writers_waiting(int max);
+
+/* A write may not leave a space with more than max active entries (0: no
+ * limit; the trash does not count, a restore from it does): the
+ * transaction that would is rolled back with STORE_QUOTA. Only a write that
+ * adds entries is refused, so a space over a lowered limit can still change
+ * and shrink. knowhub serve sets KNOWHUB_SPACE_ENTRIES; the CLI none. */
+void store_set_space_entries(long max);
+long store_space_entries(void);
 
 /* A number that changes whenever anything in the database may have changed
  * (a commit by any connection), into *gen: what a cached answer is tagged
@@ -588,11 +598,17 @@ STORE_MUST_CHECK int store_embed_take(struct store *st, const char *space, long 
 STORE_MUST_CHECK int store_embed_fill(struct store *st, const char *space, const char *model,
                                       int force);
 /* The queue is not claimed row by row: on PostgreSQL one node at a time
- * embeds (a lock of its session, given back by take 0 or when the session
- * ends), so several nodes never pay twice for one vector. take 1: STORE_OK
- * when this node holds the turn, STORE_BUSY while another does. Always
- * STORE_OK on SQLite. */
-STORE_MUST_CHECK int store_embed_turn(struct store *st, int take);
+ * embeds, holding the turn, a lease of lease_ms in the server's clock (a
+ * row, not a lock: a node frozen with it loses it when the lease runs out),
+ * so several nodes never pay twice for one vector. Take it before a batch
+ * and renew it (the same call) before each step a lease must cover; give it
+ * back after. STORE_OK when this node holds it now; STORE_BUSY while another
+ * node's lease runs, with its name in holder (holder_size bytes, cut) and
+ * the ms its lease has left in *left_ms. Always STORE_OK on SQLite. */
+STORE_MUST_CHECK int store_embed_turn_take(struct store *st, long lease_ms, char *holder,
+                                           size_t holder_size, long *left_ms);
+/* Give the turn back (its lease runs out now) when this node holds it. */
+STORE_MUST_CHECK int store_embed_turn_give(struct store *st);
 /* Entries of space waiting in the queue. */
 STORE_MUST_CHECK int store_embed_queued(struct store *st, const char *space, long *n);
 /* Store entry seq's vector (dim floats, dim 0 for "could not be embedded")

@@ -18,8 +18,6 @@
  * a time across nodes), and the one migrations run under. */
 #define PG_WRITER_LOCK "7162200414"
 #define PG_MIGRATE_LOCK "7162200415"
-/* ... and the one a node holds while it embeds a batch of the queue. */
-#define PG_EMBED_LOCK "7162200416"
 
 /* The file stem of a path with at most one folder: "a/b.md" -> "b"
  * (migrate.c's triggers, search_index.c's rebuild; path_stem_of in C). */
@@ -185,6 +183,7 @@ extern const char pg_schema_sql[];
 extern const char pg_migration_9[];
 extern const char pg_migration_11[];
 extern const char pg_migration_12[];
+extern const char pg_migration_13[];
 /* `knowhub check` on PostgreSQL: each query returns one integer, its problems (pg_sql.c). */
 struct pg_check {
     const char *name, *sql;

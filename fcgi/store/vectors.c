@@ -1,6 +1,9 @@
 /* store/vectors.c: embedding vectors and the queue of entries to embed. */
 #include "store/store_int.h"
 
+#include <stdio.h>
+#include <unistd.h>
+
 int store_embed_take(struct store *st, const char *space, long limit, long head_chars,
                      void (*each)(const struct embed_todo *, void *), void *ctx)
 {
@@ -36,18 +39,46 @@ int store_embed_fill(struct store *st, const char *space, const char *model, int
     return tx_end(st, rc);
 }
 
-int store_embed_turn(struct store *st, int take)
+/* The name a turn is held by: this node's (store_set_node), else this
+ * process's. */
+static const char *turn_holder(const struct store *st, char *own, size_t size)
 {
+    if (st->node && *st->node)
+        return st->node;
+    snprintf(own, size, "pid-%ld", (long)getpid());
+    return own;
+}
+
+int store_embed_turn_take(struct store *st, long lease_ms, char *holder, size_t holder_size,
+                          long *left_ms)
+{
+    char own[32];
     struct cursor *s;
     int rc;
+    if (holder_size)
+        holder[0] = '\0';
+    *left_ms = 0;
     if (!st->pg)
         return STORE_OK; /* one host: its processes share the cost, rarely the queue */
-    if (!(s = stmt_get(st, take ? S_EMBED_TURN_TAKE : S_EMBED_TURN_GIVE)))
+    s = stmt_bind(st, S_EMBED_TURN_TAKE, "tl", turn_holder(st, own, sizeof own), lease_ms);
+    if (!s)
         return STORE_ERROR;
     rc = step(s);
-    if (rc == STEP_ROW && take && col_int(s, 0) == 0)
-        rc = -STORE_BUSY; /* another node's turn */
+    if (rc == STEP_ROW && col_int(s, 0) == 0) {
+        if (holder_size)
+            snprintf(holder, holder_size, "%s", col_text(s, 1));
+        *left_ms = (long)col_int64(s, 2);
+        rc = -STORE_BUSY; /* another node's turn, and its lease runs */
+    }
     return rows_end(s, rc);
+}
+
+int store_embed_turn_give(struct store *st)
+{
+    char own[32];
+    if (!st->pg)
+        return STORE_OK;
+    return stmt_run(st, S_EMBED_TURN_GIVE, "t", turn_holder(st, own, sizeof own));
 }
 
 int store_embed_queued(struct store *st, const char *space, long *n)

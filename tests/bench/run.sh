@@ -86,6 +86,9 @@ for _ in $(seq 1 50); do
 done
 [ -n "$port" ] || { echo "run.sh: no free port found" >&2; exit 1; }
 
+# The benchmark writes with one token as fast as it can, into one space:
+# the per-token write rate and the space's entries are off unless set.
+export KNOWHUB_WRITE_RATE=${KNOWHUB_WRITE_RATE:-0} KNOWHUB_SPACE_ENTRIES=${KNOWHUB_SPACE_ENTRIES:-0}
 started=1
 stack_start "$data" "$host" "$port"
 base=http://$host:$port

@@ -200,6 +200,8 @@ describe('the exposition', () => {
             'knowhub_space_traces',
             'knowhub_jobs',
             'knowhub_job_duration_seconds',
+            'knowhub_responses_undelivered_total',
+            'knowhub_log_lines_lost_total',
         ])
             assert.ok(parsed.types.has(f), `family ${f} missing`);
         const build = parsed.samples.find((x) => x.name === 'knowhub_build_info');
@@ -315,8 +317,9 @@ describe('jobs', () => {
 });
 
 describe('who may scrape', () => {
-    // nginx passes the client's address as REMOTE_ADDR; a request that came
-    // through another proxy (X-Forwarded-For) is not a loopback one.
+    // nginx passes the client's address as REMOTE_ADDR and the proxy key; a
+    // request that came through another proxy (X-Forwarded-For) is not a
+    // loopback one. Straight on the socket without the key: proxy_key.test.mjs.
     const via = { 'X-Forwarded-For': '203.0.113.7' };
     test("through a proxy: 401 without a token or with a wrong one, 403 with any space's token (an admin's too), 200 with KNOWHUB_METRICS_TOKEN", async () => {
         const none = await s.api('GET', '/metrics', { headers: via });

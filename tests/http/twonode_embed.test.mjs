@@ -1,8 +1,8 @@
 // Two nodes embedding one queue (docs/operations.md "PostgreSQL and several
 // nodes"): the embed queue is not claimed row by row, so each node's job
 // thread would take the same entries and the embeddings server would be paid
-// twice for one vector. One node at a time embeds (a session lock around each
-// batch): every entry's text reaches the server exactly once, whichever node
+// twice for one vector. One node at a time embeds (the embedding turn, a lease
+// row renewed around each call): every entry's text reaches the server exactly once, whichever node
 // sent it, and both nodes' searches find the entries by meaning. Needs
 // KNOWHUB_TEST_PG.
 import assert from 'node:assert/strict';

@@ -213,8 +213,8 @@ S_VEC_STAMP -
 S_VEC_DIM t
 S_K_TERMS_SOURCE t
 S_K_TERMS_PUT LtLttt
-S_EMBED_TURN_TAKE -
-S_EMBED_TURN_GIVE -
+S_EMBED_TURN_TAKE tl
+S_EMBED_TURN_GIVE t
 S_SX_DIRTY -
 S_SX_DIRTY_COUNT -
 S_SX_UNDIRTY L
@@ -457,6 +457,21 @@ EXECUTE s_job_finish('j1', 'done', '{}', NULL, '2026-12-03T10:00:03.000000', 'no
 SELECT CASE WHEN status = 'done' AND lease_until IS NULL THEN 'ok   ' ELSE 'FAIL ' END || 'S_JOB_FINISH: by its node' FROM jobs WHERE id = 'j1';
 EXECUTE s_job_requeue('2026-12-03T10:00:04.000000', NULL);
 DELETE FROM jobs;
+EXECUTE s_embed_turn_take('node-a', 60000) \gset et_
+SELECT CASE WHEN :et_taken = 1 THEN 'ok   ' ELSE 'FAIL ' END || 'S_EMBED_TURN_TAKE: a free turn is taken';
+EXECUTE s_embed_turn_take('node-b', 60000) \gset et_
+SELECT CASE WHEN :et_taken = 0 AND :'et_holder' = 'node-a' AND :et_left_ms BETWEEN 50000 AND 60000 THEN 'ok   ' ELSE 'FAIL ' END || 'S_EMBED_TURN_TAKE: not while another node''s lease runs (' || :'et_holder' || ', ' || :et_left_ms || ' ms left)';
+EXECUTE s_embed_turn_take('node-a', 60000) \gset et_
+SELECT CASE WHEN :et_taken = 1 THEN 'ok   ' ELSE 'FAIL ' END || 'S_EMBED_TURN_TAKE: renewed by its holder';
+UPDATE embed_turn SET expires_at = clock_timestamp() - interval '1 second';
+EXECUTE s_embed_turn_take('node-b', 60000) \gset et_
+SELECT CASE WHEN :et_taken = 1 THEN 'ok   ' ELSE 'FAIL ' END || 'S_EMBED_TURN_TAKE: taken over once the lease ran out';
+EXECUTE s_embed_turn_give('node-a');
+SELECT CASE WHEN node = 'node-b' AND expires_at > clock_timestamp() THEN 'ok   ' ELSE 'FAIL ' END || 'S_EMBED_TURN_GIVE: not by another node' FROM embed_turn;
+EXECUTE s_embed_turn_give('node-b');
+EXECUTE s_embed_turn_take('node-a', 60000) \gset et_
+SELECT CASE WHEN :et_taken = 1 THEN 'ok   ' ELSE 'FAIL ' END || 'S_EMBED_TURN_GIVE: given back, the turn is free';
+DELETE FROM embed_turn;
 DEALLOCATE ALL;
 SQL
 (cd "$WORK" && q -f scenario.sql) >"$WORK/scenario.out" 2>&1

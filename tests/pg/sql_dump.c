@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-
 /* Write text into dir/sub/file (sub NULL: dir/file). */
 static void put(const char *dir, const char *sub, const char *file, int n, const char *text)
 {

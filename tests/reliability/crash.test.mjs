@@ -19,7 +19,8 @@ const acked = { creates: new Map(), files: new Map(), cases: new Map() }; // cas
 const figures = { repeats: [] };
 
 before(async () => {
-    s = await startStack();
+    // eight writers share one token: its write rate (tests/http/quotas) is not what this test is about
+    s = await startStack({ KNOWHUB_WRITE_RATE: '0' });
     token = s.token('crash', 'agent', 'crash test');
     for (let i = 0; i < 8; i++) targets.push(ok(await s.api('POST', '/api/knowledge', { token, body: { scenario: `crash target ${i}`, content: `target body ${i}` } })).id);
 });

@@ -288,6 +288,11 @@ static void test_jf_str(void)
     CHECK(json_object_object_get_ex(body, "n", &v));
     CHECK(jf_str(v) == NULL);
     CHECK(jf_str(NULL) == NULL);
+    CHECK_STR(jf_member_str(body, "s"), "hello");
+    CHECK(jf_member_str(body, "n") == NULL);
+    CHECK(jf_member_str(body, "null") == NULL);
+    CHECK(jf_member_str(body, "missing") == NULL);
+    CHECK(jf_member_str(NULL, "s") == NULL);
 }
 
 /* Duplicate keys are refused (json-c would keep the last value silently),

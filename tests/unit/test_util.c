@@ -314,6 +314,32 @@ static void test_id_text_valid(void)
     CHECK(!id_text_valid("abc", 2));
 }
 
+/* body of fence_unwrap as a string, or "-" when text is not one fenced block. */
+static const char *unfenced(const char *text, char *out, size_t cap)
+{
+    const char *body;
+    size_t n;
+    if (!fence_unwrap(text, strlen(text), &body, &n))
+        return "-";
+    snprintf(out, cap, "%.*s", (int)n, body);
+    return out;
+}
+
+static void test_fence(void)
+{
+    char out[128];
+    const char *t = "say ```json x``` now";
+    CHECK(fence_find(t, strlen(t)) == t + 4);
+    CHECK(fence_find(t, 6) == NULL);
+    CHECK_STR(unfenced("```json\n{\"a\":1}\n```", out, sizeof out), "{\"a\":1}\n");
+    CHECK_STR(unfenced("  \n```\nbody\n```\n\n", out, sizeof out), "body\n");
+    CHECK_STR(unfenced("```\n```", out, sizeof out), "");
+    CHECK_STR(unfenced("```json {} ```", out, sizeof out), "-"); /* no line for a body */
+    CHECK_STR(unfenced("text ```\nx\n```", out, sizeof out), "-");
+    CHECK_STR(unfenced("```\nx\n``` text", out, sizeof out), "-");
+    CHECK_STR(unfenced("`````", out, sizeof out), "-");
+}
+
 int main(void)
 {
     test_utf8_valid();
@@ -325,5 +351,6 @@ int main(void)
     test_time_text();
     test_alloc();
     test_id_text_valid();
+    test_fence();
     return test_summary();
 }

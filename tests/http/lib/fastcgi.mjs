@@ -8,7 +8,7 @@ const PARAMS = 4;
 const STDIN = 5;
 const STDOUT = 6;
 
-function record(type, content = Buffer.alloc(0), requestId = 1) {
+export function record(type, content = Buffer.alloc(0), requestId = 1) {
     const pad = (8 - (content.length % 8)) % 8;
     const h = Buffer.alloc(8);
     h.writeUInt8(1, 0);
@@ -26,7 +26,7 @@ function length(n) {
     return b;
 }
 
-function params(obj) {
+export function params(obj) {
     const parts = [];
     for (const [k, v] of Object.entries(obj)) {
         const kb = Buffer.from(k);
@@ -34,6 +34,24 @@ function params(obj) {
         parts.push(length(kb.length), length(vb.length), kb, vb);
     }
     return Buffer.concat(parts);
+}
+
+/**
+ * The STDOUT records' bytes of what a connection received, as text, and
+ * whether END_REQUEST came; a record cut short ends the walk.
+ */
+export function stdoutOf(all) {
+    const out = [];
+    let ended = false;
+    for (let off = 0; off + 8 <= all.length; ) {
+        const type = all.readUInt8(off + 1);
+        const len = all.readUInt16BE(off + 4);
+        if (off + 8 + len > all.length) break; // cut short
+        if (type === STDOUT) out.push(all.subarray(off + 8, off + 8 + len));
+        if (type === END_REQUEST) ended = true;
+        off += 8 + len + all.readUInt8(off + 6);
+    }
+    return { stdout: Buffer.concat(out).toString('utf8'), ended };
 }
 
 /**
@@ -47,18 +65,7 @@ export function fcgiRequest(socketPath, env) {
         sock.on('data', (d) => chunks.push(d));
         sock.on('error', reject);
         sock.on('close', () => {
-            const all = Buffer.concat(chunks);
-            const out = [];
-            let ended = false;
-            for (let off = 0; off + 8 <= all.length; ) {
-                const type = all.readUInt8(off + 1);
-                const len = all.readUInt16BE(off + 4);
-                const pad = all.readUInt8(off + 6);
-                if (type === STDOUT) out.push(all.subarray(off + 8, off + 8 + len));
-                if (type === END_REQUEST) ended = true;
-                off += 8 + len + pad;
-            }
-            const text = Buffer.concat(out).toString('utf8');
+            const { stdout: text, ended } = stdoutOf(Buffer.concat(chunks));
             const sep = text.indexOf('\r\n\r\n');
             const head = sep < 0 ? text : text.slice(0, sep);
             const headers = {};

@@ -226,6 +226,16 @@ class Stack {
         return request(this.agent, this.port, method, reqPath, opts);
     }
 
+    /** knowhub's FastCGI socket (scripts/stack.sh: DIR/run/knowhub.sock). */
+    socket() {
+        return path.join(this.dir, 'run/knowhub.sock');
+    }
+
+    /** The proxy key knowhub keeps in DIR/proxy.key (nginx sends it as KNOWHUB_PROXY_KEY). */
+    proxyKey() {
+        return fs.readFileSync(path.join(this.dir, 'proxy.key'), 'utf8').trim();
+    }
+
     /** The PID of the knowhub process. */
     knowhubPid() {
         return Number(fs.readFileSync(path.join(this.dir, 'run/knowhub.pid'), 'utf8').trim());
