@@ -130,7 +130,7 @@ enum auth_result auth_check(struct store *st, const char *authorization, struct 
         return AUTH_UNAVAILABLE;
     secret_hash(secret, strlen(secret), hash);
     ok = sodium_memcmp(hash, rec.hash, 32) == 0 && identity_from(st, &rec, who) == 0;
-    token_record_release(&rec);
+    store_token_record_release(&rec);
     return ok ? AUTH_OK : AUTH_DENIED;
 }
 
@@ -195,10 +195,10 @@ enum auth_result auth_check_cookie(struct store *st, const char *cookie_header, 
     buf_release(&value);
     rc = store_login_get(st, hash, &rec, csrf);
     if (rc == STORE_OK && identity_from(st, &rec, who) == 0) {
-        token_record_release(&rec);
+        store_token_record_release(&rec);
         return AUTH_OK;
     }
-    token_record_release(&rec);
+    store_token_record_release(&rec);
     free(*csrf);
     *csrf = NULL;
     return rc == STORE_OK || rc == STORE_NOT_FOUND ? AUTH_DENIED : AUTH_UNAVAILABLE;

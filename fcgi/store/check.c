@@ -67,7 +67,7 @@ static int query_text(struct store *st, const char *sql, struct buf *out)
         buf_adds(out, t ? (const char *)t : "");
     }
     sqlite3_finalize(s);
-    return rc == SQLITE_DONE ? STORE_OK : status_of(rc);
+    return rc == SQLITE_DONE ? STORE_OK : store_status_of(rc);
 }
 
 int store_check(struct store *st, struct buf *report)
@@ -99,7 +99,7 @@ int store_check(struct store *st, struct buf *report)
         for (size_t i = 0; i < sizeof indexes / sizeof *indexes; i++) {
             buf_reset(&sql);
             buf_addf(&sql, "INSERT INTO %s(%s) VALUES('integrity-check')", indexes[i], indexes[i]);
-            if (db_exec(st, sql.data)) {
+            if (store_db_exec(st, sql.data)) {
                 buf_addf(report, "%s: %s\n", indexes[i], store_errmsg(st));
                 problems++;
                 continue;

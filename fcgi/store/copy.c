@@ -302,7 +302,7 @@ static int copy_table(struct store *from, struct store *to, const struct copy_ta
     }
     if (step_rc != SQLITE_DONE) {
         source_error(to, from);
-        rc = status_of(step_rc);
+        rc = store_status_of(step_rc);
         goto out;
     }
     rc = batch_flush(to, &b);
@@ -438,7 +438,7 @@ static int refresh_terms(struct store *to, store_copy_progress progress, void *c
         }
         n = PQntuples(res);
         for (int i = 0; i < n && rc == STORE_OK; i++) {
-            rc = terms_refresh(to, PQgetvalue(res, i, 0));
+            rc = store_terms_refresh(to, PQgetvalue(res, i, 0));
             if (progress && ++done % PROGRESS_EVERY == 0)
                 progress(ctx, "knowledge_terms", done, 0);
         }
@@ -610,10 +610,10 @@ int store_copy_to(struct store *from, struct store *to, store_copy_progress prog
         snprintf(to->pg_error, sizeof to->pg_error, "the copy fails its checks: rolled back");
         rc = STORE_ERROR;
     }
-    rc = tx_end(to, rc);
+    rc = store_tx_end(to, rc);
     /* Statistics for the copied tables at once, not at autovacuum's next
      * round: plans made on an empty table's figures are many times slower. */
     if (rc == STORE_OK)
-        store_ignore(db_exec(to, "ANALYZE"));
+        store_ignore(store_db_exec(to, "ANALYZE"));
     return rc;
 }

@@ -8,7 +8,7 @@
 /* STORE_CONFLICT when s (bound) returns a row, STORE_OK when none; s is reset. */
 static int row_means_conflict(struct cursor *s)
 {
-    int rc = step(s);
+    int rc = stmt_step(s);
     stmt_finish(s);
     if (rc == STEP_ROW)
         return STORE_CONFLICT;
@@ -33,8 +33,8 @@ int store_knowledge_path_clash(struct store *st, const char *space, const char *
     /* ?3, the folder, is bound below: the path's first (slash - path) bytes */
     if (!(file = stmt_bind(st, S_K_FILE_TAKEN, "tt", space, category)))
         return STORE_ERROR;
-    bind_text_n(file, 3, path, (size_t)(slash - path));
-    bind_text(file, 4, except_id);
+    stmt_bind_text_n(file, 3, path, (size_t)(slash - path));
+    stmt_bind_text(file, 4, except_id);
     rc = row_means_conflict(file);
     if (rc == STORE_CONFLICT)
         *clash = PATH_CLASH_FILE;
@@ -43,8 +43,8 @@ int store_knowledge_path_clash(struct store *st, const char *space, const char *
 
 /* CONFLICT when the active entry id, at (category, path), shares its name
  * with a folder (or, a folder of its, with a file) of space. */
-int place_clash_at(struct store *st, const char *space, const char *id, const char *category,
-                   const char *path)
+int store_place_clash_at(struct store *st, const char *space, const char *id, const char *category,
+                         const char *path)
 {
     enum path_clash clash = PATH_CLASH_NONE;
     int rc = store_knowledge_path_clash(st, space, category, path, id, &clash);
@@ -53,21 +53,21 @@ int place_clash_at(struct store *st, const char *space, const char *id, const ch
     return rc;
 }
 
-/* place_clash_at for entry id where it now is (nothing when it is not active). */
-int place_clash(struct store *st, const char *space, const char *id)
+/* store_place_clash_at for entry id where it now is (nothing when it is not active). */
+int store_place_clash(struct store *st, const char *space, const char *id)
 {
     struct cursor *s = stmt_bind(st, S_K_PLACE, "t", id);
     char *category = NULL, *path = NULL;
     int rc;
     if (!s)
         return STORE_ERROR;
-    if ((rc = step(s)) == STEP_ROW) {
-        category = col_dup(s, 0);
-        path = col_dup(s, 1);
+    if ((rc = stmt_step(s)) == STEP_ROW) {
+        category = stmt_col_dup(s, 0);
+        path = stmt_col_dup(s, 1);
     }
-    if ((rc = row_end(s, rc)))
+    if ((rc = stmt_row_end(s, rc)))
         return rc == STORE_NOT_FOUND ? STORE_OK : rc; /* not active: nothing to place */
-    rc = place_clash_at(st, space, id, category, path);
+    rc = store_place_clash_at(st, space, id, category, path);
     free(category);
     free(path);
     return rc;
@@ -76,18 +76,18 @@ int place_clash(struct store *st, const char *space, const char *id)
 int store_knowledge_get_by_path(struct store *st, const char *space, const char *category,
                                 const char *path, struct knowledge *out)
 {
-    return knowledge_row(stmt_bind(st, S_K_BY_PATH, "ttt", space, category, path), out);
+    return store_knowledge_row(stmt_bind(st, S_K_BY_PATH, "ttt", space, category, path), out);
 }
 
-int knowledge_row(struct cursor *s, struct knowledge *out)
+int store_knowledge_row(struct cursor *s, struct knowledge *out)
 {
     int rc;
     knowledge_init(out);
     if (!s)
         return STORE_ERROR;
-    if ((rc = step(s)) == STEP_ROW)
-        knowledge_from_row(s, out, 1);
-    return row_end(s, rc);
+    if ((rc = stmt_step(s)) == STEP_ROW)
+        store_knowledge_from_row(s, out, 1);
+    return stmt_row_end(s, rc);
 }
 
 /* Entries a page of a whole-space scan holds: PostgreSQL hands a statement's
@@ -130,7 +130,7 @@ static int scan_pages(struct store *st, const char *space, const char *category,
                                                 after_path, SCAN_PAGE)
                                     : stmt_bind(st, S_SCAN_ACTIVE, "ttti", space, after_category,
                                                 after_path, SCAN_PAGE);
-        rc = knowledge_rows(s, with_document, scan_page_row, &p);
+        rc = store_knowledge_rows(s, with_document, scan_page_row, &p);
         if (p.rows) {
             free(after_category);
             free(after_path);
@@ -156,62 +156,63 @@ int store_knowledge_scan(struct store *st, const char *space, enum knowledge_sca
         return scan_pages(st, space, what == SCAN_CATEGORY ? category : NULL, with_document, each,
                           ctx);
     if (what == SCAN_DELETED)
-        return knowledge_rows(stmt_bind(st, S_SCAN_DELETED, "tt", space, category), with_document,
-                              each, ctx);
-    return knowledge_rows(stmt_bind(st, S_SCAN_ALWAYS_RULES, "t", space), with_document, each, ctx);
+        return store_knowledge_rows(stmt_bind(st, S_SCAN_DELETED, "tt", space, category),
+                                    with_document, each, ctx);
+    return store_knowledge_rows(stmt_bind(st, S_SCAN_ALWAYS_RULES, "t", space), with_document, each,
+                                ctx);
 }
 
-int knowledge_rows(struct cursor *s, int with_document,
-                   int (*each)(const struct knowledge *, void *), void *ctx)
+int store_knowledge_rows(struct cursor *s, int with_document,
+                         int (*each)(const struct knowledge *, void *), void *ctx)
 {
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = step(s)) == STEP_ROW) {
+    while ((rc = stmt_step(s)) == STEP_ROW) {
         struct knowledge k;
         int stop;
         knowledge_init(&k);
-        knowledge_from_row(s, &k, with_document);
+        store_knowledge_from_row(s, &k, with_document);
         stop = each(&k, ctx);
         knowledge_release(&k);
         if (stop)
             break;
     }
-    return rows_end(s, rc);
+    return stmt_rows_end(s, rc);
 }
 
 /* Fill k from a row of KNOWLEDGE_COLUMNS; the document (last, and so never
  * read from its overflow pages unless asked) only with with_document. */
-void knowledge_from_row(struct cursor *s, struct knowledge *k, int with_document)
+void store_knowledge_from_row(struct cursor *s, struct knowledge *k, int with_document)
 {
-    k->id = col_dup(s, 0);
-    k->space = col_dup(s, 1);
-    k->category = col_dup(s, 2);
-    k->path = col_dup(s, 3);
-    k->title = col_dup(s, 4);
-    k->description = col_dup(s, 5);
-    k->tags = col_dup(s, 6);
-    k->types = (unsigned)col_int(s, 7);
-    k->scenario = col_dup(s, 8);
-    k->content = col_dup(s, 9);
-    k->always_apply = col_int(s, 10);
-    k->source = col_dup(s, 11);
-    k->urls = col_dup(s, 12);
-    k->agent_id = col_dup(s, 13);
-    k->message_id = col_dup(s, 14);
-    k->source_ts = col_dup(s, 15);
-    k->score = col_int(s, 16);
-    k->helpful = (long)col_int64(s, 17);
-    k->harmful = (long)col_int64(s, 18);
-    k->irrelevant = (long)col_int64(s, 19);
-    k->unused = (long)col_int64(s, 20);
-    k->neutral = (long)col_int64(s, 21);
-    k->status = col_dup(s, 22);
-    k->merged_into = col_dup(s, 23);
-    k->version = (long)col_int64(s, 24);
-    k->created_at = col_dup(s, 25);
-    k->updated_at = col_dup(s, 26);
-    k->meta = col_dup(s, 27);
+    k->id = stmt_col_dup(s, 0);
+    k->space = stmt_col_dup(s, 1);
+    k->category = stmt_col_dup(s, 2);
+    k->path = stmt_col_dup(s, 3);
+    k->title = stmt_col_dup(s, 4);
+    k->description = stmt_col_dup(s, 5);
+    k->tags = stmt_col_dup(s, 6);
+    k->types = (unsigned)stmt_col_int(s, 7);
+    k->scenario = stmt_col_dup(s, 8);
+    k->content = stmt_col_dup(s, 9);
+    k->always_apply = stmt_col_int(s, 10);
+    k->source = stmt_col_dup(s, 11);
+    k->urls = stmt_col_dup(s, 12);
+    k->agent_id = stmt_col_dup(s, 13);
+    k->message_id = stmt_col_dup(s, 14);
+    k->source_ts = stmt_col_dup(s, 15);
+    k->score = stmt_col_int(s, 16);
+    k->helpful = (long)stmt_col_int64(s, 17);
+    k->harmful = (long)stmt_col_int64(s, 18);
+    k->irrelevant = (long)stmt_col_int64(s, 19);
+    k->unused = (long)stmt_col_int64(s, 20);
+    k->neutral = (long)stmt_col_int64(s, 21);
+    k->status = stmt_col_dup(s, 22);
+    k->merged_into = stmt_col_dup(s, 23);
+    k->version = (long)stmt_col_int64(s, 24);
+    k->created_at = stmt_col_dup(s, 25);
+    k->updated_at = stmt_col_dup(s, 26);
+    k->meta = stmt_col_dup(s, 27);
     if (with_document)
-        k->document = col_dup(s, 28);
+        k->document = stmt_col_dup(s, 28);
 }

@@ -82,7 +82,7 @@ static int merge_step(struct store *st, const char *index)
              index, index, index, index, STEP_PAGES);
     if ((rc = store_begin(st)))
         return rc;
-    return tx_end(st, db_exec(st, sql));
+    return store_tx_end(st, store_db_exec(st, sql));
 }
 
 int store_fts_compact(struct store *st)
@@ -92,7 +92,7 @@ int store_fts_compact(struct store *st)
     int worked = 0;
     if (st->pg || now < st->compact_next_ms)
         return 0;
-    if (data_version(st, &version) != STORE_OK)
+    if (store_data_version(st, &version) != STORE_OK)
         return 0; /* unknown: no merge now */
     if (version != st->compact_version) {
         /* written since the last look: wait for a quiet moment */

@@ -15,12 +15,12 @@ int store_idempotency_get(struct store *st, const char *space, const char *key,
     time_utc_iso_micro_offset(since, -IDEMPOTENCY_HOURS * 3600L);
     if (!(s = stmt_bind(st, S_IDEM_GET, "ttt", space, key, since)))
         return STORE_ERROR;
-    if ((rc = step(s)) == STEP_ROW) {
-        const char *d = col_text(s, 0);
+    if ((rc = stmt_step(s)) == STEP_ROW) {
+        const char *d = stmt_col_text(s, 0);
         snprintf(digest, IDEMPOTENCY_DIGEST_HEX, "%s", d ? d : "");
-        *knowledge_id = xstrdup(col_text(s, 1));
+        *knowledge_id = xstrdup(stmt_col_text(s, 1));
     }
-    return row_end(s, rc);
+    return stmt_row_end(s, rc);
 }
 
 int store_idempotency_put(struct store *st, const char *space, const char *key, const char *digest,

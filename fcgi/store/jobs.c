@@ -3,18 +3,18 @@
 
 static void job_from_row(struct cursor *s, struct job_info *j)
 {
-    j->id = col_text(s, 0);
-    j->space = col_text(s, 1);
-    j->kind = col_text(s, 2);
-    j->status = col_text(s, 3);
-    j->progress = (long)col_int64(s, 4);
-    j->total = (long)col_int64(s, 5);
-    j->params = col_text(s, 6);
-    j->result = col_opt(s, 7);
-    j->error = col_opt(s, 8);
-    j->actor = col_text(s, 9);
-    j->created_at = col_text(s, 10);
-    j->updated_at = col_text(s, 11);
+    j->id = stmt_col_text(s, 0);
+    j->space = stmt_col_text(s, 1);
+    j->kind = stmt_col_text(s, 2);
+    j->status = stmt_col_text(s, 3);
+    j->progress = (long)stmt_col_int64(s, 4);
+    j->total = (long)stmt_col_int64(s, 5);
+    j->params = stmt_col_text(s, 6);
+    j->result = stmt_col_opt(s, 7);
+    j->error = stmt_col_opt(s, 8);
+    j->actor = stmt_col_text(s, 9);
+    j->created_at = stmt_col_text(s, 10);
+    j->updated_at = stmt_col_text(s, 11);
 }
 
 /* Pass every row of s (bound; NULL when it did not prepare) to each; with
@@ -25,13 +25,13 @@ static int job_rows(struct cursor *s, void (*each)(const struct job_info *, void
     int rc, found = 0;
     if (!s)
         return STORE_ERROR;
-    while ((rc = step(s)) == STEP_ROW) {
+    while ((rc = stmt_step(s)) == STEP_ROW) {
         struct job_info j;
         job_from_row(s, &j);
         found = 1;
         each(&j, ctx);
     }
-    rc = rows_end(s, rc);
+    rc = stmt_rows_end(s, rc);
     return rc == STORE_OK && one_row && !found ? STORE_NOT_FOUND : rc;
 }
 
@@ -85,7 +85,7 @@ int store_job_claim(struct store *st, void (*each)(const struct job_info *, void
      * answer cache five times a second. */
     if (!(waiting = stmt_bind(st, S_JOB_WAITING, "t", now)))
         return STORE_ERROR;
-    if ((rc = row_end(waiting, step(waiting))))
+    if ((rc = stmt_row_end(waiting, stmt_step(waiting))))
         return rc; /* STORE_NOT_FOUND: none waits */
     lease_end(st, until);
     return job_rows(stmt_bind(st, S_JOB_CLAIM, "ttt", now, st->node, until), each, ctx, 1);
@@ -95,7 +95,7 @@ int store_job_claim(struct store *st, void (*each)(const struct job_info *, void
  * this node's (its lease ran out and another took it over), or finished. */
 static int held(struct store *st, int rc)
 {
-    return rc == STORE_OK && rows_changed(st) == 0 ? STORE_NOT_FOUND : rc;
+    return rc == STORE_OK && stmt_rows_changed(st) == 0 ? STORE_NOT_FOUND : rc;
 }
 
 int store_job_progress(struct store *st, const char *id, long progress, long total)

@@ -9,21 +9,21 @@
 /* Bind ?4..?18 of S_K_INSERT and S_K_UPDATE: the fields a document sets. */
 static void bind_document(struct cursor *s, const struct knowledge *k)
 {
-    bind_text(s, 4, k->category);
-    bind_text(s, 5, k->path);
-    bind_text(s, 6, k->title);
-    bind_text(s, 7, k->description ? k->description : "");
-    bind_text(s, 8, k->tags ? k->tags : "[]");
-    bind_int(s, 9, (int)k->types);
-    bind_text(s, 10, k->scenario ? k->scenario : "");
-    bind_text(s, 11, k->content ? k->content : "");
-    bind_int(s, 12, k->always_apply);
-    bind_text(s, 13, k->source ? k->source : "manual");
-    bind_text(s, 14, k->urls ? k->urls : "[]");
-    bind_text(s, 15, k->agent_id ? k->agent_id : "");
-    bind_text(s, 16, k->message_id ? k->message_id : "");
-    bind_text(s, 17, k->meta ? k->meta : "{}");
-    bind_text(s, 18, k->document ? k->document : "");
+    stmt_bind_text(s, 4, k->category);
+    stmt_bind_text(s, 5, k->path);
+    stmt_bind_text(s, 6, k->title);
+    stmt_bind_text(s, 7, k->description ? k->description : "");
+    stmt_bind_text(s, 8, k->tags ? k->tags : "[]");
+    stmt_bind_int(s, 9, (int)k->types);
+    stmt_bind_text(s, 10, k->scenario ? k->scenario : "");
+    stmt_bind_text(s, 11, k->content ? k->content : "");
+    stmt_bind_int(s, 12, k->always_apply);
+    stmt_bind_text(s, 13, k->source ? k->source : "manual");
+    stmt_bind_text(s, 14, k->urls ? k->urls : "[]");
+    stmt_bind_text(s, 15, k->agent_id ? k->agent_id : "");
+    stmt_bind_text(s, 16, k->message_id ? k->message_id : "");
+    stmt_bind_text(s, 17, k->meta ? k->meta : "{}");
+    stmt_bind_text(s, 18, k->document ? k->document : "");
 }
 
 /* Record the current row of entry id as a revision. */
@@ -39,7 +39,7 @@ static int entry_in_space(struct store *st, const char *space, const char *id);
 static int entry_active(struct store *st, const char *space, const char *id)
 {
     struct cursor *s = stmt_bind(st, S_K_ACTIVE, "tt", id, space);
-    return s ? row_end(s, step(s)) : STORE_ERROR;
+    return s ? stmt_row_end(s, stmt_step(s)) : STORE_ERROR;
 }
 
 /* Begin a write transaction on the active entry id of space, with the
@@ -50,7 +50,7 @@ static int begin_on_entry(struct store *st, const char *space, const char *id, c
     if ((rc = store_begin(st)))
         return rc;
     if ((rc = entry_active(st, space, id)))
-        return tx_end(st, rc);
+        return store_tx_end(st, rc);
     time_utc_text(now);
     return STORE_OK;
 }
@@ -67,36 +67,36 @@ int store_knowledge_insert(struct store *st, const struct knowledge *k, const ch
     if ((rc = store_begin(st)))
         return rc;
     if (!(exists = stmt_bind(st, S_K_ID_EXISTS, "t", k->id)))
-        return tx_end(st, STORE_ERROR);
-    rc = step(exists);
+        return store_tx_end(st, STORE_ERROR);
+    rc = stmt_step(exists);
     stmt_finish(exists);
     if (rc == STEP_ROW) {
         *id_taken = 1;
-        return tx_end(st, STORE_CONFLICT);
+        return store_tx_end(st, STORE_CONFLICT);
     }
     time_utc_text(now);
-    bind_text(s, 1, k->id);
-    bind_text(s, 2, k->space);
-    bind_text(s, 3, now);
+    stmt_bind_text(s, 1, k->id);
+    stmt_bind_text(s, 2, k->space);
+    stmt_bind_text(s, 3, now);
     bind_document(s, k);
-    bind_text(s, 19, k->source_ts ? k->source_ts : "");
-    bind_int(s, 20, k->score);
-    rc = step_done(s);
+    stmt_bind_text(s, 19, k->source_ts ? k->source_ts : "");
+    stmt_bind_int(s, 20, k->score);
+    rc = stmt_step_done(s);
     if (rc == STORE_OK)
-        rc = place_clash(st, k->space, k->id);
+        rc = store_place_clash(st, k->space, k->id);
     if (rc == STORE_OK)
-        rc = terms_refresh(st, k->id);
+        rc = store_terms_refresh(st, k->id);
     if (rc == STORE_OK)
         rc = revision_add(st, k->id, actor, "create", now);
     if (rc == STORE_OK)
-        rc = audit_at(st, now, k->space, actor, "knowledge.create", k->id);
-    return tx_end(st, rc);
+        rc = store_audit_at(st, now, k->space, actor, "knowledge.create", k->id);
+    return store_tx_end(st, rc);
 }
 
 int store_knowledge_get(struct store *st, const char *space, const char *id, int any_status,
                         struct knowledge *out)
 {
-    return knowledge_row(stmt_bind(st, S_K_GET, "tti", id, space, any_status != 0), out);
+    return store_knowledge_row(stmt_bind(st, S_K_GET, "tti", id, space, any_status != 0), out);
 }
 
 int store_knowledge_list(struct store *st, const char *space, const struct knowledge_filter *f,
@@ -107,19 +107,19 @@ int store_knowledge_list(struct store *st, const char *space, const struct knowl
     /* One read transaction so the count and the page agree; inside the
      * caller's transaction (BEGIN would fail there), that one serves. */
     int own_tx = st->tx_depth == 0;
-    if (own_tx && (rc = db_exec(st, "BEGIN")))
+    if (own_tx && (rc = store_db_exec(st, "BEGIN")))
         return rc;
     count = stmt_bind(st, S_K_COUNT, "tit", space, types, f->category);
-    if ((rc = count ? row_count(count, total) : STORE_ERROR)) {
+    if ((rc = count ? stmt_row_count(count, total) : STORE_ERROR)) {
         if (own_tx)
-            db_exec(st, "ROLLBACK");
+            store_db_exec(st, "ROLLBACK");
         return rc;
     }
-    rc = knowledge_rows(
+    rc = store_knowledge_rows(
         stmt_bind(st, S_K_LIST, "titll", space, types, f->category, f->limit, f->offset), 0, each,
         ctx);
     if (own_tx)
-        db_exec(st, "COMMIT");
+        store_db_exec(st, "COMMIT");
     return rc;
 }
 
@@ -136,16 +136,16 @@ int store_knowledge_add_case(struct store *st, const char *space, const char *id
                   c->agent_id ? c->agent_id : "", c->trace_id ? c->trace_id : "",
                   c->goal_id ? c->goal_id : "", now);
     if (rc)
-        return tx_end(st, rc);
-    if (rows_changed(st) == 1) {
+        return store_tx_end(st, rc);
+    if (stmt_rows_changed(st) == 1) {
         rc = stmt_run(st, helpful ? S_CASE_BUMP_HELPFUL : S_CASE_BUMP_HARMFUL, "t", id);
         if (rc == STORE_OK)
-            rc = audit_at(st, now, space, actor,
-                          helpful ? "knowledge.helpful" : "knowledge.harmful", id);
+            rc = store_audit_at(st, now, space, actor,
+                                helpful ? "knowledge.helpful" : "knowledge.harmful", id);
         if (rc == STORE_OK)
             *added = 1;
     }
-    return tx_end(st, rc);
+    return store_tx_end(st, rc);
 }
 
 /* Pass every row of a cases statement to each, then reset it. */
@@ -155,21 +155,21 @@ static int case_rows(struct cursor *s, int (*each)(const struct knowledge_case *
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = step(s)) == STEP_ROW) {
+    while ((rc = stmt_step(s)) == STEP_ROW) {
         struct knowledge_case c = {
-            .kind = col_text(s, 0),
-            .case_id = col_text(s, 1),
-            .scenario = col_text(s, 2),
-            .result = col_text(s, 3),
-            .agent_id = col_text(s, 4),
-            .trace_id = col_text(s, 5),
-            .goal_id = col_text(s, 6),
-            .created_at = col_text(s, 7),
+            .kind = stmt_col_text(s, 0),
+            .case_id = stmt_col_text(s, 1),
+            .scenario = stmt_col_text(s, 2),
+            .result = stmt_col_text(s, 3),
+            .agent_id = stmt_col_text(s, 4),
+            .trace_id = stmt_col_text(s, 5),
+            .goal_id = stmt_col_text(s, 6),
+            .created_at = stmt_col_text(s, 7),
         };
         if (each(&c, ctx))
             break;
     }
-    return rows_end(s, rc);
+    return stmt_rows_end(s, rc);
 }
 
 int store_knowledge_cases_each(struct store *st, const char *id, const char *kind, long limit,
@@ -189,7 +189,7 @@ int store_knowledge_cases_page(struct store *st, const char *space, const char *
         return rc;
     if (!(count = stmt_bind(st, S_CASES_COUNT, "tt", id, kind)))
         return STORE_ERROR;
-    if ((rc = row_count(count, total)))
+    if ((rc = stmt_row_count(count, total)))
         return rc;
     return case_rows(stmt_bind(st, S_CASES_PAGE, "ttll", id, kind, limit, offset), each, ctx);
 }
@@ -202,12 +202,12 @@ int store_knowledge_set_score(struct store *st, const char *space, const char *i
     if ((rc = begin_on_entry(st, space, id, now)))
         return rc;
     rc = stmt_run(st, S_K_SET_SCORE, "ttit", id, space, score, now);
-    if (rc == STORE_OK && rows_changed(st) == 1) {
+    if (rc == STORE_OK && stmt_rows_changed(st) == 1) {
         rc = revision_add(st, id, actor, "score", now);
         if (rc == STORE_OK)
-            rc = audit_at(st, now, space, actor, "knowledge.score", id);
+            rc = store_audit_at(st, now, space, actor, "knowledge.score", id);
     }
-    return tx_end(st, rc);
+    return store_tx_end(st, rc);
 }
 
 int store_knowledge_add_feedback(struct store *st, const char *space, const char *id,
@@ -219,8 +219,8 @@ int store_knowledge_add_feedback(struct store *st, const char *space, const char
         return rc;
     rc = stmt_returning(st, S_FEEDBACK_INSERT, feedback_id, "ttttt", space, id, text, actor, now);
     if (rc == STORE_OK)
-        rc = audit_at(st, now, space, actor, "knowledge.feedback", id);
-    return tx_end(st, rc);
+        rc = store_audit_at(st, now, space, actor, "knowledge.feedback", id);
+    return store_tx_end(st, rc);
 }
 
 int store_knowledge_delete(struct store *st, const char *space, const char *id, const char *actor)
@@ -231,20 +231,20 @@ int store_knowledge_delete(struct store *st, const char *space, const char *id, 
         return rc;
     time_utc_text(now);
     rc = stmt_run(st, S_K_DELETE, "ttt", id, space, now);
-    if (rc == STORE_OK && rows_changed(st) == 0)
+    if (rc == STORE_OK && stmt_rows_changed(st) == 0)
         rc = STORE_NOT_FOUND;
     if (rc == STORE_OK)
         rc = revision_add(st, id, actor, "delete", now);
     if (rc == STORE_OK)
-        rc = audit_at(st, now, space, actor, "knowledge.delete", id);
-    return tx_end(st, rc);
+        rc = store_audit_at(st, now, space, actor, "knowledge.delete", id);
+    return store_tx_end(st, rc);
 }
 
 /* STORE_OK when id belongs to space in any status. */
 static int entry_in_space(struct store *st, const char *space, const char *id)
 {
     struct cursor *s = stmt_bind(st, S_K_SPACE_OF, "tt", id, space);
-    return s ? row_end(s, step(s)) : STORE_ERROR;
+    return s ? stmt_row_end(s, stmt_step(s)) : STORE_ERROR;
 }
 
 int store_knowledge_revisions_each(struct store *st, const char *space, const char *id,
@@ -257,18 +257,18 @@ int store_knowledge_revisions_each(struct store *st, const char *space, const ch
         return rc;
     if (!(s = stmt_bind(st, S_REVISIONS, "tt", id, space)))
         return STORE_ERROR;
-    while ((rc = step(s)) == STEP_ROW) {
+    while ((rc = stmt_step(s)) == STEP_ROW) {
         struct knowledge_revision r = {
-            .version = (long)col_int64(s, 0),
-            .document = col_text(s, 1),
-            .actor = col_text(s, 2),
-            .reason = col_text(s, 3),
-            .created_at = col_text(s, 4),
+            .version = (long)stmt_col_int64(s, 0),
+            .document = stmt_col_text(s, 1),
+            .actor = stmt_col_text(s, 2),
+            .reason = stmt_col_text(s, 3),
+            .created_at = stmt_col_text(s, 4),
         };
         if (each(&r, ctx))
             break;
     }
-    return rows_end(s, rc);
+    return stmt_rows_end(s, rc);
 }
 
 int store_knowledge_revert(struct store *st, const char *space, const char *id, long version,
@@ -281,26 +281,26 @@ int store_knowledge_revert(struct store *st, const char *space, const char *id, 
     if ((rc = store_begin(st)))
         return rc;
     if (!(get = stmt_bind(st, S_REVISION_DOC, "ttl", id, space, version)))
-        return tx_end(st, STORE_ERROR);
-    rc = step(get);
+        return store_tx_end(st, STORE_ERROR);
+    rc = stmt_step(get);
     if (rc == STEP_ROW)
-        doc = col_dup(get, 0);
+        doc = stmt_col_dup(get, 0);
     stmt_finish(get);
     if (!doc)
-        return tx_end(st, rc == STEP_DONE ? STORE_NOT_FOUND : step_status(rc));
+        return store_tx_end(st, rc == STEP_DONE ? STORE_NOT_FOUND : step_status(rc));
     time_utc_text(now);
     rc = stmt_run(st, S_K_RESTORE, "tttt", id, space, doc,
                   now); /* the partial unique index answers CONFLICT for a taken path */
     free(doc);
     if (rc == STORE_OK)
-        rc = place_clash(st, space, id);
+        rc = store_place_clash(st, space, id);
     if (rc == STORE_OK)
-        rc = terms_refresh(st, id);
+        rc = store_terms_refresh(st, id);
     if (rc == STORE_OK)
         rc = revision_add(st, id, actor, "revert", now);
     if (rc == STORE_OK)
-        rc = audit_at(st, now, space, actor, "knowledge.revert", id);
-    return tx_end(st, rc);
+        rc = store_audit_at(st, now, space, actor, "knowledge.revert", id);
+    return store_tx_end(st, rc);
 }
 
 int store_knowledge_update(struct store *st, const char *space, const char *id,
@@ -314,24 +314,24 @@ int store_knowledge_update(struct store *st, const char *space, const char *id,
         return STORE_ERROR;
     if ((rc = begin_on_entry(st, space, id, now)))
         return rc;
-    bind_text(s, 1, id);
-    bind_text(s, 2, space);
-    bind_int64(s, 3, expected_version);
+    stmt_bind_text(s, 1, id);
+    stmt_bind_text(s, 2, space);
+    stmt_bind_int64(s, 3, expected_version);
     bind_document(s, k);
-    bind_text(s, 19, now);
-    rc = step_done(s);
-    if (rc == STORE_OK && rows_changed(st) == 0)
+    stmt_bind_text(s, 19, now);
+    rc = stmt_step_done(s);
+    if (rc == STORE_OK && stmt_rows_changed(st) == 0)
         rc = STORE_CONFLICT; /* it exists (checked above), so the version moved on */
     if (rc == STORE_OK)
-        rc = place_clash_at(st, space, id, k->category, k->path);
+        rc = store_place_clash_at(st, space, id, k->category, k->path);
     if (rc == STORE_OK)
-        rc = terms_refresh(st, id);
+        rc = store_terms_refresh(st, id);
     if (rc == STORE_OK)
         rc = revision_add(st, id, actor, reason, now);
     snprintf(action, sizeof action, "knowledge.%s", reason);
     if (rc == STORE_OK)
-        rc = audit_at(st, now, space, actor, action, id);
-    return tx_end(st, rc);
+        rc = store_audit_at(st, now, space, actor, action, id);
+    return store_tx_end(st, rc);
 }
 
 int store_knowledge_revision_time(struct store *st, const char *space, const char *id, long version,
@@ -342,9 +342,9 @@ int store_knowledge_revision_time(struct store *st, const char *space, const cha
     out[0] = '\0';
     if (!s)
         return STORE_ERROR;
-    if ((rc = step(s)) == STEP_ROW)
-        snprintf(out, 20, "%s", col_text(s, 0));
-    return row_end(s, rc);
+    if ((rc = stmt_step(s)) == STEP_ROW)
+        snprintf(out, 20, "%s", stmt_col_text(s, 0));
+    return stmt_row_end(s, rc);
 }
 
 int store_knowledge_feedback_mark(struct store *st, long feedback_id, const char *status)
@@ -360,19 +360,19 @@ int store_knowledge_merge(struct store *st, const char *space, const char *survi
     if ((rc = store_begin(st)))
         return rc;
     if ((rc = entry_active(st, space, survivor)) || (rc = entry_active(st, space, member)))
-        return tx_end(st, rc);
+        return store_tx_end(st, rc);
     time_utc_text(now);
     if ((rc = stmt_run(st, S_MERGE_COUNTERS, "tt", survivor, member)) ||
         (rc = stmt_run(st, S_MERGE_CASES, "tt", survivor, member)) ||
         (rc = stmt_run(st, S_MERGE_TOMBSTONE, "ttttl", survivor, member, now, space,
                        member_version)))
-        return tx_end(st, rc);
-    if (rows_changed(st) == 0) /* active (checked above): it changed since it was read */
-        return tx_end(st, STORE_CONFLICT);
+        return store_tx_end(st, rc);
+    if (stmt_rows_changed(st) == 0) /* active (checked above): it changed since it was read */
+        return store_tx_end(st, STORE_CONFLICT);
     rc = revision_add(st, member, actor, "merge", now);
     if (rc == STORE_OK)
-        rc = audit_at(st, now, space, actor, "knowledge.merge", member);
-    return tx_end(st, rc);
+        rc = store_audit_at(st, now, space, actor, "knowledge.merge", member);
+    return store_tx_end(st, rc);
 }
 
 int store_knowledge_move(struct store *st, const char *space, const char *id, long expected_version,
@@ -387,15 +387,15 @@ int store_knowledge_move(struct store *st, const char *space, const char *id, lo
     /* the partial unique index answers CONFLICT for a taken path */
     rc = stmt_run(st, S_K_MOVE, "ttlttttit", id, space, expected_version, k->category, k->path,
                   k->title, k->scenario ? k->scenario : "", k->always_apply, now);
-    if (rc == STORE_OK && rows_changed(st) == 0)
+    if (rc == STORE_OK && stmt_rows_changed(st) == 0)
         rc = STORE_CONFLICT; /* it is active (checked above), so the version moved on */
     if (rc == STORE_OK)
-        rc = place_clash_at(st, space, id, k->category, k->path);
+        rc = store_place_clash_at(st, space, id, k->category, k->path);
     if (rc == STORE_OK)
-        rc = terms_refresh(st, id);
+        rc = store_terms_refresh(st, id);
     if (rc == STORE_OK)
         rc = revision_add(st, id, actor, "rename", now);
     if (rc == STORE_OK)
-        rc = audit_at(st, now, space, actor, "knowledge.rename", id);
-    return tx_end(st, rc);
+        rc = store_audit_at(st, now, space, actor, "knowledge.rename", id);
+    return store_tx_end(st, rc);
 }

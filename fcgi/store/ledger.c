@@ -4,8 +4,8 @@
 
 #include <string.h>
 
-int audit_at(struct store *st, const char *now, const char *space, const char *actor,
-             const char *action, const char *target)
+int store_audit_at(struct store *st, const char *now, const char *space, const char *actor,
+                   const char *action, const char *target)
 {
     int rc;
     target = target ? target : "";
@@ -19,7 +19,7 @@ int audit_at(struct store *st, const char *now, const char *space, const char *a
                 break;
             }
         if (st->tx_depth == 0)
-            audit_flush(st);
+            store_audit_flush(st);
     }
     return rc;
 }
@@ -29,7 +29,7 @@ int store_audit(struct store *st, const char *space, const char *actor, const ch
 {
     char now[20];
     time_utc_text(now);
-    return audit_at(st, now, space, actor, action, target);
+    return store_audit_at(st, now, space, actor, action, target);
 }
 
 int store_llm_call_add(struct store *st, const char *space, const char *purpose, const char *model,
@@ -49,13 +49,14 @@ int store_llm_usage(struct store *st, const char *space, const char *since,
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = step(s)) == STEP_ROW) {
-        struct llm_usage u = {col_text(s, 0),        col_text(s, 1),        (long)col_int64(s, 2),
-                              (long)col_int64(s, 3), (long)col_int64(s, 4), (long)col_int64(s, 5),
-                              (long)col_int64(s, 6)};
+    while ((rc = stmt_step(s)) == STEP_ROW) {
+        struct llm_usage u = {stmt_col_text(s, 0),        stmt_col_text(s, 1),
+                              (long)stmt_col_int64(s, 2), (long)stmt_col_int64(s, 3),
+                              (long)stmt_col_int64(s, 4), (long)stmt_col_int64(s, 5),
+                              (long)stmt_col_int64(s, 6)};
         each(&u, ctx);
     }
-    return rows_end(s, rc);
+    return stmt_rows_end(s, rc);
 }
 
 int store_space_counts(struct store *st, void (*each)(const char *, long, long, void *), void *ctx)
@@ -64,9 +65,9 @@ int store_space_counts(struct store *st, void (*each)(const char *, long, long, 
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = step(s)) == STEP_ROW)
-        each(col_text(s, 0), (long)col_int64(s, 1), (long)col_int64(s, 2), ctx);
-    return rows_end(s, rc);
+    while ((rc = stmt_step(s)) == STEP_ROW)
+        each(stmt_col_text(s, 0), (long)stmt_col_int64(s, 1), (long)stmt_col_int64(s, 2), ctx);
+    return stmt_rows_end(s, rc);
 }
 
 int store_job_counts(struct store *st, void (*each)(const char *, const char *, long, void *),
@@ -76,7 +77,7 @@ int store_job_counts(struct store *st, void (*each)(const char *, const char *, 
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = step(s)) == STEP_ROW)
-        each(col_text(s, 0), col_text(s, 1), (long)col_int64(s, 2), ctx);
-    return rows_end(s, rc);
+    while ((rc = stmt_step(s)) == STEP_ROW)
+        each(stmt_col_text(s, 0), stmt_col_text(s, 1), (long)stmt_col_int64(s, 2), ctx);
+    return stmt_rows_end(s, rc);
 }

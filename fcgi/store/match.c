@@ -71,26 +71,26 @@ int store_knowledge_match(struct store *st, const char *space, const struct stor
     }
     if (last)
         *last = 0;
-    while ((rc = step(s)) == STEP_ROW) {
+    while ((rc = stmt_step(s)) == STEP_ROW) {
         struct match_row r;
-        r.seq = col_int64(s, 0);
-        r.id = col_text(s, 1);
-        r.category = col_text(s, 2);
-        r.path = col_text(s, 3);
-        r.title = col_text(s, 4);
-        r.tags = col_text(s, 5);
-        r.body = col_text(s, 6);
-        r.source = col_text(s, 7);
-        r.updated_at = col_text(s, 8);
-        r.always_apply = col_int(s, 9);
-        r.scenario = col_text(s, 10);
-        r.terms = col_text(s, 11);
+        r.seq = stmt_col_int64(s, 0);
+        r.id = stmt_col_text(s, 1);
+        r.category = stmt_col_text(s, 2);
+        r.path = stmt_col_text(s, 3);
+        r.title = stmt_col_text(s, 4);
+        r.tags = stmt_col_text(s, 5);
+        r.body = stmt_col_text(s, 6);
+        r.source = stmt_col_text(s, 7);
+        r.updated_at = stmt_col_text(s, 8);
+        r.always_apply = stmt_col_int(s, 9);
+        r.scenario = stmt_col_text(s, 10);
+        r.terms = stmt_col_text(s, 11);
         if (last)
             *last = r.seq;
         if (each(&r, ctx))
             break;
     }
-    rc = rows_end(s, rc);
+    rc = stmt_rows_end(s, rc);
     buf_release(&match);
     return rc;
 }

@@ -307,8 +307,8 @@ void store_upgrade_release(struct store_upgrade *up)
 /* Copy the database at version old into dir (NULL: the directory of path)
  * as knowhub-v<old>-<UTC time>.db, named in *backup; never over an existing
  * file. 0, or -1 with the reason in *why. */
-int backup_before_migrating(struct store *st, const char *path, const char *dir, int old,
-                            struct buf *backup, const char **why)
+int store_backup_before_migrating(struct store *st, const char *path, const char *dir, int old,
+                                  struct buf *backup, const char **why)
 {
     char stamp[20];
     time_t now = time(NULL);
@@ -351,7 +351,7 @@ int backup_before_migrating(struct store *st, const char *path, const char *dir,
     return rc ? -1 : 0;
 }
 
-int schema_migrate(struct store *st, int *version)
+int store_schema_migrate(struct store *st, int *version)
 {
     int rc = STORE_OK;
     if ((rc = store_begin(st)))
@@ -369,10 +369,10 @@ int schema_migrate(struct store *st, int *version)
     }
     for (int v = *version; v < MIGRATION_COUNT; v++) {
         char pragma[48];
-        if ((rc = db_exec(st, migrations[v])))
+        if ((rc = store_db_exec(st, migrations[v])))
             goto out;
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
-        if ((rc = db_exec(st, pragma)))
+        if ((rc = store_db_exec(st, pragma)))
             goto out;
     }
 out:

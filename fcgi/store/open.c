@@ -101,7 +101,7 @@ static int busy_wait(void *arg, int count)
 static int search_index_ensure(struct store *st)
 {
     int rc = store_begin(st);
-    return rc ? rc : tx_end(st, search_index_refresh(st));
+    return rc ? rc : store_tx_end(st, search_index_refresh(st));
 }
 
 int store_open(const char *path, struct store **out)
@@ -154,7 +154,7 @@ int store_open_upgrade(const char *path, int postgres, const char *backup_dir,
     rc = sqlite3_open_v2(path, &st->db,
                          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
-        rc = status_of(rc);
+        rc = store_status_of(rc);
         goto fail;
     }
     sqlite3_extended_result_codes(st->db, 1);
@@ -166,20 +166,20 @@ int store_open_upgrade(const char *path, int postgres, const char *backup_dir,
         rc = STORE_TOO_NEW;
         goto fail;
     }
-    if ((rc = db_exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-                          "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;"
-                          "PRAGMA mmap_size = 1073741824;")))
+    if ((rc = store_db_exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+                                "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;"
+                                "PRAGMA mmap_size = 1073741824;")))
         goto fail;
     if ((rc = register_tokenizer(st->db)))
         goto fail;
     /* Outside the migration's write transaction: SQLite's backup cannot
      * read a source connection that holds one. */
     if (found > 0 && found < store_schema_latest() &&
-        backup_before_migrating(st, path, backup_dir, found, &up->backup, &up->why)) {
+        store_backup_before_migrating(st, path, backup_dir, found, &up->backup, &up->why)) {
         rc = STORE_BACKUP_FAILED;
         goto fail;
     }
-    if ((rc = schema_migrate(st, &up->from_version)) || (rc = search_index_ensure(st)))
+    if ((rc = store_schema_migrate(st, &up->from_version)) || (rc = search_index_ensure(st)))
         goto fail;
     up->to_version = store_schema_latest();
     *out = st;

@@ -73,7 +73,7 @@ static void add_field(struct buf *head, struct buf *all, const char *text, size_
 
 /* The file stem of a path as migrate.c's STEM_SQL makes it for FTS5: after
  * the first '/', without the last three characters (".md"). */
-void path_stem_of(const char *path, const char **stem, size_t *len)
+void store_path_stem_of(const char *path, const char **stem, size_t *len)
 {
     const char *slash = strchr(path, '/');
     const char *p = slash ? slash + 1 : path;
@@ -82,7 +82,7 @@ void path_stem_of(const char *path, const char **stem, size_t *len)
     *len = n > 3 ? n - 3 : 0;
 }
 
-int terms_refresh(struct store *st, const char *id)
+int store_terms_refresh(struct store *st, const char *id)
 {
     struct cursor *s;
     struct buf head, tsv;
@@ -91,18 +91,18 @@ int terms_refresh(struct store *st, const char *id)
         return STORE_OK; /* SQLite: triggers keep FTS5 in step */
     if (!(s = stmt_bind(st, S_K_TERMS_SOURCE, "t", id)))
         return STORE_ERROR;
-    if ((rc = step(s)) != STEP_ROW)
-        return row_end(s, rc) == STORE_NOT_FOUND ? STORE_OK : step_status(rc);
-    if (strcmp(col_text(s, 2), "active") != 0)
-        return row_end(s, rc);         /* a trigger took its terms away */
+    if ((rc = stmt_step(s)) != STEP_ROW)
+        return stmt_row_end(s, rc) == STORE_NOT_FOUND ? STORE_OK : step_status(rc);
+    if (strcmp(stmt_col_text(s, 2), "active") != 0)
+        return stmt_row_end(s, rc);    /* a trigger took its terms away */
     buf_init(&head, (size_t)64 << 20); /* grow as needed; an entry is far smaller */
     buf_init(&tsv, (size_t)64 << 20);
     {
         const char *stem;
         size_t stem_len;
-        const char *title = col_text(s, 5), *tags = col_text(s, 6);
-        const char *scenario = col_text(s, 8), *content = col_text(s, 9);
-        path_stem_of(col_text(s, 7), &stem, &stem_len);
+        const char *title = stmt_col_text(s, 5), *tags = stmt_col_text(s, 6);
+        const char *scenario = stmt_col_text(s, 8), *content = stmt_col_text(s, 9);
+        store_path_stem_of(stmt_col_text(s, 7), &stem, &stem_len);
         add_field(&head, &tsv, title, strlen(title), "T:");
         add_field(&head, &tsv, tags, strlen(tags), "G:");
         add_field(&head, &tsv, stem, stem_len, "S:");
@@ -110,8 +110,8 @@ int terms_refresh(struct store *st, const char *id)
         add_field(&head, &tsv, content, strlen(content), NULL);
     }
     {
-        long long seq = col_int64(s, 0), types = col_int64(s, 3);
-        char *space = col_dup(s, 1), *category = col_dup(s, 4);
+        long long seq = stmt_col_int64(s, 0), types = stmt_col_int64(s, 3);
+        char *space = stmt_col_dup(s, 1), *category = stmt_col_dup(s, 4);
         stmt_finish(s);
         rc =
             stmt_run(st, S_K_TERMS_PUT, "LtLttt", seq, space, types, category, head.data, tsv.data);

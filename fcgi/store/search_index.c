@@ -85,37 +85,37 @@ static int sync_one(struct store *st, long long seq, struct deltas *ds, struct b
     int rc, active = 0;
     if (!(s = stmt_bind(st, S_SX_DOC_GET, "L", seq)))
         return STORE_ERROR;
-    if ((rc = step(s)) == STEP_ROW) {
-        old_space = col_dup(s, 0);
-        old_terms = col_dup(s, 1);
+    if ((rc = stmt_step(s)) == STEP_ROW) {
+        old_space = stmt_col_dup(s, 0);
+        old_terms = stmt_col_dup(s, 1);
     }
-    if ((rc = row_end(s, rc)) && rc != STORE_NOT_FOUND)
+    if ((rc = stmt_row_end(s, rc)) && rc != STORE_NOT_FOUND)
         goto out;
     if (!(s = stmt_bind(st, S_SX_SOURCE, "L", seq))) {
         rc = STORE_ERROR;
         goto out;
     }
-    if ((rc = step(s)) == STEP_ROW && strcmp(col_text(s, 2), "active") == 0) {
+    if ((rc = stmt_step(s)) == STEP_ROW && strcmp(stmt_col_text(s, 2), "active") == 0) {
         const char *text[BM25_FIELDS];
         size_t len[BM25_FIELDS];
         active = 1;
-        id = col_dup(s, 0);
-        space = col_dup(s, 1);
-        text[BM25_TITLE] = col_text(s, 3);
-        text[BM25_TAGS] = col_text(s, 4);
-        path_stem_of(col_text(s, 5), &text[BM25_STEM], &len[BM25_STEM]);
-        text[BM25_SCENARIO] = col_text(s, 6);
-        text[BM25_BODY] = col_text(s, 7);
+        id = stmt_col_dup(s, 0);
+        space = stmt_col_dup(s, 1);
+        text[BM25_TITLE] = stmt_col_text(s, 3);
+        text[BM25_TAGS] = stmt_col_text(s, 4);
+        store_path_stem_of(stmt_col_text(s, 5), &text[BM25_STEM], &len[BM25_STEM]);
+        text[BM25_SCENARIO] = stmt_col_text(s, 6);
+        text[BM25_BODY] = stmt_col_text(s, 7);
         len[BM25_TITLE] = strlen(text[BM25_TITLE]);
         len[BM25_TAGS] = strlen(text[BM25_TAGS]);
         len[BM25_SCENARIO] = strlen(text[BM25_SCENARIO]);
         len[BM25_BODY] = strlen(text[BM25_BODY]);
         bm25_record(text, len, rec);
     }
-    if ((rc = row_end(s, rc)) && rc != STORE_NOT_FOUND)
+    if ((rc = stmt_row_end(s, rc)) && rc != STORE_NOT_FOUND)
         goto out;
     rc = STORE_OK;
-    if (pg_terms && active && (rc = terms_refresh(st, id)))
+    if (pg_terms && active && (rc = store_terms_refresh(st, id)))
         goto out;
     /* the statistics count only what changed in the record */
     if (!(old_terms && active && strcmp(old_space, space) == 0 &&
@@ -151,9 +151,9 @@ static int quota_check(struct store *st, const char *space, long long added)
         return STORE_OK;
     if (!(s = stmt_bind(st, S_SX_SPACE_GET, "t", space)))
         return STORE_ERROR;
-    if ((rc = step(s)) == STEP_ROW)
-        docs = col_int64(s, 0);
-    if ((rc = row_end(s, rc)))
+    if ((rc = stmt_step(s)) == STEP_ROW)
+        docs = stmt_col_int64(s, 0);
+    if ((rc = stmt_row_end(s, rc)))
         return rc;
     return docs > max ? STORE_QUOTA : STORE_OK;
 }
@@ -212,9 +212,9 @@ static int sync_marked(struct store *st, long long total, int pg_terms)
             rc = STORE_ERROR;
             break;
         }
-        while ((rc = step(s)) == STEP_ROW && n < 256)
-            seqs[n++] = col_int64(s, 0);
-        if ((rc = rows_end(s, rc)) || n == 0)
+        while ((rc = stmt_step(s)) == STEP_ROW && n < 256)
+            seqs[n++] = stmt_col_int64(s, 0);
+        if ((rc = stmt_rows_end(s, rc)) || n == 0)
             break;
         for (size_t i = 0; rc == STORE_OK && i < n; i++)
             rc = sync_one(st, seqs[i], &ds, &rec, pg_terms);
@@ -255,9 +255,9 @@ static int rebuild(struct store *st, int pg_terms, long long was)
 {
     struct cursor *s;
     long total = 0;
-    int rc = db_exec(st, rebuild_stats);
+    int rc = store_db_exec(st, rebuild_stats);
     if (rc == STORE_OK)
-        rc = (s = stmt_get(st, S_SX_DIRTY_COUNT)) ? row_count(s, &total) : STORE_ERROR;
+        rc = (s = stmt_get(st, S_SX_DIRTY_COUNT)) ? stmt_row_count(s, &total) : STORE_ERROR;
     if (rc == STORE_OK && total > 0) {
         fprintf(stderr, "knowhub: search index: rebuilding for tokenizer %d (was %lld)\n",
                 TOKENIZER_VERSION, was);
@@ -275,11 +275,11 @@ int search_index_refresh(struct store *st)
     int rc;
     if (!(s = stmt_get(st, S_SX_META_GET)))
         return STORE_ERROR;
-    if ((rc = step(s)) == STEP_ROW)
-        version = col_int64(s, 0);
-    if ((rc = row_end(s, rc)) || version == TOKENIZER_VERSION)
+    if ((rc = stmt_step(s)) == STEP_ROW)
+        version = stmt_col_int64(s, 0);
+    if ((rc = stmt_row_end(s, rc)) || version == TOKENIZER_VERSION)
         return rc;
-    if (!st->pg && (rc = db_exec(st, rebuild_fts)))
+    if (!st->pg && (rc = store_db_exec(st, rebuild_fts)))
         return rc;
     return rebuild(st, st->pg != NULL, version);
 }
@@ -304,12 +304,12 @@ int store_search_stats(struct store *st, const char *space, const char *const *t
         rc = STORE_ERROR;
         goto out;
     }
-    if ((rc = step(s)) == STEP_ROW) {
-        stats->docs = (double)col_int64(s, 0);
+    if ((rc = stmt_step(s)) == STEP_ROW) {
+        stats->docs = (double)stmt_col_int64(s, 0);
         for (int f = 0; f < BM25_FIELDS; f++)
-            stats->total_len[f] = (double)col_int64(s, 1 + f);
+            stats->total_len[f] = (double)stmt_col_int64(s, 1 + f);
     }
-    if ((rc = row_end(s, rc)) == STORE_NOT_FOUND)
+    if ((rc = stmt_row_end(s, rc)) == STORE_NOT_FOUND)
         rc = STORE_OK; /* a space without entries yet */
     if (rc || n == 0)
         goto out;
@@ -319,13 +319,13 @@ int store_search_stats(struct store *st, const char *space, const char *const *t
         rc = STORE_ERROR;
         goto out;
     }
-    while ((rc = step(s)) == STEP_ROW) {
-        const char *term = col_text(s, 0);
+    while ((rc = stmt_step(s)) == STEP_ROW) {
+        const char *term = stmt_col_text(s, 0);
         for (size_t i = 0; i < n; i++)
             if (strcmp(terms[i], term) == 0)
-                df[i] = col_int64(s, 1);
+                df[i] = stmt_col_int64(s, 1);
     }
-    rc = rows_end(s, rc);
+    rc = stmt_rows_end(s, rc);
 out:
     json_object_put(arr);
     return rc;

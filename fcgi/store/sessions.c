@@ -13,7 +13,7 @@ static int session_write(struct store *st, enum stmt_id which, const char *space
     title = title ? title : "";
     rc = guard ? stmt_run(st, which, "tttttt", space, id, title, document, now, guard)
                : stmt_run(st, which, "ttttt", space, id, title, document, now);
-    if (guard && rc == STORE_OK && rows_changed(st) == 0)
+    if (guard && rc == STORE_OK && stmt_rows_changed(st) == 0)
         rc = STORE_CONFLICT;
     return rc;
 }
@@ -38,13 +38,13 @@ static int session_rows(struct cursor *s, void (*each)(const struct session_info
     int rc, found = 0;
     if (!s)
         return STORE_ERROR;
-    while ((rc = step(s)) == STEP_ROW) {
-        struct session_info si = {col_text(s, 0), col_text(s, 1), col_opt(s, 2), col_text(s, 3),
-                                  col_text(s, 4)};
+    while ((rc = stmt_step(s)) == STEP_ROW) {
+        struct session_info si = {stmt_col_text(s, 0), stmt_col_text(s, 1), stmt_col_opt(s, 2),
+                                  stmt_col_text(s, 3), stmt_col_text(s, 4)};
         found = 1;
         each(&si, ctx);
     }
-    rc = rows_end(s, rc);
+    rc = stmt_rows_end(s, rc);
     return rc == STORE_OK && one_row && !found ? STORE_NOT_FOUND : rc;
 }
 
@@ -63,5 +63,5 @@ int store_session_list(struct store *st, const char *space,
 int store_session_delete(struct store *st, const char *space, const char *id)
 {
     int rc = stmt_run(st, S_SESSION_DELETE, "tt", space, id);
-    return rc == STORE_OK && rows_changed(st) == 0 ? STORE_NOT_FOUND : rc;
+    return rc == STORE_OK && stmt_rows_changed(st) == 0 ? STORE_NOT_FOUND : rc;
 }

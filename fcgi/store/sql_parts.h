@@ -4,7 +4,7 @@
 #ifndef KNOWHUB_SQL_PARTS_H
 #define KNOWHUB_SQL_PARTS_H
 
-/* The columns of an entry row (knowledge_from_row). */
+/* The columns of an entry row (store_knowledge_from_row). */
 #define KNOWLEDGE_COLUMNS                                                                          \
     "id, space, category, path, title, description, tags, types, scenario, content,"               \
     " always_apply, source, urls, agent_id, message_id, source_ts, score, helpful,"                \

@@ -9,7 +9,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-int status_of(int rc)
+int store_status_of(int rc)
 {
     switch (rc & 0xff) {
     case SQLITE_OK:
@@ -149,7 +149,7 @@ static int text_ok(struct cursor *s, const char *v, size_t n)
     return 1;
 }
 
-void bind_text(struct cursor *s, int i, const char *v)
+void stmt_bind_text(struct cursor *s, int i, const char *v)
 {
     if (v && !text_ok(s, v, strlen(v)))
         return;
@@ -161,7 +161,7 @@ void bind_text(struct cursor *s, int i, const char *v)
         bound(s, sqlite3_bind_null(s->lite, i));
 }
 
-void bind_text_n(struct cursor *s, int i, const char *v, size_t n)
+void stmt_bind_text_n(struct cursor *s, int i, const char *v, size_t n)
 {
     if (!text_ok(s, v, n))
         return;
@@ -175,7 +175,7 @@ void bind_text_n(struct cursor *s, int i, const char *v, size_t n)
     }
 }
 
-void bind_int64(struct cursor *s, int i, long long v)
+void stmt_bind_int64(struct cursor *s, int i, long long v)
 {
     if (s->st->pg) {
         int k = pg_slot(s, i);
@@ -186,9 +186,9 @@ void bind_int64(struct cursor *s, int i, long long v)
     }
 }
 
-void bind_int(struct cursor *s, int i, int v)
+void stmt_bind_int(struct cursor *s, int i, int v)
 {
-    bind_int64(s, i, v);
+    stmt_bind_int64(s, i, v);
 }
 
 static void bind_blob(struct cursor *s, int i, const void *p, int n)
@@ -203,7 +203,7 @@ static void bind_blob(struct cursor *s, int i, const void *p, int n)
     }
 }
 
-int step(struct cursor *s)
+int stmt_step(struct cursor *s)
 {
     if (s->unbound) {
         fprintf(stderr, "knowhub: a statement was not run: a parameter was refused (%s)\n",
@@ -222,13 +222,13 @@ int step(struct cursor *s)
     int rc = sqlite3_step(s->lite);
     if (rc == SQLITE_ROW)
         return STEP_ROW;
-    return rc == SQLITE_DONE ? STEP_DONE : -status_of(rc);
+    return rc == SQLITE_DONE ? STEP_DONE : -store_status_of(rc);
 }
 
 /* Step a statement that returns no row we need; reset it; return a store status. */
-int step_done(struct cursor *s)
+int stmt_step_done(struct cursor *s)
 {
-    int rc = step(s);
+    int rc = stmt_step(s);
     stmt_finish(s);
     return step_status(rc);
 }
@@ -249,23 +249,23 @@ void stmt_finish(struct cursor *s)
     sqlite3_clear_bindings(s->lite);
 }
 
-int col_count(struct cursor *s)
+int stmt_col_count(struct cursor *s)
 {
     return s->st->pg ? pg_col_count(s) : sqlite3_column_count(s->lite);
 }
 
-const char *col_opt(struct cursor *s, int i)
+const char *stmt_col_opt(struct cursor *s, int i)
 {
     return s->st->pg ? pg_col(s, i) : (const char *)sqlite3_column_text(s->lite, i);
 }
 
-const char *col_text(struct cursor *s, int i)
+const char *stmt_col_text(struct cursor *s, int i)
 {
-    const char *t = col_opt(s, i);
+    const char *t = stmt_col_opt(s, i);
     return t ? t : "";
 }
 
-char *col_dup(struct cursor *s, int i)
+char *stmt_col_dup(struct cursor *s, int i)
 {
     if (s->st->pg) {
         const char *t = pg_col(s, i);
@@ -275,7 +275,7 @@ char *col_dup(struct cursor *s, int i)
     return t ? xstrndup((const char *)t, (size_t)sqlite3_column_bytes(s->lite, i)) : NULL;
 }
 
-long long col_int64(struct cursor *s, int i)
+long long stmt_col_int64(struct cursor *s, int i)
 {
     if (s->st->pg) {
         const char *t = pg_col(s, i);
@@ -284,12 +284,12 @@ long long col_int64(struct cursor *s, int i)
     return sqlite3_column_int64(s->lite, i);
 }
 
-int col_int(struct cursor *s, int i)
+int stmt_col_int(struct cursor *s, int i)
 {
-    return (int)col_int64(s, i);
+    return (int)stmt_col_int64(s, i);
 }
 
-const void *col_blob(struct cursor *s, int i, size_t *n)
+const void *stmt_col_blob(struct cursor *s, int i, size_t *n)
 {
     if (s->st->pg)
         return pg_col_blob(s, i, n);
@@ -298,11 +298,11 @@ const void *col_blob(struct cursor *s, int i, size_t *n)
     return p;
 }
 
-int db_exec(struct store *st, const char *sql)
+int store_db_exec(struct store *st, const char *sql)
 {
     if (st->pg)
         return pg_exec(st, sql);
-    return status_of(sqlite3_exec(st->db, sql, NULL, NULL, NULL));
+    return store_status_of(sqlite3_exec(st->db, sql, NULL, NULL, NULL));
 }
 
 /* Bind ?1.. of s from ap, one argument per letter of types (see stmt_bind). */
@@ -311,16 +311,16 @@ static void bind_va(struct cursor *s, const char *types, va_list ap)
     for (int i = 1; types[i - 1]; i++) {
         switch (types[i - 1]) {
         case 't':
-            bind_text(s, i, va_arg(ap, const char *));
+            stmt_bind_text(s, i, va_arg(ap, const char *));
             break;
         case 'i':
-            bind_int(s, i, va_arg(ap, int));
+            stmt_bind_int(s, i, va_arg(ap, int));
             break;
         case 'l':
-            bind_int64(s, i, va_arg(ap, long));
+            stmt_bind_int64(s, i, va_arg(ap, long));
             break;
         case 'L':
-            bind_int64(s, i, va_arg(ap, long long));
+            stmt_bind_int64(s, i, va_arg(ap, long long));
             break;
         case 'h':
             bind_blob(s, i, va_arg(ap, const unsigned char *), 32);
@@ -362,7 +362,7 @@ int stmt_run(struct store *st, enum stmt_id id, const char *types, ...)
     va_start(ap, types);
     s = stmt_vbind(st, id, types, ap);
     va_end(ap);
-    return s ? step_done(s) : STORE_ERROR;
+    return s ? stmt_step_done(s) : STORE_ERROR;
 }
 
 int stmt_returning(struct store *st, enum stmt_id id, long *out, const char *types, ...)
@@ -375,12 +375,12 @@ int stmt_returning(struct store *st, enum stmt_id id, long *out, const char *typ
     va_end(ap);
     if (!s)
         return STORE_ERROR;
-    if ((rc = step(s)) == STEP_ROW)
-        *out = (long)col_int64(s, 0);
-    return row_end(s, rc);
+    if ((rc = stmt_step(s)) == STEP_ROW)
+        *out = (long)stmt_col_int64(s, 0);
+    return stmt_row_end(s, rc);
 }
 
-int row_end(struct cursor *s, int rc)
+int stmt_row_end(struct cursor *s, int rc)
 {
     stmt_finish(s);
     if (rc == STEP_ROW)
@@ -388,21 +388,21 @@ int row_end(struct cursor *s, int rc)
     return rc == STEP_DONE ? STORE_NOT_FOUND : step_status(rc);
 }
 
-int rows_end(struct cursor *s, int rc)
+int stmt_rows_end(struct cursor *s, int rc)
 {
     stmt_finish(s);
     return step_status(rc);
 }
 
-int row_count(struct cursor *s, long *n)
+int stmt_row_count(struct cursor *s, long *n)
 {
-    int rc = step(s);
-    *n = rc == STEP_ROW ? (long)col_int64(s, 0) : 0;
+    int rc = stmt_step(s);
+    *n = rc == STEP_ROW ? (long)stmt_col_int64(s, 0) : 0;
     stmt_finish(s);
     return rc == STEP_ROW ? STORE_OK : rc == STEP_DONE ? STORE_OK : step_status(rc);
 }
 
-int rows_changed(struct store *st)
+int stmt_rows_changed(struct store *st)
 {
     return st->pg ? (int)st->pg_changes : sqlite3_changes(st->db);
 }

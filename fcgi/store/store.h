@@ -168,7 +168,7 @@ struct token_record {
     char *revoked_at;   /* NULL when valid */
     unsigned char hash[32];
 };
-void token_record_release(struct token_record *t);
+void store_token_record_release(struct token_record *t);
 
 /* Store a token's public id, secret hash, space (created if needed), role, label. */
 STORE_MUST_CHECK int store_token_insert(struct store *st, const char *id,

@@ -20,7 +20,7 @@
 #define PG_MIGRATE_LOCK "7162200415"
 
 /* The file stem of a path with at most one folder: "a/b.md" -> "b"
- * (migrate.c's triggers, search_index.c's rebuild; path_stem_of in C). */
+ * (migrate.c's triggers, search_index.c's rebuild; store_path_stem_of in C). */
 #define STEM_SQL(p)                                                                                \
     "substr(substr(" p ", instr(" p ", '/') + 1), 1,"                                              \
     " length(substr(" p ", instr(" p ", '/') + 1)) - 3)"
@@ -207,7 +207,7 @@ struct cursor {
     const char *values[CURSOR_MAX_PARAMS]; /* text, or binary for blobs */
     int lengths[CURSOR_MAX_PARAMS], formats[CURSOR_MAX_PARAMS];
     char num[CURSOR_MAX_PARAMS][24]; /* numbers bound, as text */
-    char *owned[CURSOR_MAX_PARAMS];  /* texts copied (bind_text_n) */
+    char *owned[CURSOR_MAX_PARAMS];  /* texts copied (stmt_bind_text_n) */
     struct buf blob;                 /* the last blob read, decoded */
     const char *unbound;             /* why a parameter was refused (NULL: none): step fails */
 };
@@ -227,7 +227,7 @@ struct store {
     int read_open;            /* the outermost of them opened a read transaction */
     long compact_next_ms;     /* fts_compact.c: no merge before (monotonic_ms) */
     long compact_spent_ms;    /* ... and the time the merge under way took so far */
-    uint64_t compact_version; /* ... and data_version() when last looked */
+    uint64_t compact_version; /* ... and store_data_version() when last looked */
     struct metrics *metrics;  /* this connection's thread's counters, or NULL */
     char *node;               /* the node claiming jobs on this connection (NULL: none named) */
     long lease_seconds;       /* how long a claim or a progress report holds a job */
@@ -240,31 +240,31 @@ struct store {
     void *audit_ctx;
 };
 
-/* tx.c: S_DATA_VERSION (SQLite: PRAGMA data_version, which moves when
+/* tx.c: S_DATA_VERSION (SQLite: PRAGMA store_data_version, which moves when
  * another connection commits; PostgreSQL: the generation) into *v; a store
  * status (*v 0 when it cannot be read). */
-int data_version(struct store *st, uint64_t *v);
+int store_data_version(struct store *st, uint64_t *v);
 
 /* ---- stmt.c: statements, binding, rows (either backend) ---- */
 
-/* What step() returns: a row to read, the end, or minus a store status. */
+/* What stmt_step() returns: a row to read, the end, or minus a store status. */
 enum { STEP_DONE = 0, STEP_ROW = 1 };
-/* The store status of a step() result (STORE_OK for a row or the end). */
+/* The store status of a stmt_step() result (STORE_OK for a row or the end). */
 static inline int step_status(int rc)
 {
     return rc < 0 ? -rc : STORE_OK;
 }
 /* The store status of an SQLite result code. */
-int status_of(int rc);
+int store_status_of(int rc);
 /* Statement id of this connection, prepared on first use; NULL when it
  * does not prepare (store_errmsg says why). */
 struct cursor *stmt_get(struct store *st, enum stmt_id id);
 /* Bind parameter i (from 1): text v (NULL: SQL NULL), not copied; the first
  * n bytes of v, copied; numbers. */
-void bind_text(struct cursor *s, int i, const char *v);
-void bind_text_n(struct cursor *s, int i, const char *v, size_t n);
-void bind_int(struct cursor *s, int i, int v);
-void bind_int64(struct cursor *s, int i, long long v);
+void stmt_bind_text(struct cursor *s, int i, const char *v);
+void stmt_bind_text_n(struct cursor *s, int i, const char *v, size_t n);
+void stmt_bind_int(struct cursor *s, int i, int v);
+void stmt_bind_int64(struct cursor *s, int i, long long v);
 /* Statement id with ?1, ?2 ... bound from the arguments, one per letter
  * of types: 't' text (const char *, NULL binds NULL), 'i' int, 'l' long,
  * 'L' long long, 'h' a 32-byte hash (const unsigned char *), 'b' a blob (two arguments:
@@ -272,39 +272,39 @@ void bind_int64(struct cursor *s, int i, long long v);
  * hashes are not copied: they must live until the statement is reset.
  * NULL when the statement does not prepare. */
 struct cursor *stmt_bind(struct store *st, enum stmt_id id, const char *types, ...);
-/* stmt_bind, then step_done: run a statement whose rows are not needed. */
+/* stmt_bind, then stmt_step_done: run a statement whose rows are not needed. */
 int stmt_run(struct store *st, enum stmt_id id, const char *types, ...);
 /* stmt_bind, then the integer of the first row's first column into *out
  * (an INSERT ... RETURNING); STORE_NOT_FOUND when there is no row. */
 int stmt_returning(struct store *st, enum stmt_id id, long *out, const char *types, ...);
 /* The next row: STEP_ROW, STEP_DONE, or minus a store status. */
-int step(struct cursor *s);
+int stmt_step(struct cursor *s);
 /* Step a statement that returns no row we need; reset it; return a store status. */
-int step_done(struct cursor *s);
+int stmt_step_done(struct cursor *s);
 /* Reset s and clear its bindings, for its next use. */
 void stmt_finish(struct cursor *s);
 /* End a one-row read whose step returned rc (the row already read): reset
  * s; STORE_OK for a row, STORE_NOT_FOUND for none, else the error. */
-int row_end(struct cursor *s, int rc);
+int stmt_row_end(struct cursor *s, int rc);
 /* End a loop over rows whose last step returned rc (STEP_ROW when the
  * loop stopped early): reset s; STORE_OK or the error. */
-int rows_end(struct cursor *s, int rc);
+int stmt_rows_end(struct cursor *s, int rc);
 /* The count (column 0) of s's one row into *n (0 when none); resets s. */
-int row_count(struct cursor *s, long *n);
+int stmt_row_count(struct cursor *s, long *n);
 /* Rows the last INSERT, UPDATE or DELETE of this connection changed. */
-int rows_changed(struct store *st);
+int stmt_rows_changed(struct store *st);
 /* Columns of the current row: how many; a copy of column i (caller frees),
  * NULL for NULL; its text ("" for NULL) or NULL for NULL, valid until the
  * next step or reset; its number; its bytes (NULL when NULL or empty). */
-int col_count(struct cursor *s);
-char *col_dup(struct cursor *s, int i);
-const char *col_text(struct cursor *s, int i);
-const char *col_opt(struct cursor *s, int i);
-long long col_int64(struct cursor *s, int i);
-int col_int(struct cursor *s, int i);
-const void *col_blob(struct cursor *s, int i, size_t *n);
+int stmt_col_count(struct cursor *s);
+char *stmt_col_dup(struct cursor *s, int i);
+const char *stmt_col_text(struct cursor *s, int i);
+const char *stmt_col_opt(struct cursor *s, int i);
+long long stmt_col_int64(struct cursor *s, int i);
+int stmt_col_int(struct cursor *s, int i);
+const void *stmt_col_blob(struct cursor *s, int i, size_t *n);
 /* Run SQL text without a prepared statement (pragmas, BEGIN ...). */
-int db_exec(struct store *st, const char *sql);
+int store_db_exec(struct store *st, const char *sql);
 
 /* ---- pg.c: the PostgreSQL side of the cursor and the connection ---- */
 
@@ -334,11 +334,11 @@ int pg_migrate(struct store *st, int *found);
 int pg_schema_version(struct store *st);
 /* Keep the PostgreSQL search terms of entry id in step with its text
  * (nothing on SQLite, whose triggers keep FTS5 in step). */
-int terms_refresh(struct store *st, const char *id);
+int store_terms_refresh(struct store *st, const char *id);
 /* The file stem of a path as migrate.c's STEM_SQL makes it for FTS5: after
  * the first '/', without the last three characters (".md"); into *stem
  * (pointing into path) and *len (pg_terms.c). */
-void path_stem_of(const char *path, const char **stem, size_t *len);
+void store_path_stem_of(const char *path, const char **stem, size_t *len);
 /* The tsquery of a match query into out (pg_terms.c). */
 void pg_match_query(struct buf *out, const struct store_match_query *q);
 
@@ -376,43 +376,43 @@ int search_index_rebuild_stats(struct store *st);
 /* ---- tx.c ---- */
 
 /* Hand the committed audit rows to the hook and forget them. */
-void audit_flush(struct store *st);
+void store_audit_flush(struct store *st);
 /* End a write: commit when rc is STORE_OK, else roll back; returns the final status. */
-int tx_end(struct store *st, int rc);
+int store_tx_end(struct store *st, int rc);
 
 /* ---- migrate.c ---- */
 
 /* Copy the database at version old into dir (NULL: the directory of path)
  * before migrating it; see migrate.c. 0, or -1 with the reason in *why. */
-int backup_before_migrating(struct store *st, const char *path, const char *dir, int old,
-                            struct buf *backup, const char **why);
+int store_backup_before_migrating(struct store *st, const char *path, const char *dir, int old,
+                                  struct buf *backup, const char **why);
 /* Apply the migrations the database lacks, in one write transaction;
  * *version receives the version found. */
-int schema_migrate(struct store *st, int *version);
+int store_schema_migrate(struct store *st, int *version);
 
 /* ---- files.c ---- */
 
 /* Fill k from a row of KNOWLEDGE_COLUMNS; the document only with with_document. */
-void knowledge_from_row(struct cursor *s, struct knowledge *k, int with_document);
+void store_knowledge_from_row(struct cursor *s, struct knowledge *k, int with_document);
 /* Pass every row of s (bound, of KNOWLEDGE_COLUMNS; NULL when it did not
  * prepare) to each as an entry, until each returns non-zero; resets s. */
-int knowledge_rows(struct cursor *s, int with_document,
-                   int (*each)(const struct knowledge *, void *), void *ctx);
+int store_knowledge_rows(struct cursor *s, int with_document,
+                         int (*each)(const struct knowledge *, void *), void *ctx);
 /* The one row of s (bound, of KNOWLEDGE_COLUMNS; NULL when it did not
  * prepare) into out, document included (caller releases); STORE_NOT_FOUND
  * when there is none. Resets s. */
-int knowledge_row(struct cursor *s, struct knowledge *out);
+int store_knowledge_row(struct cursor *s, struct knowledge *out);
 /* STORE_CONFLICT when the active entry id, at (category, path), shares its
  * name with a folder (or, a folder of its, with a file) of space. */
-int place_clash_at(struct store *st, const char *space, const char *id, const char *category,
-                   const char *path);
-/* place_clash_at for entry id where it now is (nothing when it is not active). */
-int place_clash(struct store *st, const char *space, const char *id);
+int store_place_clash_at(struct store *st, const char *space, const char *id, const char *category,
+                         const char *path);
+/* store_place_clash_at for entry id where it now is (nothing when it is not active). */
+int store_place_clash(struct store *st, const char *space, const char *id);
 
 /* ---- ledger.c ---- */
 
 /* Append an audit row with time now (inside the caller's transaction if any). */
-int audit_at(struct store *st, const char *now, const char *space, const char *actor,
-             const char *action, const char *target);
+int store_audit_at(struct store *st, const char *now, const char *space, const char *actor,
+                   const char *action, const char *target);
 
 #endif

@@ -17,13 +17,13 @@ long store_token_count(struct store *st)
     long n = -1;
     if (!s)
         return -1;
-    if (step(s) == STEP_ROW)
-        n = col_int64(s, 0);
+    if (stmt_step(s) == STEP_ROW)
+        n = stmt_col_int64(s, 0);
     stmt_finish(s);
     return n;
 }
 
-void token_record_release(struct token_record *t)
+void store_token_record_release(struct token_record *t)
 {
     free(t->id);
     free(t->space);
@@ -43,20 +43,20 @@ int store_token_insert(struct store *st, const char *id, const unsigned char has
     if ((rc = store_begin(st)))
         return rc;
     if ((rc = store_space_ensure(st, space)))
-        return tx_end(st, rc);
+        return store_tx_end(st, rc);
     time_utc_text(now);
     rc = stmt_run(st, S_TOKEN_INSERT, "thtttt", id, hash, space, role, label ? label : "", now);
     if (rc == STORE_OK)
         rc = store_audit(st, space, "operator", "token.create", id);
-    return tx_end(st, rc);
+    return store_tx_end(st, rc);
 }
 
 /* On PostgreSQL a token lookup also reads the cache generation (column
  * col), so a request learns both in one round trip (store_generation). */
 static void generation_from_row(struct cursor *s, int col)
 {
-    if (s->st->pg && col_count(s) > col) {
-        s->st->generation = (uint64_t)col_int64(s, col);
+    if (s->st->pg && stmt_col_count(s) > col) {
+        s->st->generation = (uint64_t)stmt_col_int64(s, col);
         s->st->generation_fresh = 1;
     }
 }
@@ -64,14 +64,14 @@ static void generation_from_row(struct cursor *s, int col)
 static void token_from_row(struct cursor *s, struct token_record *t)
 {
     size_t bytes;
-    const void *hash = col_blob(s, 7, &bytes);
-    t->id = col_dup(s, 0);
-    t->space = col_dup(s, 1);
-    t->role = col_dup(s, 2);
-    t->label = col_dup(s, 3);
-    t->created_at = col_dup(s, 4);
-    t->last_used_at = col_dup(s, 5);
-    t->revoked_at = col_dup(s, 6);
+    const void *hash = stmt_col_blob(s, 7, &bytes);
+    t->id = stmt_col_dup(s, 0);
+    t->space = stmt_col_dup(s, 1);
+    t->role = stmt_col_dup(s, 2);
+    t->label = stmt_col_dup(s, 3);
+    t->created_at = stmt_col_dup(s, 4);
+    t->last_used_at = stmt_col_dup(s, 5);
+    t->revoked_at = stmt_col_dup(s, 6);
     memset(t->hash, 0, sizeof t->hash);
     if (hash && bytes == 32)
         memcpy(t->hash, hash, 32);
@@ -84,11 +84,11 @@ int store_token_get(struct store *st, const char *id, struct token_record *out)
     memset(out, 0, sizeof *out);
     if (!s)
         return STORE_ERROR;
-    if ((rc = step(s)) == STEP_ROW) {
+    if ((rc = stmt_step(s)) == STEP_ROW) {
         token_from_row(s, out);
         generation_from_row(s, 8);
     }
-    return row_end(s, rc);
+    return stmt_row_end(s, rc);
 }
 
 int store_token_touch(struct store *st, const char *id)
@@ -104,7 +104,7 @@ int store_token_revoke(struct store *st, const char *id)
     int rc;
     time_utc_text(now);
     rc = stmt_run(st, S_TOKEN_REVOKE, "tt", id, now);
-    return rc == STORE_OK && rows_changed(st) == 0 ? STORE_NOT_FOUND : rc;
+    return rc == STORE_OK && stmt_rows_changed(st) == 0 ? STORE_NOT_FOUND : rc;
 }
 
 int store_token_each(struct store *st, int (*each)(const struct token_record *, void *), void *ctx)
@@ -113,16 +113,16 @@ int store_token_each(struct store *st, int (*each)(const struct token_record *, 
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = step(s)) == STEP_ROW) {
+    while ((rc = stmt_step(s)) == STEP_ROW) {
         struct token_record t;
         int stop;
         token_from_row(s, &t);
         stop = each(&t, ctx);
-        token_record_release(&t);
+        store_token_record_release(&t);
         if (stop)
             break;
     }
-    return rows_end(s, rc);
+    return stmt_rows_end(s, rc);
 }
 
 /* ---- browser logins ---- */
@@ -138,8 +138,9 @@ int store_login_insert(struct store *st, const unsigned char hash[32], const cha
     time_utc_text_offset(expires, lifetime_seconds);
     /* expired logins go as new ones come */
     if ((rc = stmt_run(st, S_LOGIN_EXPIRE, "t", now)))
-        return tx_end(st, rc);
-    return tx_end(st, stmt_run(st, S_LOGIN_INSERT, "htttt", hash, token_id, csrf, now, expires));
+        return store_tx_end(st, rc);
+    return store_tx_end(st,
+                        stmt_run(st, S_LOGIN_INSERT, "htttt", hash, token_id, csrf, now, expires));
 }
 
 int store_login_get(struct store *st, const unsigned char hash[32], struct token_record *token,
@@ -153,12 +154,12 @@ int store_login_get(struct store *st, const unsigned char hash[32], struct token
     time_utc_text(now);
     if (!(s = stmt_bind(st, S_LOGIN_GET, "ht", hash, now)))
         return STORE_ERROR;
-    if ((rc = step(s)) == STEP_ROW) {
+    if ((rc = stmt_step(s)) == STEP_ROW) {
         token_from_row(s, token);
-        *csrf = col_dup(s, 8);
+        *csrf = stmt_col_dup(s, 8);
         generation_from_row(s, 9);
     }
-    return row_end(s, rc);
+    return stmt_row_end(s, rc);
 }
 
 int store_login_delete(struct store *st, const unsigned char hash[32])

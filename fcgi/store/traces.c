@@ -17,29 +17,29 @@ int store_trace_put(struct store *st, const char *space, const char *trace_id, c
     if ((rc = store_begin(st)))
         return rc;
     if (!(exists = stmt_bind(st, S_TRACE_TASK, "tt", space, trace_id)))
-        return tx_end(st, STORE_ERROR);
-    rc = row_end(exists, step(exists));
+        return store_tx_end(st, STORE_ERROR);
+    rc = stmt_row_end(exists, stmt_step(exists));
     if (rc != STORE_OK && rc != STORE_NOT_FOUND)
-        return tx_end(st, rc);
+        return store_tx_end(st, rc);
     if (created)
         *created = rc == STORE_NOT_FOUND;
     if (rc == STORE_OK && !task)
-        return tx_end(st, STORE_OK);
+        return store_tx_end(st, STORE_OK);
     time_utc_iso_micro(now);
     if (task)
-        return tx_end(st, stmt_run(st, S_TRACE_UPSERT, "tttt", space, trace_id, task, now));
-    return tx_end(st, stmt_run(st, S_TRACE_INSERT, "ttt", space, trace_id, now));
+        return store_tx_end(st, stmt_run(st, S_TRACE_UPSERT, "tttt", space, trace_id, task, now));
+    return store_tx_end(st, stmt_run(st, S_TRACE_INSERT, "ttt", space, trace_id, now));
 }
 
 static void trace_from_row(struct cursor *s, struct trace_info *t)
 {
-    t->trace_id = col_text(s, 0);
-    t->task = col_text(s, 1);
-    t->created_at = col_text(s, 2);
-    t->injections = (long)col_int64(s, 3);
-    t->pending = (long)col_int64(s, 4);
+    t->trace_id = stmt_col_text(s, 0);
+    t->task = stmt_col_text(s, 1);
+    t->created_at = stmt_col_text(s, 2);
+    t->injections = (long)stmt_col_int64(s, 3);
+    t->pending = (long)stmt_col_int64(s, 4);
     for (int i = 0; i < 5; i++)
-        t->counts[i] = (long)col_int64(s, 5 + i);
+        t->counts[i] = (long)stmt_col_int64(s, 5 + i);
 }
 
 int store_trace_get(struct store *st, const char *space, const char *trace_id,
@@ -49,12 +49,12 @@ int store_trace_get(struct store *st, const char *space, const char *trace_id,
     int rc;
     if (!s)
         return STORE_ERROR;
-    if ((rc = step(s)) == STEP_ROW) {
+    if ((rc = stmt_step(s)) == STEP_ROW) {
         struct trace_info t;
         trace_from_row(s, &t);
         each(&t, ctx);
     }
-    return row_end(s, rc);
+    return stmt_row_end(s, rc);
 }
 
 int store_traces_list(struct store *st, const char *space, long limit, long offset,
@@ -65,16 +65,16 @@ int store_traces_list(struct store *st, const char *space, long limit, long offs
     *total = 0;
     if (!count)
         return STORE_ERROR;
-    if ((rc = row_count(count, total)))
+    if ((rc = stmt_row_count(count, total)))
         return rc;
     if (!(s = stmt_bind(st, S_TRACE_LIST, "tll", space, limit, offset)))
         return STORE_ERROR;
-    while ((rc = step(s)) == STEP_ROW) {
+    while ((rc = stmt_step(s)) == STEP_ROW) {
         struct trace_info t;
         trace_from_row(s, &t);
         each(&t, ctx);
     }
-    return rows_end(s, rc);
+    return stmt_rows_end(s, rc);
 }
 
 int store_log_add(struct store *st, const char *space, const char *trace_id,
@@ -85,28 +85,28 @@ int store_log_add(struct store *st, const char *space, const char *trace_id,
     if ((rc = store_begin(st)))
         return rc;
     if ((rc = store_trace_put(st, space, trace_id, NULL, NULL)))
-        return tx_end(st, rc);
+        return store_tx_end(st, rc);
     time_utc_iso_micro(now);
     /* No row: the entry is not an active one of the space. */
     rc = stmt_returning(st, S_LOG_ADD, log_id, "ttttlt", space, trace_id, knowledge_id,
                         goal_id ? goal_id : "", sequence, now);
-    return tx_end(st, rc);
+    return store_tx_end(st, rc);
 }
 
 static void log_from_row(struct cursor *s, struct log_entry *e)
 {
-    e->id = (long)col_int64(s, 0);
-    e->trace_id = col_text(s, 1);
-    e->knowledge_id = col_text(s, 2);
-    e->goal_id = col_text(s, 3);
-    e->injected_at_sequence = (long)col_int64(s, 4);
-    e->injected_at = col_text(s, 5);
-    e->task = col_text(s, 6);
-    e->content = col_text(s, 7);
-    e->eval_status = col_opt(s, 8);
-    e->eval_reason = col_opt(s, 9);
-    e->evaluated_at = col_opt(s, 10);
-    e->evaluated_at_trigger = col_opt(s, 11);
+    e->id = (long)stmt_col_int64(s, 0);
+    e->trace_id = stmt_col_text(s, 1);
+    e->knowledge_id = stmt_col_text(s, 2);
+    e->goal_id = stmt_col_text(s, 3);
+    e->injected_at_sequence = (long)stmt_col_int64(s, 4);
+    e->injected_at = stmt_col_text(s, 5);
+    e->task = stmt_col_text(s, 6);
+    e->content = stmt_col_text(s, 7);
+    e->eval_status = stmt_col_opt(s, 8);
+    e->eval_reason = stmt_col_opt(s, 9);
+    e->evaluated_at = stmt_col_opt(s, 10);
+    e->evaluated_at_trigger = stmt_col_opt(s, 11);
 }
 
 /* Pass every row of s (bound; NULL when it did not prepare) to each. */
@@ -115,12 +115,12 @@ static int log_rows(struct cursor *s, void (*each)(const struct log_entry *, voi
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = step(s)) == STEP_ROW) {
+    while ((rc = stmt_step(s)) == STEP_ROW) {
         struct log_entry e;
         log_from_row(s, &e);
         each(&e, ctx);
     }
-    return rows_end(s, rc);
+    return stmt_rows_end(s, rc);
 }
 
 int store_log_each(struct store *st, const char *space, const char *trace_id, int pending_only,
@@ -132,15 +132,15 @@ int store_log_each(struct store *st, const char *space, const char *trace_id, in
     int rc;
     /* One read transaction: the trace and its log agree. */
     int own_tx = st->tx_depth == 0;
-    if (own_tx && (rc = db_exec(st, "BEGIN")))
+    if (own_tx && (rc = store_db_exec(st, "BEGIN")))
         return rc;
     if (!(exists = stmt_bind(st, S_TRACE_TASK, "tt", space, trace_id)))
         rc = STORE_ERROR;
     else
-        rc = row_end(exists, step(exists));
+        rc = stmt_row_end(exists, stmt_step(exists));
     if (rc == STORE_OK) {
         count = stmt_bind(st, S_LOG_COUNT, "tti", space, trace_id, pending_only);
-        rc = count ? row_count(count, &n) : STORE_ERROR;
+        rc = count ? stmt_row_count(count, &n) : STORE_ERROR;
         if (total)
             *total = n;
     }
@@ -149,7 +149,7 @@ int store_log_each(struct store *st, const char *space, const char *trace_id, in
                                 trace_id, limit, offset),
                       each, ctx);
     if (own_tx)
-        db_exec(st, "COMMIT");
+        store_db_exec(st, "COMMIT");
     return rc;
 }
 
@@ -168,7 +168,7 @@ static int rollup_metric(struct store *st, const char *space, const char *trace_
                         : strcmp(status, "unused") == 0   ? S_BUMP_UNUSED
                                                           : S_BUMP_NEUTRAL;
     int rc = stmt_run(st, S_ROLLUP_INSERT, "ttttt", space, trace_id, knowledge_id, status, now);
-    if (rc || rows_changed(st) == 0)
+    if (rc || stmt_rows_changed(st) == 0)
         return rc;
     rc = stmt_run(st, bump, "t", knowledge_id);
     if (rc == STORE_OK)
@@ -187,13 +187,13 @@ int store_log_evaluate(struct store *st, const char *space, const char *trace_id
     if ((rc = store_begin(st)))
         return rc;
     if (!(find = stmt_bind(st, S_LOG_FIND_PENDING, "ttt", space, trace_id, knowledge_id)))
-        return tx_end(st, STORE_ERROR);
-    if ((rc = step(find)) == STEP_ROW) {
-        *log_id = (long)col_int64(find, 0);
-        goal_id = col_dup(find, 1);
+        return store_tx_end(st, STORE_ERROR);
+    if ((rc = stmt_step(find)) == STEP_ROW) {
+        *log_id = (long)stmt_col_int64(find, 0);
+        goal_id = stmt_col_dup(find, 1);
     }
-    if ((rc = row_end(find, rc)))
-        return tx_end(st, rc);
+    if ((rc = stmt_row_end(find, rc)))
+        return store_tx_end(st, rc);
     time_utc_iso_micro(now);
     rc = stmt_run(st, S_LOG_SET_EVAL, "ltttt", *log_id, status, reason ? reason : "", now, trigger);
     if (rc == STORE_OK && (strcmp(status, "helpful") == 0 || strcmp(status, "harmful") == 0)) {
@@ -202,8 +202,8 @@ int store_log_evaluate(struct store *st, const char *space, const char *trace_id
         struct buf case_id;
         int added = 0;
         if ((task_q = stmt_bind(st, S_TRACE_TASK, "tt", space, trace_id))) {
-            if (step(task_q) == STEP_ROW)
-                task = col_dup(task_q, 0);
+            if (stmt_step(task_q) == STEP_ROW)
+                task = stmt_col_dup(task_q, 0);
             stmt_finish(task_q);
         }
         buf_init(&case_id, 1024);
@@ -224,5 +224,5 @@ int store_log_evaluate(struct store *st, const char *space, const char *trace_id
     }
     free(goal_id);
     free(task);
-    return tx_end(st, rc);
+    return store_tx_end(st, rc);
 }

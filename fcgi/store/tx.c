@@ -48,7 +48,7 @@ const char *store_sqlite_version(void)
 }
 
 /* Hand the committed audit rows to the hook and forget them. */
-void audit_flush(struct store *st)
+void store_audit_flush(struct store *st)
 {
     const char *p = st->audit_pending.data, *end = p + st->audit_pending.len;
     while (st->audit_hook && p < end) {
@@ -115,9 +115,9 @@ int store_begin(struct store *st)
     /* On PostgreSQL an advisory lock makes writers take turns across every
      * node, as BEGIN IMMEDIATE does across SQLite's processes: each write's
      * reads and checks see what the previous writer committed. */
-    rc = db_exec(st, st->tx_depth ? "SAVEPOINT nested"
-                     : st->pg     ? "BEGIN; SELECT pg_advisory_xact_lock(" PG_WRITER_LOCK ")"
-                                  : "BEGIN IMMEDIATE");
+    rc = store_db_exec(st, st->tx_depth ? "SAVEPOINT nested"
+                           : st->pg     ? "BEGIN; SELECT pg_advisory_xact_lock(" PG_WRITER_LOCK ")"
+                                        : "BEGIN IMMEDIATE");
     if (rc == STORE_OK) {
         if (st->tx_depth == 0)
             buf_reset(&st->audit_pending);
@@ -129,7 +129,7 @@ int store_begin(struct store *st)
          * session broke): end that transaction, or every later statement of
          * this connection would fail as "in an aborted transaction". */
         if (st->pg)
-            store_ignore(db_exec(st, "ROLLBACK"));
+            store_ignore(store_db_exec(st, "ROLLBACK"));
         pthread_mutex_unlock(&writer_lock);
     }
     return rc;
@@ -145,11 +145,11 @@ int store_commit(struct store *st)
         store_rollback(st);
         return rc;
     }
-    rc = db_exec(st, st->tx_depth > 1 ? "RELEASE nested" : "COMMIT");
+    rc = store_db_exec(st, st->tx_depth > 1 ? "RELEASE nested" : "COMMIT");
     if (rc == STORE_OK) {
         if (--st->tx_depth == 0) {
             pthread_mutex_unlock(&writer_lock);
-            audit_flush(st);
+            store_audit_flush(st);
         }
     } else {
         store_rollback(st);
@@ -162,9 +162,9 @@ void store_rollback(struct store *st)
     if (st->tx_depth == 0)
         return;
     if (st->tx_depth > 1)
-        db_exec(st, "ROLLBACK TO nested; RELEASE nested");
+        store_db_exec(st, "ROLLBACK TO nested; RELEASE nested");
     else
-        db_exec(st, "ROLLBACK");
+        store_db_exec(st, "ROLLBACK");
     if (--st->tx_depth < 8)
         buf_truncate(&st->audit_pending, st->audit_mark[st->tx_depth]);
     if (st->tx_depth == 0)
@@ -177,7 +177,7 @@ void store_read_begin(struct store *st)
     if (st->read_depth++ || st->tx_depth)
         return; /* already inside one snapshot */
     s = stmt_get(st, S_READ_BEGIN);
-    st->read_open = s && step_done(s) == STORE_OK;
+    st->read_open = s && stmt_step_done(s) == STORE_OK;
 }
 
 void store_read_end(struct store *st)
@@ -187,12 +187,12 @@ void store_read_end(struct store *st)
         return;
     st->read_open = 0;
     s = stmt_get(st, S_READ_END);
-    if (!s || step_done(s) != STORE_OK)
-        db_exec(st, "ROLLBACK");
+    if (!s || stmt_step_done(s) != STORE_OK)
+        store_db_exec(st, "ROLLBACK");
 }
 
 /* End a write: commit when rc is STORE_OK, else roll back; returns the final status. */
-int tx_end(struct store *st, int rc)
+int store_tx_end(struct store *st, int rc)
 {
     if (rc == STORE_OK)
         return store_commit(st);
@@ -229,20 +229,20 @@ int store_backup(struct store *st, const char *path)
     sqlite3_backup_finish(b);
     rc = rc == SQLITE_DONE ? sqlite3_errcode(dest) : rc;
     sqlite3_close(dest);
-    return status_of(rc);
+    return store_status_of(rc);
 }
 
-int data_version(struct store *st, uint64_t *v)
+int store_data_version(struct store *st, uint64_t *v)
 {
     struct cursor *s = stmt_get(st, S_DATA_VERSION);
     int rc;
     *v = 0;
     if (!s)
         return STORE_ERROR;
-    rc = step(s);
+    rc = stmt_step(s);
     if (rc == STEP_ROW)
-        *v = (uint64_t)col_int64(s, 0);
-    return row_end(s, rc) == STORE_OK ? STORE_OK : STORE_ERROR;
+        *v = (uint64_t)stmt_col_int64(s, 0);
+    return stmt_row_end(s, rc) == STORE_OK ? STORE_OK : STORE_ERROR;
 }
 
 int store_generation(struct store *st, uint64_t *gen)
@@ -255,12 +255,12 @@ int store_generation(struct store *st, uint64_t *gen)
         *gen = st->generation;
         return STORE_OK;
     }
-    rc = data_version(st, &other);
+    rc = store_data_version(st, &other);
     /* PostgreSQL: the sum of the generation rows, which every commit that
      * changes an answer raises (triggers), this connection's included. */
     if (st->pg || rc != STORE_OK)
         *gen = other;
-    /* data_version moves with other connections' commits, total_changes with
+    /* store_data_version moves with other connections' commits, total_changes with
      * this connection's own writes: together, any change anywhere. */
     else
         *gen = (other << 32) ^ (uint64_t)sqlite3_total_changes64(st->db);

@@ -11,22 +11,22 @@ int store_embed_take(struct store *st, const char *space, long limit, long head_
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = step(s)) == STEP_ROW) {
+    while ((rc = stmt_step(s)) == STEP_ROW) {
         struct embed_todo t;
-        t.seq = col_int64(s, 0);
-        t.id = col_opt(s, 1);
-        t.space = col_opt(s, 2);
-        t.version = (long)col_int64(s, 3);
-        t.status = col_text(s, 4);
-        t.title = col_text(s, 5);
-        t.scenario = col_text(s, 6);
-        t.content_head = col_text(s, 7);
-        t.model = col_opt(s, 8);
-        t.vector_version = (long)col_int64(s, 9);
-        t.digest = col_text(s, 10);
+        t.seq = stmt_col_int64(s, 0);
+        t.id = stmt_col_opt(s, 1);
+        t.space = stmt_col_opt(s, 2);
+        t.version = (long)stmt_col_int64(s, 3);
+        t.status = stmt_col_text(s, 4);
+        t.title = stmt_col_text(s, 5);
+        t.scenario = stmt_col_text(s, 6);
+        t.content_head = stmt_col_text(s, 7);
+        t.model = stmt_col_opt(s, 8);
+        t.vector_version = (long)stmt_col_int64(s, 9);
+        t.digest = stmt_col_text(s, 10);
         each(&t, ctx);
     }
-    return rows_end(s, rc);
+    return stmt_rows_end(s, rc);
 }
 
 int store_embed_fill(struct store *st, const char *space, const char *model, int force)
@@ -36,7 +36,7 @@ int store_embed_fill(struct store *st, const char *space, const char *model, int
         rc = stmt_run(st, S_VEC_FORGET_DIGESTS, "t", space);
     if (rc == STORE_OK)
         rc = stmt_run(st, S_VEC_FILL, "tt", space, model);
-    return tx_end(st, rc);
+    return store_tx_end(st, rc);
 }
 
 /* The name a turn is held by: this node's (store_set_node), else this
@@ -63,14 +63,14 @@ int store_embed_turn_take(struct store *st, long lease_ms, char *holder, size_t 
     s = stmt_bind(st, S_EMBED_TURN_TAKE, "tl", turn_holder(st, own, sizeof own), lease_ms);
     if (!s)
         return STORE_ERROR;
-    rc = step(s);
-    if (rc == STEP_ROW && col_int(s, 0) == 0) {
+    rc = stmt_step(s);
+    if (rc == STEP_ROW && stmt_col_int(s, 0) == 0) {
         if (holder_size)
-            snprintf(holder, holder_size, "%s", col_text(s, 1));
-        *left_ms = (long)col_int64(s, 2);
+            snprintf(holder, holder_size, "%s", stmt_col_text(s, 1));
+        *left_ms = (long)stmt_col_int64(s, 2);
         rc = -STORE_BUSY; /* another node's turn, and its lease runs */
     }
-    return rows_end(s, rc);
+    return stmt_rows_end(s, rc);
 }
 
 int store_embed_turn_give(struct store *st)
@@ -85,7 +85,7 @@ int store_embed_queued(struct store *st, const char *space, long *n)
 {
     struct cursor *s = stmt_bind(st, S_VEC_QUEUED, "t", space);
     *n = 0;
-    return s ? row_count(s, n) : STORE_ERROR;
+    return s ? stmt_row_count(s, n) : STORE_ERROR;
 }
 
 int store_vector_put(struct store *st, long long seq, const char *space, const char *model,
@@ -101,7 +101,7 @@ int store_vector_put(struct store *st, long long seq, const char *space, const c
                       dim > 0 ? dim * (int)sizeof *vec : 0, now);
     if (rc == STORE_OK)
         rc = stmt_run(st, S_VEC_DEQUEUE, "Ll", seq, version);
-    return tx_end(st, rc);
+    return store_tx_end(st, rc);
 }
 
 int store_vector_touch(struct store *st, long long seq, long version)
@@ -111,7 +111,7 @@ int store_vector_touch(struct store *st, long long seq, long version)
         rc = stmt_run(st, S_VEC_TOUCH, "Ll", seq, version);
     if (rc == STORE_OK)
         rc = stmt_run(st, S_VEC_DEQUEUE, "Ll", seq, version);
-    return tx_end(st, rc);
+    return store_tx_end(st, rc);
 }
 
 int store_embed_done(struct store *st, long long seq, long version)
@@ -127,13 +127,13 @@ int store_vector_counts(struct store *st, const char *space, const char *model, 
     *entries = *rows = *vectors = *dim = 0;
     if (!s)
         return STORE_ERROR;
-    if ((rc = step(s)) == STEP_ROW) {
-        *rows = (long)col_int64(s, 0);
-        *vectors = (long)col_int64(s, 1);
-        *dim = (long)col_int64(s, 2);
-        *entries = (long)col_int64(s, 3);
+    if ((rc = stmt_step(s)) == STEP_ROW) {
+        *rows = (long)stmt_col_int64(s, 0);
+        *vectors = (long)stmt_col_int64(s, 1);
+        *dim = (long)stmt_col_int64(s, 2);
+        *entries = (long)stmt_col_int64(s, 3);
     }
-    return rows_end(s, rc);
+    return stmt_rows_end(s, rc);
 }
 
 int store_vectors_since(struct store *st, const char *space, const char *model, long long stamp,
@@ -143,20 +143,20 @@ int store_vectors_since(struct store *st, const char *space, const char *model, 
     int rc;
     if (!s)
         return STORE_ERROR;
-    while ((rc = step(s)) == STEP_ROW) {
+    while ((rc = stmt_step(s)) == STEP_ROW) {
         struct vector_row r;
-        r.seq = col_int64(s, 0);
-        r.id = col_text(s, 1);
-        r.status = col_text(s, 2);
-        r.dim = col_int(s, 3);
+        r.seq = stmt_col_int64(s, 0);
+        r.id = stmt_col_text(s, 1);
+        r.status = stmt_col_text(s, 2);
+        r.dim = stmt_col_int(s, 3);
         size_t bytes;
-        r.vec = col_blob(s, 4, &bytes);
-        r.stamp = col_int64(s, 5);
+        r.vec = stmt_col_blob(s, 4, &bytes);
+        r.stamp = stmt_col_int64(s, 5);
         if (r.dim < 0 || bytes != (size_t)r.dim * sizeof(float))
             r.dim = 0; /* a damaged row counts as none */
         each(&r, ctx);
     }
-    return rows_end(s, rc);
+    return stmt_rows_end(s, rc);
 }
 
 int store_vector_stamp(struct store *st, long long *stamp)
@@ -166,14 +166,14 @@ int store_vector_stamp(struct store *st, long long *stamp)
     *stamp = 0;
     if (!s)
         return STORE_ERROR;
-    if ((rc = step(s)) == STEP_ROW)
-        *stamp = col_int64(s, 0);
-    return row_end(s, rc);
+    if ((rc = stmt_step(s)) == STEP_ROW)
+        *stamp = stmt_col_int64(s, 0);
+    return stmt_row_end(s, rc);
 }
 
 int store_vector_dim(struct store *st, const char *model, long *dim)
 {
     struct cursor *s = stmt_bind(st, S_VEC_DIM, "t", model);
     *dim = 0;
-    return s ? row_count(s, dim) : STORE_ERROR;
+    return s ? stmt_row_count(s, dim) : STORE_ERROR;
 }

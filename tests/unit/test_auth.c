@@ -107,7 +107,7 @@ static void test_tokens(struct store *st)
             static const unsigned char zero[32];
             CHECK(memcmp(rec.hash, zero, 32) != 0); /* a hash was stored */
         }
-        token_record_release(&rec);
+        store_token_record_release(&rec);
     }
 
     /* valid */
@@ -124,7 +124,7 @@ static void test_tokens(struct store *st)
         struct token_record rec;
         CHECK_INT(store_token_get(st, id, &rec), STORE_OK);
         CHECK(rec.last_used_at != NULL);
-        token_record_release(&rec);
+        store_token_record_release(&rec);
     }
     /* the scheme is case-insensitive; extra spaces before the token are fine */
     bearer(&hdr, "bearer ", tok.data);

@@ -258,23 +258,23 @@ static void test_tokens(struct store *st)
     CHECK(t.last_used_at == NULL);
     CHECK(t.revoked_at == NULL);
     CHECK(memcmp(t.hash, h1, 32) == 0);
-    token_record_release(&t);
+    store_token_record_release(&t);
     CHECK(t.id == NULL);
 
     CHECK_INT(store_token_get(st, "bbbbbbbbbbbbbbbb", &t), STORE_OK);
     CHECK_STR(t.label, ""); /* NULL label stored as empty */
     CHECK(memcmp(t.hash, h2, 32) == 0);
-    token_record_release(&t);
+    store_token_record_release(&t);
 
     CHECK_INT(store_token_get(st, "cccccccccccccccc", &t), STORE_NOT_FOUND);
     CHECK(t.id == NULL);
-    token_record_release(&t);
+    store_token_record_release(&t);
 
     /* touch records use */
     CHECK_INT(store_token_touch(st, "aaaaaaaaaaaaaaaa"), STORE_OK);
     CHECK_INT(store_token_get(st, "aaaaaaaaaaaaaaaa", &t), STORE_OK);
     CHECK(t.last_used_at != NULL && strlen(t.last_used_at) == 19);
-    token_record_release(&t);
+    store_token_record_release(&t);
 
     /* each: oldest first, with early stop */
     CHECK_INT(store_token_each(st, collect_token, &l), STORE_OK);
@@ -295,10 +295,10 @@ static void test_tokens(struct store *st)
     CHECK_INT(store_token_revoke(st, "cccccccccccccccc"), STORE_NOT_FOUND);
     CHECK_INT(store_token_get(st, "bbbbbbbbbbbbbbbb", &t), STORE_OK);
     CHECK(t.revoked_at != NULL);
-    token_record_release(&t);
+    store_token_record_release(&t);
     CHECK_INT(store_token_get(st, "aaaaaaaaaaaaaaaa", &t), STORE_OK);
     CHECK(t.revoked_at == NULL); /* the other token is untouched */
-    token_record_release(&t);
+    store_token_record_release(&t);
     /* revoked tokens are still counted and listed */
     CHECK_INT(store_token_count(st), 2);
     CHECK_INT(store_token_each(st, collect_token, &l), STORE_OK);
