@@ -40,9 +40,10 @@ static char **route_paths; /* each route's pattern with its {name} segments fill
 static char entry_id[64], job_id[64];
 static struct buf streamed; /* a streamed answer, head and body, as knowhub serve sends it */
 
-static void sink(void *ctx, const char *data, size_t n)
+static int sink(void *ctx, const char *data, size_t n)
 {
     buf_add(ctx, data, n);
+    return 0;
 }
 
 /* One request as knowhub serve fills it from nginx's (loopback, JSON). */
