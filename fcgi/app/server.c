@@ -1,5 +1,6 @@
 /* server: data directory layout, first-start initialisation and the proxy key. */
 #include "app/server.h"
+#include "base/util.h"
 #include "service/auth.h"
 #include "store/store.h"
 
@@ -126,8 +127,8 @@ int server_first_start(const struct config *cfg, struct store *st)
         goto out;
     }
     fd = open(path.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0 || fchmod(fd, 0600) || write(fd, token.data, token.len) != (ssize_t)token.len ||
-        write(fd, "\n", 1) != 1) {
+    buf_addch(&token, '\n');
+    if (fd < 0 || fchmod(fd, 0600) || write_all(fd, token.data, token.len)) {
         fprintf(stderr, "knowhub: cannot write %s: %s\n", path.data, strerror(errno));
         if (fd >= 0)
             close(fd);
@@ -148,7 +149,6 @@ out:
 static int write_private_file(const char *path, const char *data, size_t len)
 {
     struct buf tmp;
-    size_t done = 0;
     int fd, rc = -1, saved;
     buf_init(&tmp, 4096);
     buf_addf(&tmp, "%s.new", path);
@@ -158,18 +158,7 @@ static int write_private_file(const char *path, const char *data, size_t len)
         goto out;
     if (fchmod(fd, 0600))
         goto failed;
-    while (done < len) {
-        ssize_t n = write(fd, data + done, len - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            if (n == 0)
-                errno = EIO;
-            goto failed;
-        }
-        done += (size_t)n;
-    }
-    if (fsync(fd))
+    if (write_all(fd, data, len) || fsync(fd))
         goto failed;
     if (close(fd)) {
         fd = -1;

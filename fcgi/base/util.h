@@ -85,6 +85,10 @@ const char *fence_find(const char *text, size_t len);
  * last line break kept); else 0. */
 int fence_unwrap(const char *text, size_t len, const char **body, size_t *body_len);
 
+/* Write all of data to fd, again after a signal or a short write: 0, or
+ * -1 with errno (EIO when the system wrote nothing and said no error). */
+int write_all(int fd, const void *data, size_t len);
+
 /* Parse a whole decimal integer in [min, max]; 0 on success, -1 otherwise. */
 int parse_long(const char *s, long min, long max, long *out);
 

@@ -93,25 +93,18 @@ static void rotate(struct accesslog *log)
 int accesslog_write(struct accesslog *log, const char *line, size_t n)
 {
     long long after;
-    size_t done = 0;
     if (!log || !n)
         return 0;
     /* A regular file writes all at once but on a full disk, an I/O error or
      * a signal: the rest goes after what was written. */
-    while (done < n) {
-        ssize_t w = write(log->fd, line + done, n - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            /* The line is lost, the request is not; the caller counts it. */
-            if (!atomic_exchange(&log->failing, 1))
-                fprintf(stderr,
-                        "knowhub: cannot write to the log %s: %s; its lines are lost (counted "
-                        "in knowhub_log_lines_lost_total) until a write works again\n",
-                        log->path, w < 0 ? strerror(errno) : "nothing written");
-            return -1;
-        }
-        done += (size_t)w;
+    if (write_all(log->fd, line, n)) {
+        /* The line is lost, the request is not; the caller counts it. */
+        if (!atomic_exchange(&log->failing, 1))
+            fprintf(stderr,
+                    "knowhub: cannot write to the log %s: %s; its lines are lost (counted "
+                    "in knowhub_log_lines_lost_total) until a write works again\n",
+                    log->path, strerror(errno));
+        return -1;
     }
     if (atomic_load_explicit(&log->failing, memory_order_relaxed) &&
         atomic_exchange(&log->failing, 0))

@@ -150,7 +150,7 @@ void agentlog_write(const struct config *cfg, const char *identity, const char *
         buf_init(&out, 64 * 1024 * 1024);
         buf_adds(&out, text);
         buf_addch(&out, '\n');
-        if (!buf_failed(&out) && write(fd, out.data, out.len) != (ssize_t)out.len)
+        if (!buf_failed(&out) && write_all(fd, out.data, out.len))
             fprintf(stderr, "knowhub: reasoning log write to %s failed\n", path.data);
         buf_release(&out);
         close(fd);

@@ -368,7 +368,7 @@ static int export_one(const struct knowledge *k, void *arg)
     if (fd < 0)
         goto fail;
     size_t len = strlen(k->document);
-    ok = write(fd, k->document, len) == (ssize_t)len;
+    ok = write_all(fd, k->document, len) == 0;
     ok = close(fd) == 0 && ok;
     if (!ok)
         goto fail;

@@ -390,7 +390,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
                        " len_tags = search_spaces.len_tags + excluded.len_tags,"
                        " len_stem = search_spaces.len_stem + excluded.len_stem,"
                        " len_scenario = search_spaces.len_scenario + excluded.len_scenario,"
-                       " len_body = search_spaces.len_body + excluded.len_body",
+                       " len_body = search_spaces.len_body + excluded.len_body RETURNING docs",
     [S_SX_SPACE_GET] = "SELECT " SEARCH_SPACE_COLUMNS " FROM search_spaces WHERE space = $1",
     [S_SX_DF_GET] = "SELECT term, df FROM search_terms WHERE space = $1"
                     " AND term IN (SELECT json_array_elements_text($2::json))",

@@ -139,23 +139,12 @@ out:
     return rc;
 }
 
-/* STORE_QUOTA when a write that added entries to space left it over the
- * limit (the space's entries are its search documents, counted here). */
-static int quota_check(struct store *st, const char *space, long long added)
+/* STORE_QUOTA when a write that added entries to a space left it with
+ * more than the limit (docs: its entries now, the statistics' count). */
+static int quota_check(long long added, long long docs)
 {
     long max = store_space_entries();
-    struct cursor *s;
-    long long docs = 0;
-    int rc;
-    if (added <= 0 || max == 0)
-        return STORE_OK;
-    if (!(s = stmt_bind(st, S_SX_SPACE_GET, "t", space)))
-        return STORE_ERROR;
-    if ((rc = stmt_step(s)) == STEP_ROW)
-        docs = stmt_col_int64(s, 0);
-    if ((rc = stmt_row_end(s, rc)))
-        return rc;
-    return docs > max ? STORE_QUOTA : STORE_OK;
+    return added > 0 && max > 0 && docs > max ? STORE_QUOTA : STORE_OK;
 }
 
 /* Write a batch's changes: the document frequencies (terms whose count went
@@ -168,6 +157,7 @@ static int flush(struct store *st, struct deltas *ds, int quota)
         struct space_delta *d = &ds->d[i];
         struct json_object *changed = json_object_new_object();
         const char *json;
+        long docs = 0;
         json_object_object_foreach(d->df, term, v)
         {
             if (json_object_get_int64(v) != 0)
@@ -180,10 +170,10 @@ static int flush(struct store *st, struct deltas *ds, int quota)
         if (rc == STORE_OK && json_object_object_length(changed) > 0)
             rc = stmt_run(st, S_SX_DF_PRUNE, "tt", d->space, json);
         if (rc == STORE_OK)
-            rc = stmt_run(st, S_SX_SPACE_ADD, "tLLLLLL", d->space, d->docs, d->len[0], d->len[1],
-                          d->len[2], d->len[3], d->len[4]);
+            rc = stmt_returning(st, S_SX_SPACE_ADD, &docs, "tLLLLLL", d->space, d->docs, d->len[0],
+                                d->len[1], d->len[2], d->len[3], d->len[4]);
         if (rc == STORE_OK && quota)
-            rc = quota_check(st, d->space, d->docs);
+            rc = quota_check(d->docs, docs);
         json_object_put(changed);
         json_object_put(d->df);
         free(d->space);

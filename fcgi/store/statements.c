@@ -303,7 +303,7 @@ const char *const stmt_sql[S_COUNT] = {
         " docs = docs + excluded.docs, len_title = len_title + excluded.len_title,"
         " len_tags = len_tags + excluded.len_tags, len_stem = len_stem + excluded.len_stem,"
         " len_scenario = len_scenario + excluded.len_scenario,"
-        " len_body = len_body + excluded.len_body",
+        " len_body = len_body + excluded.len_body RETURNING docs",
     [S_SX_SPACE_GET] = "SELECT " SEARCH_SPACE_COLUMNS " FROM search_spaces WHERE space = ?1",
     [S_SX_DF_GET] = "SELECT term, df FROM search_terms WHERE space = ?1"
                     " AND term IN (SELECT value FROM json_each(?2))",
