@@ -66,14 +66,16 @@ export async function killKnowhub(s, signal = 'SIGKILL') {
  * Start knowhub alone on the stack's data directory, as scripts/stack.sh does
  * (KNOWHUB_DATA=DIR knowhub serve 2>>DIR/logs/knowhub.log &, PID in
  * DIR/run/knowhub.pid), while nginx keeps running; wait until its socket is
- * back and nginx answers /api/health through it. Returns the PID.
+ * back and nginx answers /api/health through it. It starts with the stack's
+ * own settings (startStack's env, e.g. KNOWHUB_WRITE_RATE=0) and env on top.
+ * Returns the PID.
  */
 export async function startKnowhub(s, env = {}) {
     const sock = path.join(s.dir, 'run/knowhub.sock');
     fs.rmSync(sock, { force: true }); // a kill -9 leaves the old one behind
     const log = fs.openSync(path.join(s.dir, 'logs/knowhub.log'), 'a');
     const child = spawn(BIN, ['serve'], {
-        env: { ...process.env, KNOWHUB_DATA: s.dir, ...env },
+        env: { ...process.env, ...s.env, KNOWHUB_DATA: s.dir, ...env },
         detached: true,
         stdio: ['ignore', 'ignore', log],
     });

@@ -188,8 +188,10 @@ export function request(agent, port, method, reqPath, opts = {}) {
 }
 
 class Stack {
-    constructor(dir, port, db = null) {
+    constructor(dir, port, db = null, env = {}) {
         this.dir = dir;
+        /** The environment knowhub was started with (a restart of knowhub alone starts it so again). */
+        this.env = env;
         this.port = port;
         /** The PostgreSQL database ({name, url}), or null on SQLite. */
         this.db = db;
@@ -308,7 +310,7 @@ export async function startStack(env = {}, { prepare, sqlite = false } = {}) {
         const dbEnv = db ? { KNOWHUB_DATABASE_URL: db.url } : {};
         const r = run('bash', [STACK_SH, 'start', dir, '127.0.0.1', String(port)], { ...dbEnv, ...env }, 'ignore');
         if (r.status === 0) {
-            const s = new Stack(dir, port, db);
+            const s = new Stack(dir, port, db, { ...dbEnv, ...env });
             running.add(s);
             if (db) urlOfDir.set(path.resolve(dir), db.url);
             s.watchdog = watchdog(dir, db ? db.name : '');
