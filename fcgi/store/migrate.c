@@ -13,6 +13,20 @@
 
 /* ---- schema: numbered migrations, applied in order, tracked by user_version ---- */
 
+/* A row trigger that raises the cache generation when `table` changes by
+ * `event` (SQLite has no statement triggers; the row is hot in the
+ * writer's transaction, a raise costs about a microsecond). */
+#define GENERATION_TRIGGER(table, event, tag)                                                      \
+    "CREATE TRIGGER IF NOT EXISTS " table "_generation_" tag " AFTER " event " ON " table          \
+    " BEGIN UPDATE generation SET n = n + 1; END;"
+#define GENERATION_TRIGGERS(table)                                                                 \
+    GENERATION_TRIGGER(table, "INSERT", "i")                                                       \
+    GENERATION_TRIGGER(table, "UPDATE", "u") GENERATION_TRIGGER(table, "DELETE", "d")
+
+/* Over the 4095 characters C requires of a string literal (migration 14):
+ * compilers that take it (gcc, clang) warn under -Wpedantic, as in pg_sql.c. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverlength-strings"
 static const char *const migrations[] = {
     /* 1: foundation */
     "CREATE TABLE spaces(name TEXT PRIMARY KEY, created_at TEXT NOT NULL);"
@@ -269,7 +283,33 @@ static const char *const migrations[] = {
     /* 13: PostgreSQL's embedding turn, a lease row (pg_sql.c's embed_turn):
      * nothing on SQLite, whose processes share one host and take no turn. */
     "",
+
+    /* 14: the cache generation as on PostgreSQL (tx.c store_generation): a
+     * count that every write to a table an answer is read from raises in
+     * its own transaction. Not the LLM ledger, the audit, logins, a token's
+     * last use: PRAGMA data_version, read before, moved with those too.
+     * Safe to run again (a database put back to an older version by hand). */
+    // clang-format off
+    "CREATE TABLE IF NOT EXISTS generation(n INTEGER NOT NULL);"
+    "INSERT INTO generation(n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM generation);"
+    GENERATION_TRIGGERS("knowledge")
+    GENERATION_TRIGGERS("knowledge_cases")
+    GENERATION_TRIGGERS("knowledge_revisions")
+    GENERATION_TRIGGERS("knowledge_feedback")
+    GENERATION_TRIGGERS("traces")
+    GENERATION_TRIGGERS("knowledge_log")
+    GENERATION_TRIGGERS("trace_rollups")
+    GENERATION_TRIGGERS("sessions")
+    GENERATION_TRIGGERS("jobs")
+    GENERATION_TRIGGERS("spaces")
+    GENERATION_TRIGGERS("vectors")
+    GENERATION_TRIGGERS("embed_queue")
+    GENERATION_TRIGGER("tokens", "INSERT", "i")
+    GENERATION_TRIGGER("tokens", "DELETE", "d")
+    GENERATION_TRIGGER("tokens", "UPDATE OF revoked_at, role, space, label, hash", "u"),
+    // clang-format on
 };
+#pragma GCC diagnostic pop
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 
 int store_schema_version(struct store *st)
@@ -410,8 +450,9 @@ int pg_migrate(struct store *st, int *found)
         rc = pg_exec(st, pg_schema_sql);
     /* 8 -> 9: the BM25F statistics; 9 -> 10: SQLite's full-text rowids,
      * nothing to do here; 10 -> 11: one open job per space and kind;
-     * 11 -> 12: the Idempotency-Keys; 12 -> 13: the embedding turn's lease. */
-    else if (*found >= 8 && *found <= 12) {
+     * 11 -> 12: the Idempotency-Keys; 12 -> 13: the embedding turn's lease;
+     * 13 -> 14: the LLM ledger leaves the cache generation alone. */
+    else if (*found >= 8 && *found <= 13) {
         rc = *found == 8 ? pg_exec(st, pg_migration_9) : STORE_OK;
         if (rc == STORE_OK && *found <= 9)
             rc = pg_exec(st, "UPDATE schema_version SET version = 10");
@@ -419,8 +460,10 @@ int pg_migrate(struct store *st, int *found)
             rc = pg_exec(st, pg_migration_11);
         if (rc == STORE_OK && *found <= 11)
             rc = pg_exec(st, pg_migration_12);
-        if (rc == STORE_OK)
+        if (rc == STORE_OK && *found <= 12)
             rc = pg_exec(st, pg_migration_13);
+        if (rc == STORE_OK)
+            rc = pg_exec(st, pg_migration_14);
     } else if (*found < store_schema_latest())
         rc = STORE_ERROR;
     st->tx_depth--;

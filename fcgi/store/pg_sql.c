@@ -290,8 +290,9 @@ const char *const pg_stmt_sql[S_COUNT] = {
                           " AND ($5::bigint <= 0 OR version = $5::bigint)",
     [S_FEEDBACK_MARK] = "UPDATE knowledge_feedback SET status = $2 WHERE seq = $1",
     /* Grows with every committed write that can change an answer (the
-     * generation triggers); never with a token's last_used_at. */
-    [S_DATA_VERSION] = "SELECT coalesce(sum(n), 0)::bigint FROM generation",
+     * generation triggers); never with a token's last_used_at or a row of
+     * the LLM ledger. (S_DATA_VERSION: SQLite only, for its compaction.) */
+    [S_GENERATION] = "SELECT coalesce(sum(n), 0)::bigint FROM generation",
     [S_CASES_PAGE] = "SELECT kind, case_id, scenario, result, agent_id, trace_id, goal_id,"
                      " created_at FROM knowledge_cases WHERE knowledge_id = $1 AND kind = $2"
                      " ORDER BY seq LIMIT $3 OFFSET $4",
@@ -437,7 +438,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
 // clang-format off
 const char pg_schema_sql[] =
     "CREATE TABLE schema_version(version int NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(13);"
+    "INSERT INTO schema_version(version) VALUES(14);"
     /* 1: foundation */
     "CREATE TABLE spaces(name" PG_T " PRIMARY KEY, created_at" PG_T " NOT NULL);"
     "CREATE TABLE tokens("
@@ -603,7 +604,6 @@ const char pg_schema_sql[] =
     PG_GENERATION_TRIGGER("trace_rollups")
     PG_GENERATION_TRIGGER("sessions")
     PG_GENERATION_TRIGGER("jobs")
-    PG_GENERATION_TRIGGER("llm_calls")
     PG_GENERATION_TRIGGER("spaces")
     PG_GENERATION_TRIGGER("vectors")
     PG_GENERATION_TRIGGER("embed_queue")
@@ -623,6 +623,9 @@ const char pg_migration_9[] = PG_SEARCH_STATS "UPDATE schema_version SET version
 const char pg_migration_11[] = JOBS_ONE_OPEN_SQL "UPDATE schema_version SET version = 11;";
 const char pg_migration_12[] = IDEMPOTENCY_SQL(PG_T) "UPDATE schema_version SET version = 12;";
 const char pg_migration_13[] = PG_EMBED_TURN "UPDATE schema_version SET version = 13;";
+/* 14: a row of the LLM ledger changes no cached answer (tx.c store_generation). */
+const char pg_migration_14[] = "DROP TRIGGER IF EXISTS llm_calls_generation ON llm_calls;"
+                               "UPDATE schema_version SET version = 14;";
 
 /* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */
 

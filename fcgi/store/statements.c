@@ -225,6 +225,9 @@ const char *const stmt_sql[S_COUNT] = {
                           " AND (?5 <= 0 OR version = ?5)",
     [S_FEEDBACK_MARK] = "UPDATE knowledge_feedback SET status = ?2 WHERE seq = ?1",
     [S_DATA_VERSION] = "PRAGMA data_version",
+    /* Raised by the generation triggers (migration 14), in the writer's
+     * transaction: any process's commit that can change an answer. */
+    [S_GENERATION] = "SELECT n FROM generation",
     [S_CASES_PAGE] = "SELECT kind, case_id, scenario, result, agent_id, trace_id, goal_id,"
                      " created_at FROM knowledge_cases WHERE knowledge_id = ?1 AND kind = ?2"
                      " ORDER BY seq LIMIT ?3 OFFSET ?4",

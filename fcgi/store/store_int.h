@@ -130,6 +130,7 @@ enum stmt_id {
     S_MERGE_CASES,
     S_MERGE_TOMBSTONE,
     S_DATA_VERSION,
+    S_GENERATION,
     S_CASES_PAGE,
     S_CASES_COUNT,
     S_K_MOVE,
@@ -184,6 +185,7 @@ extern const char pg_migration_9[];
 extern const char pg_migration_11[];
 extern const char pg_migration_12[];
 extern const char pg_migration_13[];
+extern const char pg_migration_14[];
 /* `knowhub check` on PostgreSQL: each query returns one integer, its problems (pg_sql.c). */
 struct pg_check {
     const char *name, *sql;
@@ -240,9 +242,8 @@ struct store {
     void *audit_ctx;
 };
 
-/* tx.c: S_DATA_VERSION (SQLite: PRAGMA store_data_version, which moves when
- * another connection commits; PostgreSQL: the generation) into *v; a store
- * status (*v 0 when it cannot be read). */
+/* tx.c: SQLite's PRAGMA data_version, which moves when another connection
+ * commits, into *v; a store status (*v 0 when it cannot be read). */
 int store_data_version(struct store *st, uint64_t *v);
 
 /* ---- stmt.c: statements, binding, rows (either backend) ---- */

@@ -245,24 +245,27 @@ int store_data_version(struct store *st, uint64_t *v)
     return stmt_row_end(s, rc) == STORE_OK ? STORE_OK : STORE_ERROR;
 }
 
+/* The cache generation: the generation table's count (on PostgreSQL the sum
+ * of its 8 slots), which the generation triggers raise in every writer's
+ * transaction, on any node or process, when a table an answer is read from
+ * changes; not the LLM ledger, the audit log or a token's last use, which
+ * would empty every space's cache for nothing (docs/search.md "The answer
+ * cache"). */
 int store_generation(struct store *st, uint64_t *gen)
 {
-    uint64_t other;
+    struct cursor *s;
     int rc;
+    *gen = 0;
     if (st->pg && st->generation_fresh) {
         /* read with this request's token lookup: no second round trip */
         st->generation_fresh = 0;
         *gen = st->generation;
         return STORE_OK;
     }
-    rc = store_data_version(st, &other);
-    /* PostgreSQL: the sum of the generation rows, which every commit that
-     * changes an answer raises (triggers), this connection's included. */
-    if (st->pg || rc != STORE_OK)
-        *gen = other;
-    /* store_data_version moves with other connections' commits, total_changes with
-     * this connection's own writes: together, any change anywhere. */
-    else
-        *gen = (other << 32) ^ (uint64_t)sqlite3_total_changes64(st->db);
-    return rc;
+    if (!(s = stmt_get(st, S_GENERATION)))
+        return STORE_ERROR;
+    rc = stmt_step(s);
+    if (rc == STEP_ROW)
+        *gen = (uint64_t)stmt_col_int64(s, 0);
+    return stmt_row_end(s, rc) == STORE_OK && rc == STEP_ROW ? STORE_OK : STORE_ERROR;
 }

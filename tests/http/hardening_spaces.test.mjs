@@ -3,7 +3,8 @@
 // tell from its own usage ledger, 0 -> 0 instead of 0 -> 1 embed_query
 // calls, or from the time, whether anyone searched a text recently), and
 // GET /api/embeddings shows the in-memory index of the caller's space only
-// (it showed every space's). /metrics, which covers every space, is the
+// (it showed every space's); a reader's query, a row of its space's usage
+// ledger, empties no other space's cached answers. /metrics, which covers every space, is the
 // operator's: metrics.test.mjs, "who may scrape".
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -46,6 +47,26 @@ describe('no signal crosses spaces', () => {
         assert.equal(await queryCalls(b.reader), 1, "tenant-b's ledger shows its own call");
         await hybrid(b.reader, q);
         assert.equal(asked(q), 2);
+    });
+
+    test("a reader's new hybrid queries leave another space's cached answers alone", async () => {
+        // Each query is a row of tenant-b's usage ledger; before schema 14
+        // that row moved the one cache generation and emptied tenant-a's
+        // cached answers too (77 misses in 100 instead of 4).
+        const lexical = () => s.api('GET', '/api/knowledge/search?q=inventory+turnover&mode=lexical', { token: a.reader });
+        for (let i = 0; i < 24; i++) ok(await lexical()); // every worker thread has the answer
+        const callsBefore = await queryCalls(b.reader);
+        const ROUNDS = 30;
+        let hits = 0;
+        for (let i = 0; i < ROUNDS; i++) {
+            await hybrid(b.reader, `warehouse question number ${i} of tenant b`);
+            const r = await lexical();
+            ok(r);
+            if (r.headers['x-cache'] === 'hit') hits++;
+        }
+        console.log(`# tenant-a's repeated search after each of tenant-b's ${ROUNDS} new hybrid queries: ${hits} hits`);
+        assert.equal(await queryCalls(b.reader), callsBefore + ROUNDS, "every query is in tenant-b's ledger, read fresh");
+        assert.ok(hits >= ROUNDS - 3, `${hits} of ${ROUNDS} answered from the cache`);
     });
 
     test("GET /api/embeddings counts the caller's space's index only", async () => {
