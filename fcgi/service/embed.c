@@ -43,6 +43,16 @@ static struct {
     char code[48], message[320], at[20]; /* the last failure ("" none) */
 } server = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
+/* The queue's rotation: the space the last batch not of a backfill was of.
+ * The next is of the next space after it with entries queued, in name order,
+ * wrapping (store_embed_next_space), so a space's new entry waits about one
+ * batch per space with entries queued, not for another's whole backlog. Per
+ * process: each node turns its own (the job thread is its one user). */
+static struct {
+    pthread_mutex_t mu;
+    char *space; /* NULL until the first batch */
+} rotation = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
 /* ---- the breaker ---- */
 
 static void server_failed(const struct error *err)
@@ -197,6 +207,34 @@ static void taken_release(struct taken *tk)
     buf_release(&tk->text);
 }
 
+/* The rotation's last space (the caller frees; NULL: none yet). */
+static char *rotation_last(void)
+{
+    char *s;
+    pthread_mutex_lock(&rotation.mu);
+    s = rotation.space ? xstrdup(rotation.space) : NULL;
+    pthread_mutex_unlock(&rotation.mu);
+    return s;
+}
+
+static void rotation_served(const char *space)
+{
+    char *s = xstrdup(space);
+    pthread_mutex_lock(&rotation.mu);
+    free(rotation.space);
+    rotation.space = s;
+    pthread_mutex_unlock(&rotation.mu);
+}
+
+/* The space the rotation serves next (NULL: none queued; the caller frees). */
+static int rotation_next(struct store *st, char **space)
+{
+    char *last = rotation_last();
+    int rc = store_embed_next_space(st, last, space);
+    free(last);
+    return rc;
+}
+
 /* How long the embedding turn is this node's after each take or renewal. */
 static long turn_lease_ms(const struct config *cfg)
 {
@@ -210,15 +248,27 @@ static long turn_lease_ms(const struct config *cfg)
  * embeddings call (the writes before it may have taken a while) and right
  * after it (for the vectors' writes). */
 static long embed_batch_turn(struct store *st, struct llm *llm, const struct config *cfg,
-                             const char *space, const char *actor, struct error *err)
+                             const char *space, const char *skip, const char *actor,
+                             struct error *err)
 {
     struct taken tk = {.model = cfg->embed_model};
     const char **texts = NULL;
     size_t *which = NULL, n = 0;
+    char *next = NULL;
     long handled = 0;
-    int batch = server_batch(cfg), rc;
+    int batch = server_batch(cfg), rc = STORE_OK;
+    if (!space && (rc = rotation_next(st, &next)) == STORE_OK && next) {
+        rotation_served(next);
+        if (skip && strcmp(next, skip) == 0) {
+            free(next); /* a backfill's own: its turn comes after this */
+            return 0;
+        }
+        space = next; /* none: the queue's rows of no entry, if any */
+    }
     buf_init(&tk.text, 1 << 20);
-    rc = store_embed_take(st, space, batch, EMBED_CONTENT_HEAD, take_row, &tk);
+    if (rc == STORE_OK)
+        rc = store_embed_take(st, space, batch, EMBED_CONTENT_HEAD, take_row, &tk);
+    free(next); /* tk.space is its own copy */
     if (rc != STORE_OK) {
         store_status_error(rc, "Embedding queue", err);
         taken_release(&tk);
@@ -298,20 +348,21 @@ out:
     return handled;
 }
 
-/* One batch of the queue (of space, or of the first queued entry's space):
- * entries gone or unchanged are taken off, the rest embedded in one call,
- * with the turn taken before and given back after (so nodes take turns
- * batch by batch). Returns the entries handled (0: none waited), -1 when
- * the call failed (err set, the breaker opened), or EMBED_NOT_OUR_TURN
- * with the node holding the turn in holder (holder_size bytes). */
+/* One batch of the queue (of space, or of the rotation's next space, none
+ * when that is skip's): entries gone or unchanged are taken off, the rest
+ * embedded in one call, with the turn taken before and given back after (so
+ * nodes take turns batch by batch). Returns the entries handled (0: none
+ * waited), -1 when the call failed (err set, the breaker opened), or
+ * EMBED_NOT_OUR_TURN with the node holding the turn in holder (holder_size
+ * bytes). */
 static long embed_batch(struct store *st, struct llm *llm, const struct config *cfg,
-                        const char *space, const char *actor, struct error *err, char *holder,
-                        size_t holder_size)
+                        const char *space, const char *skip, const char *actor, struct error *err,
+                        char *holder, size_t holder_size)
 {
     long n, left_ms;
     if (store_embed_turn_take(st, turn_lease_ms(cfg), holder, holder_size, &left_ms) != STORE_OK)
         return EMBED_NOT_OUR_TURN;
-    n = embed_batch_turn(st, llm, cfg, space, actor, err);
+    n = embed_batch_turn(st, llm, cfg, space, skip, actor, err);
     store_ignore(store_embed_turn_give(st)); /* else its lease runs out */
     return n;
 }
@@ -329,7 +380,8 @@ void embed_start(struct store *st, const struct config *cfg)
                                                                       retried at the next start */
 }
 
-int embed_idle(struct store *st, struct llm *llm, const struct config *cfg)
+/* A batch of the rotation's next space, unless that is skip's (NULL: any). */
+static int idle_batch(struct store *st, struct llm *llm, const struct config *cfg, const char *skip)
 {
     char holder[HOLDER_SIZE];
     struct error err;
@@ -337,9 +389,14 @@ int embed_idle(struct store *st, struct llm *llm, const struct config *cfg)
     if (!config_embed_configured(cfg) || server_wait() > 0)
         return 0;
     error_init(&err);
-    n = embed_batch(st, llm, cfg, NULL, "knowhub:embed", &err, holder, sizeof holder);
+    n = embed_batch(st, llm, cfg, NULL, skip, "knowhub:embed", &err, holder, sizeof holder);
     error_release(&err);
     return n > 0;
+}
+
+int embed_idle(struct store *st, struct llm *llm, const struct config *cfg)
+{
+    return idle_batch(st, llm, cfg, NULL);
 }
 
 /* ---- the backfill job ---- */
@@ -382,7 +439,7 @@ void embed_run_job(struct store *st, struct llm *llm, const struct config *cfg, 
     left = total;
     store_ignore(store_job_progress(st, job_id, 0, total)); /* best effort */
     while (rc == STORE_OK && !stop_requested) {
-        long n = embed_batch(st, llm, cfg, space, actor, &err, holder, sizeof holder);
+        long n = embed_batch(st, llm, cfg, space, NULL, actor, &err, holder, sizeof holder);
         if (n == EMBED_NOT_OUR_TURN) {
             /* Another node is embedding: wait, keep the job's lease. Its
              * idle batches take this space's entries too, which counts as
@@ -435,6 +492,10 @@ void embed_run_job(struct store *st, struct llm *llm, const struct config *cfg, 
         idle = n == 0 ? idle + 1 : 0;
         if (left == 0 || idle > 9)
             break;
+        /* The job thread runs this job alone: a batch of the other spaces
+         * in turn after each of its own, so their new entries wait a batch,
+         * not the whole backfill. */
+        idle_batch(st, llm, cfg, space);
     }
     if (stop_requested && !err.code) {
         error_release(&err);

@@ -335,6 +335,9 @@ const char *const pg_stmt_sql[S_COUNT] = {
                    " LEFT JOIN vectors v ON v.knowledge_seq = q.knowledge_seq"
                    " WHERE $3::text IS NULL OR k.space = $3::text"
                    " ORDER BY q.knowledge_seq LIMIT $1",
+    /* The queue's next space: the first after $1 in name order, else the first. */
+    [S_VEC_NEXT] = "SELECT coalesce(min(k.space) FILTER (WHERE k.space > $1::text), min(k.space))"
+                   " FROM embed_queue q JOIN knowledge k ON k.seq = q.knowledge_seq",
     [S_VEC_FILL] = "INSERT INTO embed_queue(knowledge_seq) SELECT k.seq FROM knowledge k"
                    " LEFT JOIN vectors v ON v.knowledge_seq = k.seq WHERE k.status = 'active'"
                    " AND ($1::text IS NULL OR k.space = $1::text) AND (v.knowledge_seq IS NULL"

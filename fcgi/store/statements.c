@@ -268,6 +268,10 @@ const char *const stmt_sql[S_COUNT] = {
                    " FROM embed_queue q LEFT JOIN knowledge k ON k.seq = q.knowledge_seq"
                    " LEFT JOIN vectors v ON v.knowledge_seq = q.knowledge_seq"
                    " WHERE ?3 IS NULL OR k.space = ?3 ORDER BY q.knowledge_seq LIMIT ?1",
+    /* The queue's next space: the first after ?1 in name order, else the
+     * first. By the queue (small), not the entries: CROSS JOIN keeps it outer. */
+    [S_VEC_NEXT] = "SELECT coalesce(min(CASE WHEN k.space > ?1 THEN k.space END), min(k.space))"
+                   " FROM embed_queue q CROSS JOIN knowledge k ON k.seq = q.knowledge_seq",
     [S_VEC_FILL] = "INSERT OR IGNORE INTO embed_queue(knowledge_seq) SELECT k.seq FROM knowledge k"
                    " LEFT JOIN vectors v ON v.knowledge_seq = k.seq WHERE k.status = 'active'"
                    " AND (?1 IS NULL OR k.space = ?1) AND (v.knowledge_seq IS NULL"

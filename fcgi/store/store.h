@@ -592,6 +592,11 @@ struct embed_todo {
 STORE_MUST_CHECK int store_embed_take(struct store *st, const char *space, long limit,
                                       long head_chars,
                                       void (*each)(const struct embed_todo *, void *), void *ctx);
+/* The space the queue's next batch is of, in turn: of the spaces with
+ * entries queued, the first after `after` in name order, else (none after
+ * it, or after NULL) the first; *space NULL when none is queued. The caller
+ * frees *space. */
+STORE_MUST_CHECK int store_embed_next_space(struct store *st, const char *after, char **space);
 /* Queue every active entry (of space, or every space when NULL) without a
  * current vector of model; with force, every active entry of space (its
  * vectors are made again whatever their digest). */

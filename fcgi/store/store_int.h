@@ -145,6 +145,7 @@ enum stmt_id {
     S_VEC_TOUCH,
     S_VEC_DEQUEUE,
     S_VEC_TAKE,
+    S_VEC_NEXT,
     S_VEC_FILL,
     S_VEC_FORGET_DIGESTS,
     S_VEC_QUEUED,

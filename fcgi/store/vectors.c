@@ -29,6 +29,18 @@ int store_embed_take(struct store *st, const char *space, long limit, long head_
     return stmt_rows_end(s, rc);
 }
 
+int store_embed_next_space(struct store *st, const char *after, char **space)
+{
+    struct cursor *s = stmt_bind(st, S_VEC_NEXT, "t", after);
+    int rc;
+    *space = NULL;
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = stmt_step(s)) == STEP_ROW)
+        *space = stmt_col_dup(s, 0); /* NULL: nothing queued */
+    return stmt_rows_end(s, rc);
+}
+
 int store_embed_fill(struct store *st, const char *space, const char *model, int force)
 {
     int rc = store_begin(st);
