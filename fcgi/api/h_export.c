@@ -21,7 +21,9 @@ void h_knowledge_export(struct request *req, struct response *res)
     struct svc_ctx c;
     http_svc_ctx(req, &c);
     reply_stream_begin(res, "application/x-ndjson; charset=utf-8");
-    /* A failure after the head has gone out can only end the stream early;
-     * the missing final newline tells a reader the export is incomplete. */
-    svc_knowledge_export(&c, export_line, res);
+    /* The head (200) has gone out: a failure can no longer be answered, and
+     * an export that just stopped would look whole (every line sent is
+     * complete). It is cut off instead: the client sees an incomplete answer. */
+    if (svc_knowledge_export(&c, export_line, res))
+        reply_stream_fail(res);
 }

@@ -170,9 +170,11 @@ static void write_response(struct sink *s, const struct response *res)
 /* End the answer now rather than in FCGX_Finish_r, which cannot say whether
  * it worked: stderr's end (nothing was written to it: no bytes go out), then
  * stdout's, which sends what is buffered and the end records. Those two
- * records must go in one write: nginx closes the connection once it has
- * read the empty stdout record, so an FCGI_END_REQUEST written after it
- * would fail although the client has the whole answer. When the buffer
+ * records must go in one write: an nginx without fastcgi_keep_conn closes
+ * the connection once it has read the empty stdout record, so an
+ * FCGI_END_REQUEST written after it would fail although the client has the
+ * whole answer (knowhub's own include asks for the end record: end_answer's
+ * cut off answers need nginx to wait for it). When the buffer
  * has no room for both, what it holds goes first. */
 static void finish_answer(FCGX_Request *fr, struct sink *s)
 {
@@ -213,128 +215,214 @@ static const char *undelivered_reason(int error)
     return error > 0 ? strerror(error) : "the FastCGI stream failed";
 }
 
-static void handle(FCGX_Request *fr, struct worker *w)
-{
-    struct request req;
-    struct response res;
-    struct buf body;
-    char request_id[65];
-    const char *uri = FCGX_GetParam("REQUEST_URI", fr->envp);
-    const char *clen = FCGX_GetParam("CONTENT_LENGTH", fr->envp), *proto;
-    char *path = NULL;
-    long length = 0;
-    struct sink sink = {fr->out, 0, 0, 0};
-    struct timespec started;
-    double seconds;
-    const struct route *routes;
-    size_t n_routes;
+/* How a request's FastCGI exchange ends. */
+enum answer_end {
+    ANSWER_ENDED,   /* with its end records (FCGX_Finish_r frees the rest) */
+    ANSWER_CUT_OFF, /* without them: the connection is to be closed (FCGX_Free) */
+};
 
-    clock_gettime(CLOCK_MONOTONIC, &started);
-    request_id_of(FCGX_GetParam("KNOWHUB_REQUEST_ID", fr->envp), request_id);
-    w->request_id = request_id;
-    request_init(&req);
-    response_init(&res, request_id);
-    /* X-KnowHub-Node (the host's name by default) is for authenticated
-     * callers only: the router sets it once the token is checked. */
-    res.node = NULL;
-    res.sink = fcgx_sink;
-    res.sink_ctx = &sink;
-    buf_init(&body, HTTP_MAX_BODY);
-    req.method = FCGX_GetParam("REQUEST_METHOD", fr->envp);
-    req.query = FCGX_GetParam("QUERY_STRING", fr->envp);
-    req.authorization = FCGX_GetParam("HTTP_AUTHORIZATION", fr->envp);
-    req.accept_language = FCGX_GetParam("HTTP_ACCEPT_LANGUAGE", fr->envp);
-    req.cookie = FCGX_GetParam("HTTP_COOKIE", fr->envp);
-    req.csrf = FCGX_GetParam("HTTP_X_CSRF_TOKEN", fr->envp);
-    req.idempotency_key = FCGX_GetParam("HTTP_IDEMPOTENCY_KEY", fr->envp);
-    req.mcp_version = FCGX_GetParam("HTTP_MCP_PROTOCOL_VERSION", fr->envp);
-    req.content_type = FCGX_GetParam("CONTENT_TYPE", fr->envp);
-    req.origin = FCGX_GetParam("HTTP_ORIGIN", fr->envp);
-    req.host = FCGX_GetParam("HTTP_HOST", fr->envp);
-    req.sec_fetch_site = FCGX_GetParam("HTTP_SEC_FETCH_SITE", fr->envp);
-    req.remote_addr = FCGX_GetParam("REMOTE_ADDR", fr->envp);
-    req.forwarded_for = FCGX_GetParam("HTTP_X_FORWARDED_FOR", fr->envp);
-    req.forwarded = FCGX_GetParam("HTTP_FORWARDED", fr->envp);
-    req.proxy_key_ok = proxy_key_matches(w, FCGX_GetParam("KNOWHUB_PROXY_KEY", fr->envp));
-    proto = FCGX_GetParam("HTTP_X_FORWARDED_PROTO", fr->envp);
-    req.https = (FCGX_GetParam("HTTPS", fr->envp) && *FCGX_GetParam("HTTPS", fr->envp)) ||
-                (proto && strcasecmp(proto, "https") == 0);
-    res.head_only = strcmp(req.method ? req.method : "", "HEAD") == 0;
-    req.request_id = request_id;
-    req.store = w->store;
-    req.llm = w->llm;
-    req.cache = w->cache;
-    req.metrics = w->metrics;
-    req.cfg = w->cfg;
-    if (!req.method)
-        req.method = "GET";
-    if (!req.query)
-        req.query = "";
+/* Fill req from the FastCGI parameters (they stay libfcgi's: valid until the
+ * request is finished) and the worker's handles. Returns the path it made
+ * (req->path, without the query string), which the caller frees after
+ * request_release. */
+static char *request_from_params(FCGX_ParamArray envp, struct worker *w, const char *request_id,
+                                 struct request *req)
+{
+    const char *uri = FCGX_GetParam("REQUEST_URI", envp);
+    const char *proto = FCGX_GetParam("HTTP_X_FORWARDED_PROTO", envp);
+    const char *https = FCGX_GetParam("HTTPS", envp);
+    char *path;
+
+    request_init(req);
+    req->method = FCGX_GetParam("REQUEST_METHOD", envp);
+    req->query = FCGX_GetParam("QUERY_STRING", envp);
+    req->authorization = FCGX_GetParam("HTTP_AUTHORIZATION", envp);
+    req->accept_language = FCGX_GetParam("HTTP_ACCEPT_LANGUAGE", envp);
+    req->cookie = FCGX_GetParam("HTTP_COOKIE", envp);
+    req->csrf = FCGX_GetParam("HTTP_X_CSRF_TOKEN", envp);
+    req->idempotency_key = FCGX_GetParam("HTTP_IDEMPOTENCY_KEY", envp);
+    req->mcp_version = FCGX_GetParam("HTTP_MCP_PROTOCOL_VERSION", envp);
+    req->content_type = FCGX_GetParam("CONTENT_TYPE", envp);
+    req->origin = FCGX_GetParam("HTTP_ORIGIN", envp);
+    req->host = FCGX_GetParam("HTTP_HOST", envp);
+    req->sec_fetch_site = FCGX_GetParam("HTTP_SEC_FETCH_SITE", envp);
+    req->remote_addr = FCGX_GetParam("REMOTE_ADDR", envp);
+    req->forwarded_for = FCGX_GetParam("HTTP_X_FORWARDED_FOR", envp);
+    req->forwarded = FCGX_GetParam("HTTP_FORWARDED", envp);
+    req->proxy_key_ok = proxy_key_matches(w, FCGX_GetParam("KNOWHUB_PROXY_KEY", envp));
+    req->https = (https && *https) || (proto && strcasecmp(proto, "https") == 0);
+    req->request_id = request_id;
+    req->store = w->store;
+    req->llm = w->llm;
+    req->cache = w->cache;
+    req->metrics = w->metrics;
+    req->cfg = w->cfg;
+    if (!req->method)
+        req->method = "GET";
+    if (!req->query)
+        req->query = "";
     if (!uri)
         uri = "/";
     path = xstrndup(uri, strcspn(uri, "?"));
-    req.path = path;
+    req->path = path;
+    return path;
+}
 
+/* The response of a request: its id, the FastCGI sink for streamed
+ * answers, no body for HEAD. */
+static void response_for(const struct request *req, const char *request_id, struct sink *sink,
+                         struct response *res)
+{
+    response_init(res, request_id);
+    /* X-KnowHub-Node (the host's name by default) is for authenticated
+     * callers only: the router sets it once the token is checked. */
+    res->node = NULL;
+    res->sink = fcgx_sink;
+    res->sink_ctx = sink;
+    res->head_only = strcmp(req->method, "HEAD") == 0;
+}
+
+/* Read the request body (CONTENT_LENGTH bytes, at most HTTP_MAX_BODY) into
+ * body: 0, or -1 after writing the error answer to res. */
+static int request_body_or_error(FCGX_Request *fr, struct response *res, struct buf *body)
+{
+    const char *clen = FCGX_GetParam("CONTENT_LENGTH", fr->envp);
+    long length = 0;
     if (clen && *clen && parse_long(clen, 0, 1L << 40, &length)) {
-        reply_error(&res, 200, E_INVALID_REQUEST, "Invalid Content-Length");
-    } else if (length > HTTP_MAX_BODY) {
-        error_param_int(&res, "max", HTTP_MAX_BODY);
-        reply_error_key(&res, 413, E_PAYLOAD_TOO_LARGE, "payload_too_large",
-                        "The request body exceeds %d bytes", HTTP_MAX_BODY);
-    } else if (read_body(fr->in, length, &body)) {
-        reply_error(&res, 200, E_INVALID_REQUEST, "The request body was cut short");
-    } else {
-        req.body = body.data;
-        req.body_len = body.len;
-        router_dispatch(&req, &res);
-        if (res.status == 500)
-            fprintf(stderr, "knowhub: %s %s %s: internal error: %s\n", request_id, req.method,
-                    req.path, store_errmsg(w->store));
+        reply_error(res, 200, E_INVALID_REQUEST, "Invalid Content-Length");
+        return -1;
     }
-    write_response(&sink, &res);
+    if (length > HTTP_MAX_BODY) {
+        error_param_int(res, "max", HTTP_MAX_BODY);
+        reply_error_key(res, 413, E_PAYLOAD_TOO_LARGE, "payload_too_large",
+                        "The request body exceeds %d bytes", HTTP_MAX_BODY);
+        return -1;
+    }
+    if (read_body(fr->in, length, body)) {
+        reply_error(res, 200, E_INVALID_REQUEST, "The request body was cut short");
+        return -1;
+    }
+    return 0;
+}
 
-    seconds = seconds_since(&started);
+/* Route the request with its body and run its handler; an internal error
+ * is said on stderr with the store's message. */
+static void dispatch_request(struct worker *w, struct request *req, struct response *res,
+                             const struct buf *body)
+{
+    req->body = body->data;
+    req->body_len = body->len;
+    router_dispatch(req, res);
+    if (res->status == 500)
+        fprintf(stderr, "knowhub: %s %s %s: internal error: %s\n", req->request_id, req->method,
+                req->path, store_errmsg(w->store));
+}
+
+/* Count the request, then end its FastCGI exchange. A whole answer gets its
+ * end records (finish_answer); one whose writes failed is counted as
+ * undelivered and said once. A streamed answer that failed after its head
+ * went out (res->cut_off) gets what was written and no end: the caller
+ * closes the connection without FCGI_END_REQUEST, nginx (which waits for
+ * it: fastcgi_keep_conn in knowhub_fastcgi.conf) ends the client's reply
+ * without its last chunk ("upstream prematurely closed connection"), so no
+ * client takes the short answer for a whole one. Counted as undelivered. */
+static enum answer_end end_answer(FCGX_Request *fr, struct worker *w, const struct request *req,
+                                  const struct response *res, struct sink *s, double seconds)
+{
     /* Counted before the end goes out: a client that has the answer finds
      * it in the next scrape. */
-    metrics_request(w->metrics, req.route, res.status, seconds);
+    metrics_request(w->metrics, req->route, res->status, seconds);
     metrics_cache_bytes(w->metrics, w->cache ? cache_bytes(w->cache) : 0);
-    finish_answer(fr, &sink);
-    if (sink.failed) {
+    if (res->streamed && res->cut_off) {
+        if (!s->failed && FCGX_FFlush(fr->out)) {
+            s->failed = 1;
+            s->error = FCGX_GetError(fr->out);
+        }
+        /* Counted and said before the connection closes, as above. */
+        metrics_response_undelivered(w->metrics);
+        fprintf(stderr,
+                "knowhub: %s %s %s: the streamed answer failed after %zu bytes had gone out: cut "
+                "off (the connection closes without the FastCGI end, so the client sees an "
+                "incomplete answer)\n",
+                req->request_id, req->method, req->path, s->bytes);
+        return ANSWER_CUT_OFF;
+    }
+    finish_answer(fr, s);
+    if (s->failed) {
         metrics_response_undelivered(w->metrics);
         /* Once per request: the sink stopped writing at the first failure. */
         fprintf(stderr,
                 "knowhub: %s %s %s: the answer was not delivered (%s): the connection "
                 "closed while knowhub wrote\n",
-                request_id, req.method, req.path, undelivered_reason(sink.error));
+                req->request_id, req->method, req->path, undelivered_reason(s->error));
     }
-    if (w->access) {
-        routes = router_table(&n_routes);
-        struct access_entry e = {
-            request_id,
-            req.who.space,
-            req.who.actor,
-            req.who.token_id,
-            req.route >= 0 ? routes[req.route].method : req.method,
-            req.route >= 0 ? routes[req.route].pattern : "unmatched",
-            res.status,
-            seconds * 1000.0,
-            res.streamed    ? sink.bytes
-            : res.head_only ? 0
-                            : res.body.len,
-        };
-        if (sink.failed)
-            accesslog_undelivered_line(&w->line, &e);
-        else
-            accesslog_access_line(&w->line, &e);
-        if (w->line.len && w->line.data[w->line.len - 1] == '\n' &&
-            accesslog_write(w->access, w->line.data, w->line.len))
-            metrics_log_line_lost(w->metrics);
-    }
+    return ANSWER_ENDED;
+}
+
+/* The request's line in the access log ("delivered":false when the answer
+ * did not reach the client in full), if there is a log. */
+static void log_access(struct worker *w, const struct request *req, const struct response *res,
+                       const struct sink *s, int cut_off, double seconds)
+{
+    const struct route *routes;
+    size_t n_routes;
+    if (!w->access)
+        return;
+    routes = router_table(&n_routes);
+    struct access_entry e = {
+        req->request_id,
+        req->who.space,
+        req->who.actor,
+        req->who.token_id,
+        req->route >= 0 ? routes[req->route].method : req->method,
+        req->route >= 0 ? routes[req->route].pattern : "unmatched",
+        res->status,
+        seconds * 1000.0,
+        res->streamed    ? s->bytes
+        : res->head_only ? 0
+                         : res->body.len,
+    };
+    if (s->failed || cut_off)
+        accesslog_undelivered_line(&w->line, &e);
+    else
+        accesslog_access_line(&w->line, &e);
+    if (w->line.len && w->line.data[w->line.len - 1] == '\n' &&
+        accesslog_write(w->access, w->line.data, w->line.len))
+        metrics_log_line_lost(w->metrics);
+}
+
+/* One request from its parameters to its access line; how its exchange
+ * ends is for the caller (worker_main) to carry out. */
+static enum answer_end handle(FCGX_Request *fr, struct worker *w)
+{
+    struct request req;
+    struct response res;
+    struct buf body;
+    struct sink sink = {fr->out, 0, 0, 0};
+    char request_id[65];
+    char *path;
+    struct timespec started;
+    double seconds;
+    enum answer_end end;
+
+    clock_gettime(CLOCK_MONOTONIC, &started);
+    request_id_of(FCGX_GetParam("KNOWHUB_REQUEST_ID", fr->envp), request_id);
+    w->request_id = request_id;
+    path = request_from_params(fr->envp, w, request_id, &req);
+    response_for(&req, request_id, &sink, &res);
+    buf_init(&body, HTTP_MAX_BODY);
+    if (request_body_or_error(fr, &res, &body) == 0)
+        dispatch_request(w, &req, &res, &body);
+    write_response(&sink, &res);
+    seconds = seconds_since(&started);
+    end = end_answer(fr, w, &req, &res, &sink, seconds);
+    log_access(w, &req, &res, &sink, end == ANSWER_CUT_OFF, seconds);
     w->request_id = NULL;
     request_release(&req);
     response_release(&res);
     buf_release(&body);
     free(path);
+    return end;
 }
 
 static void *worker_main(void *arg)
@@ -349,8 +437,13 @@ static void *worker_main(void *arg)
     pthread_sigmask(SIG_BLOCK, &block, NULL);
     FCGX_InitRequest(&fr, listen_fd, 0);
     while (FCGX_Accept_r(&fr) >= 0) {
-        handle(&fr, w);
-        FCGX_Finish_r(&fr);
+        /* A cut off answer: the request is freed and its connection closed
+         * without the end records; the next FCGX_Accept_r, finding no
+         * connection, accepts a new one. */
+        if (handle(&fr, w) == ANSWER_CUT_OFF)
+            FCGX_Free(&fr, 1);
+        else
+            FCGX_Finish_r(&fr);
     }
     FCGX_Free(&fr, 1);
     return NULL;

@@ -538,7 +538,8 @@ static void render_process(struct buf *out, const struct metrics_set *set,
     buf_addf(out, "knowhub_worker_threads %zu\n", set->threads);
     head(out, "knowhub_responses_undelivered_total", "counter",
          "Answers the client did not receive in full: the FastCGI connection closed while "
-         "knowhub wrote (the access line says \"delivered\":false).");
+         "knowhub wrote, or knowhub cut off a streamed answer that failed midway (the access "
+         "line says \"delivered\":false).");
     buf_addf(out, "knowhub_responses_undelivered_total %llu\n", FOLD(set, responses_undelivered));
     head(out, "knowhub_log_lines_lost_total", "counter",
          "Lines of access.jsonl and audit.jsonl that could not be written (a full disk, an I/O "

@@ -92,7 +92,8 @@ void metrics_llm_call(struct metrics *m, const char *purpose, const char *outcom
 /* One job run to its end by the job thread. */
 void metrics_job(struct metrics *m, const char *kind, double seconds);
 /* One answer the client did not receive in full: the FastCGI connection
- * (nginx, or a client on the socket) closed while knowhub wrote it. */
+ * (nginx, or a client on the socket) closed while knowhub wrote it, or
+ * knowhub cut a streamed answer off when it failed after its head. */
 void metrics_response_undelivered(struct metrics *m);
 /* One line of the access or audit log that could not be written (a full
  * disk, an I/O error): lost, but counted. */

@@ -126,6 +126,12 @@ int reply_stream_write(struct response *res, const char *data, size_t n)
     return 0;
 }
 
+void reply_stream_fail(struct response *res)
+{
+    res->status = 500;
+    res->cut_off = 1;
+}
+
 void response_release(struct response *res)
 {
     buf_release(&res->headers);

@@ -78,6 +78,10 @@ struct response {
      * sink, streamed output collects in body (tests). */
     int (*sink)(void *ctx, const char *data, size_t n); /* -1: the client is gone */
     void *sink_ctx;
+    /* A streamed answer failed after its head went out (reply_stream_fail):
+     * its connection closes without the FastCGI end, so the client sees an
+     * incomplete answer. */
+    int cut_off;
     /* The params of the next reply_error_key (error_param_*), owned. */
     struct json_object *error_params;
     /* A success not to keep in the answer cache: a degraded answer (a search
@@ -218,6 +222,12 @@ void reply_stream_begin(struct response *res, const char *content_type);
 /* Send n more bytes of a streamed response: 0, or -1 when the client is
  * gone (nothing more will reach it: stop making the rest). */
 int reply_stream_write(struct response *res, const char *data, size_t n);
+/* A streamed response failed midway (a store error after the head went
+ * out): its 200 can no longer be taken back, so the answer is cut off
+ * (cut_off; main.c closes the connection without the FastCGI end, and the
+ * client sees an incomplete answer, never a short one that ends normally).
+ * The status becomes 500 for the logs and the metrics. */
+void reply_stream_fail(struct response *res);
 
 /* Percent-decode s[0..n) into out ('+' is a space when plus_space);
  * -1 on a bad escape, invalid UTF-8 or a NUL byte. */

@@ -693,6 +693,7 @@ struct export_ctx {
     struct store *st;
     int (*each)(struct json_object *line, void *ctx);
     void *ctx;
+    int failed; /* the store status of an entry whose histories could not be read */
 };
 
 static int export_line(const struct knowledge *k, void *ctx)
@@ -700,8 +701,12 @@ static int export_line(const struct knowledge *k, void *ctx)
     struct export_ctx *ec = ctx;
     struct json_object *o;
     int rc = knowledge_entry_json(ec->st, k, &o);
-    if (rc)
-        return -1; /* an export never holds an entry without its history */
+    if (rc) {
+        /* an export never holds an entry without its history; the scan
+         * stops as for a caller's stop, so the status is kept here */
+        ec->failed = rc;
+        return -1;
+    }
     json_object_object_add(o, "document", json_object_new_string(k->document));
     rc = ec->each(o, ec->ctx);
     json_object_put(o);
@@ -711,6 +716,7 @@ static int export_line(const struct knowledge *k, void *ctx)
 int svc_knowledge_export(const struct svc_ctx *c, int (*each)(struct json_object *line, void *ctx),
                          void *ctx)
 {
-    struct export_ctx ec = {c->st, each, ctx};
-    return store_knowledge_scan(c->st, c->space, SCAN_ACTIVE, NULL, 1, export_line, &ec);
+    struct export_ctx ec = {c->st, each, ctx, STORE_OK};
+    int rc = store_knowledge_scan(c->st, c->space, SCAN_ACTIVE, NULL, 1, export_line, &ec);
+    return rc ? rc : ec.failed;
 }

@@ -84,7 +84,9 @@ int svc_knowledge_cases(const struct svc_ctx *c, const char *id, const char *kin
 
 /* Call each with the JSON of every active entry (histories included) plus
  * its full "document", by category then path; each's object is borrowed.
- * A store status (store.h). */
+ * A store status (store.h): not STORE_OK when the scan or an entry's
+ * histories could not be read (the export stopped short); STORE_OK when it
+ * ran to the end or each stopped it (non-zero). */
 int svc_knowledge_export(const struct svc_ctx *c, int (*each)(struct json_object *line, void *ctx),
                          void *ctx);
 

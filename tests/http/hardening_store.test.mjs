@@ -21,7 +21,7 @@ import { after, before, describe, test } from 'node:test';
 import { BIN, onPostgres, run, startStack } from './lib/stack.mjs';
 import { assertCommon, err, ok } from './lib/expect.mjs';
 import { fileView } from './lib/files_helpers.mjs';
-import { sql } from './lib/llmtest.mjs';
+import { casesFault, sql } from './lib/llmtest.mjs';
 
 let s, admin, agent, editor;
 before(async () => {
@@ -275,26 +275,14 @@ describe('an entry is never answered without the histories it has', () => {
         f?.stopSync(); // this stack logs the store errors the test provokes
     });
 
-    // The fault: knowledge_cases becomes a view whose helpful rows fail to read
-    // (SQLite: json_extract of bad JSON; PostgreSQL: a division by zero).
-    const plant = onPostgres
-        ? `ALTER TABLE knowledge_cases RENAME TO kc_real;
-           CREATE VIEW knowledge_cases AS SELECT seq, space, knowledge_id, kind, case_id, scenario,
-             CASE WHEN kind = 'helpful' THEN (1 / (length(kind) - 7))::text ELSE result END AS result,
-             agent_id, trace_id, goal_id, created_at FROM kc_real;`
-        : `PRAGMA legacy_alter_table = ON; ALTER TABLE knowledge_cases RENAME TO kc_real;
-           CREATE VIEW knowledge_cases AS SELECT seq, space, knowledge_id, kind, case_id, scenario,
-             CASE WHEN kind = 'helpful' THEN json_extract('not json', '$') ELSE result END AS result,
-             agent_id, trace_id, goal_id, created_at FROM kc_real;`;
-    const unplant = `${onPostgres ? '' : 'PRAGMA legacy_alter_table = ON; '}DROP VIEW knowledge_cases; ALTER TABLE kc_real RENAME TO knowledge_cases;`;
-
+    // The fault (casesFault): reading the helpful cases fails.
     test('GET /api/knowledge/{id} when its cases cannot be read: an error, not an empty history, and nothing cached', async () => {
         const t = f.token('default', 'agent', 'hist-bot');
         const e = ok(await f.api('POST', '/api/knowledge', { token: t, body: { scenario: 'When a join duplicates rows', content: 'Check the key is unique first.' } }));
         ok(await f.api('PUT', `/api/knowledge/${e.id}`, { token: t, body: { add_helpful_case: { case_id: 'c-1', result: 'no duplicates' } } }));
         const before = ok(await f.api('GET', `/api/knowledge/${e.id}`, { token: t }));
         assert.equal(before.eval.helpful_history.length, 1, JSON.stringify(before.eval));
-        sql(f, plant);
+        sql(f, casesFault(f).plant);
         try {
             for (let i = 0; i < 2; i++) {
                 const r = await f.api('GET', `/api/knowledge/${e.id}`, { token: t });
@@ -304,7 +292,7 @@ describe('an entry is never answered without the histories it has', () => {
                 assert.notEqual(r.headers['x-cache'], 'hit');
             }
         } finally {
-            sql(f, unplant);
+            sql(f, casesFault(f).unplant);
         }
         const after = ok(await f.api('GET', `/api/knowledge/${e.id}`, { token: t }));
         assert.equal(after.eval.helpful_history.length, 1);

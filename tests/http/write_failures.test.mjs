@@ -1,7 +1,9 @@
 // Results knowhub used to ignore (issue 23): an answer that could not be
 // written (the connection closed mid-answer: counted in
 // knowhub_responses_undelivered_total, said once on stderr, the access line
-// marked "delivered":false, the server keeps serving), an access log that
+// marked "delivered":false, the server keeps serving), a streamed export
+// whose store read fails midway (cut off: the client's reply fails instead of
+// ending like a whole export; counted and marked the same way), an access log that
 // cannot be written (lines counted in knowhub_log_lines_lost_total, said
 // once), and a start that cannot work: a socket knowhub cannot make or give
 // mode 0660, an LLM client it cannot make (exit 1 with a message, no socket
@@ -10,11 +12,13 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BIN, assertNoBugs, startStack } from './lib/stack.mjs';
+import { casesFault, sql } from './lib/llmtest.mjs';
 import { params as fcgiParams, record, stdoutOf } from './lib/fastcgi.mjs';
 
 // ---- a minimal FastCGI client (responder) that can leave mid-answer ----
@@ -131,6 +135,108 @@ describe('a client that leaves mid-answer', () => {
         assert.ok(full.text.endsWith('\n'));
         assert.equal((await s.api('GET', '/api/health')).status, 200);
         assert.equal(await scrape(s, 'knowhub_responses_undelivered_total'), 1);
+    });
+});
+
+describe('an export that fails midway', () => {
+    // A store error after the head and some lines went out cannot be said in
+    // the answer any more: knowhub closes the FastCGI connection without its
+    // end, nginx ends the chunked reply without its last chunk, and every
+    // client reports an incomplete answer instead of a short export that
+    // looks whole. One worker thread: the one that cut the answer off must
+    // answer the next requests.
+    let s;
+    const BEFORE = 200; // entries exported before the one that fails (~330 kB)
+    // The fault (casesFault): reading the helpful cases fails; only the entry
+    // with a helpful case has one.
+    const write = async (p, body) => {
+        const r = await s.api('POST', '/api/knowledge/write', { token: s.admin, body: { category: 'experiences', path: p, content: `---\ntitle: ${p}\n---\n\n${body}\n` } });
+        assert.equal(r.json?.status, 'success', r.text.slice(0, 300));
+        return r.json.data;
+    };
+    /** GET the export with fetch, reading what arrives: {status, text, error (the read's, or null)}. */
+    const fetchExport = async (requestId) => {
+        const r = await fetch(`${s.base}/api/knowledge/export`, { headers: { Authorization: `Bearer ${s.admin}`, 'X-Request-Id': requestId } });
+        const reader = r.body.getReader();
+        const chunks = [];
+        let error = null;
+        try {
+            for (let c = await reader.read(); !c.done; c = await reader.read()) chunks.push(c.value);
+        } catch (e) {
+            error = e;
+        }
+        return { status: r.status, text: Buffer.concat(chunks).toString('utf8'), error };
+    };
+
+    before(async () => {
+        s = await startStack({ KNOWHUB_THREADS: '1', KNOWHUB_WRITE_RATE: '0' });
+        const content = 'Read the file with an explicit encoding. '.repeat(40); // 1.6 kB
+        for (let i = 0; i < BEFORE; i += 10) await Promise.all(Array.from({ length: 10 }, (_, k) => write(`a-${String(i + k).padStart(4, '0')}.md`, content)));
+        // after every a-*.md: the only entry with a helpful case
+        const broken = await write('m-broken.md', content);
+        const c = await s.api('PUT', `/api/knowledge/${broken.id}`, { token: s.admin, body: { add_helpful_case: { case_id: 'c-1', result: 'helped' } } });
+        assert.equal(c.json?.status, 'success', c.text.slice(0, 300));
+        await write('z-last.md', content);
+    });
+    after(() => {
+        s?.stopSync(); // this stack logs the internal error the test provokes
+    });
+
+    test('the client sees an incomplete answer, not a short export that ends normally; counted, logged; the server keeps serving', async () => {
+        const whole = await fetchExport('export-whole-0001');
+        assert.equal(whole.error, null, 'the export before the fault ends normally');
+        assert.equal(whole.text.split('\n').filter(Boolean).length, BEFORE + 2);
+        const before0 = await scrape(s, 'knowhub_responses_undelivered_total');
+        sql(s, casesFault(s).plant);
+        const id = 'export-cut-0001';
+        let cut;
+        try {
+            cut = await fetchExport(id);
+            // through nginx, by fetch (undici): the body's read fails ("terminated")
+            assert.equal(cut.status, 200);
+            assert.ok(cut.error, `the export ended normally after ${cut.text.split('\n').filter(Boolean).length} of ${BEFORE + 2} lines: a client cannot tell it is incomplete`);
+            assert.match(String(cut.error?.message), /terminated/);
+            // and by node:http: the response is 'aborted', never 'end'
+            const viaHttp = await new Promise((resolve) => {
+                const req = http.get(`${s.base}/api/knowledge/export`, { headers: { Authorization: `Bearer ${s.admin}` } }, (res) => {
+                    let bytes = 0;
+                    res.on('data', (d) => (bytes += d.length));
+                    res.on('end', () => resolve({ ended: true, bytes }));
+                    res.on('error', (e) => resolve({ ended: false, bytes, error: e.message }));
+                });
+                req.on('error', (e) => resolve({ ended: false, error: e.message }));
+            });
+            assert.equal(viaHttp.ended, false, JSON.stringify(viaHttp));
+            assert.match(viaHttp.error, /aborted/);
+        } finally {
+            sql(s, casesFault(s).unplant);
+        }
+        // What came is whole lines of the entries before the broken one (nginx
+        // passed on what knowhub had written); never the broken one or any after.
+        const lines = cut.text.split('\n');
+        lines.pop(); // what follows the last newline
+        const paths = lines.map((l) => JSON.parse(l).path);
+        assert.ok(paths.length > 0, 'lines went out before the failure');
+        assert.ok(paths.every((p) => p.startsWith('a-')), paths.slice(-3).join(' '));
+        assert.ok(!cut.text.includes('m-broken'), 'nothing of the entry that failed');
+        // counted (one per cut answer: two above), the cut said once on stderr, the access line marked
+        await waitFor('the cut answers to be counted', async () => (await scrape(s, 'knowhub_responses_undelivered_total')) === before0 + 2);
+        const said = s.log().split('\n').filter((l) => l.includes(id) && l.includes('cut off'));
+        assert.equal(said.length, 1, s.log().slice(-2000));
+        assert.match(said[0], /GET \/api\/knowledge\/export: the streamed answer failed after \d+ bytes had gone out: cut off/);
+        await waitFor('its access line', () => accessLines(s.dir).some((l) => l.request_id === id));
+        const line = accessLines(s.dir).find((l) => l.request_id === id);
+        assert.equal(line.delivered, false);
+        assert.equal(line.status, 500);
+        // the one worker goes on answering: reads, a write, the whole export again
+        for (let i = 0; i < 5; i++) assert.equal((await s.api('GET', '/api/health')).status, 200);
+        await write('after-cut.md', 'written after the cut');
+        const again = await fetchExport('export-whole-0002');
+        assert.equal(again.error, null);
+        assert.equal(again.status, 200);
+        assert.equal(again.text.split('\n').filter(Boolean).length, BEFORE + 3);
+        assert.ok(again.text.endsWith('\n'));
+        assert.equal(await scrape(s, 'knowhub_responses_undelivered_total'), before0 + 2);
     });
 });
 

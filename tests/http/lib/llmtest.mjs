@@ -24,6 +24,26 @@ export function sql(s, query) {
     return r.stdout.trim() ? JSON.parse(r.stdout) : [];
 }
 
+// A store fault for the tests of partial reads: knowledge_cases becomes a view
+// whose helpful rows fail to read (SQLite: json_extract of bad JSON;
+// PostgreSQL: a division by zero), so only an entry with a helpful case
+// fails. sql(s, casesFault(s).plant), then sql(s, casesFault(s).unplant).
+export function casesFault(s) {
+    const pg = Boolean(s.databaseUrl);
+    return {
+        plant: pg
+            ? `ALTER TABLE knowledge_cases RENAME TO kc_real;
+           CREATE VIEW knowledge_cases AS SELECT seq, space, knowledge_id, kind, case_id, scenario,
+             CASE WHEN kind = 'helpful' THEN (1 / (length(kind) - 7))::text ELSE result END AS result,
+             agent_id, trace_id, goal_id, created_at FROM kc_real;`
+            : `PRAGMA legacy_alter_table = ON; ALTER TABLE knowledge_cases RENAME TO kc_real;
+           CREATE VIEW knowledge_cases AS SELECT seq, space, knowledge_id, kind, case_id, scenario,
+             CASE WHEN kind = 'helpful' THEN json_extract('not json', '$') ELSE result END AS result,
+             agent_id, trace_id, goal_id, created_at FROM kc_real;`,
+        unplant: `${pg ? '' : 'PRAGMA legacy_alter_table = ON; '}DROP VIEW knowledge_cases; ALTER TABLE kc_real RENAME TO knowledge_cases;`,
+    };
+}
+
 function psql(url, query) {
     return spawnSync('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', url, '-c', query], { encoding: 'utf8', maxBuffer: 256 << 20 });
 }
