@@ -1,8 +1,8 @@
 /* tests/pg/sql_probe.c: PQprepare every statement the way the store will
  * (paramTypes NULL; BEGIN and COMMIT included, which SQL's PREPARE refuses),
  * then run S_READ_BEGIN, S_TOKEN_GET with a text parameter, S_LOGIN_GET with
- * a binary bytea one, S_DATA_VERSION and S_READ_END. Usage: sql_probe CONNINFO
- * DIR READ_BEGIN_ID READ_END_ID TOKEN_GET_ID LOGIN_GET_ID DATA_VERSION_ID
+ * a binary bytea one, S_GENERATION and S_READ_END. Usage: sql_probe CONNINFO
+ * DIR READ_BEGIN_ID READ_END_ID TOKEN_GET_ID LOGIN_GET_ID GENERATION_ID
  * (DIR/pg/<id>.sql as sql_dump writes them). Prints one line; exit 1 on failure. */
 #include <libpq-fe.h>
 
