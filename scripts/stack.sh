@@ -81,9 +81,15 @@ stack_wait() { # SECONDS CMD...
 }
 
 # Start knowhub then nginx in the background; PIDs in STACK_KNOWHUB_PID, STACK_NGINX_PID
-# and in DATA/run/*.pid. Returns non-zero with a message when something fails.
+# and in DATA/run/*.pid, the URL in DATA/run/url. Returns non-zero with a
+# message when something fails, having stopped what it started (and only that).
 stack_start() { # DATA HOST PORT
     local data=$1 host=$2 port=$3
+    STACK_KNOWHUB_PID="" STACK_NGINX_PID=""
+    if [ -d "$data" ] && stack_running "$(cd "$data" && pwd)" >/dev/null; then
+        echo "stack: a knowhub is already running for $data (scripts/stack.sh stop $data stops it)" >&2
+        return 1
+    fi
     if stack_port_taken "$host" "$port"; then
         echo "stack: $host:$port is already in use (set KNOWHUB_PORT to another port)" >&2
         return 1
@@ -96,16 +102,31 @@ stack_start() { # DATA HOST PORT
     data=$(cd "$data" && pwd)
     chmod -R go-rwx "$data" || return 1
     stack_render "$data" "$host" "$port" || return 1
-    stack_knowhub "$data" || return 1
+    stack_knowhub "$data" || { stack_stop_ours "$data"; return 1; }
     nginx -p "$data/nginx" -c "$data/nginx/nginx.conf" -e stderr 2>>"$data/logs/nginx-error.log" &
     STACK_NGINX_PID=$!
     echo "$STACK_NGINX_PID" > "$data/run/nginx-main.pid"
     if ! stack_wait 10 stack_port_taken "$host" "$port"; then
         echo "stack: nginx did not start; see $data/logs/nginx-error.log:" >&2
         tail -5 "$data/logs/nginx-error.log" >&2
-        kill "$STACK_KNOWHUB_PID" 2>/dev/null
+        stack_stop_ours "$data"
         return 1
     fi
+    echo "http://$host:$port/" > "$data/run/url"
+}
+
+# The PIDs "KNOWHUB NGINX" of the stack already serving DATA (its pid files
+# name live processes that are knowhub serve and nginx), else non-zero.
+stack_running() { # DATA
+    local data=$1 k n
+    k=$(cat "$data/run/knowhub.pid" 2>/dev/null) && n=$(cat "$data/run/nginx-main.pid" 2>/dev/null) || return 1
+    [[ "$k" =~ ^[0-9]+$ && "$n" =~ ^[0-9]+$ ]] || return 1
+    stack_gone "$k" || stack_gone "$n" && return 1
+    # knowhub serve (whatever the binary's name) started for this DATA
+    tr '\0' '\n' < "/proc/$k/cmdline" 2>/dev/null | sed -n 2p | grep -qx serve || return 1
+    tr '\0' '\n' < "/proc/$k/environ" 2>/dev/null | grep -qxF "KNOWHUB_DATA=$data" || return 1
+    tr '\0' ' ' < "/proc/$n/cmdline" 2>/dev/null | grep -qF "$data/nginx" || return 1
+    echo "$k $n"
 }
 
 # Start knowhub alone on DATA (its socket DATA/run/knowhub.sock) and wait for
@@ -216,14 +237,36 @@ stack_gone() { # PID
     [ "${stat%% *}" = Z ]
 }
 
+# Stop PID: TERM, then KILL after 10 s.
+stack_stop_pid() { # PID
+    kill -TERM "$1" 2>/dev/null
+    stack_wait 10 stack_gone "$1" || kill -KILL "$1" 2>/dev/null
+}
+
+# Stop the stack of DATA by its pid files.
 stack_stop() { # DATA
     local data=$1 pid f
     for f in ${STACK_ONLY:-nginx-main knowhub}; do
         pid=$(cat "$data/run/$f.pid" 2>/dev/null) || continue
-        kill -TERM "$pid" 2>/dev/null
-        stack_wait 10 stack_gone "$pid" || kill -KILL "$pid" 2>/dev/null
+        stack_stop_pid "$pid"
         rm -f "$data/run/$f.pid"
     done
+    rm -f "$data/run/url"
+}
+
+# Stop what this shell's stack_start started (STACK_NGINX_PID,
+# STACK_KNOWHUB_PID), never another's: a pid file is removed only if it
+# still names our process.
+stack_stop_ours() { # DATA
+    local data=$1 pid f
+    for f in nginx-main:${STACK_NGINX_PID:-} knowhub:${STACK_KNOWHUB_PID:-}; do
+        pid=${f#*:}
+        [ -n "$pid" ] || continue
+        stack_stop_pid "$pid"
+        [ "$(cat "$data/run/${f%%:*}.pid" 2>/dev/null)" = "$pid" ] && rm -f "$data/run/${f%%:*}.pid"
+    done
+    STACK_NGINX_PID="" STACK_KNOWHUB_PID=""
+    [ -f "$data/run/knowhub.pid" ] || rm -f "$data/run/url"
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
