@@ -2,7 +2,8 @@
 # test.sh: install what is missing, build, and run every test layer: unit
 # tests (ctest), the floors of fcgi/ (tests/arch), HTTP black-box tests
 # through real nginx + knowhub (on SQLite, then again on PostgreSQL), the MCP
-# SDK tests, the reliability tests, the browser tests, the Debian package
+# SDK tests, every shell example of the docs (tests/docs), the reliability
+# tests, the browser tests, the Debian package
 # (tests/package/package.sh), the unit and HTTP
 # tests again on an ASan + UBSan build, the threaded ones on a ThreadSanitizer
 # build, and a bounded run of every libFuzzer target. Each stage prints its runs and skips (scripts/stage.sh: a skip not in
@@ -135,6 +136,11 @@ if npm_ready tests/mcp; then
 else
     stage_fail mcp "the SDK could not be installed (see $OUT/mcp-npm.log)"
 fi
+
+# Every ```sh example of README.md and docs/*.md, as written, on a fresh stack
+# (tests/docs/examples.test.mjs; jq is in DEPS_BUILD: the examples use it).
+echo "== docs as tests (every shell example of README.md and docs/, on a fresh stack)"
+node_stage docs tests/docs/
 
 if [ -d tests/reliability ]; then
     echo "== reliability tests (isolation, load, crash, disk full, hostile input)"

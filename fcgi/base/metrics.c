@@ -66,8 +66,6 @@ struct metrics {
     counter llm_calls[N_PURPOSE][N_OUTCOME];
     counter llm_prompt_tokens[N_PURPOSE], llm_completion_tokens[N_PURPOSE];
     struct histogram llm_latency[N_PURPOSE];
-    /* Embeddings do not exist yet: their calls, tokens and latency go here
-     * (as knowhub_embedding_*) when they do. */
     struct histogram job_duration[N_KIND];
     counter responses_undelivered, log_lines_lost;
 };
