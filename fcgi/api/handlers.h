@@ -71,6 +71,12 @@ void h_embeddings_backfill(struct request *req, struct response *res);
 void h_jobs_list(struct request *req, struct response *res);
 void h_llm_usage(struct request *req, struct response *res);
 
+/* h_tokens.c: the tokens of the caller's space (admins) and the spaces a caller may use */
+void h_tokens_list(struct request *req, struct response *res);
+void h_tokens_create(struct request *req, struct response *res);
+void h_tokens_revoke(struct request *req, struct response *res);
+void h_spaces_list(struct request *req, struct response *res);
+
 /* h_context.c: what agents load before they work: the rules, and a question's context */
 void h_context_rules(struct request *req, struct response *res);
 void h_context_question(struct request *req, struct response *res);

@@ -75,7 +75,7 @@ static int token_create(struct store *st, int argc, char **argv)
         return 2;
     }
     buf_init(&token, 256);
-    rc = auth_token_create(st, space, role_from_name(role), label, &token);
+    rc = auth_token_create(st, space, role_from_name(role), label, "operator", &token);
     if (rc == 0)
         printf("%s\n", token.data);
     else
@@ -111,7 +111,7 @@ int cli_token(const struct config *cfg, int argc, char **argv)
                "LAST USED", "STATE", "LABEL");
         rc = store_token_each(st, print_token, NULL) ? 1 : 0;
     } else {
-        rc = store_token_revoke(st, argv[1]);
+        rc = store_token_revoke(st, argv[1], NULL, "operator");
         if (rc == STORE_NOT_FOUND)
             fprintf(stderr, "knowhub: no valid token with id %s\n", argv[1]);
         else if (rc)

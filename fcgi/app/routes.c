@@ -56,6 +56,11 @@ static const struct route table[] = {
     {"POST", "/mcp", ROLE_READER, h_mcp, 0},
     /* Loopback, or KNOWHUB_METRICS_TOKEN: the handler decides (docs/operations.md). */
     {"GET", "/metrics", ROLE_NONE, h_metrics, 0},
+    /* Appended, not sorted in: a fuzz seed's first byte is its route's index. */
+    {"GET", "/api/spaces", ROLE_READER, h_spaces_list, 0},
+    {"GET", "/api/tokens", ROLE_ADMIN, h_tokens_list, 0},
+    {"POST", "/api/tokens", ROLE_ADMIN, h_tokens_create, 0},
+    {"DELETE", "/api/tokens/{id}", ROLE_ADMIN, h_tokens_revoke, 0},
 };
 
 void routes_install(void)

@@ -122,7 +122,8 @@ int server_first_start(const struct config *cfg, struct store *st)
     buf_init(&token, 256);
     buf_init(&path, 4096);
     buf_addf(&path, "%s/admin.token", cfg->data_dir);
-    if (auth_token_create(st, "default", ROLE_ADMIN, "first-start admin", &token) != 0) {
+    if (auth_token_create(st, "default", ROLE_ADMIN, "first-start admin", "operator", &token) !=
+        0) {
         fprintf(stderr, "knowhub: cannot create the admin token: %s\n", store_errmsg(st));
         goto out;
     }

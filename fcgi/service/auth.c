@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TOKEN_ID_HEX 16
 #define TOKEN_SECRET_BYTES 32
 
 static const char *const role_names[] = {"reader", "agent", "editor", "admin"};
@@ -50,7 +49,7 @@ static void secret_hash(const char *secret, size_t n, unsigned char out[32])
 }
 
 int auth_token_create(struct store *st, const char *space, enum role role, const char *label,
-                      struct buf *out)
+                      const char *actor, struct buf *out)
 {
     unsigned char id_raw[TOKEN_ID_HEX / 2], secret_raw[TOKEN_SECRET_BYTES], hash[32];
     char id[TOKEN_ID_HEX + 1];
@@ -64,7 +63,7 @@ int auth_token_create(struct store *st, const char *space, enum role role, const
     sodium_bin2base64(secret, sizeof secret, secret_raw, sizeof secret_raw,
                       sodium_base64_VARIANT_URLSAFE_NO_PADDING);
     secret_hash(secret, strlen(secret), hash);
-    rc = store_token_insert(st, id, hash, space, role_name(role), label);
+    rc = store_token_insert(st, id, hash, space, role_name(role), label, actor);
     if (rc == STORE_OK) {
         buf_reset(out);
         buf_addf(out, "kh_%s_%s", id, secret);

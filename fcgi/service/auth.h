@@ -9,6 +9,9 @@
 
 struct store;
 
+/* A token's public id: 16 lower-case hex digits ("kh_<id>_<secret>"). */
+#define TOKEN_ID_HEX 16
+
 /* Role from its name ("admin", "editor", "agent", "reader"); ROLE_NONE if unknown. */
 enum role role_from_name(const char *name);
 const char *role_name(enum role role);
@@ -21,10 +24,11 @@ int auth_may_change(enum role role, const char *category);
 /* Return 1 when name is a valid space name: [a-z0-9_-], 1..64 characters. */
 int space_name_valid(const char *name);
 
-/* Create a token for space (created if needed) and role; the full token text
- * goes to out (shown once, never stored). Returns a store status. */
+/* Create a token for space (created if needed) and role, audited as actor's
+ * ("operator" for the CLI); the full token text goes to out (shown once,
+ * never stored). Returns a store status. */
 int auth_token_create(struct store *st, const char *space, enum role role, const char *label,
-                      struct buf *out);
+                      const char *actor, struct buf *out);
 
 /* What a credential check found. */
 enum auth_result {

@@ -170,16 +170,19 @@ struct token_record {
 };
 void store_token_record_release(struct token_record *t);
 
-/* Store a token's public id, secret hash, space (created if needed), role, label. */
+/* Store a token's public id, secret hash, space (created if needed), role,
+ * label, with an audit row "token.create" by actor ("operator" for the CLI). */
 STORE_MUST_CHECK int store_token_insert(struct store *st, const char *id,
                                         const unsigned char hash[32], const char *space,
-                                        const char *role, const char *label);
+                                        const char *role, const char *label, const char *actor);
 /* Fetch a token by public id (revoked ones included). */
 STORE_MUST_CHECK int store_token_get(struct store *st, const char *id, struct token_record *out);
 /* Record use now, at most once a minute per token. */
 STORE_MUST_CHECK int store_token_touch(struct store *st, const char *id);
-/* Mark revoked; STORE_NOT_FOUND when unknown or already revoked. */
-STORE_MUST_CHECK int store_token_revoke(struct store *st, const char *id);
+/* Mark revoked, with an audit row "token.revoke" by actor; STORE_NOT_FOUND
+ * when unknown, already revoked, or (space not NULL) of another space. */
+STORE_MUST_CHECK int store_token_revoke(struct store *st, const char *id, const char *space,
+                                        const char *actor);
 /* Call each(t, ctx) for every token, oldest first; stops early when it returns non-zero. */
 STORE_MUST_CHECK int store_token_each(struct store *st,
                                       int (*each)(const struct token_record *, void *), void *ctx);

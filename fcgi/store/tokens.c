@@ -36,7 +36,7 @@ void store_token_record_release(struct token_record *t)
 }
 
 int store_token_insert(struct store *st, const char *id, const unsigned char hash[32],
-                       const char *space, const char *role, const char *label)
+                       const char *space, const char *role, const char *label, const char *actor)
 {
     char now[20];
     int rc;
@@ -47,7 +47,7 @@ int store_token_insert(struct store *st, const char *id, const unsigned char has
     time_utc_text(now);
     rc = stmt_run(st, S_TOKEN_INSERT, "thtttt", id, hash, space, role, label ? label : "", now);
     if (rc == STORE_OK)
-        rc = store_audit(st, space, "operator", "token.create", id);
+        rc = store_audit(st, space, actor, "token.create", id);
     return store_tx_end(st, rc);
 }
 
@@ -98,13 +98,27 @@ int store_token_touch(struct store *st, const char *id)
     return stmt_run(st, S_TOKEN_TOUCH, "tt", id, now);
 }
 
-int store_token_revoke(struct store *st, const char *id)
+int store_token_revoke(struct store *st, const char *id, const char *space, const char *actor)
 {
+    struct token_record t = {0};
     char now[20];
     int rc;
-    time_utc_text(now);
-    rc = stmt_run(st, S_TOKEN_REVOKE, "tt", id, now);
-    return rc == STORE_OK && stmt_rows_changed(st) == 0 ? STORE_NOT_FOUND : rc;
+    if ((rc = store_begin(st)))
+        return rc;
+    rc = store_token_get(st, id, &t);
+    /* Another space's token is not found there: a space sees only its own. */
+    if (rc == STORE_OK && ((space && strcmp(t.space, space) != 0) || t.revoked_at))
+        rc = STORE_NOT_FOUND;
+    if (rc == STORE_OK) {
+        time_utc_text(now);
+        rc = stmt_run(st, S_TOKEN_REVOKE, "tt", id, now);
+        if (rc == STORE_OK && stmt_rows_changed(st) == 0)
+            rc = STORE_NOT_FOUND;
+    }
+    if (rc == STORE_OK)
+        rc = store_audit(st, t.space, actor, "token.revoke", id);
+    store_token_record_release(&t);
+    return store_tx_end(st, rc);
 }
 
 int store_token_each(struct store *st, int (*each)(const struct token_record *, void *), void *ctx)

@@ -162,7 +162,7 @@ describe('server error keys', () => {
         for (const f of fs.readdirSync(dir, { recursive: true }).filter((n) => n.endsWith('.c'))) {
             const src = fs.readFileSync(path.join(dir, f), 'utf8');
             for (const m of src.matchAll(/reply_error_key\([^;]*?,\s*"([a-z0-9_]+)"\s*,/g)) keys.add(m[1]);
-            for (const m of src.matchAll(/error_set\(\s*&?[\w>-]+,\s*(?:\w+|"[A-Z_]+"),\s*"([a-z0-9_]+)"/g)) keys.add(m[1]);
+            for (const m of src.matchAll(/error_(?:set|text)\(\s*&?[\w>-]+,\s*(?:\w+|"[A-Z_]+"),\s*"([a-z0-9_]+)"/g)) keys.add(m[1]);
         }
         for (const f of fs.readdirSync(path.join(ROOT, 'nginx')).filter((n) => n.endsWith('.conf') || n.endsWith('.conf.in'))) {
             const conf = fs.readFileSync(path.join(ROOT, 'nginx', f), 'utf8');

@@ -152,7 +152,7 @@ static void setup(void)
     store_set_metrics(st, metrics);
     llm_set_metrics(llm, metrics);
     buf_init(&t, 256);
-    if (auth_token_create(st, "fuzz", ROLE_ADMIN, "fuzz", &t))
+    if (auth_token_create(st, "fuzz", ROLE_ADMIN, "fuzz", "operator", &t))
         abort();
     buf_init(&auth_header, 256);
     buf_addf(&auth_header, "Bearer %s", t.data);

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         buf_adds(&token, "Bearer ");
         struct buf t;
         buf_init(&t, 256);
-        if (auth_token_create(st, "fuzz", ROLE_READER, "", &t))
+        if (auth_token_create(st, "fuzz", ROLE_READER, "", "operator", &t))
             abort();
         buf_adds(&token, t.data);
         buf_release(&t);

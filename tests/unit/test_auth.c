@@ -85,7 +85,7 @@ static void test_tokens(struct store *st)
     buf_init(&hdr, 1024);
     buf_init(&other, 512);
 
-    CHECK_INT(auth_token_create(st, "team-a", ROLE_EDITOR, "ci bot", &tok), STORE_OK);
+    CHECK_INT(auth_token_create(st, "team-a", ROLE_EDITOR, "ci bot", "operator", &tok), STORE_OK);
     /* "kh_" + 16 hex + "_" + secret */
     CHECK(strncmp(tok.data, "kh_", 3) == 0);
     CHECK(tok.len > 20 && tok.data[19] == '_');
@@ -136,7 +136,7 @@ static void test_tokens(struct store *st)
     identity_release(&who);
 
     /* without a label the actor is "token:<id>" */
-    CHECK_INT(auth_token_create(st, "team-b", ROLE_READER, "", &other), STORE_OK);
+    CHECK_INT(auth_token_create(st, "team-b", ROLE_READER, "", "operator", &other), STORE_OK);
     bearer(&hdr, "Bearer ", other.data);
     CHECK_INT(auth_check(st, hdr.data, &who), 0);
     CHECK_STR(who.space, "team-b");
@@ -194,7 +194,7 @@ static void test_tokens(struct store *st)
     REFUSED(st, hdr.data);
 
     /* revoked */
-    CHECK_INT(store_token_revoke(st, id), STORE_OK);
+    CHECK_INT(store_token_revoke(st, id, NULL, "operator"), STORE_OK);
     bearer(&hdr, "Bearer ", tok.data);
     REFUSED(st, hdr.data);
     /* the other token still works */
@@ -206,7 +206,7 @@ static void test_tokens(struct store *st)
     {
         struct buf t2;
         buf_init(&t2, 512);
-        CHECK_INT(auth_token_create(st, "team-a", ROLE_ADMIN, "x", &t2), STORE_OK);
+        CHECK_INT(auth_token_create(st, "team-a", ROLE_ADMIN, "x", "operator", &t2), STORE_OK);
         CHECK(strcmp(t2.data, tok.data) != 0);
         CHECK(strncmp(t2.data, tok.data, 19) != 0); /* different ids */
         bearer(&hdr, "Bearer ", t2.data);

@@ -103,7 +103,7 @@ static void make_token(struct buf *out, const char *space, enum role role, const
 {
     struct buf tok;
     buf_init(&tok, 512);
-    CHECK_INT(auth_token_create(st, space, role, label, &tok), STORE_OK);
+    CHECK_INT(auth_token_create(st, space, role, label, "operator", &tok), STORE_OK);
     buf_init(out, 600);
     buf_addf(out, "Bearer %s", tok.data);
     buf_release(&tok);

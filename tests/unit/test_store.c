@@ -239,13 +239,15 @@ static void test_tokens(struct store *st)
     memset(h1, 0x11, sizeof h1);
     memset(h2, 0x22, sizeof h2);
     CHECK_INT(store_token_count(st), 0);
-    CHECK_INT(store_token_insert(st, "aaaaaaaaaaaaaaaa", h1, "tok-space", "admin", "ops"),
-              STORE_OK);
-    CHECK_INT(store_token_insert(st, "bbbbbbbbbbbbbbbb", h2, "tok-space", "reader", NULL),
-              STORE_OK);
+    CHECK_INT(
+        store_token_insert(st, "aaaaaaaaaaaaaaaa", h1, "tok-space", "admin", "ops", "operator"),
+        STORE_OK);
+    CHECK_INT(
+        store_token_insert(st, "bbbbbbbbbbbbbbbb", h2, "tok-space", "reader", NULL, "operator"),
+        STORE_OK);
     CHECK_INT(store_token_count(st), 2);
     /* duplicate id */
-    CHECK_INT(store_token_insert(st, "aaaaaaaaaaaaaaaa", h2, "other", "reader", ""),
+    CHECK_INT(store_token_insert(st, "aaaaaaaaaaaaaaaa", h2, "other", "reader", "", "operator"),
               STORE_CONFLICT);
     CHECK_INT(store_token_count(st), 2);
 
@@ -289,10 +291,15 @@ static void test_tokens(struct store *st)
     CHECK_INT(l.n, 1);
     ids_release(&l);
 
+    /* revoke: another space's token is NOT_FOUND there and stays valid */
+    CHECK_INT(store_token_revoke(st, "bbbbbbbbbbbbbbbb", "other", "token:x"), STORE_NOT_FOUND);
+    CHECK_INT(store_token_get(st, "bbbbbbbbbbbbbbbb", &t), STORE_OK);
+    CHECK(t.revoked_at == NULL);
+    store_token_record_release(&t);
     /* revoke: once, then NOT_FOUND; unknown is NOT_FOUND */
-    CHECK_INT(store_token_revoke(st, "bbbbbbbbbbbbbbbb"), STORE_OK);
-    CHECK_INT(store_token_revoke(st, "bbbbbbbbbbbbbbbb"), STORE_NOT_FOUND);
-    CHECK_INT(store_token_revoke(st, "cccccccccccccccc"), STORE_NOT_FOUND);
+    CHECK_INT(store_token_revoke(st, "bbbbbbbbbbbbbbbb", "tok-space", "operator"), STORE_OK);
+    CHECK_INT(store_token_revoke(st, "bbbbbbbbbbbbbbbb", NULL, "operator"), STORE_NOT_FOUND);
+    CHECK_INT(store_token_revoke(st, "cccccccccccccccc", NULL, "operator"), STORE_NOT_FOUND);
     CHECK_INT(store_token_get(st, "bbbbbbbbbbbbbbbb", &t), STORE_OK);
     CHECK(t.revoked_at != NULL);
     store_token_record_release(&t);

@@ -122,3 +122,9 @@ export const traces = {
 export const jobs = {
     list: () => get('/api/jobs'),
 };
+
+export const tokens = {
+    list: () => get('/api/tokens'),
+    create: (body) => post('/api/tokens', body),
+    revoke: (id) => del(`/api/tokens/${enc(id)}`),
+};

@@ -1,6 +1,7 @@
-// app.js: start-up, login and the three views. The knowledge panel is always
-// on the left (as in the reference's sidebar); the main area shows a
-// document's details, the analysis sessions or the traces dashboard.
+// app.js: start-up, login and the views. The knowledge panel is always on
+// the left (as in the reference's sidebar); the main area shows a document's
+// details, the analysis sessions, the traces dashboard or, for admins, the
+// space's access tokens.
 //
 // Login: a token typed in the login screen, or a one-click link
 // http://HOST:PORT/#token=<token> (./run.sh prints it). The fragment never
@@ -18,10 +19,13 @@ import { roleLabel } from './labels.js';
 import { mountPanel, selectItem } from './panel.js';
 import { mountSessions, setSessionsVisible } from './sessions.js';
 import { fetchAll } from './store.js';
+import { mountTokens, refreshTokens } from './tokens.js';
 import { mountTraces, refreshTraces } from './traces.js';
 import { setWho, who } from './who.js';
 
-const VIEWS = ['knowledge', 'sessions', 'traces'];
+const VIEWS = ['knowledge', 'sessions', 'traces', 'tokens'];
+/** The views a role may open: tokens are an admin's. */
+const mayOpen = (v) => v !== 'tokens' || who.role === 'admin';
 const LANG_KEYS = { en: 'app.langEn', zh: 'app.langZh' };
 let view = 'knowledge';
 let started = false;
@@ -92,8 +96,10 @@ async function enter(me) {
             showView('knowledge');
             showDetailsById(id);
         });
+        mountTokens($('#view-tokens'));
         onEditorSaved((category, path) => openDocument(category, path));
     }
+    $('.tab[data-view="tokens"]').hidden = !mayOpen('tokens');
     await fetchAll();
     showView(viewFromHash() || view);
 }
@@ -109,11 +115,11 @@ function openDocument(category, path) {
 
 function viewFromHash() {
     const v = location.hash.replace(/^#\/?/, '');
-    return VIEWS.includes(v) ? v : null;
+    return VIEWS.includes(v) && mayOpen(v) ? v : null;
 }
 
 function showView(v) {
-    view = VIEWS.includes(v) ? v : 'knowledge';
+    view = VIEWS.includes(v) && mayOpen(v) ? v : 'knowledge';
     for (const name of VIEWS) {
         $(`#view-${name}`).hidden = name !== view;
         const tab = $(`.tab[data-view="${name}"]`);
@@ -124,6 +130,7 @@ function showView(v) {
     if (location.hash !== hash) history.replaceState(null, '', location.pathname + location.search + hash);
     setSessionsVisible(view === 'sessions');
     if (view === 'traces') refreshTraces();
+    if (view === 'tokens') refreshTokens();
 }
 
 async function onLoginSubmit(e) {
