@@ -136,6 +136,13 @@ else
     stage_fail mcp "the SDK could not be installed (see $OUT/mcp-npm.log)"
 fi
 
+echo "== OpenAPI (docs/openapi.yaml: the route table, an OpenAPI 3.1 validator, live answers)"
+if npm_ready tests/openapi; then
+    node_stage openapi tests/openapi/
+else
+    stage_fail openapi "the validator could not be installed (see $OUT/openapi-npm.log)"
+fi
+
 if [ -d tests/reliability ]; then
     echo "== reliability tests (isolation, load, crash, disk full, hostile input)"
     node_stage reliability tests/reliability/
