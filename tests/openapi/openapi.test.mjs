@@ -213,8 +213,12 @@ function answerSchema(method, route, status, type = 'application/json') {
     return validators.get(id);
 }
 
+/** The operations a live answer was checked for ("METHOD /route"). */
+const checked = new Set();
+
 /** Check one live answer r of `method route` against the document; returns its JSON. */
 function conforms(method, route, r, { type = 'application/json' } = {}) {
+    checked.add(`${method} ${route}`);
     assert.ok(r.headers['content-type']?.startsWith(type), `${method} ${route}: Content-Type ${r.headers['content-type']}`);
     const v = answerSchema(method, route, r.status, type);
     const ok = v(r.json);
@@ -290,6 +294,8 @@ describe('a real nginx + knowhub', () => {
         const lines = ex.text.trim().split('\n');
         assert.equal(lines.length, 2);
         for (const l of lines) assert.ok(line(JSON.parse(l)), JSON.stringify(line.errors));
+        assert.ok(SPEC.paths['/api/knowledge/export'].get.responses['200'].content['application/x-ndjson']);
+        checked.add('GET /api/knowledge/export');
         // Deletion and revert.
         conforms('DELETE', '/api/knowledge/{id}', await s.api('DELETE', `/api/knowledge/${id}`, { token: t }));
         conforms('POST', '/api/knowledge/{id}/revert', await s.api('POST', `/api/knowledge/${id}/revert`, { token: t, body: {} }));
@@ -398,11 +404,17 @@ describe('a real nginx + knowhub', () => {
         assert.equal(m.status, 200);
         assert.ok(m.headers['content-type'].startsWith(Object.keys(SPEC.paths['/metrics'].get.responses['200'].content)[0]));
         assert.match(m.text, /^# HELP knowhub_build_info /m);
+        checked.add('GET /metrics');
         // Browser login and logout.
         const login = await s.api('POST', '/api/auth/login', { body: { token: t } });
         conforms('POST', '/api/auth/login', login);
         assert.match(login.headers['set-cookie'].join('\n'), /kh_session=/);
         conforms('POST', '/api/auth/logout', await s.api('POST', '/api/auth/logout', { token: t }));
+    });
+
+    test('every operation of the file had a live answer checked above', () => {
+        const missing = specOperations(SPEC).map((o) => `${o.method} ${o.path}`).filter((k) => !checked.has(k));
+        assert.deepEqual(missing, [], 'operations without a live check in this file');
     });
 
     test('an answer with a field the file does not describe fails the check', () => {
