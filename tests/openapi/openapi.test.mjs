@@ -235,6 +235,27 @@ describe('a real nginx + knowhub', () => {
         await s?.stop();
     });
 
+    /** Send a request to `method route` after checking it against the file:
+     * each query parameter is one the operation declares, and the JSON body
+     * validates against its request body's schema. */
+    async function call(method, route, url, opts = {}) {
+        const op = SPEC.paths[route]?.[method.toLowerCase()];
+        assert.ok(op, `docs/openapi.yaml has no ${method} ${route}`);
+        const declared = [...(SPEC.paths[route].parameters || []), ...(op.parameters || [])]
+            .map((x) => (x.$ref ? resolve(x.$ref) : x))
+            .filter((x) => x.in === 'query')
+            .map((x) => x.name);
+        for (const name of new URL(url, 'http://x').searchParams.keys())
+            assert.ok(declared.includes(name), `${method} ${route}: query parameter '${name}' is not in docs/openapi.yaml`);
+        if (opts.body !== undefined) {
+            const schema = op.requestBody?.content?.['application/json']?.schema;
+            assert.ok(schema, `${method} ${route}: a body was sent, docs/openapi.yaml describes none`);
+            const v = ajv.compile({ ...schema, components: SPEC.components });
+            assert.ok(v(opts.body), `${method} ${route}: the request body does not match docs/openapi.yaml: ${JSON.stringify(v.errors)}`);
+        }
+        return s.api(method, url, opts);
+    }
+
     test('GET /api/openapi.yaml is docs/openapi.yaml, as YAML, without a token', async () => {
         const r = await s.api('GET', '/api/openapi.yaml');
         assert.equal(r.status, 200);
@@ -256,38 +277,38 @@ describe('a real nginx + knowhub', () => {
 
     test('the entry view, its search and its errors answer as described', async () => {
         const t = s.admin;
-        conforms('GET', '/api/health', await s.api('GET', '/api/health'));
-        conforms('GET', '/api/auth/me', await s.api('GET', '/api/auth/me', { token: t }));
+        conforms('GET', '/api/health', await call('GET', '/api/health', '/api/health'));
+        conforms('GET', '/api/auth/me', await call('GET', '/api/auth/me', '/api/auth/me', { token: t }));
         const body = { scenario: 'Load a CSV larger than memory', content: 'Use read_csv with chunksize.', tags_type: ['tool'], tags: ['pandas'], agent_id: 'oa', urls: ['https://example.com'] };
-        const c = conforms('POST', '/api/knowledge', await s.api('POST', '/api/knowledge', { token: t, body, headers: { 'Idempotency-Key': 'openapi-1' } }));
+        const c = conforms('POST', '/api/knowledge', await call('POST', '/api/knowledge', '/api/knowledge', { token: t, body, headers: { 'Idempotency-Key': 'openapi-1' } }));
         assert.equal(c.status, 'success');
         const id = c.data.id;
-        const again = conforms('POST', '/api/knowledge', await s.api('POST', '/api/knowledge', { token: t, body, headers: { 'Idempotency-Key': 'openapi-1' } }));
+        const again = conforms('POST', '/api/knowledge', await call('POST', '/api/knowledge', '/api/knowledge', { token: t, body, headers: { 'Idempotency-Key': 'openapi-1' } }));
         assert.equal(again.data.replayed, true);
-        const rule = conforms('POST', '/api/knowledge', await s.api('POST', '/api/knowledge', { token: t, body: { scenario: 'Always cite', content: 'Cite the table.', category: 'rules', path: 'cite.md', description: 'cite' } }));
+        const rule = conforms('POST', '/api/knowledge', await call('POST', '/api/knowledge', '/api/knowledge', { token: t, body: { scenario: 'Always cite', content: 'Cite the table.', category: 'rules', path: 'cite.md', description: 'cite' } }));
         assert.equal(rule.data.always_apply, true);
-        const put = conforms('PUT', '/api/knowledge/{id}', await s.api('PUT', `/api/knowledge/${id}`, { token: t, body: { add_helpful_case: { case_id: 'oa-1', scenario: 's', result: 'r' }, update_score: 4 } }));
+        const put = conforms('PUT', '/api/knowledge/{id}', await call('PUT', '/api/knowledge/{id}', `/api/knowledge/${id}`, { token: t, body: { add_helpful_case: { case_id: 'oa-1', scenario: 's', result: 'r' }, update_score: 4 } }));
         assert.deepEqual(put.data.applied, { add_helpful_case: 'added', update_score: 4 });
-        const got = conforms('GET', '/api/knowledge/{id}', await s.api('GET', `/api/knowledge/${id}`, { token: t }));
+        const got = conforms('GET', '/api/knowledge/{id}', await call('GET', '/api/knowledge/{id}', `/api/knowledge/${id}`, { token: t }));
         assert.equal(got.data.eval.helpful_history.length, 1);
-        const list = conforms('GET', '/api/knowledge', await s.api('GET', '/api/knowledge?limit=5', { token: t }));
+        const list = conforms('GET', '/api/knowledge', await call('GET', '/api/knowledge', '/api/knowledge?limit=5', { token: t }));
         assert.equal(list.data.total, 2);
-        conforms('GET', '/api/knowledge/{id}/cases', await s.api('GET', `/api/knowledge/${id}/cases?kind=helpful`, { token: t }));
-        conforms('GET', '/api/knowledge/{id}/revisions', await s.api('GET', `/api/knowledge/${id}/revisions`, { token: t }));
-        const batch = conforms('POST', '/api/knowledge/batch_update', await s.api('POST', '/api/knowledge/batch_update', { token: t, body: { feedback_list: [{ knowledge_id: id, is_effective: true, feedback: 'fine' }, { knowledge_id: 'nope', is_effective: false }] } }));
+        conforms('GET', '/api/knowledge/{id}/cases', await call('GET', '/api/knowledge/{id}/cases', `/api/knowledge/${id}/cases?kind=helpful`, { token: t }));
+        conforms('GET', '/api/knowledge/{id}/revisions', await call('GET', '/api/knowledge/{id}/revisions', `/api/knowledge/${id}/revisions`, { token: t }));
+        const batch = conforms('POST', '/api/knowledge/batch_update', await call('POST', '/api/knowledge/batch_update', '/api/knowledge/batch_update', { token: t, body: { feedback_list: [{ knowledge_id: id, is_effective: true, feedback: 'fine' }, { knowledge_id: 'nope', is_effective: false }] } }));
         assert.deepEqual([batch.data.succeeded, batch.data.failed], [1, 1]);
         // Searches: both views, lexical and (without an embeddings server) degraded with a warning, and logging into a trace.
-        const se = conforms('GET', '/api/knowledge/search', await s.api('GET', '/api/knowledge/search?q=csv+chunksize&top_k=3', { token: t }));
+        const se = conforms('GET', '/api/knowledge/search', await call('GET', '/api/knowledge/search', '/api/knowledge/search?q=csv+chunksize&top_k=3', { token: t }));
         assert.equal(se.data.results[0].id, id);
-        const logged = conforms('GET', '/api/knowledge/search', await s.api('GET', '/api/knowledge/search?q=csv&mode=hybrid&trace_id=oa-trace&goal_id=g1&sequence=2&task=load', { token: t }));
+        const logged = conforms('GET', '/api/knowledge/search', await call('GET', '/api/knowledge/search', '/api/knowledge/search?q=csv&mode=hybrid&trace_id=oa-trace&goal_id=g1&sequence=2&task=load', { token: t }));
         assert.equal(logged.data.logged, true);
         assert.ok(logged.data.warnings.length >= 1);
-        const sf = conforms('POST', '/api/knowledge/search', await s.api('POST', '/api/knowledge/search', { token: t, body: { query: 'csv', mode: 'hybrid', include_weak: true } }));
+        const sf = conforms('POST', '/api/knowledge/search', await call('POST', '/api/knowledge/search', '/api/knowledge/search', { token: t, body: { query: 'csv', mode: 'hybrid', include_weak: true } }));
         assert.equal(sf.data.results[0].id, id);
-        conforms('POST', '/api/knowledge/context', await s.api('POST', '/api/knowledge/context', { token: t, body: { question: 'csv' } }));
-        conforms('GET', '/api/knowledge/rules', await s.api('GET', '/api/knowledge/rules', { token: t }));
+        conforms('POST', '/api/knowledge/context', await call('POST', '/api/knowledge/context', '/api/knowledge/context', { token: t, body: { question: 'csv' } }));
+        conforms('GET', '/api/knowledge/rules', await call('GET', '/api/knowledge/rules', '/api/knowledge/rules', { token: t }));
         // The export: every line an entry.
-        const ex = await s.api('GET', '/api/knowledge/export', { token: t });
+        const ex = await call('GET', '/api/knowledge/export', '/api/knowledge/export', { token: t });
         assert.equal(ex.status, 200);
         assert.match(ex.headers['content-type'], /^application\/x-ndjson/);
         const line = ajv.compile({ ...strict(resolve('#/components/schemas/Entry')), components: STRICT_COMPONENTS });
@@ -297,14 +318,14 @@ describe('a real nginx + knowhub', () => {
         assert.ok(SPEC.paths['/api/knowledge/export'].get.responses['200'].content['application/x-ndjson']);
         checked.add('GET /api/knowledge/export');
         // Deletion and revert.
-        conforms('DELETE', '/api/knowledge/{id}', await s.api('DELETE', `/api/knowledge/${id}`, { token: t }));
-        conforms('POST', '/api/knowledge/{id}/revert', await s.api('POST', `/api/knowledge/${id}/revert`, { token: t, body: {} }));
+        conforms('DELETE', '/api/knowledge/{id}', await call('DELETE', '/api/knowledge/{id}', `/api/knowledge/${id}`, { token: t }));
+        conforms('POST', '/api/knowledge/{id}/revert', await call('POST', '/api/knowledge/{id}/revert', `/api/knowledge/${id}/revert`, { token: t, body: {} }));
         // Error answers: application errors (200), protocol errors (401, 403, 404, 405).
-        const bad = conforms('GET', '/api/knowledge', await s.api('GET', '/api/knowledge?limit=1000', { token: t }));
+        const bad = conforms('GET', '/api/knowledge', await call('GET', '/api/knowledge', '/api/knowledge?limit=1000', { token: t }));
         assert.equal(bad.error.key, 'field_not_integer');
-        const gone = conforms('GET', '/api/knowledge/{id}', await s.api('GET', '/api/knowledge/knowledge-20000101-00000000', { token: t }));
+        const gone = conforms('GET', '/api/knowledge/{id}', await call('GET', '/api/knowledge/{id}', '/api/knowledge/knowledge-20000101-00000000', { token: t }));
         assert.equal(gone.error.code, 'NOT_FOUND');
-        const evolve = conforms('PUT', '/api/knowledge/{id}', await s.api('PUT', `/api/knowledge/${id}`, { token: t, body: { evolve_feedback: 'shorter' } }));
+        const evolve = conforms('PUT', '/api/knowledge/{id}', await call('PUT', '/api/knowledge/{id}', `/api/knowledge/${id}`, { token: t, body: { evolve_feedback: 'shorter' } }));
         assert.equal(evolve.error.code, 'LLM_NOT_CONFIGURED');
         const noToken = await s.api('POST', '/api/knowledge', { body });
         assert.equal(noToken.status, 401);
@@ -323,80 +344,80 @@ describe('a real nginx + knowhub', () => {
 
     test('the file view answers as described', async () => {
         const t = s.admin;
-        conforms('POST', '/api/knowledge/limits', await s.api('POST', '/api/knowledge/limits', { token: t, body: {} }));
-        const w = conforms('POST', '/api/knowledge/write', await s.api('POST', '/api/knowledge/write', { token: t, body: { category: 'experiences', path: 'oa/doc.md', content: '---\ntitle: A doc\ntags: [x]\n---\nThe **body**.' } }));
+        conforms('POST', '/api/knowledge/limits', await call('POST', '/api/knowledge/limits', '/api/knowledge/limits', { token: t, body: {} }));
+        const w = conforms('POST', '/api/knowledge/write', await call('POST', '/api/knowledge/write', '/api/knowledge/write', { token: t, body: { category: 'experiences', path: 'oa/doc.md', content: '---\ntitle: A doc\ntags: [x]\n---\nThe **body**.' } }));
         assert.equal(w.data.created, true);
-        await s.api('POST', '/api/knowledge/write', { token: t, body: { category: 'rules', path: 'r.md', content: '---\ntitle: R\ndescription: d\n---\nAlways r.' } });
+        await call('POST', '/api/knowledge/write', '/api/knowledge/write', { token: t, body: { category: 'rules', path: 'r.md', content: '---\ntitle: R\ndescription: d\n---\nAlways r.' } });
         for (const category of ['experiences', 'rules']) {
-            const l = conforms('POST', '/api/knowledge/list', await s.api('POST', '/api/knowledge/list', { token: t, body: { category } }));
+            const l = conforms('POST', '/api/knowledge/list', await call('POST', '/api/knowledge/list', '/api/knowledge/list', { token: t, body: { category } }));
             assert.ok(l.data.items.length >= 1);
         }
-        const r = conforms('POST', '/api/knowledge/read', await s.api('POST', '/api/knowledge/read', { token: t, body: { category: 'experiences', path: 'oa/doc.md' } }));
+        const r = conforms('POST', '/api/knowledge/read', await call('POST', '/api/knowledge/read', '/api/knowledge/read', { token: t, body: { category: 'experiences', path: 'oa/doc.md' } }));
         assert.match(r.data.html, /<strong>body<\/strong>/);
-        const missing = conforms('POST', '/api/knowledge/read', await s.api('POST', '/api/knowledge/read', { token: t, body: { category: 'experiences', path: 'oa/none.md' } }));
+        const missing = conforms('POST', '/api/knowledge/read', await call('POST', '/api/knowledge/read', '/api/knowledge/read', { token: t, body: { category: 'experiences', path: 'oa/none.md' } }));
         assert.equal(missing.error.code, 'TABLE_NOT_FOUND');
-        conforms('POST', '/api/knowledge/rename', await s.api('POST', '/api/knowledge/rename', { token: t, body: { category: 'experiences', path: 'oa/doc.md', new_path: 'oa/doc2.md' } }));
-        conforms('POST', '/api/knowledge/preview', await s.api('POST', '/api/knowledge/preview', { token: t, body: { content: '# Title' } }));
-        conforms('POST', '/api/knowledge/delete', await s.api('POST', '/api/knowledge/delete', { token: t, body: { category: 'experiences', path: 'oa/doc2.md' } }));
-        const trash = conforms('POST', '/api/knowledge/trash', await s.api('POST', '/api/knowledge/trash', { token: t, body: {} }));
+        conforms('POST', '/api/knowledge/rename', await call('POST', '/api/knowledge/rename', '/api/knowledge/rename', { token: t, body: { category: 'experiences', path: 'oa/doc.md', new_path: 'oa/doc2.md' } }));
+        conforms('POST', '/api/knowledge/preview', await call('POST', '/api/knowledge/preview', '/api/knowledge/preview', { token: t, body: { content: '# Title' } }));
+        conforms('POST', '/api/knowledge/delete', await call('POST', '/api/knowledge/delete', '/api/knowledge/delete', { token: t, body: { category: 'experiences', path: 'oa/doc2.md' } }));
+        const trash = conforms('POST', '/api/knowledge/trash', await call('POST', '/api/knowledge/trash', '/api/knowledge/trash', { token: t, body: {} }));
         assert.equal(trash.data.items[0].status, 'deleted');
     });
 
     test('traces, sessions, jobs, embeddings, tools, MCP and metrics answer as described', async () => {
         const t = s.admin;
-        const e = conforms('POST', '/api/knowledge', await s.api('POST', '/api/knowledge', { token: t, body: { scenario: 'ROI of a quarter', content: 'Divide the gain by the full cost.' } }));
+        const e = conforms('POST', '/api/knowledge', await call('POST', '/api/knowledge', '/api/knowledge', { token: t, body: { scenario: 'ROI of a quarter', content: 'Divide the gain by the full cost.' } }));
         const id = e.data.id;
-        const tr = conforms('POST', '/api/traces', await s.api('POST', '/api/traces', { token: t, body: { trace_id: 'oa-t', task: 'quarterly ROI' } }));
+        const tr = conforms('POST', '/api/traces', await call('POST', '/api/traces', '/api/traces', { token: t, body: { trace_id: 'oa-t', task: 'quarterly ROI' } }));
         assert.equal(tr.data.created, true);
-        conforms('GET', '/api/traces', await s.api('GET', '/api/traces', { token: t }));
-        conforms('GET', '/api/traces/{trace_id}', await s.api('GET', '/api/traces/oa-t', { token: t }));
-        const log = conforms('POST', '/api/traces/{trace_id}/knowledge_log', await s.api('POST', '/api/traces/oa-t/knowledge_log', { token: t, body: { knowledge_id: id, goal_id: 'g1', injected_at_sequence: 4 } }));
+        conforms('GET', '/api/traces', await call('GET', '/api/traces', '/api/traces', { token: t }));
+        conforms('GET', '/api/traces/{trace_id}', await call('GET', '/api/traces/{trace_id}', '/api/traces/oa-t', { token: t }));
+        const log = conforms('POST', '/api/traces/{trace_id}/knowledge_log', await call('POST', '/api/traces/{trace_id}/knowledge_log', '/api/traces/oa-t/knowledge_log', { token: t, body: { knowledge_id: id, goal_id: 'g1', injected_at_sequence: 4 } }));
         assert.equal(log.data.entries.length, 1);
-        conforms('GET', '/api/traces/{trace_id}/knowledge_log/pending', await s.api('GET', '/api/traces/oa-t/knowledge_log/pending', { token: t }));
-        conforms('GET', '/api/traces/{trace_id}/eval_prompt', await s.api('GET', '/api/traces/oa-t/eval_prompt?goal=roi', { token: t }));
+        conforms('GET', '/api/traces/{trace_id}/knowledge_log/pending', await call('GET', '/api/traces/{trace_id}/knowledge_log/pending', '/api/traces/oa-t/knowledge_log/pending', { token: t }));
+        conforms('GET', '/api/traces/{trace_id}/eval_prompt', await call('GET', '/api/traces/{trace_id}/eval_prompt', '/api/traces/oa-t/eval_prompt?goal=roi', { token: t }));
         const output = 'Done:\n```json\n' + JSON.stringify({ evaluations: [{ knowledge_id: id, eval_status: 'helpful', reason: 'used it' }, { knowledge_id: 'nope', eval_status: 'helpful', reason: 'x' }] }) + '\n```';
-        const ev = conforms('POST', '/api/traces/{trace_id}/evaluations', await s.api('POST', '/api/traces/oa-t/evaluations', { token: t, body: { trigger: 'goal_completion', output } }));
+        const ev = conforms('POST', '/api/traces/{trace_id}/evaluations', await call('POST', '/api/traces/{trace_id}/evaluations', '/api/traces/oa-t/evaluations', { token: t, body: { trigger: 'goal_completion', output } }));
         assert.equal(ev.data.strategy, 'fenced');
         assert.equal(ev.data.unmatched.length, 1);
-        const done = conforms('GET', '/api/traces/{trace_id}/knowledge_log', await s.api('GET', '/api/traces/oa-t/knowledge_log', { token: t }));
+        const done = conforms('GET', '/api/traces/{trace_id}/knowledge_log', await call('GET', '/api/traces/{trace_id}/knowledge_log', '/api/traces/oa-t/knowledge_log', { token: t }));
         assert.equal(done.data.entries[0].eval_result.eval_status, 'helpful');
-        const withInjections = conforms('GET', '/api/knowledge/{id}', await s.api('GET', `/api/knowledge/${id}`, { token: t }));
+        const withInjections = conforms('GET', '/api/knowledge/{id}', await call('GET', '/api/knowledge/{id}', `/api/knowledge/${id}`, { token: t }));
         assert.equal(withInjections.data.injections[0].eval_status, 'helpful');
         // Analysis sessions.
         const tables = [{ id: 't1', names: ['a'] }, { id: 't2', derive: { trigger: { tableId: 't1' } } }];
-        conforms('POST', '/api/sessions', await s.api('POST', '/api/sessions', { token: t, body: { id: 'oa-s', title: 'S', tables } }));
-        conforms('GET', '/api/sessions', await s.api('GET', '/api/sessions', { token: t }));
-        conforms('GET', '/api/sessions/{id}', await s.api('GET', '/api/sessions/oa-s', { token: t }));
-        conforms('DELETE', '/api/sessions/{id}/tables/{table_id}', await s.api('DELETE', '/api/sessions/oa-s/tables/t2', { token: t }));
-        conforms('DELETE', '/api/sessions/{id}', await s.api('DELETE', '/api/sessions/oa-s', { token: t }));
+        conforms('POST', '/api/sessions', await call('POST', '/api/sessions', '/api/sessions', { token: t, body: { id: 'oa-s', title: 'S', tables } }));
+        conforms('GET', '/api/sessions', await call('GET', '/api/sessions', '/api/sessions', { token: t }));
+        conforms('GET', '/api/sessions/{id}', await call('GET', '/api/sessions/{id}', '/api/sessions/oa-s', { token: t }));
+        conforms('DELETE', '/api/sessions/{id}/tables/{table_id}', await call('DELETE', '/api/sessions/{id}/tables/{table_id}', '/api/sessions/oa-s/tables/t2', { token: t }));
+        conforms('DELETE', '/api/sessions/{id}', await call('DELETE', '/api/sessions/{id}', '/api/sessions/oa-s', { token: t }));
         // LLM features without an LLM: the local distillation, slim's plan and job.
-        const d = conforms('POST', '/api/knowledge/distill-experience', await s.api('POST', '/api/knowledge/distill-experience', { token: t, body: { experience_context: { user_question: 'ROI by quarter?', dialog: [], interaction: [], result_summary: { output_fields: ['roi'] } } } }));
+        const d = conforms('POST', '/api/knowledge/distill-experience', await call('POST', '/api/knowledge/distill-experience', '/api/knowledge/distill-experience', { token: t, body: { experience_context: { user_question: 'ROI by quarter?', dialog: [], interaction: [], result_summary: { output_fields: ['roi'] } } } }));
         assert.equal(d.data.source, 'distill-local');
-        const plan = conforms('POST', '/api/knowledge/slim', await s.api('POST', '/api/knowledge/slim', { token: t, body: { dry_run: true } }));
+        const plan = conforms('POST', '/api/knowledge/slim', await call('POST', '/api/knowledge/slim', '/api/knowledge/slim', { token: t, body: { dry_run: true } }));
         assert.equal(plan.data.dry_run, true);
-        const job = conforms('POST', '/api/knowledge/slim', await s.api('POST', '/api/knowledge/slim', { token: t, body: {} }));
+        const job = conforms('POST', '/api/knowledge/slim', await call('POST', '/api/knowledge/slim', '/api/knowledge/slim', { token: t, body: {} }));
         assert.equal(job.data.kind, 'slim');
         let j;
         for (let i = 0; i < 100; i++) {
-            j = conforms('GET', '/api/jobs/{id}', await s.api('GET', `/api/jobs/${job.data.id}`, { token: t }));
+            j = conforms('GET', '/api/jobs/{id}', await call('GET', '/api/jobs/{id}', `/api/jobs/${job.data.id}`, { token: t }));
             if (j.data.status === 'done' || j.data.status === 'failed') break;
             await new Promise((r) => setTimeout(r, 100));
         }
         assert.equal(j.data.status, 'done');
-        conforms('GET', '/api/jobs', await s.api('GET', '/api/jobs', { token: t }));
-        conforms('GET', '/api/llm/usage', await s.api('GET', '/api/llm/usage', { token: t }));
-        conforms('GET', '/api/embeddings', await s.api('GET', '/api/embeddings', { token: t }));
-        const bf = conforms('POST', '/api/embeddings/backfill', await s.api('POST', '/api/embeddings/backfill', { token: t, body: {} }));
+        conforms('GET', '/api/jobs', await call('GET', '/api/jobs', '/api/jobs', { token: t }));
+        conforms('GET', '/api/llm/usage', await call('GET', '/api/llm/usage', '/api/llm/usage', { token: t }));
+        conforms('GET', '/api/embeddings', await call('GET', '/api/embeddings', '/api/embeddings', { token: t }));
+        const bf = conforms('POST', '/api/embeddings/backfill', await call('POST', '/api/embeddings/backfill', '/api/embeddings/backfill', { token: t, body: {} }));
         assert.equal(bf.error.code, 'LLM_NOT_CONFIGURED');
-        const tools = conforms('GET', '/api/tools', await s.api('GET', '/api/tools', { token: t }));
+        const tools = conforms('GET', '/api/tools', await call('GET', '/api/tools', '/api/tools', { token: t }));
         assert.ok(tools.data.tools.some((x) => x.function.name === 'knowledge_search'));
         // MCP: a result, a batch, a JSON-RPC error, a notification.
-        conforms('POST', '/mcp', await s.api('POST', '/mcp', { token: t, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } }));
-        const call = conforms('POST', '/mcp', await s.api('POST', '/mcp', { token: t, body: [{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'knowledge_get', arguments: { id } } }] }));
-        assert.equal(call.length, 2);
-        const rpcErr = conforms('POST', '/mcp', await s.api('POST', '/mcp', { token: t, body: { jsonrpc: '2.0', id: 3, method: 'resources/list' } }));
+        conforms('POST', '/mcp', await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } }));
+        const batch = conforms('POST', '/mcp', await call('POST', '/mcp', '/mcp', { token: t, body: [{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'knowledge_get', arguments: { id } } }] }));
+        assert.equal(batch.length, 2);
+        const rpcErr = conforms('POST', '/mcp', await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', id: 3, method: 'resources/list' } }));
         assert.equal(rpcErr.error.code, -32601);
-        const note = await s.api('POST', '/mcp', { token: t, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+        const note = await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
         assert.equal(note.status, 202);
         assert.ok(SPEC.paths['/mcp'].post.responses['202']);
         // Metrics: Prometheus text (loopback through nginx).
@@ -406,10 +427,10 @@ describe('a real nginx + knowhub', () => {
         assert.match(m.text, /^# HELP knowhub_build_info /m);
         checked.add('GET /metrics');
         // Browser login and logout.
-        const login = await s.api('POST', '/api/auth/login', { body: { token: t } });
+        const login = await call('POST', '/api/auth/login', '/api/auth/login', { body: { token: t } });
         conforms('POST', '/api/auth/login', login);
         assert.match(login.headers['set-cookie'].join('\n'), /kh_session=/);
-        conforms('POST', '/api/auth/logout', await s.api('POST', '/api/auth/logout', { token: t }));
+        conforms('POST', '/api/auth/logout', await call('POST', '/api/auth/logout', '/api/auth/logout', { token: t }));
     });
 
     test('every operation of the file had a live answer checked above', () => {
