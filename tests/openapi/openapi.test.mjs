@@ -417,6 +417,18 @@ describe('a real nginx + knowhub', () => {
         assert.equal(batch.length, 2);
         const rpcErr = conforms('POST', '/mcp', await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', id: 3, method: 'resources/list' } }));
         assert.equal(rpcErr.error.code, -32601);
+        const parse = conforms('POST', '/mcp', await s.api('POST', '/mcp', { token: t, rawBody: '{"jsonrpc": ' }));
+        assert.equal(parse.error.code, -32700);
+        const version = await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', id: 4, method: 'ping' }, headers: { 'MCP-Protocol-Version': '1999-01-01' } });
+        assert.equal(version.status, 400);
+        assert.equal(conforms('POST', '/mcp', version).error.code, -32600);
+        for (const [r, code] of [
+            [await s.api('POST', '/mcp', { body: { jsonrpc: '2.0', id: 5, method: 'ping' } }), 401],
+            [await s.api('GET', '/mcp', { token: t }), 405],
+        ]) {
+            assert.equal(r.status, code);
+            assert.equal(conforms('POST', '/mcp', r).status, 'error');
+        }
         const note = await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
         assert.equal(note.status, 202);
         assert.ok(SPEC.paths['/mcp'].post.responses['202']);
@@ -426,6 +438,9 @@ describe('a real nginx + knowhub', () => {
         assert.ok(m.headers['content-type'].startsWith(Object.keys(SPEC.paths['/metrics'].get.responses['200'].content)[0]));
         assert.match(m.text, /^# HELP knowhub_build_info /m);
         checked.add('GET /metrics');
+        const remote = await s.api('GET', '/metrics', { headers: { 'X-Forwarded-For': '192.0.2.7' } });
+        assert.equal(remote.status, 401);
+        assert.equal(conforms('GET', '/metrics', remote).error.code, 'UNAUTHORIZED');
         // Browser login and logout.
         const login = await call('POST', '/api/auth/login', '/api/auth/login', { body: { token: t } });
         conforms('POST', '/api/auth/login', login);
