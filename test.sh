@@ -137,6 +137,13 @@ else
     stage_fail mcp "the SDK could not be installed (see $OUT/mcp-npm.log)"
 fi
 
+echo "== OpenAPI (docs/openapi.yaml: the route table, an OpenAPI 3.1 validator, live answers)"
+if npm_ready tests/openapi; then
+    node_stage openapi tests/openapi/
+else
+    stage_fail openapi "the validator could not be installed (see $OUT/openapi-npm.log)"
+fi
+
 # Every ```sh example of README.md and docs/*.md, as written, on a fresh stack
 # (tests/docs/examples.test.mjs; jq is in DEPS_BUILD: the examples use it).
 echo "== docs as tests (every shell example of README.md and docs/, on a fresh stack)"

@@ -59,6 +59,7 @@ stack_render() { # DATA HOST PORT [TEMPLATE:OUTPUT...]
             -e "s|@WORKERS@|${KNOWHUB_NGINX_WORKERS:-2}|" \
             -e "s|@DATA@|$data|g" -e "s|@HOST@|$host|g" -e "s|@PORT@|$port|g" \
             -e "s|@WEB@|$STACK_ROOT/web|g" -e "s|@I18N@|$STACK_ROOT/i18n|g" \
+            -e "s|@OPENAPI@|$STACK_ROOT/docs/openapi.yaml|g" \
             -e "s|@NGINX@|${STACK_NGINX:-$data/nginx}|g" -e "s|@RATE@|$rate|g" \
             -e "s|@SOCKET@|$data/run/knowhub.sock|g" \
             -e "s|@BURST@|${KNOWHUB_RATE_BURST:-40}|g" -e "s|@LOOPBACK_EXEMPT@|$exempt|g" \

@@ -73,6 +73,7 @@ expect_file -rw-r--r-- /etc/logrotate.d/knowhub
 expect_file -rw-r--r-- /usr/share/knowhub/nginx/knowhub_fastcgi.conf
 expect_file -rw-r--r-- /usr/share/knowhub/nginx/knowhub_http.conf
 expect_file -rw-r--r-- /usr/share/knowhub/nginx/knowhub_server.conf
+expect_file -rw-r--r-- /usr/share/knowhub/openapi.yaml
 expect_file -rw-r--r-- /usr/share/doc/knowhub/README.md
 expect_file -rw-r--r-- /usr/share/doc/knowhub/operations.md
 # Every file of the panel and of its strings, as in the tree.
@@ -86,7 +87,7 @@ others=$(awk '$2 != "root/root" || ($1 ~ /^-/ && $1 != "-rw-r--r--" && $1 != "-r
               !($1 == "-rw-r-----" && $3 == "/etc/default/knowhub")) ||
               ($1 ~ /^d/ && $1 != "drwxr-xr-x")' "$T/contents")
 if [ ${#missing[@]} = 0 ] && [ -z "$others" ]; then
-    ok "dpkg-deb -c: binary, panel ($(cd "$ROOT" && find web i18n -type f | wc -l) files), unit, site, defaults (0640: keys), logrotate, docs; all root/root, 0755/0644"
+    ok "dpkg-deb -c: binary, panel ($(cd "$ROOT" && find web i18n -type f | wc -l) files), openapi.yaml, unit, site, defaults (0640: keys), logrotate, docs; all root/root, 0755/0644"
 else
     fail "dpkg-deb -c: the expected files with their modes" "${missing[@]}" $others
 fi
@@ -306,6 +307,9 @@ cmp -s "$T/index.html" "$ROOT/web/index.html" || bad+=("GET / is not web/index.h
 grep -qi '^content-security-policy:' "$T/index.h" || bad+=("GET /: no Content-Security-Policy")
 curl -sS -o "$T/zh.json" "$BASE/i18n/zh/common.json" 2>> "$T/curl.log"
 cmp -s "$T/zh.json" "$ROOT/i18n/zh/common.json" || bad+=("GET /i18n/zh/common.json is not i18n/zh/common.json")
+type=$(curl -sS -o "$T/openapi.yaml" -w '%{content_type}' "$BASE/api/openapi.yaml" 2>> "$T/curl.log")
+{ cmp -s "$T/openapi.yaml" "$ROOT/docs/openapi.yaml" && case $type in application/yaml*) true ;; *) false ;; esac; } ||
+    bad+=("GET /api/openapi.yaml is not docs/openapi.yaml as application/yaml (got '$type')")
 # The unit's readiness check (ExecStartPost, "$$" unescaped as systemd does) sees the socket.
 post=$(sed -n 's/^ExecStartPost=\/bin\/sh -c //p' "$UNIT" | sed -e "s/^'//" -e "s/'$//" -e 's/\$\$/$/g')
 { [ -n "$post" ] && KNOWHUB_SOCKET=$T/run/knowhub.sock timeout 5 /bin/sh -c "$post"; } ||
@@ -327,7 +331,7 @@ kill -TERM "$NGINX_PID" 2>/dev/null; wait "$NGINX_PID" 2>/dev/null; NGINX_PID=
 kill -TERM "$KNOWHUB_PID" 2>/dev/null; wait "$KNOWHUB_PID"; rc=$?; KNOWHUB_PID=
 [ "$rc" = 0 ] || bad+=("knowhub serve exited $rc on SIGTERM")
 if [ ${#bad[@]} = 0 ]; then
-    ok "unpacked package live behind nginx + the packaged site: /, /i18n/, /api/health, /api/knowledge, /mcp, login-link, token create"
+    ok "unpacked package live behind nginx + the packaged site: /, /i18n/, /api/openapi.yaml, /api/health, /api/knowledge, /mcp, login-link, token create"
 else
     fail "the unpacked package, live" "${bad[@]}" "$(tail -3 "$T/nginx.log")"
 fi
