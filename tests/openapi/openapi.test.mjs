@@ -448,6 +448,20 @@ describe('a real nginx + knowhub', () => {
         conforms('POST', '/api/auth/logout', await call('POST', '/api/auth/logout', '/api/auth/logout', { token: t }));
     });
 
+    test('tokens and spaces answer as described', async () => {
+        const t = s.admin;
+        const made = conforms('POST', '/api/tokens', await call('POST', '/api/tokens', '/api/tokens', { token: t, body: { role: 'agent', label: 'openapi' } }));
+        const l = conforms('GET', '/api/tokens', await call('GET', '/api/tokens', '/api/tokens', { token: t }));
+        assert.ok(l.data.items.some((x) => x.id === made.data.id && x.last_used_at === null));
+        const bad = conforms('POST', '/api/tokens', await call('POST', '/api/tokens', '/api/tokens', { token: t, body: { role: 'reader', label: 'x'.repeat(200) } }));
+        assert.equal(bad.status, 'success');
+        conforms('DELETE', '/api/tokens/{id}', await call('DELETE', '/api/tokens/{id}', `/api/tokens/${made.data.id}`, { token: t }));
+        const again = conforms('DELETE', '/api/tokens/{id}', await call('DELETE', '/api/tokens/{id}', `/api/tokens/${made.data.id}`, { token: t }));
+        assert.equal(again.error.code, 'NOT_FOUND');
+        const sp = conforms('GET', '/api/spaces', await call('GET', '/api/spaces', '/api/spaces', { token: s.token('default', 'reader', 'openapi spaces') }));
+        assert.equal(sp.data.current, 'default');
+    });
+
     test('every operation of the file had a live answer checked above', () => {
         const missing = specOperations(SPEC).map((o) => `${o.method} ${o.path}`).filter((k) => !checked.has(k));
         assert.deepEqual(missing, [], 'operations without a live check in this file');
