@@ -77,6 +77,9 @@ void h_tokens_create(struct request *req, struct response *res);
 void h_tokens_revoke(struct request *req, struct response *res);
 void h_spaces_list(struct request *req, struct response *res);
 
+/* h_overview.c: the home screen's overview of the caller's space */
+void h_overview(struct request *req, struct response *res);
+
 /* h_context.c: what agents load before they work: the rules, and a question's context */
 void h_context_rules(struct request *req, struct response *res);
 void h_context_question(struct request *req, struct response *res);

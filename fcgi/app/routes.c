@@ -61,6 +61,7 @@ static const struct route table[] = {
     {"GET", "/api/tokens", ROLE_ADMIN, h_tokens_list, 0},
     {"POST", "/api/tokens", ROLE_ADMIN, h_tokens_create, 0},
     {"DELETE", "/api/tokens/{id}", ROLE_ADMIN, h_tokens_revoke, 0},
+    {"GET", "/api/overview", ROLE_READER, h_overview, 1},
 };
 
 void routes_install(void)

@@ -70,6 +70,49 @@ int store_space_counts(struct store *st, void (*each)(const char *, long, long, 
     return stmt_rows_end(s, rc);
 }
 
+int store_overview_counts(struct store *st, const char *space, const char *since,
+                          struct store_overview_counts *out)
+{
+    struct cursor *s = stmt_bind(st, S_OVERVIEW_CATEGORIES, "t", space);
+    int rc;
+    memset(out, 0, sizeof *out);
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = stmt_step(s)) == STEP_ROW) {
+        long n = (long)stmt_col_int64(s, 1);
+        if (strcmp(stmt_col_text(s, 0), "rules") == 0)
+            out->rules = n;
+        else
+            out->experiences = n;
+    }
+    if ((rc = stmt_rows_end(s, rc)))
+        return rc;
+    if (!(s = stmt_bind(st, S_OVERVIEW_TRACES, "tt", space, since)))
+        return STORE_ERROR;
+    if ((rc = stmt_step(s)) == STEP_ROW) {
+        out->traces = (long)stmt_col_int64(s, 0);
+        out->traces_since = (long)stmt_col_int64(s, 1);
+    }
+    return stmt_rows_end(s, rc);
+}
+
+int store_overview_list(struct store *st, const char *space, enum store_overview_list which,
+                        long limit, void (*each)(const struct overview_row *, void *), void *ctx)
+{
+    static const enum stmt_id ids[] = {S_OVERVIEW_RECENT, S_OVERVIEW_INJECTED, S_OVERVIEW_HARMFUL};
+    struct cursor *s = stmt_bind(st, ids[which], "tl", space, limit);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = stmt_step(s)) == STEP_ROW) {
+        struct overview_row r = {stmt_col_text(s, 0), stmt_col_text(s, 1),
+                                 stmt_col_text(s, 2), stmt_col_text(s, 3),
+                                 stmt_col_text(s, 4), (long)stmt_col_int64(s, 5)};
+        each(&r, ctx);
+    }
+    return stmt_rows_end(s, rc);
+}
+
 int store_job_counts(struct store *st, void (*each)(const char *, const char *, long, void *),
                      void *ctx)
 {

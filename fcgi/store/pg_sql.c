@@ -400,6 +400,21 @@ const char *const pg_stmt_sql[S_COUNT] = {
                     " AND term IN (SELECT json_array_elements_text($2::json))",
     [S_SX_META_GET] = SEARCH_META_GET_SQL,
     [S_SX_META_SET] = "UPDATE search_meta SET value = $1 WHERE key = 'tokenizer'",
+    [S_OVERVIEW_CATEGORIES] = "SELECT category, count(*) FROM knowledge WHERE space = $1"
+                              " AND status = 'active' GROUP BY category",
+    [S_OVERVIEW_TRACES] = "SELECT count(*), coalesce(sum(CASE WHEN created_at >= $2 THEN 1 END), 0)"
+                          " FROM traces WHERE space = $1",
+    [S_OVERVIEW_RECENT] = "SELECT id, category, path, title, updated_at, 0 FROM knowledge"
+                          " WHERE space = $1 AND status = 'active'"
+                          " ORDER BY updated_at DESC, seq DESC LIMIT $2",
+    [S_OVERVIEW_INJECTED] = "SELECT k.id, k.category, k.path, k.title, k.updated_at, count(*) AS n"
+                            " FROM knowledge_log l JOIN knowledge k ON k.id = l.knowledge_id"
+                            " WHERE l.space = $1 AND k.space = $1 AND k.status = 'active'"
+                            " GROUP BY k.id, k.category, k.path, k.title, k.updated_at"
+                            " ORDER BY n DESC, k.id LIMIT $2",
+    [S_OVERVIEW_HARMFUL] = "SELECT id, category, path, title, updated_at, harmful FROM knowledge"
+                           " WHERE space = $1 AND status = 'active' AND harmful > 0"
+                           " ORDER BY harmful DESC, helpful, id LIMIT $2",
     /* The embedding turn: a lease row, never a lock held across the
      * embeddings call (a frozen holder's lease runs out; vectors.c). $1 the
      * node, $2 the lease in ms, in the server's clock (no two nodes' clocks

@@ -678,6 +678,27 @@ STORE_MUST_CHECK int store_job_counts(struct store *st,
                                                    void *ctx),
                                       void *ctx);
 
+/* The home screen's numbers for a space: active rules and experiences, its
+ * traces, and those created at or after since (an ISO time text). */
+struct store_overview_counts {
+    long rules, experiences, traces, traces_since;
+};
+STORE_MUST_CHECK int store_overview_counts(struct store *st, const char *space, const char *since,
+                                           struct store_overview_counts *out);
+/* The home screen's lists: the latest changed active entries, the most
+ * injected ones (knowledge log rows), the most harmful ones (harmful > 0). */
+enum store_overview_list { OVERVIEW_RECENT, OVERVIEW_INJECTED, OVERVIEW_HARMFUL };
+/* One entry of such a list; n is the injections or harmful verdicts (0 for
+ * OVERVIEW_RECENT). Texts valid during the call. */
+struct overview_row {
+    const char *id, *category, *path, *title, *updated_at;
+    long n;
+};
+STORE_MUST_CHECK int store_overview_list(struct store *st, const char *space,
+                                         enum store_overview_list which, long limit,
+                                         void (*each)(const struct overview_row *, void *),
+                                         void *ctx);
+
 /* Append to the audit trail (inside the caller's transaction if any). */
 STORE_MUST_CHECK int store_audit(struct store *st, const char *space, const char *actor,
                                  const char *action, const char *target);

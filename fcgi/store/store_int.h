@@ -173,6 +173,12 @@ enum stmt_id {
     S_SX_DF_GET,
     S_SX_META_GET,
     S_SX_META_SET,
+    /* the home screen's overview (ledger.c) */
+    S_OVERVIEW_CATEGORIES,
+    S_OVERVIEW_TRACES,
+    S_OVERVIEW_RECENT,
+    S_OVERVIEW_INJECTED,
+    S_OVERVIEW_HARMFUL,
     S_COUNT
 };
 

@@ -448,7 +448,7 @@ describe('a real nginx + knowhub', () => {
         conforms('POST', '/api/auth/logout', await call('POST', '/api/auth/logout', '/api/auth/logout', { token: t }));
     });
 
-    test('tokens and spaces answer as described', async () => {
+    test('tokens, spaces and the overview answer as described', async () => {
         const t = s.admin;
         const made = conforms('POST', '/api/tokens', await call('POST', '/api/tokens', '/api/tokens', { token: t, body: { role: 'agent', label: 'openapi' } }));
         const l = conforms('GET', '/api/tokens', await call('GET', '/api/tokens', '/api/tokens', { token: t }));
@@ -460,6 +460,8 @@ describe('a real nginx + knowhub', () => {
         assert.equal(again.error.code, 'NOT_FOUND');
         const sp = conforms('GET', '/api/spaces', await call('GET', '/api/spaces', '/api/spaces', { token: s.token('default', 'reader', 'openapi spaces') }));
         assert.equal(sp.data.current, 'default');
+        const ov = conforms('GET', '/api/overview', await call('GET', '/api/overview', '/api/overview', { token: t }));
+        assert.ok(ov.data.counts.experiences >= 1);
     });
 
     test('every operation of the file had a live answer checked above', () => {

@@ -231,6 +231,11 @@ S_SX_SPACE_GET t
 S_SX_DF_GET tt
 S_SX_META_GET -
 S_SX_META_SET L
+S_OVERVIEW_CATEGORIES t
+S_OVERVIEW_TRACES tt
+S_OVERVIEW_RECENT tl
+S_OVERVIEW_INJECTED tl
+S_OVERVIEW_HARMFUL tl
 LETTERS
 
 # Does PostgreSQL type $n (type) take what letter binds (as text or bytea)?

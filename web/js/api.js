@@ -123,6 +123,10 @@ export const jobs = {
     list: () => get('/api/jobs'),
 };
 
+export const overview = {
+    get: () => get('/api/overview'),
+};
+
 export const tokens = {
     list: () => get('/api/tokens'),
     create: (body) => post('/api/tokens', body),

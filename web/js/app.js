@@ -164,6 +164,19 @@ async function logout() {
 function wire() {
     $('#login-form').addEventListener('submit', onLoginSubmit);
     $('#logout').addEventListener('click', logout);
+    // The brand goes home: the knowledge view with no document open (home.js).
+    const brand = $('.topbar .brand');
+    const goHome = () => {
+        showView('knowledge');
+        showDetails(null, null);
+    };
+    brand.addEventListener('click', goHome);
+    brand.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+            e.preventDefault();
+            goHome();
+        }
+    });
     for (const tab of $$('.tab')) tab.addEventListener('click', () => showView(tab.dataset.view));
     for (const sel of $$('select.lang-select')) sel.addEventListener('change', () => setLang(sel.value));
     window.addEventListener('lang-changed', () => {

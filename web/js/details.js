@@ -8,6 +8,7 @@ import { clear, errorText, h, toast } from './dom.js';
 import { icon } from './icons.js';
 import { lineDiff } from './diff.js';
 import { openEditor } from './editor.js';
+import { leaveHome, renderHome } from './home.js';
 import { fmtDate, fmtDateTime, fmtNumber, parseTime, t } from './i18n.js';
 import { reasonLabel, statusChip, triggerLabel } from './labels.js';
 import { categoryChip, removeItem, sourceLabel } from './panel.js';
@@ -29,6 +30,7 @@ export function mountDetails(el, shownFn) {
     window.addEventListener('knowledge-changed', (e) => {
         const c = e.detail && e.detail.category;
         if (current && (!c || c === current.category)) showDetails(current.category, current.path, { quiet: true });
+        else if (!current) renderEmpty();
     });
 }
 
@@ -36,8 +38,9 @@ export function currentDoc() {
     return current;
 }
 
+/** Nothing open: the home screen (home.js). */
 function renderEmpty() {
-    clear(root).append(h('div', { class: 'placeholder' }, h('p', { text: t('details.selectHint') })));
+    renderHome(root, (category, path) => showDetails(category, path));
 }
 
 /** Show the document at category/path (null: nothing). */
@@ -50,6 +53,7 @@ export async function showDetails(category, path, { quiet = false } = {}) {
         return;
     }
     if (!current || current.category !== category || current.path !== path) selectedVersion = null;
+    leaveHome();
     current = { category, path };
     onShown(category, path);
     if (!quiet) clear(root).append(h('p', { class: 'muted loading', text: t('app.loading') }));
