@@ -124,69 +124,109 @@ int cli_token(const struct config *cfg, int argc, char **argv)
     return rc;
 }
 
-/* Parse DIR [--space S] [--on-conflict X]; 0, or 2 after printing usage. */
-static int transfer_args(int argc, char **argv, int with_conflict, const char **dir,
-                         const char **space, enum on_conflict *on_conflict)
+/* Parse SRC [--space S] [--on-conflict X] [--flatten]; 0, or 2 (usage).
+ * Export takes neither --on-conflict nor --flatten (opt NULL). */
+static int transfer_args(int argc, char **argv, const char **src, const char **space,
+                         struct import_options *opt)
 {
-    *dir = NULL;
+    *src = NULL;
     *space = "default";
-    *on_conflict = ON_CONFLICT_SKIP;
+    if (opt) {
+        opt->on_conflict = ON_CONFLICT_SKIP;
+        opt->flatten = 0;
+    }
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--space") == 0 && i + 1 < argc) {
             *space = argv[++i];
-        } else if (with_conflict && strcmp(argv[i], "--on-conflict") == 0 && i + 1 < argc) {
+        } else if (opt && strcmp(argv[i], "--on-conflict") == 0 && i + 1 < argc) {
             const char *v = argv[++i];
             if (strcmp(v, "skip") == 0)
-                *on_conflict = ON_CONFLICT_SKIP;
+                opt->on_conflict = ON_CONFLICT_SKIP;
             else if (strcmp(v, "overwrite") == 0)
-                *on_conflict = ON_CONFLICT_OVERWRITE;
+                opt->on_conflict = ON_CONFLICT_OVERWRITE;
             else if (strcmp(v, "rename") == 0)
-                *on_conflict = ON_CONFLICT_RENAME;
+                opt->on_conflict = ON_CONFLICT_RENAME;
             else
                 return 2;
-        } else if (argv[i][0] != '-' && !*dir) {
-            *dir = argv[i];
+        } else if (opt && strcmp(argv[i], "--flatten") == 0) {
+            opt->flatten = 1;
+        } else if ((argv[i][0] != '-' || (opt && strcmp(argv[i], "-") == 0)) && !*src) {
+            *src = argv[i];
         } else {
             return 2;
         }
     }
-    if (!*dir || !space_name_valid(*space))
+    if (!*src || !space_name_valid(*space))
         return 2;
+    if (opt)
+        opt->space = *space;
     return 0;
+}
+
+static const char *layout_said(enum import_layout layout, int flatten)
+{
+    if (layout == IMPORT_JSONL)
+        return "JSON Lines (one exported document per line)";
+    if (layout == IMPORT_TREE)
+        return "knowledge tree (rules/ and experiences/)";
+    return flatten ? "plain folder, flattened (every .md file an experience named by its file "
+                     "name, unless its front matter says category: rule)"
+                   : "plain folder (every .md file an experience at its path, unless its front "
+                     "matter says category: rule)";
 }
 
 int cli_import(const struct config *cfg, int argc, char **argv)
 {
-    const char *dir, *space;
-    enum on_conflict oc;
+    const char *src, *space;
+    struct import_options opt;
+    enum import_layout layout;
+    enum transfer_status status;
     struct transfer_counts c = {0};
     struct store *st;
-    int rc;
-    if (transfer_args(argc, argv, 1, &dir, &space, &oc)) {
-        fputs("usage: knowhub import DIR [--space NAME] [--on-conflict skip|overwrite|rename]\n"
-              "  DIR holds rules/*.md, experiences/*.md and experiences/<folder>/*.md\n",
+    int source_errno;
+    if (transfer_args(argc, argv, &src, &space, &opt)) {
+        fputs("usage: knowhub import DIR|FILE.jsonl|- [--space NAME]"
+              " [--on-conflict skip|overwrite|rename] [--flatten]\n"
+              "  DIR with rules/ or experiences/: rules/*.md, experiences/*.md and\n"
+              "      experiences/<folder>/*.md; any other DIR: every .md below it\n"
+              "  FILE.jsonl or - (standard input): what GET /api/knowledge/export writes\n"
+              "  exit status: 0 imported (skips too), 1 failed, 2 usage, 3 some refused\n",
               stderr);
         return 2;
     }
+    if (transfer_import_layout(src, &layout)) {
+        fprintf(stderr, "knowhub: import: %s: %s\n", src, strerror(errno));
+        return 1;
+    }
+    fprintf(stderr, "knowhub: import: %s: %s\n", src, layout_said(layout, opt.flatten));
+    if (opt.flatten && layout != IMPORT_PLAIN)
+        fputs("knowhub: import: --flatten applies to plain folders only; ignored\n", stderr);
     if (!(st = open_store(cfg)))
         return 1;
-    rc = transfer_import(st, space, dir, oc, stdout, &c);
-    if (rc)
-        fprintf(stderr, "knowhub: import from %s failed: %s\n", dir, store_errmsg(st));
-    fprintf(stderr, "knowhub: %ld imported, %ld updated, %ld unchanged, %ld skipped, %ld refused\n",
-            c.imported, c.updated, c.unchanged, c.skipped, c.refused);
+    status = transfer_import(st, &opt, src, layout, stdout, &c, &source_errno);
+    if (status == TRANSFER_SOURCE_FAILED)
+        fprintf(stderr, "knowhub: import: %s: %s\n", src, strerror(source_errno));
+    else if (status == TRANSFER_STORE_FAILED)
+        fprintf(stderr, "knowhub: import into space %s failed: %s\n", space, store_errmsg(st));
+    if (status != TRANSFER_OK && (c.imported || c.updated))
+        fputs("knowhub: import: the batch under way (up to 500 documents) was rolled back;"
+              " earlier batches are kept\n",
+              stderr);
+    fprintf(stderr,
+            "knowhub: %ld imported, %ld updated, %ld unchanged, %ld skipped, %ld refused, %ld not "
+            "Markdown, %ld hidden\n",
+            c.imported, c.updated, c.unchanged, c.skipped, c.refused, c.not_markdown, c.hidden);
     store_close(st);
-    return rc ? 1 : c.refused ? 3 : 0;
+    return status != TRANSFER_OK ? 1 : c.refused ? 3 : 0;
 }
 
 int cli_export(const struct config *cfg, int argc, char **argv)
 {
     const char *dir, *space;
-    enum on_conflict oc;
     struct transfer_counts c = {0};
     struct store *st;
     int rc;
-    if (transfer_args(argc, argv, 0, &dir, &space, &oc)) {
+    if (transfer_args(argc, argv, &dir, &space, NULL)) {
         fputs("usage: knowhub export DIR [--space NAME]\n", stderr);
         return 2;
     }

@@ -11,7 +11,8 @@ int cli_init(const struct config *cfg, int argc, char **argv);
 /* knowhub token create|list|revoke ... */
 int cli_token(const struct config *cfg, int argc, char **argv);
 
-/* knowhub import DIR [--space S] [--on-conflict skip|overwrite|rename] */
+/* knowhub import DIR|FILE.jsonl|- [--space S] [--on-conflict skip|overwrite|rename]
+ * [--flatten]: exit 0 imported, 1 failed, 2 usage, 3 some document refused. */
 int cli_import(const struct config *cfg, int argc, char **argv);
 /* knowhub export DIR [--space S] */
 int cli_export(const struct config *cfg, int argc, char **argv);
