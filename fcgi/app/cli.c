@@ -5,19 +5,62 @@
 #include "app/server.h"
 #include "store/store.h"
 #include "service/transfer.h"
+#include "domain/frontmatter.h"
+#include "llm/llm.h"
+
+#include <json-c/json.h>
+#include <sodium.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#define KNOWHUB_VERSION "0.1.0"
 
 static struct store *open_store(const struct config *cfg)
 {
     if (server_prepare_dirs(cfg))
         return NULL;
     return server_open_store(cfg);
+}
+
+/* Whether data_dir/admin.token holds something (login-link's source). */
+static int admin_token_present(const struct config *cfg, struct buf *path)
+{
+    struct stat sb;
+    buf_addf(path, "%s/admin.token", cfg->data_dir);
+    return stat(path->data, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+}
+
+/* The first start's token, or, when tokens exist but admin.token is gone or
+ * empty, a new admin token written there: what login-link tells to run. */
+static int init_admin_token(const struct config *cfg, struct store *st)
+{
+    struct buf path;
+    long n = store_token_count(st);
+    int rc;
+    buf_init(&path, 4096);
+    if (n < 0) {
+        fprintf(stderr, "knowhub: cannot read the tokens: %s\n", store_errmsg(st));
+        rc = 1;
+    } else if (n == 0) {
+        rc = server_first_start(cfg, st) ? 1 : 0;
+    } else if (admin_token_present(cfg, &path)) {
+        fprintf(stderr,
+                "knowhub: already initialised; the admin token is in %s (knowhub login-link "
+                "prints the panel's login link)\n",
+                path.data);
+        rc = 0;
+    } else {
+        fprintf(stderr, "knowhub: %s is missing: a new admin token goes there\n", path.data);
+        rc = server_admin_token(cfg, st, "init admin") ? 1 : 0;
+    }
+    buf_release(&path);
+    return rc;
 }
 
 int cli_init(const struct config *cfg, int argc, char **argv)
@@ -31,7 +74,7 @@ int cli_init(const struct config *cfg, int argc, char **argv)
     }
     if (!(st = open_store(cfg)))
         return 1;
-    rc = server_first_start(cfg, st) ? 1 : 0;
+    rc = init_admin_token(cfg, st);
     store_close(st);
     return rc;
 }
@@ -240,12 +283,63 @@ int cli_export(const struct config *cfg, int argc, char **argv)
     return rc ? 1 : 0;
 }
 
+/* Copy the database into a new file next to path, then move it to path:
+ * a failed copy never leaves half a file under path, and without force an
+ * existing path is never replaced (link(2) fails on it atomically). */
+static int backup_to(struct store *st, const char *path, int force)
+{
+    struct buf tmp;
+    int fd, rc = 1, status;
+    buf_init(&tmp, 8192);
+    if (buf_addf(&tmp, "%s.tmp-XXXXXX", path)) {
+        fprintf(stderr, "knowhub: backup: %s: the path is too long\n", path);
+        goto out;
+    }
+    if ((fd = mkstemp(tmp.data)) < 0) {
+        fprintf(stderr, "knowhub: backup: %s: %s\n", path, strerror(errno));
+        goto out;
+    }
+    close(fd);
+    status = store_backup(st, tmp.data);
+    if (status) {
+        fprintf(stderr, "knowhub: backup to %s failed: %s; nothing was written there\n", path,
+                status == STORE_FULL ? "the disk is full" : "the copy failed");
+        unlink(tmp.data);
+        goto out;
+    }
+    if (force ? rename(tmp.data, path) : link(tmp.data, path)) {
+        fprintf(stderr, "knowhub: backup: %s: %s%s\n", path, strerror(errno),
+                errno == EEXIST ? " (knowhub backup FILE --force replaces it)" : "");
+        unlink(tmp.data);
+        goto out;
+    }
+    if (!force)
+        unlink(tmp.data);
+    fprintf(stderr, "knowhub: backup written to %s\n", path);
+    rc = 0;
+out:
+    buf_release(&tmp);
+    return rc;
+}
+
 int cli_backup(const struct config *cfg, int argc, char **argv)
 {
     struct store *st;
-    int rc;
-    if (argc != 1) {
-        fputs("usage: knowhub backup FILE\n", stderr);
+    const char *file = NULL;
+    struct stat sb;
+    int force = 0, bad = 0, rc;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--force") == 0 && !force)
+            force = 1;
+        else if (argv[i][0] != '-' && argv[i][0] && !file)
+            file = argv[i];
+        else
+            bad = 1;
+    }
+    if (!file || bad) {
+        fputs("usage: knowhub backup FILE [--force]\n"
+              "  FILE must not exist; --force replaces it\n",
+              stderr);
         return 2;
     }
     if (cfg->database_url) {
@@ -254,15 +348,18 @@ int cli_backup(const struct config *cfg, int argc, char **argv)
               stderr);
         return 2;
     }
+    /* Said before the copy, which takes long on a large database; the
+     * link at the end refuses it again if FILE appears meanwhile. */
+    if (!force && lstat(file, &sb) == 0) {
+        fprintf(stderr, "knowhub: backup: %s exists; knowhub backup %s --force replaces it\n", file,
+                file);
+        return 1;
+    }
     if (!(st = open_store(cfg)))
         return 1;
-    rc = store_backup(st, argv[0]);
-    if (rc)
-        fprintf(stderr, "knowhub: backup to %s failed\n", argv[0]);
-    else
-        fprintf(stderr, "knowhub: backup written to %s\n", argv[0]);
+    rc = backup_to(st, file, force);
     store_close(st);
-    return rc ? 1 : 0;
+    return rc;
 }
 
 int cli_check(const struct config *cfg, int argc, char **argv)
@@ -332,7 +429,10 @@ int cli_login_link(const struct config *cfg, int argc, char **argv)
     buf_init(&link, 8192);
     buf_addf(&path, "%s/admin.token", cfg->data_dir);
     if (read_first_line(path.data, &token) || token.len == 0) {
-        fprintf(stderr, "knowhub: no admin token in %s (knowhub init creates one)\n", path.data);
+        fprintf(stderr,
+                "knowhub: no admin token in %s: run `knowhub init` (with the same KNOWHUB_DATA),"
+                " which writes a new one there, then login-link again\n",
+                path.data);
         goto out;
     }
     /* An IPv6 address goes in brackets. */
@@ -414,4 +514,27 @@ out:
     buf_release(&path);
     buf_release(&report);
     return rc;
+}
+
+int cli_version(const struct config *cfg, int argc, char **argv)
+{
+    struct buf pq, said;
+    (void)argv;
+    if (argc != 0) {
+        fputs("usage: knowhub version\n", stderr);
+        return 2;
+    }
+    buf_init(&pq, 64);
+    buf_init(&said, 8192);
+    store_libpq_version(&pq);
+    server_store_said(cfg, &said);
+    printf("knowhub %s\n"
+           "stores: sqlite (SQLite %s), postgresql (libpq %s)\n"
+           "libraries: json-c %s, libcurl %s, libyaml %s, libsodium %s\n"
+           "this configuration: store %s\n",
+           KNOWHUB_VERSION, store_sqlite_version(), pq.data, json_c_version(), llm_curl_version(),
+           frontmatter_yaml_version(), sodium_version_string(), said.data);
+    buf_release(&pq);
+    buf_release(&said);
+    return 0;
 }

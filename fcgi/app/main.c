@@ -588,7 +588,7 @@ static struct llm *new_llm_client(void)
 
 static int serve(const struct config *cfg)
 {
-    struct buf sock;
+    struct buf sock, store_said;
     struct metrics_set *metrics = NULL;
     struct accesslog *access = NULL, *audit = NULL;
     struct timespec now;
@@ -601,6 +601,7 @@ static int serve(const struct config *cfg)
     char proxy_key[SERVER_PROXY_KEY_HEX + 1] = "";
 
     buf_init(&sock, 4096);
+    buf_init(&store_said, 8192);
     if (server_prepare_dirs(cfg))
         goto out;
     server_socket_path(cfg, &sock);
@@ -670,7 +671,9 @@ static int serve(const struct config *cfg)
     }
     if (!jobber_started)
         fputs("knowhub: the job thread did not start; jobs will wait\n", stderr);
-    fprintf(stderr, "knowhub: serving on %s with %d threads\n", sock.data, started);
+    server_store_said(cfg, &store_said);
+    fprintf(stderr, "knowhub: serving on %s with %d threads, store %s\n", sock.data, started,
+            store_said.data);
     for (int i = 0; i < started; i++)
         pthread_join(workers[i].thread, NULL);
     stopping = 1;
@@ -697,6 +700,7 @@ out:
     metrics_set_free(metrics);
     free(workers);
     buf_release(&sock);
+    buf_release(&store_said);
     sodium_memzero(proxy_key, sizeof proxy_key);
     return rc;
 }
@@ -757,9 +761,7 @@ int main(int argc, char **argv)
         return cli_login_link(&cfg, argc - 2, argv + 2);
     if (strcmp(argv[1], "migrate-to") == 0)
         return cli_migrate_to(&cfg, argc - 2, argv + 2);
-    if (strcmp(argv[1], "version") == 0) {
-        puts("knowhub 0.1.0");
-        return 0;
-    }
+    if (strcmp(argv[1], "version") == 0)
+        return cli_version(&cfg, argc - 2, argv + 2);
     return usage();
 }
