@@ -358,8 +358,10 @@ static int is_markdown(const char *name)
 }
 
 /* Import the files below dir; depth 0 is the category folder (knowledge
- * tree) or the plain folder itself. Hidden names (.git, .obsidian, ...) are
- * counted and left out; what is not Markdown is skipped with a line. */
+ * tree) or the plain folder itself. In a plain folder hidden names (.git,
+ * .obsidian, ...) are counted and left out; a knowledge tree keeps them, as
+ * the file view accepts them and export writes them. What is not Markdown
+ * is skipped with a line. */
 static int walk(struct importer *im, const char *category, const char *dir, const char *prefix,
                 int depth)
 {
@@ -380,7 +382,7 @@ static int walk(struct importer *im, const char *category, const char *dir, cons
     }
     for (size_t i = 0; i < n && rc == 0; i++) {
         struct stat sb;
-        if (names[i][0] == '.') {
+        if (names[i][0] == '.' && im->layout == IMPORT_PLAIN) {
             im->counts->hidden++;
             continue;
         }

@@ -24,7 +24,7 @@ struct import_options {
 struct transfer_counts {
     long imported, updated, unchanged, skipped, refused;
     long not_markdown; /* files skipped with a line: they are not .md */
-    long hidden;       /* names starting with '.' (.git, .obsidian), left out silently */
+    long hidden;       /* plain folders: names starting with '.' (.git), left out silently */
     long exported;
 };
 

@@ -113,11 +113,14 @@ describe('a plain folder of notes', () => {
         assert.ok(lines(r2.stdout).includes('imported experiences/same-2.md (renamed from same.md; from two/same.md)'), r2.stdout);
         assert.match((await w.get('experiences', 'same-2.md')).content, /second same$/);
 
-        // a knowledge tree ignores --flatten, and says so
-        const treeDir = writeTree(tempDir(), { 'experiences/a.md': 'a' });
+        // a knowledge tree ignores --flatten, and says so; it keeps names
+        // starting with '.', which the file view accepts and export writes
+        const treeDir = writeTree(tempDir(), { 'experiences/a.md': 'a', 'experiences/.dot.md': 'dot', 'experiences/.dir/x.md': 'x' });
         const r3 = imp(treeDir, '--space', name2, '--flatten');
         assert.equal(r3.status, 0, r3.stderr);
         assert.match(r3.stderr, /--flatten applies to plain folders only; ignored/);
+        assert.deepEqual(lines(r3.stdout), ['imported experiences/.dir/x.md', 'imported experiences/.dot.md', 'imported experiences/a.md']);
+        assert.match(r3.stderr, /, 0 hidden\n$/);
     });
 });
 
