@@ -58,19 +58,19 @@ static void test_store_said(void)
     struct config cfg;
     struct buf b;
     setenv("KNOWHUB_DATA", "/var/lib/knowhub", 1);
-    unsetenv("KNOWHUB_DATABASE_URL");
-    config_from_env(&cfg);
     buf_init(&b, 4096);
-    server_store_said(&cfg, &b);
-    CHECK_STR(b.data, "sqlite /var/lib/knowhub/knowhub.db");
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        setenv("KNOWHUB_DATABASE_URL", cases[i].url, 1);
+    /* the last case is none: the SQLite file of KNOWHUB_DATA */
+    for (size_t i = 0; i <= sizeof cases / sizeof *cases; i++) {
+        int sqlite = i == sizeof cases / sizeof *cases;
+        if (sqlite)
+            unsetenv("KNOWHUB_DATABASE_URL");
+        else
+            setenv("KNOWHUB_DATABASE_URL", cases[i].url, 1);
         config_from_env(&cfg);
         server_store_said(&cfg, &b);
-        CHECK_STR(b.data, cases[i].said);
+        CHECK_STR(b.data, sqlite ? "sqlite /var/lib/knowhub/knowhub.db" : cases[i].said);
         CHECK(strstr(b.data, "s3") == NULL);
     }
-    unsetenv("KNOWHUB_DATABASE_URL");
     buf_release(&b);
 }
 
