@@ -263,24 +263,76 @@ int cli_import(const struct config *cfg, int argc, char **argv)
     return status != TRANSFER_OK ? 1 : c.refused ? 3 : 0;
 }
 
+/* export --format jsonl: to standard output, or to a new FILE that a
+ * failure removes (an export cut short must not pass for a whole one). */
+static int export_jsonl(struct store *st, const char *space, const char *target,
+                        struct transfer_counts *c)
+{
+    int to_stdout = strcmp(target, "-") == 0, fd, write_errno;
+    FILE *out = stdout;
+    int rc;
+    if (!to_stdout) {
+        fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0 || !(out = fdopen(fd, "w"))) {
+            fprintf(stderr, "knowhub: export: %s: %s\n", target, strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            return 1;
+        }
+    }
+    rc = transfer_export_jsonl(st, space, out, c, &write_errno);
+    if (!to_stdout && fclose(out) && rc == 0) {
+        write_errno = errno;
+        rc = -1;
+    }
+    if (rc) {
+        fprintf(stderr, "knowhub: export of space %s failed (%s)%s\n", space,
+                write_errno ? strerror(write_errno) : store_errmsg(st),
+                to_stdout ? "; what was written is incomplete" : "; the file was removed");
+        if (!to_stdout)
+            unlink(target);
+    }
+    return rc ? 1 : 0;
+}
+
 int cli_export(const struct config *cfg, int argc, char **argv)
 {
-    const char *dir, *space;
+    const char *target = NULL, *space = "default", *format = "files";
     struct transfer_counts c = {0};
     struct store *st;
-    int rc;
-    if (transfer_args(argc, argv, &dir, &space, NULL)) {
-        fputs("usage: knowhub export DIR [--space NAME]\n", stderr);
+    int rc, bad = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--space") == 0 && i + 1 < argc)
+            space = argv[++i];
+        else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
+            format = argv[++i];
+        else if ((argv[i][0] != '-' || strcmp(argv[i], "-") == 0) && argv[i][0] && !target)
+            target = argv[i];
+        else
+            bad = 1;
+    }
+    if (bad || !target || !space_name_valid(space) ||
+        (strcmp(format, "files") && strcmp(format, "jsonl")) ||
+        (strcmp(format, "files") == 0 && strcmp(target, "-") == 0)) {
+        fputs("usage: knowhub export DIR [--space NAME]\n"
+              "       knowhub export FILE.jsonl|- --format jsonl [--space NAME]\n"
+              "  DIR gets rules/ and experiences/ files; FILE.jsonl (new) or standard\n"
+              "  output the lines of GET /api/knowledge/export\n",
+              stderr);
         return 2;
     }
     if (!(st = open_store(cfg)))
         return 1;
-    rc = transfer_export(st, space, dir, stdout, &c);
-    if (rc)
-        fprintf(stderr, "knowhub: export to %s failed\n", dir);
+    if (strcmp(format, "jsonl") == 0) {
+        rc = export_jsonl(st, space, target, &c);
+    } else {
+        rc = transfer_export(st, space, target, stdout, &c) ? 1 : 0;
+        if (rc)
+            fprintf(stderr, "knowhub: export to %s failed\n", target);
+    }
     fprintf(stderr, "knowhub: %ld exported\n", c.exported);
     store_close(st);
-    return rc ? 1 : 0;
+    return rc;
 }
 
 /* Copy the database into a new file next to path, then move it to path:

@@ -716,6 +716,7 @@ static int usage(void)
           "  import   DIR|FILE.jsonl|- [--space S] [--on-conflict skip|overwrite|rename]\n"
           "           [--flatten]: load a knowledge tree, a folder of notes or an export\n"
           "  export   DIR [--space S]: write every document as rules/ and experiences/ files\n"
+          "           (FILE.jsonl|- --format jsonl: as JSON Lines, what import reads back)\n"
           "  backup   FILE [--force]: an online copy of the database (safe while serving)\n"
           "  check    integrity, full-text index against the table, statements\n"
           "  login-link  print the panel's one-click login link for the admin token\n"

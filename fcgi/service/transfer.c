@@ -5,6 +5,7 @@
 #include "domain/document.h"
 #include "domain/frontmatter.h"
 #include "domain/paths.h"
+#include "service/ctx.h"
 #include "service/knowledge.h"
 #include "store/store.h"
 #include "base/util.h"
@@ -669,4 +670,40 @@ int transfer_export(struct store *st, const char *space, const char *dir, FILE *
     if (store_knowledge_scan(st, space, SCAN_ACTIVE, NULL, 1, export_one, &ex))
         return -1;
     return ex.failed ? -1 : 0;
+}
+
+struct jsonl_writer {
+    FILE *out;
+    struct transfer_counts *counts;
+    int write_errno; /* the errno of a failed write, else 0 */
+};
+
+static int write_line(struct json_object *o, void *arg)
+{
+    struct jsonl_writer *w = arg;
+    if (fputs(json_text(o), w->out) == EOF || putc('\n', w->out) == EOF) {
+        w->write_errno = errno ? errno : EIO;
+        return -1;
+    }
+    w->counts->exported++;
+    return 0;
+}
+
+int transfer_export_jsonl(struct store *st, const char *space, FILE *out,
+                          struct transfer_counts *counts, int *write_errno)
+{
+    struct svc_ctx c = {0};
+    struct jsonl_writer w = {out, counts, 0};
+    int rc;
+    c.space = space;
+    c.actor = "export";
+    c.role = ROLE_ADMIN;
+    c.st = st;
+    /* The scan stops at a write error and says STORE_OK: w.write_errno says it. */
+    errno = 0;
+    rc = svc_knowledge_export(&c, write_line, &w);
+    if (rc == STORE_OK && !w.write_errno && fflush(out))
+        w.write_errno = errno ? errno : EIO;
+    *write_errno = w.write_errno;
+    return rc != STORE_OK || w.write_errno ? -1 : 0;
 }

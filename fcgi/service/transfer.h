@@ -49,6 +49,13 @@ enum transfer_status transfer_import(struct store *st, const struct import_optio
                                      const char *src, enum import_layout layout, FILE *report,
                                      struct transfer_counts *counts, int *source_errno);
 
+/* Write every active document of space to out as JSON Lines, the lines of
+ * GET /api/knowledge/export (transfer_import reads them back). 0, or -1
+ * when a write failed (*write_errno says why) or the database did
+ * (*write_errno 0): out then holds an export cut short. */
+int transfer_export_jsonl(struct store *st, const char *space, FILE *out,
+                          struct transfer_counts *counts, int *write_errno);
+
 /* Write every active document of space under dir, byte for byte as stored. */
 int transfer_export(struct store *st, const char *space, const char *dir, FILE *report,
                     struct transfer_counts *counts);

@@ -126,7 +126,7 @@ describe('a plain folder of notes', () => {
 
 describe('JSON Lines from GET /api/knowledge/export', () => {
     test('export a space, import the lines into an empty one: the same documents, titles, categories, tags and paths', async () => {
-        const [, v] = space();
+        const [name, v] = space();
         await v.put('rules', 'cite.md', '---\ntitle: Cite sources\ndescription: always cite\nalwaysApply: true\ntags: [a, b]\n---\nCite every source.');
         await v.put('rules', 'auto.md', 'a rule without front matter');
         await v.put('experiences', 'folder/中文 名.md', '---\ntitle: 中文\ntags: [x]\n---\n\n正文\n');
@@ -137,6 +137,18 @@ describe('JSON Lines from GET /api/knowledge/export', () => {
         const file = path.join(tempDir(), 'space.jsonl');
         fs.writeFileSync(file, exported.text);
         assert.equal(lines(exported.text).length, 5);
+        // knowhub export --format jsonl writes the same lines, to stdout or a new file
+        const cli = knowhub(s.dir, ['export', '-', '--format', 'jsonl', '--space', name]);
+        assert.equal(cli.status, 0, cli.stderr);
+        assert.equal(cli.stdout, exported.text);
+        assert.equal(cli.stderr, 'knowhub: 5 exported\n');
+        const cliFile = path.join(tempDir(), 'cli.jsonl');
+        assert.equal(knowhub(s.dir, ['export', cliFile, '--format', 'jsonl', '--space', name]).status, 0);
+        assert.equal(fs.readFileSync(cliFile, 'utf8'), exported.text);
+        const exists = knowhub(s.dir, ['export', cliFile, '--format', 'jsonl', '--space', name]);
+        assert.equal(exists.status, 1);
+        assert.match(exists.stderr, /^knowhub: export: .*cli\.jsonl: File exists$/m);
+        for (const args of [['-'], ['x', '--format', 'xml'], ['--format', 'jsonl']]) assert.equal(knowhub(s.dir, ['export', ...args]).status, 2, args.join(' '));
 
         const [name2, w] = space();
         const r = imp(file, '--space', name2);
