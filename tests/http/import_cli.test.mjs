@@ -256,6 +256,7 @@ describe('knowhub backup', () => {
         assert.equal(r.status, 0, r.stderr);
         assert.equal(fs.readFileSync(file).subarray(0, 16).toString('latin1'), 'SQLite format 3\u0000');
         assert.deepEqual(fs.readdirSync(dir), ['kh.db']);
+        const copySize = fs.statSync(file).size;
 
         fs.writeFileSync(file, 'precious');
         const again = backup(file);
@@ -266,6 +267,21 @@ describe('knowhub backup', () => {
         const forced = backup(file, '--force');
         assert.equal(forced.status, 0, forced.stderr);
         assert.equal(fs.readFileSync(file).subarray(0, 15).toString('latin1'), 'SQLite format 3');
+        assert.deepEqual(fs.readdirSync(dir), ['kh.db']);
+
+        // a copy that fails midway (files limited to 64 KiB, as a full disk
+        // would stop it) leaves the old FILE whole and no temporary file
+        fs.writeFileSync(file, 'precious');
+        assert.ok(copySize > 128 * 1024, `a copy of ${copySize} bytes does not reach the limit`);
+        const limited = spawnSync('bash', ['-c', 'trap "" XFSZ; ulimit -f 64; exec "$0" backup "$1" --force', BIN, file], {
+            env: { ...process.env, ...lite.cliEnv() },
+            encoding: 'utf8',
+            timeout: 60000,
+        });
+        assertNoBugs(limited.stderr, 'knowhub backup (limited)');
+        assert.equal(limited.status, 1, limited.stderr);
+        assert.equal(limited.stderr, `knowhub: backup to ${file} failed: the copy failed; nothing was written there\n`);
+        assert.equal(fs.readFileSync(file, 'utf8'), 'precious');
         assert.deepEqual(fs.readdirSync(dir), ['kh.db']);
 
         const nodir = path.join(dir, 'missing', 'kh.db');
