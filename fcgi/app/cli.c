@@ -255,6 +255,11 @@ int cli_import(const struct config *cfg, int argc, char **argv)
         fputs("knowhub: import: the batch under way (up to 500 documents) was rolled back;"
               " earlier batches are kept\n",
               stderr);
+    if (c.outside)
+        fprintf(stderr,
+                "knowhub: import: %ld name(s) beside rules/ and experiences/ not imported: a"
+                " folder holding either is a knowledge tree (import the others on their own)\n",
+                c.outside);
     fprintf(stderr,
             "knowhub: %ld imported, %ld updated, %ld unchanged, %ld skipped, %ld refused, %ld not "
             "Markdown, %ld hidden\n",

@@ -514,6 +514,22 @@ static int import_jsonl(struct importer *im, FILE *in, int *source_errno)
     return rc;
 }
 
+/* A knowledge tree imports rules/ and experiences/ alone: what else is in
+ * it gets a line, so notes beside them are not passed over in silence. */
+static void outside_tree(struct importer *im, const char *src)
+{
+    size_t n;
+    char **names = sorted_names(src, &n);
+    if (!names)
+        return; /* the walk of the categories says why */
+    for (size_t i = 0; i < n; i++)
+        if (names[i][0] != '.' && strcmp(names[i], "rules") && strcmp(names[i], "experiences")) {
+            fprintf(im->report, "skipped %s: outside rules/ and experiences/\n", names[i]);
+            im->counts->outside++;
+        }
+    free_names(names, n);
+}
+
 int transfer_import_layout(const char *src, enum import_layout *layout)
 {
     static const char *const categories[] = {"rules", "experiences"};
@@ -578,6 +594,7 @@ enum transfer_status transfer_import(struct store *st, const struct import_optio
     } else {
         struct buf sub;
         struct stat sb;
+        outside_tree(&im, src);
         buf_init(&sub, 8192);
         for (size_t c = 0; c < 2 && rc == 0; c++) {
             buf_reset(&sub);

@@ -25,6 +25,7 @@ struct transfer_counts {
     long imported, updated, unchanged, skipped, refused;
     long not_markdown; /* files skipped with a line: they are not .md */
     long hidden;       /* plain folders: names starting with '.' (.git), left out silently */
+    long outside;      /* knowledge trees: what is beside rules/ and experiences/ */
     long exported;
 };
 

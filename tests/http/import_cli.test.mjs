@@ -121,6 +121,12 @@ describe('a plain folder of notes', () => {
         assert.match(r3.stderr, /--flatten applies to plain folders only; ignored/);
         assert.deepEqual(lines(r3.stdout), ['imported experiences/.dir/x.md', 'imported experiences/.dot.md', 'imported experiences/a.md']);
         assert.match(r3.stderr, /, 0 hidden\n$/);
+        // notes beside rules/ or experiences/ are not imported, and that is said
+        const mixed = writeTree(tempDir(), { 'experiences/in.md': 'in', 'journal/day.md': 'beside', 'README.md': 'beside', '.git/HEAD': 'x' });
+        const r4 = imp(mixed, '--space', name2);
+        assert.equal(r4.status, 0, r4.stderr);
+        assert.deepEqual(lines(r4.stdout), ['skipped README.md: outside rules/ and experiences/', 'skipped journal: outside rules/ and experiences/', 'imported experiences/in.md']);
+        assert.match(r4.stderr, /^knowhub: import: 2 name\(s\) beside rules\/ and experiences\/ not imported: a folder holding either is a knowledge tree/m);
     });
 });
 
