@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -287,10 +288,10 @@ static const char *category_of(const char *text, size_t len, struct buf *why)
     const char *category = "experiences", *name;
     if (meta && json_object_object_get_ex(meta, "category", &v) && v) {
         name = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
-        if (strcmp(name, "rule") == 0 || strcmp(name, "rules") == 0) {
+        if (strcasecmp(name, "rule") == 0 || strcasecmp(name, "rules") == 0) {
             category = "rules";
-        } else if (strcmp(name, "experience") && strcmp(name, "experiences")) {
-            buf_addf(why, "front matter category must be rule or experience (got '%s')",
+        } else if (strcasecmp(name, "experience") && strcasecmp(name, "experiences")) {
+            buf_addf(why, "front matter category must be rule or experience (got '%.64s')",
                      json_object_get_string(v));
             category = NULL;
         }

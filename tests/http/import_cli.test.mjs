@@ -38,7 +38,7 @@ describe('a plain folder of notes', () => {
         const src = writeTree(tempDir(), {
             'top.md': '# Top note\n\nplain text',
             'sub/e.md': 'in a folder',
-            'sub/r.md': '---\ncategory: rule\ntitle: Be nice\ndescription: a rule from a note\n---\nbe nice',
+            'sub/r.md': '---\ncategory: Rule\ntitle: Be nice\ndescription: a rule from a note\n---\nbe nice',
             'a/b/deep.md': 'two folders down',
             'bad.md': '---\ncategory: recipe\n---\nbody',
             'cat.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]),
