@@ -340,6 +340,25 @@ int cli_export(const struct config *cfg, int argc, char **argv)
     return rc;
 }
 
+/* Move tmp to path unless path exists: link(2) refuses an existing path
+ * atomically; a file system without hard links (FAT) gets a last look and
+ * a rename. 0, or -1 with errno (EEXIST when path exists). */
+static int move_no_replace(const char *tmp, const char *path)
+{
+    struct stat sb;
+    if (link(tmp, path) == 0) {
+        unlink(tmp); /* path holds the copy now */
+        return 0;
+    }
+    if (errno != EPERM && errno != EOPNOTSUPP && errno != ENOSYS)
+        return -1;
+    if (lstat(path, &sb) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(tmp, path);
+}
+
 /* Copy the database into a new file next to path, then move it to path:
  * a failed copy never leaves half a file under path, and without force an
  * existing path is never replaced (link(2) fails on it atomically). */
@@ -364,14 +383,12 @@ static int backup_to(struct store *st, const char *path, int force)
         unlink(tmp.data);
         goto out;
     }
-    if (force ? rename(tmp.data, path) : link(tmp.data, path)) {
+    if (force ? rename(tmp.data, path) : move_no_replace(tmp.data, path)) {
         fprintf(stderr, "knowhub: backup: %s: %s%s\n", path, strerror(errno),
                 errno == EEXIST ? " (knowhub backup FILE --force replaces it)" : "");
         unlink(tmp.data);
         goto out;
     }
-    if (!force)
-        unlink(tmp.data);
     fprintf(stderr, "knowhub: backup written to %s\n", path);
     rc = 0;
 out:
