@@ -17,5 +17,7 @@ void h_health(struct request *req, struct response *res)
     json_object_object_add(data, "ok", json_object_new_boolean(1));
     json_object_object_add(data, "version", json_object_new_string(KNOWHUB_VERSION));
     json_object_object_add(data, "schema", json_object_new_int(schema));
+    /* the backend's name only: never a path or a connection string */
+    json_object_object_add(data, "store", json_object_new_string(store_backend(req->store)));
     reply_data(res, data);
 }

@@ -5,19 +5,62 @@
 #include "app/server.h"
 #include "store/store.h"
 #include "service/transfer.h"
+#include "domain/frontmatter.h"
+#include "llm/llm.h"
+
+#include <json-c/json.h>
+#include <sodium.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#define KNOWHUB_VERSION "0.1.0"
 
 static struct store *open_store(const struct config *cfg)
 {
     if (server_prepare_dirs(cfg))
         return NULL;
     return server_open_store(cfg);
+}
+
+/* Whether data_dir/admin.token holds something (login-link's source). */
+static int admin_token_present(const struct config *cfg, struct buf *path)
+{
+    struct stat sb;
+    buf_addf(path, "%s/admin.token", cfg->data_dir);
+    return stat(path->data, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+}
+
+/* The first start's token, or, when tokens exist but admin.token is gone or
+ * empty, a new admin token written there: what login-link tells to run. */
+static int init_admin_token(const struct config *cfg, struct store *st)
+{
+    struct buf path;
+    long n = store_token_count(st);
+    int rc;
+    buf_init(&path, 4096);
+    if (n < 0) {
+        fprintf(stderr, "knowhub: cannot read the tokens: %s\n", store_errmsg(st));
+        rc = 1;
+    } else if (n == 0) {
+        rc = server_first_start(cfg, st) ? 1 : 0;
+    } else if (admin_token_present(cfg, &path)) {
+        fprintf(stderr,
+                "knowhub: already initialised; the admin token is in %s (knowhub login-link "
+                "prints the panel's login link)\n",
+                path.data);
+        rc = 0;
+    } else {
+        fprintf(stderr, "knowhub: %s is missing: a new admin token goes there\n", path.data);
+        rc = server_admin_token(cfg, st, "init admin") ? 1 : 0;
+    }
+    buf_release(&path);
+    return rc;
 }
 
 int cli_init(const struct config *cfg, int argc, char **argv)
@@ -31,7 +74,7 @@ int cli_init(const struct config *cfg, int argc, char **argv)
     }
     if (!(st = open_store(cfg)))
         return 1;
-    rc = server_first_start(cfg, st) ? 1 : 0;
+    rc = init_admin_token(cfg, st);
     store_close(st);
     return rc;
 }
@@ -124,88 +167,253 @@ int cli_token(const struct config *cfg, int argc, char **argv)
     return rc;
 }
 
-/* Parse DIR [--space S] [--on-conflict X]; 0, or 2 after printing usage. */
-static int transfer_args(int argc, char **argv, int with_conflict, const char **dir,
-                         const char **space, enum on_conflict *on_conflict)
+/* Parse SRC [--space S] [--on-conflict X] [--flatten]; 0, or 2 (usage).
+ * Export takes neither --on-conflict nor --flatten (opt NULL). */
+static int transfer_args(int argc, char **argv, const char **src, const char **space,
+                         struct import_options *opt)
 {
-    *dir = NULL;
+    *src = NULL;
     *space = "default";
-    *on_conflict = ON_CONFLICT_SKIP;
+    if (opt) {
+        opt->on_conflict = ON_CONFLICT_SKIP;
+        opt->flatten = 0;
+    }
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--space") == 0 && i + 1 < argc) {
             *space = argv[++i];
-        } else if (with_conflict && strcmp(argv[i], "--on-conflict") == 0 && i + 1 < argc) {
+        } else if (opt && strcmp(argv[i], "--on-conflict") == 0 && i + 1 < argc) {
             const char *v = argv[++i];
             if (strcmp(v, "skip") == 0)
-                *on_conflict = ON_CONFLICT_SKIP;
+                opt->on_conflict = ON_CONFLICT_SKIP;
             else if (strcmp(v, "overwrite") == 0)
-                *on_conflict = ON_CONFLICT_OVERWRITE;
+                opt->on_conflict = ON_CONFLICT_OVERWRITE;
             else if (strcmp(v, "rename") == 0)
-                *on_conflict = ON_CONFLICT_RENAME;
+                opt->on_conflict = ON_CONFLICT_RENAME;
             else
                 return 2;
-        } else if (argv[i][0] != '-' && !*dir) {
-            *dir = argv[i];
+        } else if (opt && strcmp(argv[i], "--flatten") == 0) {
+            opt->flatten = 1;
+        } else if ((argv[i][0] != '-' || (opt && strcmp(argv[i], "-") == 0)) && !*src) {
+            *src = argv[i];
         } else {
             return 2;
         }
     }
-    if (!*dir || !space_name_valid(*space))
+    if (!*src || !space_name_valid(*space))
         return 2;
+    if (opt)
+        opt->space = *space;
     return 0;
+}
+
+static const char *layout_said(enum import_layout layout, int flatten)
+{
+    if (layout == IMPORT_JSONL)
+        return "JSON Lines (one exported document per line)";
+    if (layout == IMPORT_TREE)
+        return "knowledge tree (rules/ and experiences/)";
+    return flatten ? "plain folder, flattened (every .md file an experience named by its file "
+                     "name, unless its front matter says category: rule)"
+                   : "plain folder (every .md file an experience at its path, unless its front "
+                     "matter says category: rule)";
 }
 
 int cli_import(const struct config *cfg, int argc, char **argv)
 {
-    const char *dir, *space;
-    enum on_conflict oc;
+    const char *src, *space;
+    struct import_options opt;
+    enum import_layout layout;
+    enum transfer_status status;
     struct transfer_counts c = {0};
     struct store *st;
+    int source_errno;
+    if (transfer_args(argc, argv, &src, &space, &opt)) {
+        fputs("usage: knowhub import DIR|FILE.jsonl|- [--space NAME]"
+              " [--on-conflict skip|overwrite|rename] [--flatten]\n"
+              "  DIR with rules/ or experiences/: rules/*.md, experiences/*.md and\n"
+              "      experiences/<folder>/*.md; any other DIR: every .md below it\n"
+              "  FILE.jsonl or - (standard input): what GET /api/knowledge/export writes\n"
+              "  exit status: 0 imported (skips too), 1 failed, 2 usage, 3 some refused\n",
+              stderr);
+        return 2;
+    }
+    if (transfer_import_layout(src, &layout)) {
+        fprintf(stderr, "knowhub: import: %s: %s\n", src, strerror(errno));
+        return 1;
+    }
+    fprintf(stderr, "knowhub: import: %s: %s\n", src, layout_said(layout, opt.flatten));
+    if (opt.flatten && layout != IMPORT_PLAIN)
+        fputs("knowhub: import: --flatten applies to plain folders only; ignored\n", stderr);
+    if (!(st = open_store(cfg)))
+        return 1;
+    status = transfer_import(st, &opt, src, layout, stdout, &c, &source_errno);
+    if (status == TRANSFER_SOURCE_FAILED)
+        fprintf(stderr, "knowhub: import: %s: %s\n", src, strerror(source_errno));
+    else if (status == TRANSFER_STORE_FAILED)
+        fprintf(stderr, "knowhub: import into space %s failed: %s\n", space, store_errmsg(st));
+    if (status != TRANSFER_OK && (c.imported || c.updated))
+        fputs("knowhub: import: the batch under way (up to 500 documents) was rolled back;"
+              " earlier batches are kept\n",
+              stderr);
+    if (c.outside)
+        fprintf(stderr,
+                "knowhub: import: %ld name(s) beside rules/ and experiences/ not imported: a"
+                " folder holding either is a knowledge tree (import the others on their own)\n",
+                c.outside);
+    fprintf(stderr,
+            "knowhub: %ld imported, %ld updated, %ld unchanged, %ld skipped, %ld refused, %ld not "
+            "Markdown, %ld hidden\n",
+            c.imported, c.updated, c.unchanged, c.skipped, c.refused, c.not_markdown, c.hidden);
+    store_close(st);
+    return status != TRANSFER_OK ? 1 : c.refused ? 3 : 0;
+}
+
+/* export --format jsonl: to standard output, or to a new FILE that a
+ * failure removes (an export cut short must not pass for a whole one). */
+static int export_jsonl(struct store *st, const char *space, const char *target,
+                        struct transfer_counts *c)
+{
+    int to_stdout = strcmp(target, "-") == 0, fd, write_errno;
+    FILE *out = stdout;
     int rc;
-    if (transfer_args(argc, argv, 1, &dir, &space, &oc)) {
-        fputs("usage: knowhub import DIR [--space NAME] [--on-conflict skip|overwrite|rename]\n"
-              "  DIR holds rules/*.md, experiences/*.md and experiences/<folder>/*.md\n",
+    if (!to_stdout) {
+        fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0 || !(out = fdopen(fd, "w"))) {
+            fprintf(stderr, "knowhub: export: %s: %s\n", target, strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            return 1;
+        }
+    }
+    rc = transfer_export_jsonl(st, space, out, c, &write_errno);
+    if (!to_stdout && fclose(out) && rc == 0) {
+        write_errno = errno;
+        rc = -1;
+    }
+    if (rc) {
+        fprintf(stderr, "knowhub: export of space %s failed (%s)%s\n", space,
+                write_errno ? strerror(write_errno) : store_errmsg(st),
+                to_stdout ? "; what was written is incomplete" : "; the file was removed");
+        if (!to_stdout)
+            unlink(target);
+    }
+    return rc ? 1 : 0;
+}
+
+int cli_export(const struct config *cfg, int argc, char **argv)
+{
+    const char *target = NULL, *space = "default", *format = "files";
+    struct transfer_counts c = {0};
+    struct store *st;
+    int rc, bad = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--space") == 0 && i + 1 < argc)
+            space = argv[++i];
+        else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
+            format = argv[++i];
+        else if ((argv[i][0] != '-' || strcmp(argv[i], "-") == 0) && argv[i][0] && !target)
+            target = argv[i];
+        else
+            bad = 1;
+    }
+    if (bad || !target || !space_name_valid(space) ||
+        (strcmp(format, "files") && strcmp(format, "jsonl")) ||
+        (strcmp(format, "files") == 0 && strcmp(target, "-") == 0)) {
+        fputs("usage: knowhub export DIR [--space NAME]\n"
+              "       knowhub export FILE.jsonl|- --format jsonl [--space NAME]\n"
+              "  DIR gets rules/ and experiences/ files; FILE.jsonl (new) or standard\n"
+              "  output the lines of GET /api/knowledge/export\n",
               stderr);
         return 2;
     }
     if (!(st = open_store(cfg)))
         return 1;
-    rc = transfer_import(st, space, dir, oc, stdout, &c);
-    if (rc)
-        fprintf(stderr, "knowhub: import from %s failed: %s\n", dir, store_errmsg(st));
-    fprintf(stderr, "knowhub: %ld imported, %ld updated, %ld unchanged, %ld skipped, %ld refused\n",
-            c.imported, c.updated, c.unchanged, c.skipped, c.refused);
-    store_close(st);
-    return rc ? 1 : c.refused ? 3 : 0;
-}
-
-int cli_export(const struct config *cfg, int argc, char **argv)
-{
-    const char *dir, *space;
-    enum on_conflict oc;
-    struct transfer_counts c = {0};
-    struct store *st;
-    int rc;
-    if (transfer_args(argc, argv, 0, &dir, &space, &oc)) {
-        fputs("usage: knowhub export DIR [--space NAME]\n", stderr);
-        return 2;
+    if (strcmp(format, "jsonl") == 0) {
+        rc = export_jsonl(st, space, target, &c);
+    } else {
+        rc = transfer_export(st, space, target, stdout, &c) ? 1 : 0;
+        if (rc)
+            fprintf(stderr, "knowhub: export to %s failed\n", target);
     }
-    if (!(st = open_store(cfg)))
-        return 1;
-    rc = transfer_export(st, space, dir, stdout, &c);
-    if (rc)
-        fprintf(stderr, "knowhub: export to %s failed\n", dir);
     fprintf(stderr, "knowhub: %ld exported\n", c.exported);
     store_close(st);
-    return rc ? 1 : 0;
+    return rc;
+}
+
+/* Move tmp to path unless path exists: link(2) refuses an existing path
+ * atomically; a file system without hard links (FAT) gets a last look and
+ * a rename. 0, or -1 with errno (EEXIST when path exists). */
+static int move_no_replace(const char *tmp, const char *path)
+{
+    struct stat sb;
+    if (link(tmp, path) == 0) {
+        unlink(tmp); /* path holds the copy now */
+        return 0;
+    }
+    if (errno != EPERM && errno != EOPNOTSUPP && errno != ENOSYS)
+        return -1;
+    if (lstat(path, &sb) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(tmp, path);
+}
+
+/* Copy the database into a new file next to path, then move it to path:
+ * a failed copy never leaves half a file under path, and without force an
+ * existing path is never replaced (link(2) fails on it atomically). */
+static int backup_to(struct store *st, const char *path, int force)
+{
+    struct buf tmp;
+    int fd, rc = 1, status;
+    buf_init(&tmp, 8192);
+    if (buf_addf(&tmp, "%s.tmp-XXXXXX", path)) {
+        fprintf(stderr, "knowhub: backup: %s: the path is too long\n", path);
+        goto out;
+    }
+    if ((fd = mkstemp(tmp.data)) < 0) {
+        fprintf(stderr, "knowhub: backup: %s: %s\n", path, strerror(errno));
+        goto out;
+    }
+    close(fd);
+    status = store_backup(st, tmp.data);
+    if (status) {
+        fprintf(stderr, "knowhub: backup to %s failed: %s; nothing was written there\n", path,
+                status == STORE_FULL ? "the disk is full" : "the copy failed");
+        unlink(tmp.data);
+        goto out;
+    }
+    if (force ? rename(tmp.data, path) : move_no_replace(tmp.data, path)) {
+        fprintf(stderr, "knowhub: backup: %s: %s%s\n", path, strerror(errno),
+                errno == EEXIST ? " (knowhub backup FILE --force replaces it)" : "");
+        unlink(tmp.data);
+        goto out;
+    }
+    fprintf(stderr, "knowhub: backup written to %s\n", path);
+    rc = 0;
+out:
+    buf_release(&tmp);
+    return rc;
 }
 
 int cli_backup(const struct config *cfg, int argc, char **argv)
 {
     struct store *st;
-    int rc;
-    if (argc != 1) {
-        fputs("usage: knowhub backup FILE\n", stderr);
+    const char *file = NULL;
+    struct stat sb;
+    int force = 0, bad = 0, rc;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--force") == 0 && !force)
+            force = 1;
+        else if (argv[i][0] != '-' && argv[i][0] && !file)
+            file = argv[i];
+        else
+            bad = 1;
+    }
+    if (!file || bad) {
+        fputs("usage: knowhub backup FILE [--force]\n"
+              "  FILE must not exist; --force replaces it\n",
+              stderr);
         return 2;
     }
     if (cfg->database_url) {
@@ -214,15 +422,18 @@ int cli_backup(const struct config *cfg, int argc, char **argv)
               stderr);
         return 2;
     }
+    /* Said before the copy, which takes long on a large database; the
+     * link at the end refuses it again if FILE appears meanwhile. */
+    if (!force && lstat(file, &sb) == 0) {
+        fprintf(stderr, "knowhub: backup: %s exists; knowhub backup %s --force replaces it\n", file,
+                file);
+        return 1;
+    }
     if (!(st = open_store(cfg)))
         return 1;
-    rc = store_backup(st, argv[0]);
-    if (rc)
-        fprintf(stderr, "knowhub: backup to %s failed\n", argv[0]);
-    else
-        fprintf(stderr, "knowhub: backup written to %s\n", argv[0]);
+    rc = backup_to(st, file, force);
     store_close(st);
-    return rc ? 1 : 0;
+    return rc;
 }
 
 int cli_check(const struct config *cfg, int argc, char **argv)
@@ -292,7 +503,10 @@ int cli_login_link(const struct config *cfg, int argc, char **argv)
     buf_init(&link, 8192);
     buf_addf(&path, "%s/admin.token", cfg->data_dir);
     if (read_first_line(path.data, &token) || token.len == 0) {
-        fprintf(stderr, "knowhub: no admin token in %s (knowhub init creates one)\n", path.data);
+        fprintf(stderr,
+                "knowhub: no admin token in %s: run `knowhub init` (with the same KNOWHUB_DATA),"
+                " which writes a new one there, then login-link again\n",
+                path.data);
         goto out;
     }
     /* An IPv6 address goes in brackets. */
@@ -374,4 +588,27 @@ out:
     buf_release(&path);
     buf_release(&report);
     return rc;
+}
+
+int cli_version(const struct config *cfg, int argc, char **argv)
+{
+    struct buf pq, said;
+    (void)argv;
+    if (argc != 0) {
+        fputs("usage: knowhub version\n", stderr);
+        return 2;
+    }
+    buf_init(&pq, 64);
+    buf_init(&said, 8192);
+    store_libpq_version(&pq);
+    server_store_said(cfg, &said);
+    printf("knowhub %s\n"
+           "stores: sqlite (SQLite %s), postgresql (libpq %s)\n"
+           "libraries: json-c %s, libcurl %s, libyaml %s, libsodium %s\n"
+           "this configuration: store %s\n",
+           KNOWHUB_VERSION, store_sqlite_version(), pq.data, json_c_version(), llm_curl_version(),
+           frontmatter_yaml_version(), sodium_version_string(), said.data);
+    buf_release(&pq);
+    buf_release(&said);
+    return 0;
 }

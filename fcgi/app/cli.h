@@ -11,12 +11,14 @@ int cli_init(const struct config *cfg, int argc, char **argv);
 /* knowhub token create|list|revoke ... */
 int cli_token(const struct config *cfg, int argc, char **argv);
 
-/* knowhub import DIR [--space S] [--on-conflict skip|overwrite|rename] */
+/* knowhub import DIR|FILE.jsonl|- [--space S] [--on-conflict skip|overwrite|rename]
+ * [--flatten]: exit 0 imported, 1 failed, 2 usage, 3 some document refused. */
 int cli_import(const struct config *cfg, int argc, char **argv);
 /* knowhub export DIR [--space S] */
 int cli_export(const struct config *cfg, int argc, char **argv);
 
-/* knowhub backup FILE: an online copy of the database. */
+/* knowhub backup FILE [--force]: an online copy of the database, through a
+ * temporary file renamed to FILE; an existing FILE only with --force. */
 int cli_backup(const struct config *cfg, int argc, char **argv);
 /* knowhub login-link: print the panel's one-click login link for the admin
  * token ($KNOWHUB_DATA/admin.token) at http://$KNOWHUB_HOST:$KNOWHUB_PORT/
@@ -30,5 +32,10 @@ int cli_check(const struct config *cfg, int argc, char **argv);
  * PostgreSQL database URL, every table checked by row count and checksum
  * (exit 1, nothing committed, on a difference or a non-empty target). */
 int cli_migrate_to(const struct config *cfg, int argc, char **argv);
+
+/* knowhub version: the version, the stores and libraries this binary runs
+ * with, and which store this configuration ($KNOWHUB_DATA or
+ * $KNOWHUB_DATABASE_URL, its password hidden) names. */
+int cli_version(const struct config *cfg, int argc, char **argv);
 
 #endif

@@ -588,7 +588,7 @@ static struct llm *new_llm_client(void)
 
 static int serve(const struct config *cfg)
 {
-    struct buf sock;
+    struct buf sock, store_said;
     struct metrics_set *metrics = NULL;
     struct accesslog *access = NULL, *audit = NULL;
     struct timespec now;
@@ -601,6 +601,7 @@ static int serve(const struct config *cfg)
     char proxy_key[SERVER_PROXY_KEY_HEX + 1] = "";
 
     buf_init(&sock, 4096);
+    buf_init(&store_said, 8192);
     if (server_prepare_dirs(cfg))
         goto out;
     server_socket_path(cfg, &sock);
@@ -670,7 +671,9 @@ static int serve(const struct config *cfg)
     }
     if (!jobber_started)
         fputs("knowhub: the job thread did not start; jobs will wait\n", stderr);
-    fprintf(stderr, "knowhub: serving on %s with %d threads\n", sock.data, started);
+    server_store_said(cfg, &store_said);
+    fprintf(stderr, "knowhub: serving on %s with %d threads, store %s\n", sock.data, started,
+            store_said.data);
     for (int i = 0; i < started; i++)
         pthread_join(workers[i].thread, NULL);
     stopping = 1;
@@ -697,6 +700,7 @@ out:
     metrics_set_free(metrics);
     free(workers);
     buf_release(&sock);
+    buf_release(&store_said);
     sodium_memzero(proxy_key, sizeof proxy_key);
     return rc;
 }
@@ -709,9 +713,11 @@ static int usage(void)
           "           (default $KNOWHUB_DATA/run/knowhub.sock)\n"
           "  init     create $KNOWHUB_DATA, the database and the first admin token\n"
           "  token    create, list and revoke API tokens (knowhub token for help)\n"
-          "  import   DIR [--space S] [--on-conflict skip|overwrite|rename]: load Markdown files\n"
+          "  import   DIR|FILE.jsonl|- [--space S] [--on-conflict skip|overwrite|rename]\n"
+          "           [--flatten]: load a knowledge tree, a folder of notes or an export\n"
           "  export   DIR [--space S]: write every document as rules/ and experiences/ files\n"
-          "  backup   FILE: an online copy of the database (safe while serving)\n"
+          "           (FILE.jsonl|- --format jsonl: as JSON Lines, what import reads back)\n"
+          "  backup   FILE [--force]: an online copy of the database (safe while serving)\n"
           "  check    integrity, full-text index against the table, statements\n"
           "  login-link  print the panel's one-click login link for the admin token\n"
           "           (at http://$KNOWHUB_HOST:$KNOWHUB_PORT/, default 127.0.0.1:8080)\n"
@@ -757,9 +763,7 @@ int main(int argc, char **argv)
         return cli_login_link(&cfg, argc - 2, argv + 2);
     if (strcmp(argv[1], "migrate-to") == 0)
         return cli_migrate_to(&cfg, argc - 2, argv + 2);
-    if (strcmp(argv[1], "version") == 0) {
-        puts("knowhub 0.1.0");
-        return 0;
-    }
+    if (strcmp(argv[1], "version") == 0)
+        return cli_version(&cfg, argc - 2, argv + 2);
     return usage();
 }

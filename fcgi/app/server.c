@@ -60,6 +60,17 @@ void server_db_path(const struct config *cfg, struct buf *out)
         buf_addf(out, "%s/knowhub.db", cfg->data_dir);
 }
 
+void server_store_said(const struct config *cfg, struct buf *out)
+{
+    buf_reset(out);
+    if (cfg->database_url) {
+        buf_adds(out, "postgresql ");
+        store_pg_redacted(cfg->database_url, out);
+    } else {
+        buf_addf(out, "sqlite %s/knowhub.db", cfg->data_dir);
+    }
+}
+
 void server_socket_path(const struct config *cfg, struct buf *out)
 {
     buf_reset(out);
@@ -111,37 +122,6 @@ struct store *server_open_store(const struct config *cfg)
     buf_release(&db);
     buf_release(&backups);
     return st;
-}
-
-int server_first_start(const struct config *cfg, struct store *st)
-{
-    struct buf token, path;
-    int fd, rc = -1;
-    if (store_token_count(st) != 0)
-        return store_token_count(st) > 0 ? 0 : -1;
-    buf_init(&token, 256);
-    buf_init(&path, 4096);
-    buf_addf(&path, "%s/admin.token", cfg->data_dir);
-    if (auth_token_create(st, "default", ROLE_ADMIN, "first-start admin", "operator", &token) !=
-        0) {
-        fprintf(stderr, "knowhub: cannot create the admin token: %s\n", store_errmsg(st));
-        goto out;
-    }
-    fd = open(path.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    buf_addch(&token, '\n');
-    if (fd < 0 || fchmod(fd, 0600) || write_all(fd, token.data, token.len)) {
-        fprintf(stderr, "knowhub: cannot write %s: %s\n", path.data, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        goto out;
-    }
-    close(fd);
-    fprintf(stderr, "knowhub: first start: space \"default\", admin token in %s\n", path.data);
-    rc = 0;
-out:
-    buf_release(&token);
-    buf_release(&path);
-    return rc;
 }
 
 /* Replace path with data (mode 0600 whatever the umask) through path.new and
@@ -280,4 +260,38 @@ out:
     buf_release(&conf_path);
     buf_release(&text);
     return rc;
+}
+
+int server_admin_token(const struct config *cfg, struct store *st, const char *label)
+{
+    struct buf token, path;
+    int rc = -1;
+    buf_init(&token, 256);
+    buf_init(&path, 4096);
+    buf_addf(&path, "%s/admin.token", cfg->data_dir);
+    if (auth_token_create(st, "default", ROLE_ADMIN, label, "operator", &token) != 0) {
+        fprintf(stderr, "knowhub: cannot create the admin token: %s\n", store_errmsg(st));
+        goto out;
+    }
+    buf_addch(&token, '\n');
+    if (write_private_file(path.data, token.data, token.len)) {
+        fprintf(stderr, "knowhub: cannot write %s: %s\n", path.data, strerror(errno));
+        goto out;
+    }
+    fprintf(stderr, "knowhub: admin token of space \"default\" written to %s\n", path.data);
+    rc = 0;
+out:
+    sodium_memzero(token.data, token.len);
+    buf_release(&token);
+    buf_release(&path);
+    return rc;
+}
+
+int server_first_start(const struct config *cfg, struct store *st)
+{
+    long n = store_token_count(st);
+    if (n != 0)
+        return n > 0 ? 0 : -1;
+    fputs("knowhub: first start: no token yet\n", stderr);
+    return server_admin_token(cfg, st, "first-start admin");
 }

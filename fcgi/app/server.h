@@ -13,6 +13,9 @@ struct store;
 int server_prepare_dirs(const struct config *cfg);
 /* The database path, data_dir/knowhub.db, into out. */
 void server_db_path(const struct config *cfg, struct buf *out);
+/* Which store this configuration runs on, fit for a log: "sqlite PATH", or
+ * "postgresql KEY=VALUE..." with the password written as ***. */
+void server_store_said(const struct config *cfg, struct buf *out);
 /* The FastCGI socket path into out: KNOWHUB_SOCKET when set (a service
  * manager's runtime directory nginx can reach), else data_dir/run/knowhub.sock. */
 void server_socket_path(const struct config *cfg, struct buf *out);
@@ -25,6 +28,10 @@ struct store *server_open_store(const struct config *cfg);
 /* On first start (no token ever created) create space "default" and an admin
  * token written to data_dir/admin.token (mode 0600). 0, or -1 on error. */
 int server_first_start(const struct config *cfg, struct store *st);
+/* Create an admin token of space "default" labelled label and write it to
+ * data_dir/admin.token (mode 0600, replacing the file whole), saying so on
+ * stderr. 0, or -1 with a message. */
+int server_admin_token(const struct config *cfg, struct store *st, const char *label);
 
 /* Hex characters of the proxy key (32 random bytes). */
 #define SERVER_PROXY_KEY_HEX 64

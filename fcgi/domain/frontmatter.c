@@ -424,3 +424,8 @@ int frontmatter_render(struct json_object *fields, struct buf *out)
         return -1;
     return 0;
 }
+
+const char *frontmatter_yaml_version(void)
+{
+    return yaml_get_version_string();
+}

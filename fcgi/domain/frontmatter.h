@@ -49,6 +49,9 @@ struct json_object *frontmatter_parse(const char *text, size_t len, size_t *body
 /* 1 when meta is within FRONTMATTER_MAX_NODES and FRONTMATTER_MAX_BYTES. */
 int frontmatter_within_budget(struct json_object *meta);
 
+/* The libyaml this binary runs with ("0.2.5"). */
+const char *frontmatter_yaml_version(void);
+
 /* Append "---\n<block YAML of fields>---\n" to out. Keys come in the object's
  * order; strings that would read back as another type are quoted; lists are
  * written in flow style ([a, b]). -1 when out's maximum is reached. */

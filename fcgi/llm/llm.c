@@ -34,6 +34,11 @@ void llm_global_init(void)
         fprintf(stderr, "knowhub: libcurl did not initialise: %s\n", curl_easy_strerror(rc));
 }
 
+const char *llm_curl_version(void)
+{
+    return curl_version_info(CURLVERSION_NOW)->version;
+}
+
 struct llm *llm_new(void)
 {
     struct llm *llm = xcalloc(1, sizeof *llm);

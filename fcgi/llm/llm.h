@@ -21,6 +21,9 @@ struct llm;
 /* Process-wide libcurl setup; call once in main before threads start. */
 void llm_global_init(void);
 
+/* The libcurl this binary runs with ("7.88.1"). */
+const char *llm_curl_version(void);
+
 /* A handle for one thread (one CURL easy handle, reused). */
 struct llm *llm_new(void);
 void llm_free(struct llm *llm);

@@ -10,15 +10,52 @@ struct store;
 
 enum on_conflict { ON_CONFLICT_SKIP, ON_CONFLICT_OVERWRITE, ON_CONFLICT_RENAME };
 
-struct transfer_counts {
-    long imported, updated, unchanged, skipped, refused, exported;
+/* What import reads: a knowledge tree (a folder with rules/ or experiences/),
+ * a plain folder of notes (every .md below it, experiences unless its front
+ * matter says "category: rule"), or JSON Lines as export writes them. */
+enum import_layout { IMPORT_TREE, IMPORT_PLAIN, IMPORT_JSONL };
+
+struct import_options {
+    const char *space;            /* created if needed */
+    enum on_conflict on_conflict; /* a path already taken by another text */
+    int flatten;                  /* plain folders: the file name alone as the path */
 };
 
-/* Import every file under dir into space (created if needed), writing one
- * line per file to report ("imported rules/a.md", "refused x: why", ...).
- * Returns 0, or -1 when dir cannot be read or the database fails. */
-int transfer_import(struct store *st, const char *space, const char *dir,
-                    enum on_conflict on_conflict, FILE *report, struct transfer_counts *counts);
+struct transfer_counts {
+    long imported, updated, unchanged, skipped, refused;
+    long not_markdown; /* files skipped with a line: they are not .md */
+    long hidden;       /* plain folders: names starting with '.' (.git), left out silently */
+    long outside;      /* knowledge trees: what is beside rules/ and experiences/ */
+    long exported;
+};
+
+enum transfer_status {
+    TRANSFER_OK,
+    TRANSFER_SOURCE_FAILED, /* the source cannot be read: *source_errno says why */
+    TRANSFER_STORE_FAILED   /* the database failed (store_errmsg) */
+};
+
+/* The layout of src: "-" (standard input) and anything that is not a
+ * directory are JSON Lines; a directory holding rules/ or experiences/ is a
+ * knowledge tree; any other directory a plain folder. -1 with errno when
+ * src does not exist or cannot be reached. */
+int transfer_import_layout(const char *src, enum import_layout *layout);
+
+/* Import src (of the given layout) into opt->space, writing one line per
+ * document to report ("imported rules/a.md", "refused x: why", "skipped
+ * x: not Markdown", ...). A refused document never stops the import; a
+ * database failure or a read error rolls back the current batch (import
+ * commits every 500 documents). */
+enum transfer_status transfer_import(struct store *st, const struct import_options *opt,
+                                     const char *src, enum import_layout layout, FILE *report,
+                                     struct transfer_counts *counts, int *source_errno);
+
+/* Write every active document of space to out as JSON Lines, the lines of
+ * GET /api/knowledge/export (transfer_import reads them back). 0, or -1
+ * when a write failed (*write_errno says why) or the database did
+ * (*write_errno 0): out then holds an export cut short. */
+int transfer_export_jsonl(struct store *st, const char *space, FILE *out,
+                          struct transfer_counts *counts, int *write_errno);
 
 /* Write every active document of space under dir, byte for byte as stored. */
 int transfer_export(struct store *st, const char *space, const char *dir, FILE *report,

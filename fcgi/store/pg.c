@@ -18,6 +18,49 @@ int store_is_postgres(const char *where)
                      strncmp(where, "postgres://", 11) == 0 || strchr(where, '=') != NULL);
 }
 
+const char *store_backend(const struct store *st)
+{
+    return st->pg ? "postgresql" : "sqlite";
+}
+
+void store_pg_redacted(const char *where, struct buf *out)
+{
+    /* libpq's own parser: a hand-made one would miss a form it accepts. */
+    PQconninfoOption *opts = PQconninfoParse(where, NULL);
+    int first = 1;
+    if (!opts) {
+        buf_adds(out, "(not a valid connection string)");
+        return;
+    }
+    for (PQconninfoOption *o = opts; o->keyword; o++) {
+        if (!o->val)
+            continue;
+        buf_addf(out, "%s%s=", first ? "" : " ", o->keyword);
+        first = 0;
+        if (strcmp(o->keyword, "password") == 0) {
+            buf_adds(out, "***");
+        } else if (*o->val && !strpbrk(o->val, " \t\r\n'\\")) {
+            buf_adds(out, o->val);
+        } else {
+            buf_addch(out, '\'');
+            for (const char *c = o->val; *c; c++) {
+                if (*c == '\'' || *c == '\\')
+                    buf_addch(out, '\\');
+                buf_addch(out, *c);
+            }
+            buf_addch(out, '\'');
+        }
+    }
+    PQconninfoFree(opts);
+}
+
+void store_libpq_version(struct buf *out)
+{
+    int v = PQlibVersion();
+    /* 10 and later: major * 10000 + minor */
+    buf_addf(out, "%d.%d", v / 10000, v % 10000);
+}
+
 void pg_set_error(struct store *st, const char *msg)
 {
     size_t n;

@@ -53,6 +53,18 @@ void store_global_init(void);
  * URL, or libpq key=value pairs) rather than an SQLite file. */
 int store_is_postgres(const char *where);
 
+/* The backend st runs on: "sqlite" or "postgresql". */
+const char *store_backend(const struct store *st);
+
+/* A PostgreSQL connection string (URL or key=value pairs) fit to be shown:
+ * the key=value pairs it sets, with the password (in the URL's user info,
+ * its query or a password= pair) written as ***. "(not a valid connection
+ * string)" when libpq cannot read it. */
+void store_pg_redacted(const char *where, struct buf *out);
+
+/* The libpq this binary runs with ("15.10"). */
+void store_libpq_version(struct buf *out);
+
 /* Open (creating if needed) the database at path, or ":memory:", or the
  * PostgreSQL database path names (store_is_postgres), apply the
  * migrations and prepare the connection. *out is NULL on failure. Same

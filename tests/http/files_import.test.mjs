@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startStack } from './lib/stack.mjs';
 import { err, ok } from './lib/expect.mjs';
-import { EXAMPLES, fileView, knowhub, readTree, rulesBlock, tempDir, today, writeTree, zh } from './lib/files_helpers.mjs';
+import { EXAMPLES, fileView, knowhub, newSpace, outputLines, readTree, rulesBlock, tempDir, today, writeTree, zh } from './lib/files_helpers.mjs';
 
 let s, admin;
 before(async () => {
@@ -20,13 +20,8 @@ after(async () => {
 
 const imp = (src, ...args) => knowhub(s.dir, ['import', src, ...args]);
 const exp = (dst, ...args) => knowhub(s.dir, ['export', dst, ...args]);
-const lines = (out) => out.split('\n').filter(Boolean);
-let spaceNo = 0;
-/** A new space name and an admin file view of it. */
-function space() {
-    const name = `imp-${++spaceNo}`;
-    return [name, fileView(s, s.token(name, 'admin', 'import'))];
-}
+const lines = outputLines;
+const space = () => newSpace(s, 'imp');
 
 describe('import docs/examples/knowledge, then export', () => {
     const exampleFiles = Object.keys(readTree(EXAMPLES)).sort();
@@ -210,7 +205,7 @@ describe('round trips of what the API accepts at its edges', () => {
 });
 
 describe('refused files', () => {
-    test('rules sub-folder, three-level experiences, .txt, .MD, invalid UTF-8, over-limit bodies, symlinks: reported, exit 3, the rest imported', async () => {
+    test('rules sub-folder, three-level experiences, invalid UTF-8, over-limit bodies, symlinks: reported, exit 3, the rest imported; .txt and .MD skipped', async () => {
         const [name, v] = space();
         const src = writeTree(tempDir(), {
             'rules/good.md': '---\ntitle: Good rule\n---\ngood',
@@ -237,16 +232,17 @@ describe('refused files', () => {
         expectLine('refused rules/long.md: rules body exceeds 350 characters (got 351)');
         expectLine('refused rules/desc.md: Rule description exceeds 100 characters (got 101)');
         expectLine('refused experiences/a/b/: experiences allows at most one level of sub-directories');
-        expectLine('refused experiences/notes.txt: Knowledge files must be .md format');
-        expectLine('refused experiences/UPPER.MD: Knowledge files must be .md format');
+        expectLine('skipped experiences/notes.txt: not Markdown');
+        expectLine('skipped experiences/UPPER.MD: not Markdown');
         expectLine('refused experiences/bad-utf8.md: not valid UTF-8 (or contains NUL bytes)');
         expectLine('refused experiences/nul.md: not valid UTF-8 (or contains NUL bytes)');
         expectLine('refused experiences/long.md: experiences body exceeds 2000 characters (got 2001)');
         expectLine('refused experiences/link.md: symbolic links are not imported');
         for (const f of ['rules/good.md', 'rules/zh350.md', 'experiences/ok.md', 'experiences/folder/ok.md', 'experiences/2000.md'])
             expectLine(`imported ${f}`);
-        assert.equal(out.filter((l) => l.startsWith('refused ')).length, 10, r.stdout);
-        assert.match(r.stderr, /5 imported, 0 updated, 0 unchanged, 0 skipped, 10 refused/);
+        assert.equal(out.filter((l) => l.startsWith('refused ')).length, 8, r.stdout);
+        assert.match(r.stderr, /5 imported, 0 updated, 0 unchanged, 0 skipped, 8 refused, 2 not Markdown, 0 hidden/);
+        assert.match(r.stderr, /: knowledge tree \(rules\/ and experiences\/\)/);
         // exactly the accepted files are there, at once
         assert.deepEqual(await v.paths('rules'), ['good.md', 'zh350.md']);
         assert.deepEqual(await v.paths('experiences'), ['2000.md', 'folder/ok.md', 'ok.md']);
@@ -269,9 +265,11 @@ describe('refused files', () => {
         assert.equal(knowhub(s.dir, ['export', src, '--on-conflict', 'skip']).status, 2, 'export has no --on-conflict');
         const missing = imp(path.join(src, 'does-not-exist'));
         assert.equal(missing.status, 1, missing.stderr);
-        // a directory without rules/ or experiences/ imports nothing
+        assert.equal(missing.stderr, `knowhub: import: ${path.join(src, 'does-not-exist')}: No such file or directory\n`);
+        // an empty directory is an empty plain folder: nothing to import, not a failure
         const empty = imp(src, '--space', 'imp-empty');
         assert.equal(empty.status, 0, empty.stderr);
+        assert.match(empty.stderr, /: plain folder /);
         assert.match(empty.stderr, /0 imported, 0 updated, 0 unchanged, 0 skipped, 0 refused/);
     });
 });

@@ -471,8 +471,8 @@ describe('a real nginx + knowhub', () => {
 
     test('an answer with a field the file does not describe fails the check', () => {
         const v = answerSchema('GET', '/api/health', 200);
-        assert.equal(v({ status: 'success', data: { ok: true, version: '0.1.0', schema: 14 } }), true);
-        assert.equal(v({ status: 'success', data: { ok: true, version: '0.1.0', schema: 14, extra: 1 } }), false);
+        assert.equal(v({ status: 'success', data: { ok: true, version: '0.1.0', schema: 14, store: 'sqlite' } }), true);
+        assert.equal(v({ status: 'success', data: { ok: true, version: '0.1.0', schema: 14, store: 'sqlite', extra: 1 } }), false);
         assert.equal(v({ status: 'success', data: { ok: true, version: '0.1.0' } }), false);
         assert.equal(v({ status: 'error', error: { code: 'NO_SUCH_CODE', message: 'm', retry: false, request_id: 'r' } }), false);
     });

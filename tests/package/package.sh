@@ -112,7 +112,7 @@ for name in $(readelf -d "$BUILD/knowhub" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/
     fi
 done
 [ "$(field Recommends)" = nginx ] || bad+=("Recommends: '$(field Recommends)', not nginx")
-version=$("$BUILD/knowhub" version | awk '{ print $2 }')
+version=$("$BUILD/knowhub" version | awk 'NR == 1 { print $2 }')
 [ "$(field Version)" = "$version" ] || bad+=("Version $(field Version) but knowhub version says $version")
 if [ ${#bad[@]} = 0 ]; then
     ok "dpkg-deb -f: Depends ($depends), Recommends nginx, Version $version"

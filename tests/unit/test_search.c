@@ -815,6 +815,8 @@ static void test_index_in_step(struct store *st)
         char dir[] = "/tmp/knowhub-test-search-XXXXXX", path[512];
         FILE *f, *report = fopen("/dev/null", "w");
         struct transfer_counts counts = {0};
+        struct import_options opt = {SPACE, ON_CONFLICT_OVERWRITE, 0};
+        int source_errno;
         CHECK(mkdtemp(dir) != NULL);
         snprintf(path, sizeof path, "%s/rules", dir);
         mkdir(path, 0700);
@@ -828,7 +830,8 @@ static void test_index_in_step(struct store *st)
         f = fopen(path, "w");
         fputs("Walrus rule without front matter.\n", f);
         fclose(f);
-        CHECK_INT(transfer_import(st, SPACE, dir, ON_CONFLICT_OVERWRITE, report, &counts), 0);
+        CHECK_INT(transfer_import(st, &opt, dir, IMPORT_TREE, report, &counts, &source_errno),
+                  TRANSFER_OK);
         CHECK_INT(counts.imported, 2);
         CHECK_INT(files(st, SPACE, "narwhal tusks", 0, 10, NULL, &h), STORE_OK);
         CHECK(h.n == 1 && strcmp(h.title[0], "Narwhal facts") == 0);
@@ -843,7 +846,8 @@ static void test_index_in_step(struct store *st)
         fputs("---\ntitle: Narwhal migration\ntags: [arctic]\n---\n\nThey winter under ice.\n", f);
         fclose(f);
         memset(&counts, 0, sizeof counts);
-        CHECK_INT(transfer_import(st, SPACE, dir, ON_CONFLICT_OVERWRITE, report, &counts), 0);
+        CHECK_INT(transfer_import(st, &opt, dir, IMPORT_TREE, report, &counts, &source_errno),
+                  TRANSFER_OK);
         CHECK_INT(counts.updated, 1);
         CHECK_INT(files(st, SPACE, "tusks", 0, 10, NULL, &h), STORE_OK);
         CHECK_INT(h.n, 0);

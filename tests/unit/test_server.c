@@ -5,6 +5,7 @@
 #include "app/server.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void test_socket_default(void)
 {
@@ -39,9 +40,44 @@ static void test_socket_from_env(void)
     buf_release(&b);
 }
 
+/* What the startup line and `knowhub version` say of the store: never a
+ * PostgreSQL password, in whichever form libpq accepts it. */
+static void test_store_said(void)
+{
+    static const struct {
+        const char *url, *said;
+    } cases[] = {
+        {"postgresql://kh:s3cret@db.example:5433/knowhub",
+         "postgresql user=kh password=*** dbname=knowhub host=db.example port=5433"},
+        {"postgres://kh@db/knowhub?password=s3cret&sslmode=require",
+         "postgresql user=kh password=*** dbname=knowhub host=db sslmode=require"},
+        {"host=/run/pg dbname=kh password='s3 cret' application_name='a b'",
+         "postgresql password=*** dbname=kh host=/run/pg application_name='a b'"},
+        {"postgresql://kh:s3cret@[::1", "postgresql (not a valid connection string)"},
+    };
+    struct config cfg;
+    struct buf b;
+    setenv("KNOWHUB_DATA", "/var/lib/knowhub", 1);
+    buf_init(&b, 4096);
+    /* the last case is none: the SQLite file of KNOWHUB_DATA */
+    for (size_t i = 0; i <= sizeof cases / sizeof *cases; i++) {
+        int sqlite = i == sizeof cases / sizeof *cases;
+        if (sqlite)
+            unsetenv("KNOWHUB_DATABASE_URL");
+        else
+            setenv("KNOWHUB_DATABASE_URL", cases[i].url, 1);
+        config_from_env(&cfg);
+        server_store_said(&cfg, &b);
+        CHECK_STR(b.data, sqlite ? "sqlite /var/lib/knowhub/knowhub.db" : cases[i].said);
+        CHECK(strstr(b.data, "s3") == NULL);
+    }
+    buf_release(&b);
+}
+
 int main(void)
 {
     test_socket_default();
     test_socket_from_env();
+    test_store_said();
     return test_summary();
 }

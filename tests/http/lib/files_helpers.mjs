@@ -110,3 +110,15 @@ export function readTree(dir) {
     walk(dir, '');
     return out;
 }
+
+/** The non-empty lines of a command's output. */
+export const outputLines = (out) => out.split('\n').filter(Boolean);
+
+const spaceCounts = new Map();
+/** A new space on stack s named prefix-N, and an admin file view of it: [name, view]. */
+export function newSpace(s, prefix) {
+    const n = (spaceCounts.get(prefix) || 0) + 1;
+    spaceCounts.set(prefix, n);
+    const name = `${prefix}-${n}`;
+    return [name, fileView(s, s.token(name, 'admin', 'import'))];
+}
