@@ -198,9 +198,13 @@ void client_free(struct client *c)
 
 void client_add_escaped(struct client *c, struct buf *b, const char *s)
 {
-    char *e = curl_easy_escape(c->curl, s, (int)strnlen(s, 1 << 20));
+    /* Longer than any URL this client sends (16 KiB): refused, not cut. */
+    size_t n = strnlen(s, (size_t)64 << 10);
+    char *e = n < ((size_t)64 << 10) ? curl_easy_escape(c->curl, s, (int)n) : NULL;
     if (!e) {
-        buf_add(b, "", b->max); /* refused: the buffer is failed, as for any append */
+        /* An append one byte over the room left is refused before any copy:
+         * b is failed from now on, as after any refused append. */
+        buf_add(b, "", b->max - b->len + 1);
         return;
     }
     buf_adds(b, e);
