@@ -376,8 +376,8 @@ static void id_path(struct client *c, struct buf *path, const char *prefix, cons
 
 static void print_meta(const char *name, const char *value)
 {
-    printf("%-10s ", name);
-    put_cell(value, 1000, 0);
+    printf("%-12s ", name);
+    put_cell(*value ? value : "-", 1000, 0);
     putchar('\n');
 }
 
@@ -417,12 +417,16 @@ static int cmd_get(struct client *c, const struct args *a, struct buf *q)
     print_meta("id:", text_of(e, "id", tmp));
     print_meta("category:", text_of(e, "category", tmp));
     print_meta("path:", text_of(e, "path", tmp));
+    if (member(e, "description")) /* a rule's */
+        print_meta("description:", text_of(e, "description", tmp));
+    if (member(e, "always_apply"))
+        print_meta("always:", text_of(e, "always_apply", tmp));
     join_strings(member(member(e, "tags"), "labels"), &tags);
     print_meta("tags:", tags.len ? tags.data : "-");
     buf_truncate(&tags, 0);
     join_strings(member(member(e, "tags"), "type"), &tags);
     print_meta("types:", tags.len ? tags.data : "-");
-    printf("%-10s ", "score:");
+    printf("%-12s ", "score:");
     put_cell(score_of(e, tmp), 32, 0);
     fputs(" (helpful ", stdout);
     put_cell(text_of(member(e, "eval"), "helpful", tmp2), 32, 0);

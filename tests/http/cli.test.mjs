@@ -353,6 +353,10 @@ describe('exit statuses of failures', () => {
         assert.equal(r.status, 0, r.stderr);
         r = await knowhub(['list', '--category', 'rule', '--json', ...remote()]);
         assert.deepEqual(JSON.parse(r.stdout).items.map((e) => e.title), ['Always cite the survey']);
+        // get shows a rule's own fields.
+        r = await knowhub(['get', JSON.parse(r.stdout).items[0].id, ...remote(readerFile)]);
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stdout, /^category: +rules\npath: +cite\.md\ndescription: +-\nalways: +true\n/m);
     });
 
     test('refused requests: content over the limit, a path conflict: exit 5 with the server error', async () => {
