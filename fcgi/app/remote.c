@@ -145,6 +145,20 @@ static struct json_object *member(struct json_object *o, const char *key)
     return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
+/* Member key of o when it is an array, else NULL: an answer of another
+ * shape prints as empty rather than tripping json-c's type asserts. */
+static struct json_object *rows_of(struct json_object *o, const char *key)
+{
+    struct json_object *v = member(o, key);
+    return json_object_is_type(v, json_type_array) ? v : NULL;
+}
+
+/* The length of rows (0 for NULL). */
+static size_t count_of(struct json_object *rows)
+{
+    return rows ? json_object_array_length(rows) : 0;
+}
+
 /* The entry's quality score: "score" (search results), else eval.score. */
 static const char *score_of(struct json_object *e, char tmp[static 32])
 {
@@ -177,7 +191,7 @@ static void print_table(const struct column *cols, size_t ncols, struct json_obj
         put_cell(cols[i].head, w, i + 1 < ncols);
         fputs(i + 1 < ncols ? "  " : "\n", stdout);
     }
-    for (size_t r = 0; rows && r < json_object_array_length(rows); r++) {
+    for (size_t r = 0; r < count_of(rows); r++) {
         struct json_object *row = json_object_array_get_idx(rows, r);
         for (size_t i = 0; i < ncols; i++) {
             size_t w = cols[i].width ? cols[i].width : (total > used + 10 ? total - used : 10);
@@ -198,7 +212,7 @@ static void say_page(struct json_object *data, const char *key, const char *what
         parse_long(text_of(data, "limit", b), 0, LONG_MAX, &limit) ||
         parse_long(text_of(data, "total", t), 0, LONG_MAX, &total))
         return;
-    shown = (long)json_object_array_length(member(data, key));
+    shown = (long)count_of(rows_of(data, key));
     if (shown == 0)
         fprintf(stderr, "knowhub: no %s here (%ld in all)\n", what, total);
     else if (offset + shown < total)
@@ -317,10 +331,10 @@ static int show_rows(struct client *c, const struct args *a, const char *head, c
     if ((rc = get(c, &path, &data)) == CLIENT_EXIT_OK) {
         if (a->json)
             print_json(data);
-        else if (!page_what && json_object_array_length(member(data, key)) == 0)
+        else if (!page_what && count_of(rows_of(data, key)) == 0)
             fputs("knowhub: nothing found\n", stderr);
         else
-            print_table(cols, ncols, member(data, key));
+            print_table(cols, ncols, rows_of(data, key));
         if (!a->json && page_what)
             say_page(data, key, page_what);
     }
@@ -384,7 +398,7 @@ static void print_meta(const char *name, const char *value)
 /* The strings of a JSON array, joined by ", " (at most 4 KiB). */
 static void join_strings(struct json_object *list, struct buf *out)
 {
-    for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+    for (size_t i = 0; i < count_of(list); i++) {
         const char *s = jf_str(json_object_array_get_idx(list, i));
         if (s)
             buf_addf(out, "%s%s", out->len ? ", " : "", s);
@@ -421,10 +435,10 @@ static int cmd_get(struct client *c, const struct args *a, struct buf *q)
         print_meta("description:", text_of(e, "description", tmp));
     if (member(e, "always_apply"))
         print_meta("always:", text_of(e, "always_apply", tmp));
-    join_strings(member(member(e, "tags"), "labels"), &tags);
+    join_strings(rows_of(member(e, "tags"), "labels"), &tags);
     print_meta("tags:", tags.len ? tags.data : "-");
     buf_truncate(&tags, 0);
-    join_strings(member(member(e, "tags"), "type"), &tags);
+    join_strings(rows_of(member(e, "tags"), "type"), &tags);
     print_meta("types:", tags.len ? tags.data : "-");
     printf("%-12s ", "score:");
     put_cell(score_of(e, tmp), 32, 0);
@@ -653,12 +667,14 @@ static int cmd_traces(struct client *c, const struct args *a, struct buf *q)
     print_meta("pending:", text_of(trace, "pending", tmp));
     putchar('\n');
     /* The verdict of each log entry: eval_result.eval_status, "-" while pending. */
-    for (size_t i = 0; i < json_object_array_length(member(log, "entries")); i++) {
-        struct json_object *e = json_object_array_get_idx(member(log, "entries"), i);
+    for (size_t i = 0; i < count_of(rows_of(log, "entries")); i++) {
+        struct json_object *e = json_object_array_get_idx(rows_of(log, "entries"), i);
         const char *v = text_of(member(e, "eval_result"), "eval_status", tmp);
+        if (!json_object_is_type(e, json_type_object))
+            continue;
         json_object_object_add(e, "verdict", json_object_new_string(v));
     }
-    print_table(log_cols, sizeof log_cols / sizeof log_cols[0], member(log, "entries"));
+    print_table(log_cols, sizeof log_cols / sizeof log_cols[0], rows_of(log, "entries"));
     say_page(log, "entries", "log entries");
 out:
     json_object_put(both);
@@ -700,7 +716,7 @@ static int cmd_sessions(struct client *c, const struct args *a, struct buf *q)
         print_meta("created:", text_of(data, "created_at", tmp));
         print_meta("updated:", text_of(data, "updated_at", tmp));
         putchar('\n');
-        print_table(table_cols, sizeof table_cols / sizeof table_cols[0], member(data, "tables"));
+        print_table(table_cols, sizeof table_cols / sizeof table_cols[0], rows_of(data, "tables"));
     }
 out:
     json_object_put(data);

@@ -397,6 +397,11 @@ describe('exit statuses of failures', () => {
                 } else if (mode === 'redirect') {
                     res.writeHead(302, { Location: `${s.base}/api/knowledge` });
                     res.end();
+                } else if (mode === 'odd') {
+                    // KnowHub's envelope around data of other shapes than the commands expect.
+                    res.writeHead(200, { 'Content-Type': 'application/json' });
+                    const data = { items: 'x', results: 5, tables: {}, entries: [1, 'a', null], tags: 'x', eval: [], total: 'many' };
+                    res.end(JSON.stringify({ status: 'success', data }));
                 } else if (mode === 'busy') {
                     res.writeHead(503, { 'Content-Type': 'application/json' });
                     res.end(JSON.stringify({ status: 'error', error: { code: 'SERVICE_UNAVAILABLE', message: 'busy\u001b[2J now', retry: true } }));
@@ -452,6 +457,12 @@ describe('exit statuses of failures', () => {
             assert.equal(r.status, 1);
             assert.equal(r.stdout, '');
             assert.match(r.stderr, /the answer of .* is larger than 16 MiB; nothing was printed/);
+            // Data of unexpected shapes prints as empty, never crashes (json-c asserts on types).
+            mode = 'odd';
+            for (const args of [['list'], ['search', 'q'], ['get', 'k'], ['traces'], ['traces', 't'], ['sessions'], ['sessions', 's']]) {
+                r = await knowhub([...args, '--url', fakeUrl, '--token-file', agentFile]);
+                assert.equal(r.status, 0, `${args.join(' ')}: ${r.status} ${r.stderr}`);
+            }
             // A redirect is not followed (the token would go along): the 302 is an error.
             mode = 'redirect';
             hits.length = 0;
