@@ -166,9 +166,10 @@ fi
 
 # --- package (issue 16): build the .deb and inspect it: files and modes,
 # control fields, maintainer scripts, systemd-analyze verify on the unit,
-# nginx -t on the site, the unpacked binary live behind the packaged site.
+# nginx -t on the site, the unpacked binary live behind the packaged site,
+# the manual page (groff-base and man-db render it).
 echo "== package (tests/package/package.sh: the .deb, its unit and nginx site)"
-if deps_ensure systemd logrotate; then
+if deps_ensure systemd logrotate groff-base man-db; then
     tests/package/package.sh build > "$OUT/package.log" 2>&1
     rc=$?
     p=$(sed -n 's/^package: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$OUT/package.log")
@@ -183,7 +184,7 @@ if deps_ensure systemd logrotate; then
     stage_shell_skips tests/package/package.sh "$OUT/package.log" > "$STAGE_DIR/package.skips"
     stage_report package "$p" "$f" "$STAGE_DIR/package.skips"
 else
-    stage_fail package "systemd (systemd-analyze) or logrotate could not be installed"
+    stage_fail package "systemd (systemd-analyze), logrotate, groff-base or man-db could not be installed"
 fi
 # --- end package
 

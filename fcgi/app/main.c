@@ -14,6 +14,7 @@
 #include "service/jobs.h"
 #include "llm/llm.h"
 #include "base/metrics.h"
+#include "app/remote.h"
 #include "app/routes.h"
 #include "http/router.h"
 #include "app/server.h"
@@ -705,26 +706,85 @@ out:
     return rc;
 }
 
-static int usage(void)
+/* The operator commands: their line in knowhub's usage (after the name),
+ * and their help (knowhub CMD --help: the synopsis, then what it does). */
+static const struct {
+    const char *name;
+    const char *line;
+    const char *help;
+} operator_commands[] = {
+    {"serve", "run the FastCGI server on $KNOWHUB_SOCKET",
+     "serve\n\nRun the FastCGI server on $KNOWHUB_SOCKET\n"
+     "(default $KNOWHUB_DATA/run/knowhub.sock).\n"},
+    {"init", "create $KNOWHUB_DATA, the database and the first admin token",
+     "init\n\nCreate $KNOWHUB_DATA, the database and the first admin token; on a node\n"
+     "with tokens but no $KNOWHUB_DATA/admin.token, write a new admin token there.\n"},
+    {"token", "create|list|revoke: API tokens (knowhub token --help)",
+     "token create --space NAME --role admin|editor|agent|reader [--label TEXT]\n"
+     "       knowhub token list\n"
+     "       knowhub token revoke ID\n\n"
+     "Create (the token is printed on stdout, once), list and revoke API tokens.\n"},
+    {"import", "DIR|FILE.jsonl|- [--space S] ...: load a knowledge tree, notes or an export",
+     "import DIR|FILE.jsonl|- [--space S] [--on-conflict skip|overwrite|rename] [--flatten]\n\n"
+     "Load a knowledge tree (DIR with rules/ or experiences/), a plain folder of notes\n"
+     "(every .md an experience; --flatten for deep trees) or the JSON Lines export\n"
+     "writes (a file, or - for stdin). Exit 0 imported (skips are not failures),\n"
+     "1 the source or the database failed, 2 usage, 3 some documents refused.\n"},
+    {"export", "DIR [--space S]: every document as rules/ and experiences/ files",
+     "export DIR [--space S]\n"
+     "       knowhub export FILE.jsonl|- --format jsonl [--space S]\n\n"
+     "Write every document as rules/ and experiences/ files, or as JSON Lines\n"
+     "(what GET /api/knowledge/export answers; import reads it back).\n"},
+    {"backup", "FILE [--force]: an online copy of the database (safe while serving)",
+     "backup FILE [--force]\n\nAn online copy of the database (safe while serving), through a\n"
+     "temporary file; an existing FILE is replaced only with --force.\n"},
+    {"check", "integrity, full-text index against the table, statements",
+     "check\n\nIntegrity, full-text index against the table, statements (exit 1 on a\n"
+     "problem).\n"},
+    {"login-link", "print the panel's one-click login link for the admin token",
+     "login-link\n\nPrint the panel's one-click login link for the admin token\n"
+     "(at http://$KNOWHUB_HOST:$KNOWHUB_PORT/, default 127.0.0.1:8080).\n"},
+    {"migrate-to", "URL: copy the SQLite database into an empty PostgreSQL one",
+     "migrate-to URL\n\nCopy $KNOWHUB_DATA/knowhub.db into an empty PostgreSQL database,\n"
+     "checked table by table (docs/operations.md).\n"},
+    {"version", "print knowhub's version, its stores and libraries",
+     "version\n\nPrint knowhub's version (first line), the stores it was built with, the\n"
+     "versions of its libraries and the store this environment points at.\n"},
+};
+
+#define NOPERATOR (sizeof operator_commands / sizeof operator_commands[0])
+
+/* knowhub's usage: on stdout with exit 0 when asked for (help, --help),
+ * on stderr with exit 2 after a wrong command line. */
+static int usage(FILE *out, int status)
 {
-    fputs("usage: knowhub serve | init | token | import | export | backup | check | login-link |"
-          " migrate-to | version\n"
-          "  serve    run the FastCGI server on $KNOWHUB_SOCKET\n"
-          "           (default $KNOWHUB_DATA/run/knowhub.sock)\n"
-          "  init     create $KNOWHUB_DATA, the database and the first admin token\n"
-          "  token    create, list and revoke API tokens (knowhub token for help)\n"
-          "  import   DIR|FILE.jsonl|- [--space S] [--on-conflict skip|overwrite|rename]\n"
-          "           [--flatten]: load a knowledge tree, a folder of notes or an export\n"
-          "  export   DIR [--space S]: write every document as rules/ and experiences/ files\n"
-          "           (FILE.jsonl|- --format jsonl: as JSON Lines, what import reads back)\n"
-          "  backup   FILE [--force]: an online copy of the database (safe while serving)\n"
-          "  check    integrity, full-text index against the table, statements\n"
-          "  login-link  print the panel's one-click login link for the admin token\n"
-          "           (at http://$KNOWHUB_HOST:$KNOWHUB_PORT/, default 127.0.0.1:8080)\n"
-          "  migrate-to  URL: copy $KNOWHUB_DATA/knowhub.db into an empty PostgreSQL\n"
-          "           database, checked table by table (docs/operations.md)\n",
-          stderr);
-    return 2;
+    fputs("usage: knowhub COMMAND [ARGS]   (knowhub help COMMAND, or knowhub COMMAND --help)\n\n",
+          out);
+    remote_usage(out);
+    fputs("\nOperator commands (on $KNOWHUB_DATA, on the server's host):\n", out);
+    for (size_t i = 0; i < NOPERATOR; i++)
+        fprintf(out, "  %-11s %s\n", operator_commands[i].name, operator_commands[i].line);
+    fputs("\nEnvironment and exit statuses: man knowhub, docs/cli.md, docs/operations.md.\n", out);
+    return status;
+}
+
+/* knowhub help [COMMAND], knowhub COMMAND --help: on stdout, exit 0. */
+static int help(const char *name)
+{
+    if (!name)
+        return usage(stdout, 0);
+    if (remote_is_command(name)) {
+        char help_arg[] = "--help";
+        char *argv[] = {(char *)name, help_arg, NULL};
+        return remote_main(NULL, 2, argv);
+    }
+    for (size_t i = 0; i < NOPERATOR; i++)
+        if (!strcmp(operator_commands[i].name, name)) {
+            printf("usage: knowhub %s", operator_commands[i].help);
+            return 0;
+        }
+    fprintf(stderr, "knowhub: no command '%s'\n", name);
+    return usage(stderr, 2);
 }
 
 int main(int argc, char **argv)
@@ -739,14 +799,20 @@ int main(int argc, char **argv)
     }
     config_from_env(&cfg);
     if (argc < 2)
-        return usage();
+        return usage(stderr, 2);
+    if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+        return argc <= 3 ? help(argc == 3 ? argv[2] : NULL) : usage(stderr, 2);
+    if (remote_is_command(argv[1]))
+        return remote_main(&cfg, argc - 1, argv + 1);
+    if (argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")))
+        return help(argv[1]);
     /* What knowhub creates under $KNOWHUB_DATA (database, WAL, tokens,
      * backups) is the owner's alone, whatever the caller's umask; export
      * writes plain Markdown for the operator and keeps it. */
     if (strcmp(argv[1], "export") != 0)
         umask(077);
     if (strcmp(argv[1], "serve") == 0)
-        return argc == 2 ? serve(&cfg) : usage();
+        return argc == 2 ? serve(&cfg) : usage(stderr, 2);
     if (strcmp(argv[1], "init") == 0)
         return cli_init(&cfg, argc - 2, argv + 2);
     if (strcmp(argv[1], "token") == 0)
@@ -765,5 +831,6 @@ int main(int argc, char **argv)
         return cli_migrate_to(&cfg, argc - 2, argv + 2);
     if (strcmp(argv[1], "version") == 0)
         return cli_version(&cfg, argc - 2, argv + 2);
-    return usage();
+    fprintf(stderr, "knowhub: no command '%s'\n", argv[1]);
+    return usage(stderr, 2);
 }

@@ -5,7 +5,8 @@
 // - Each block is a test named "FILE:LINE". The blocks of one file run in
 //   order, in one sandbox of their own: its cwd holds var/ (the stack's data
 //   directory, with admin.token and the example knowledge as ./run.sh loads
-//   it), build/knowhub (the binary under test) and docs/ (the repository's);
+//   it), build/knowhub (the binary under test, also `knowhub` on PATH, as
+//   the package installs it) and docs/ (the repository's);
 //   the shell variables a block sets reach the next block of its file.
 // - The stack listens on a free port: "127.0.0.1:8080" in a block is that port.
 //   $KNOWHUB_TOKEN is an agent token of space "default".
@@ -87,12 +88,14 @@ async function sandbox() {
     fs.symlinkSync(BIN, path.join(dir, 'build/knowhub'));
     fs.symlinkSync(stack.dir, path.join(dir, 'var'));
     fs.symlinkSync(path.join(ROOT, 'docs'), path.join(dir, 'docs'));
+    fs.mkdirSync(path.join(dir, '.bin'));
+    fs.symlinkSync(BIN, path.join(dir, '.bin/knowhub'));
     fs.mkdirSync(path.join(dir, '.refused'));
     for (const cmd of REFUSED)
         fs.writeFileSync(path.join(dir, '.refused', cmd), `#!/bin/sh\necho "the docs test does not run ${cmd}: mark the example not run" >&2\nexit 99\n`, { mode: 0o755 });
     const env = { ...process.env, ...stack.cliEnv(), KNOWHUB_PORT: String(stack.port) };
     delete env.KNOWHUB_DATA; /* the default, ./var, is the stack's: as in a checkout */
-    env.PATH = `${path.join(dir, '.refused')}:${env.PATH}`;
+    env.PATH = `${path.join(dir, '.refused')}:${path.join(dir, '.bin')}:${env.PATH}`;
     const imp = spawnSync(BIN, ['import', 'docs/examples/knowledge', '--space', 'default'], { cwd: dir, env, encoding: 'utf8' });
     assert.equal(imp.status, 0, `importing the examples: ${imp.stderr}`);
     env.KNOWHUB_TOKEN = stack.token('default', 'agent', 'docs-examples');

@@ -76,18 +76,20 @@ expect_file -rw-r--r-- /usr/share/knowhub/nginx/knowhub_server.conf
 expect_file -rw-r--r-- /usr/share/knowhub/openapi.yaml
 expect_file -rw-r--r-- /usr/share/doc/knowhub/README.md
 expect_file -rw-r--r-- /usr/share/doc/knowhub/operations.md
+expect_file -rw-r--r-- /usr/share/doc/knowhub/cli.md
+expect_file -rw-r--r-- /usr/share/man/man1/knowhub.1.gz
 # Every file of the panel and of its strings, as in the tree.
 for f in $(cd "$ROOT" && find web i18n -type f | sort); do
     expect_file -rw-r--r-- "/usr/share/knowhub/$f"
 done
-for d in /usr/share/knowhub/web /usr/share/knowhub/i18n /usr/share/doc/knowhub; do
+for d in /usr/share/knowhub/web /usr/share/knowhub/i18n /usr/share/doc/knowhub /usr/share/man/man1; do
     expect_file drwxr-xr-x "$d/"
 done
 others=$(awk '$2 != "root/root" || ($1 ~ /^-/ && $1 != "-rw-r--r--" && $1 != "-rwxr-xr-x" &&
               !($1 == "-rw-r-----" && $3 == "/etc/default/knowhub")) ||
               ($1 ~ /^d/ && $1 != "drwxr-xr-x")' "$T/contents")
 if [ ${#missing[@]} = 0 ] && [ -z "$others" ]; then
-    ok "dpkg-deb -c: binary, panel ($(cd "$ROOT" && find web i18n -type f | wc -l) files), openapi.yaml, unit, site, defaults (0640: keys), logrotate, docs; all root/root, 0755/0644"
+    ok "dpkg-deb -c: binary, panel ($(cd "$ROOT" && find web i18n -type f | wc -l) files), openapi.yaml, unit, site, defaults (0640: keys), logrotate, docs, manual page; all root/root, 0755/0644"
 else
     fail "dpkg-deb -c: the expected files with their modes" "${missing[@]}" $others
 fi
@@ -183,6 +185,40 @@ fi
 # --- unpack ---------------------------------------------------------------------
 R=$T/root
 dpkg-deb -x "$DEB" "$R"
+
+# --- the manual page --------------------------------------------------------------
+# knowhub(1), gzipped: groff renders it without a warning (and does warn about
+# a broken page, so the check can fail), man -l shows it, and it describes
+# every command the packaged binary's `knowhub help` lists.
+MAN=$R/usr/share/man/man1/knowhub.1.gz
+bad=()
+if ! gzip -t "$MAN" 2>/dev/null; then
+    bad+=("no gzipped manual page at /usr/share/man/man1/knowhub.1.gz")
+else
+    if command -v groff >/dev/null; then
+        out=$(zcat "$MAN" | LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z 2>&1)
+        [ -z "$out" ] || bad+=("groff -man -ww warns: $(head -3 <<<"$out")")
+        out=$(printf '.TH X 1\n.SH NAME\n.BOGUS\n' | groff -man -Tutf8 -ww -z 2>&1)
+        [ -n "$out" ] || bad+=("groff -ww says nothing about a broken page: this check would pass anything")
+    else
+        bad+=("groff is not installed (Debian's groff-base, which man-db needs)")
+    fi
+    if command -v man >/dev/null; then
+        page=$(MANWIDTH=100 LC_ALL=C.UTF-8 man -l "$MAN" 2> "$T/man.err") || bad+=("man -l fails: $(head -3 "$T/man.err")")
+        [ -s "$T/man.err" ] && bad+=("man -l warns: $(head -3 "$T/man.err")")
+        commands=$("$R/usr/bin/knowhub" help | sed -n 's/^  \([a-z-]*\) .*/\1/p')
+        [ "$(wc -w <<<"$commands")" -ge 17 ] || bad+=("knowhub help lists only: $commands")
+        for c in $commands; do
+            grep -qE "^ {7}$c( |$)" <<<"$page" || bad+=("the manual page does not describe '$c' (knowhub help lists it)")
+        done
+        grep -q '^EXIT STATUS' <<<"$page" || bad+=("the manual page has no EXIT STATUS")
+    fi
+fi
+if [ ${#bad[@]} = 0 ]; then
+    ok "knowhub(1): gzipped, groff -ww clean, man -l renders it, every command of knowhub help described"
+else
+    fail "the manual page" "${bad[@]}"
+fi
 
 # --- the systemd unit -----------------------------------------------------------
 # systemd-analyze verify needs the binary to exist: a copy of the unit runs the
@@ -327,11 +363,17 @@ link=$(KNOWHUB_DATA=$DATA KNOWHUB_PORT=$PORT "$BIN" login-link 2>&1)
 case $link in "$BASE/#token=kh_"*) ;; *) bad+=("knowhub login-link: $link") ;; esac
 token=$(KNOWHUB_DATA=$DATA "$BIN" token create --space default --role agent 2>&1)
 case $token in kh_*) ;; *) bad+=("knowhub token create: $token") ;; esac
+# The content commands: local mode (the admin token), then remote with the agent's token file.
+id=$(echo "Packaged CLI content." | KNOWHUB_DATA=$DATA KNOWHUB_PORT=$PORT "$BIN" add --title "Packaged CLI note" 2>&1)
+case $id in knowledge-*) ;; *) bad+=("knowhub add (local mode): $id") ;; esac
+(umask 077; printf '%s\n' "$token" > "$T/agent.token")
+out=$("$BIN" get "$id" --url "$BASE" --token-file "$T/agent.token" 2>&1)
+case $out in "Packaged CLI note"*) ;; *) bad+=("knowhub get --url --token-file: $out") ;; esac
 kill -TERM "$NGINX_PID" 2>/dev/null; wait "$NGINX_PID" 2>/dev/null; NGINX_PID=
 kill -TERM "$KNOWHUB_PID" 2>/dev/null; wait "$KNOWHUB_PID"; rc=$?; KNOWHUB_PID=
 [ "$rc" = 0 ] || bad+=("knowhub serve exited $rc on SIGTERM")
 if [ ${#bad[@]} = 0 ]; then
-    ok "unpacked package live behind nginx + the packaged site: /, /i18n/, /api/openapi.yaml, /api/health, /api/knowledge, /mcp, login-link, token create"
+    ok "unpacked package live behind nginx + the packaged site: /, /i18n/, /api/openapi.yaml, /api/health, /api/knowledge, /mcp, login-link, token create, knowhub add (local) and get (--url)"
 else
     fail "the unpacked package, live" "${bad[@]}" "$(tail -3 "$T/nginx.log")"
 fi
