@@ -13,6 +13,7 @@
 import { ApiError, auth } from './api.js';
 import { mountDetails, showDetails, showDetailsById } from './details.js';
 import { $, $$, errorText, h, toast } from './dom.js';
+import { icon } from './icons.js';
 import { onEditorSaved } from './editor.js';
 import { LANGS, currentLang, initI18n, setLang, t } from './i18n.js';
 import { roleLabel } from './labels.js';
@@ -161,7 +162,33 @@ async function logout() {
     location.replace(location.pathname + location.search);
 }
 
+const PANEL_KEY = 'knowhub.panel';
+
+/** Show or hide the knowledge panel (the sessions canvas wants the room); remembered. */
+function setPanelOpen(open, remember = true) {
+    $('.layout').classList.toggle('panel-collapsed', !open);
+    $('#toggle-panel').setAttribute('aria-expanded', String(open));
+    if (!remember) return;
+    try {
+        localStorage.setItem(PANEL_KEY, open ? 'open' : 'closed');
+    } catch {
+        /* private mode: not remembered */
+    }
+}
+
+function panelWasOpen() {
+    try {
+        return localStorage.getItem(PANEL_KEY) !== 'closed';
+    } catch {
+        return true;
+    }
+}
+
 function wire() {
+    const toggle = $('#toggle-panel');
+    toggle.append(icon('sidebar'));
+    toggle.addEventListener('click', () => setPanelOpen(toggle.getAttribute('aria-expanded') !== 'true'));
+    setPanelOpen(panelWasOpen(), false);
     $('#login-form').addEventListener('submit', onLoginSubmit);
     $('#logout').addEventListener('click', logout);
     // The brand goes home: the knowledge view with no document open (home.js).

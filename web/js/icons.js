@@ -17,6 +17,7 @@ const PATHS = {
     chevronRight: ['M6 3.5l4.5 4.5L6 12.5'],
     chevronDown: ['M3.5 6l4.5 4.5L12.5 6'],
     file: ['M3.5 1.5h6l3 3v10h-9z', 'M9.5 1.5v3h3'],
+    sidebar: ['M2 2.5h12v11H2z', 'M6 2.5v11'],
 };
 
 export function icon(name, label = '') {
