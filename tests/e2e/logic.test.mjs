@@ -54,8 +54,12 @@ describe('the experience context', () => {
         const a = derived('a', 'root');
         const c = derived('c', 'a');
         const ctx = buildExperienceContext(c, [root, a, c]);
-        assert.equal(ctx.user_question, 'question of a');
+        assert.equal(ctx.user_question, 'question of c', 'the question of the table saved from');
         assert.deepEqual(ctx.interaction.map((e) => e.content), ['question of a', 'question of c']);
+        assert.deepEqual(ctx.chain, [
+            { table: 'a', question: 'question of a', operations: 'groupby, aggregate' },
+            { table: 'c', question: 'question of c', operations: 'groupby, aggregate' },
+        ]);
         assert.deepEqual(ctx.dialog.map((e) => e.content), ['dialog of a', 'dialog of c']);
         assert.ok(!JSON.stringify(ctx).includes('of b'));
         assert.equal(ctx.context_id, 'c');
@@ -91,6 +95,19 @@ describe('the experience context', () => {
         assert.equal(ctx.execution_attempts[0].failed_code_summary, '1 line');
         assert.equal(ctx.execution_attempts[1].repair_code_summary, '2 lines; groupby, aggregate, datetime');
         assert.equal(summarizeCode(''), undefined);
+    });
+
+    test('every attempt of the chain goes, named by its table; the instruction is the leaf\'s', () => {
+        const a = derived('a', 'root', { executionAttempts: [{ kind: 'transform', attempt: 1, status: 'error', error: 'KeyError' }, { kind: 'repair', attempt: 2, status: 'success' }] });
+        a.derive.trigger.interaction.push({ from: 'data-agent', role: 'instruction', content: 'sum by a' });
+        const b = derived('b', 'a', { executionAttempts: [{ kind: 'transform', attempt: 1, status: 'success' }] });
+        b.displayId = 'B table';
+        b.derive.trigger.interaction.push({ from: 'data-agent', role: 'instruction', content: 'rank b' });
+        const ctx = buildExperienceContext(b, [root, a, b]);
+        assert.deepEqual(ctx.execution_attempts.map((x) => [x.table, x.attempt, x.status]), [['a', 1, 'error'], ['a', 2, 'success'], ['B table', 1, 'success']]);
+        assert.equal(ctx.result_summary.display_instruction, 'rank b');
+        assert.equal(ctx.user_question, 'question of b');
+        assert.deepEqual(ctx.chain.map((x) => [x.table, x.instruction]), [['a', 'sum by a'], ['B table', 'rank b']]);
     });
 });
 
