@@ -94,7 +94,7 @@ describe('analysis sessions', () => {
         await page.waitForSelector('.distill-dialog[open]');
         assert.equal(await page.textContent('.distill-dialog[open] .dialog-title'), ZH.knowledge.saveAsExperienceTitle);
         assert.equal(await page.textContent('.distill-dialog[open] .chain-steps'), '库存月报 → 平均库存 → 周转最慢的门店');
-        assert.equal(await page.textContent('.distill-dialog[open] .distill-mode'), ZH.knowledge.saveAsExperienceHintLocal);
+        assert.equal(await page.textContent('.distill-dialog[open] .distill-mode'), ZH.sessions.distillHintLocal);
         await page.fill('.distill-dialog[open] .distill-hint', '库存分析');
         await env.shot(page, 'save-experience-dialog');
         const { json, headers } = await captureRequest(page, '/api/knowledge/distill-experience', () => page.click('.distill-dialog[open] .distill-go'));
@@ -166,10 +166,10 @@ describe('analysis sessions', () => {
         const countBefore = await page.locator('.kb-section[data-category="experiences"] .item').count();
         const resp = page.waitForResponse((r) => r.url().endsWith('/api/knowledge/distill-experience'));
         // no LLM in this stack: the button and the dialog say it is a local summary
-        assert.equal(await page.getAttribute('.table-card[data-table-id="qoq_growth"] .save-exp-btn', 'title'), EN.knowledge.saveAsExperienceHintLocal);
+        assert.equal(await page.getAttribute('.table-card[data-table-id="qoq_growth"] .save-exp-btn', 'title'), EN.sessions.distillHintLocal);
         await page.click('.table-card[data-table-id="qoq_growth"] .save-exp-btn');
         await page.waitForSelector('.distill-dialog[open] .distill-mode[data-mode="local"]');
-        assert.equal(await page.textContent('.distill-dialog[open] .distill-mode'), EN.knowledge.saveAsExperienceHintLocal);
+        assert.equal(await page.textContent('.distill-dialog[open] .distill-mode'), EN.sessions.distillHintLocal);
         assert.ok(!(await page.textContent('.distill-dialog[open]')).includes('AI will'), 'no "AI will distill" without an LLM');
         await page.fill('.distill-dialog[open] .distill-hint', 'sales-analysis');
         await env.shot(page, 'save-experience-local');
@@ -181,7 +181,7 @@ describe('analysis sessions', () => {
         assert.match(data.title, /quarter-over-quarter growth/i, data.title);
         assert.match(data.path, /^sales-analysis\/[a-z0-9]+(-[a-z0-9]+)*\.md$/, data.path);
         assert.ok(Buffer.byteLength(data.path) <= 'sales-analysis/'.length + 63, data.path);
-        await toastText(page, `${EN.knowledge.distilled}: ${data.path} (${EN.knowledge.distilledLocal})`);
+        await toastText(page, `${EN.knowledge.distilled}: ${data.path} (${EN.sessions.distilledLocal})`);
         const doc = await env.admin.read('experiences', data.path);
         assert.match(doc.content, /revenue_by_quarter, attempt 1 \(transform\): failed/, 'the parent table\'s failed attempt is listed');
         assert.ok(!/No attempt failed/.test(doc.content), doc.content);

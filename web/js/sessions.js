@@ -62,7 +62,7 @@ function askLlmMode() {
 }
 
 /** What Save as Experience does here, in words: with the LLM, the local summary, or either. */
-const distillHint = () => t(llmMode === true ? 'knowledge.saveAsExperienceHint' : llmMode === false ? 'knowledge.saveAsExperienceHintLocal' : 'knowledge.saveAsExperienceHintAny');
+const distillHint = () => t(llmMode === true ? 'knowledge.saveAsExperienceHint' : llmMode === false ? 'sessions.distillHintLocal' : 'sessions.distillHintAny');
 
 export function mountSessions(el) {
     root = el;
@@ -382,7 +382,7 @@ async function runDistill(tb, hint) {
         const d = await knowledge.distill(body, { lang: currentLang() === 'zh' ? 'zh-CN' : 'en', signal: ctl.signal });
         distill.set(k, { state: 'idle', hint: '' });
         // how it was made, as the server says (source): never "AI" for the local summary
-        const how = d && d.source === 'distill-local' ? t('knowledge.distilledLocal') : d && d.source === 'distill' ? t('knowledge.distilledLlm') : '';
+        const how = d && d.source === 'distill-local' ? t('sessions.distilledLocal') : d && d.source === 'distill' ? t('sessions.distilledLlm') : '';
         if (d && d.source) llmMode = d.source === 'distill';
         toast(`${t('knowledge.distilled')}${d && d.path ? `: ${d.path}` : ''}${how ? ` (${how})` : ''}`, 'success');
         window.dispatchEvent(new CustomEvent('knowledge-changed', { detail: { category: 'experiences' } }));
