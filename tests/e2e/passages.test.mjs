@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setup } from './lib/harness.mjs';
-import { EN, ZH, item } from './lib/ui.mjs';
+import { EN, ZH, item, searchPanel as search } from './lib/ui.mjs';
 
 const WORD = 'zymurgical';
 const X = '<img src=x onerror=alert(1)>';
@@ -35,13 +35,6 @@ before(async () => {
 after(async () => {
     await env?.teardown();
 });
-
-/** Run a search in the panel and wait for its answer (a result list or the no-results note). */
-async function search(page, query) {
-    await page.fill('#kb-search', query);
-    await page.press('#kb-search', 'Enter');
-    await page.waitForSelector('.result-list, .no-results');
-}
 
 describe('passages in the search results', () => {
     test('the passage of the fourth paragraph, its word marked, markup shown as text', async () => {

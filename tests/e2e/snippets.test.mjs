@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setup } from './lib/harness.mjs';
+import { searchPanel as search } from './lib/ui.mjs';
 
 const EN_DOC = `---
 title: Quarterly revenue per region
@@ -48,18 +49,9 @@ tags: [库存]
 let env;
 before(async () => {
     env = await setup({ sessions: false });
-    await env.admin.write('experiences', 'sales/quarterly-revenue.md', EN_DOC);
-    await env.admin.write('experiences', '库存/周转率口径.md', ZH_DOC);
+    for (const [p, doc] of [['sales/quarterly-revenue.md', EN_DOC], ['库存/周转率口径.md', ZH_DOC]]) await env.admin.write('experiences', p, doc);
 });
-after(async () => {
-    await env?.teardown();
-});
-
-async function search(page, query) {
-    await page.fill('#kb-search', query);
-    await page.press('#kb-search', 'Enter');
-    await page.waitForSelector('.result-list, .no-results');
-}
+after(() => env?.teardown());
 
 /** The passage's text without its ellipses, its marks, and whether it has a trailing ellipsis. */
 async function shown(page, path) {
