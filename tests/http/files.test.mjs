@@ -31,7 +31,7 @@ function freshSpace(role = 'admin') {
 
 describe('/limits', () => {
     test('answers the reference limits, for any body, to a reader', async () => {
-        const want = { limits: { rule_description_max: 100, rules: 350, experiences: 2000 } };
+        const want = { limits: { rule_description_max: 100, rules: 350, experiences: 2000, title_max: 200 } };
         assert.deepEqual(ok(await reader.limits()), want);
         assert.deepEqual(ok(await reader.limits({ anything: [1, 2] })), want);
         // "request: ignored" — even a body that is not JSON
