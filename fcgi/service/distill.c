@@ -371,6 +371,23 @@ static void local_method(struct json_object *ctx, struct json_object *result, co
                  n_attempts - DISTILL_ATTEMPTS);
 }
 
+/* What fixed failed attempt i (of table, may be NULL): the summary of the
+ * first later attempt of the same table that succeeded, or NULL (then no
+ * "fixed by" is claimed; a failed attempt's own summary is no fix). */
+static const char *later_fix(struct json_object *attempts, size_t i, const char *table)
+{
+    for (size_t j = i + 1; j < json_object_array_length(attempts); j++) {
+        struct json_object *b = json_object_array_get_idx(attempts, j);
+        const char *t = jf_member_str(b, "table");
+        if (!((!t && !table) || (t && table && strcmp(t, table) == 0)))
+            continue;
+        if (attempt_succeeded(jf_member_str(b, "status")))
+            return jf_member_str(b, "repair_code_summary") ? jf_member_str(b, "repair_code_summary")
+                                                           : jf_member_str(b, "summary");
+    }
+    return NULL;
+}
+
 /* The "Pitfalls & Tips" section's lines: every failed attempt (the first
  * DISTILL_ATTEMPTS) and what fixed it; "none failed" only when every
  * attempt says it succeeded. */
@@ -384,15 +401,15 @@ static void local_pitfalls(struct json_object *attempts, const char *lang, struc
         struct json_object *a = json_object_array_get_idx(attempts, i);
         const char *status = jf_member_str(a, "status"), *err = jf_member_str(a, "error");
         const char *table = jf_member_str(a, "table");
-        const char *fix = jf_member_str(a, "repair_code_summary")
-                              ? jf_member_str(a, "repair_code_summary")
-                              : jf_member_str(a, "summary");
+        const char *fix = jf_member_str(a, "repair_code_summary");
         if (!status || !*status) {
             unknown++;
             continue;
         }
         if (attempt_succeeded(status) || ++failures > DISTILL_ATTEMPTS)
             continue;
+        if (!fix || !*fix)
+            fix = later_fix(attempts, i, table);
         buf_adds(body, "- ");
         if (table && *table) {
             add_cut(body, table, 80, 1);

@@ -223,7 +223,7 @@ describe('without an LLM: the local distillation', () => {
         assert.match(body, /- revenue_by_quarter, attempt 1 \(transform\): failed \(error\) — AttributeError: Can only use \.dt accessor with datetimelike values; order_date was text\n/);
         assert.match(body, /- revenue_by_quarter, attempt 2 \(repair\): succeeded; parsed order_date first\n/);
         assert.match(body, /- qoq_growth, attempt 1 \(transform\): succeeded; pct_change within each region\n/);
-        assert.match(body, /## Pitfalls & Tips\n- revenue_by_quarter: AttributeError: Can only use \.dt accessor with datetimelike values → fixed by: order_date was text\n/);
+        assert.match(body, /## Pitfalls & Tips\n- revenue_by_quarter: AttributeError: Can only use \.dt accessor with datetimelike values → fixed by: to_datetime, then groupby\n/, "the fix is the later attempt that worked, never the failed one's own summary");
         assert.ok(!/No attempt failed/.test(body), body);
         // zh: the same facts in Chinese
         const z = ok(await distill(n, a, { experience_context: { ...ctx, context_id: 'qoq-zh' } }, 'zh-CN'));
@@ -235,6 +235,11 @@ describe('without an LLM: the local distillation', () => {
         const ub = split(await read(n, a, u.path)).body;
         assert.match(ub, /- attempt 1: status not recorded; ran\n/);
         assert.match(ub, /- No attempt is marked as failed \(1 without a status\)/);
+        // a failure nothing fixed claims no fix (its own summary is none)
+        const unfixed = ok(await distill(n, a, { experience_context: { ...ctx, context_id: 'qoq-unfixed', execution_attempts: [{ attempt: 1, status: 'error', error: 'MemoryError', summary: 'tried all at once' }] } }, 'en'));
+        const fb = split(await read(n, a, unfixed.path)).body;
+        assert.match(fb, /## Pitfalls & Tips\n- MemoryError\n/);
+        assert.ok(!fb.includes('fixed by'), fb);
         // no attempts at all: said so
         const none = ok(await distill(n, a, { experience_context: { ...ctx, context_id: 'qoq-none', execution_attempts: [] } }, 'en'));
         assert.match(split(await read(n, a, none.path)).body, /- No execution attempt was recorded/);
