@@ -227,7 +227,7 @@ describe('analysis sessions', () => {
 });
 
 describe('traces dashboard', () => {
-    test('traces with their knowledge log and statuses, charts of counts and of an entry over time, jobs with progress', async () => {
+    test('traces with their knowledge log and statuses, charts of counts and of an entry over time, a job with nothing to do', async () => {
         const roi = await env.admin.read('experiences', 'finance/roi.md');
         const csv = await env.admin.read('experiences', 'tools/pandas-read-csv.md');
         const verdicts = [['helpful', 'helpful'], ['harmful', 'unused'], ['helpful', 'irrelevant']];
@@ -260,9 +260,12 @@ describe('traces dashboard', () => {
         await page.click(`.log-table tr[data-knowledge-id="${roi.id}"] .chart-entry`);
         await page.waitForSelector('.entry-chart path.series-helpful');
         assert.match(await page.textContent('.entry-chart .legend'), /Helpful \(2\).*Harmful \(1\)/);
-        // the slim job, with a progress bar
-        await page.waitForSelector(`.jobs .job[data-id="${job.id}"] progress`);
+        // the slim job: the examples hold no near-duplicates, so it ends with
+        // nothing to do, said so instead of a full bar (a running one: labels.test.mjs)
         await page.waitForSelector(`.jobs .job[data-id="${job.id}"].job-done`, { timeout: 15000 });
+        assert.equal((await env.admin.call('GET', `/api/jobs/${job.id}`)).total, 0);
+        assert.equal(await page.textContent(`.jobs .job[data-id="${job.id}"] .job-empty`), EN.traces.jobNothingToDo);
+        assert.equal(await page.locator(`.jobs .job[data-id="${job.id}"] progress`).count(), 0);
         await env.shot(page, 'traces');
         // open the entry from the log
         await page.click(`.log-table tr[data-knowledge-id="${roi.id}"] .open-entry`);
