@@ -142,6 +142,12 @@ describe('create', () => {
         // the entry's document and the file view agree on the path
         const file = ok(await s.api('POST', '/api/knowledge/read', { token: agent, body: { category: 'experiences', path: d.path } }));
         assert.match(file.content, /title: /);
+        // with an Idempotency-Key (one transaction with the key's row): a taken name still gets -n
+        const k1 = ok(await s.api('POST', '/api/knowledge', { token: agent, body: { scenario: 's', content: 'c', title: 'Keyed title', idempotency_key: 'labels-k1' } }));
+        const k2 = ok(await s.api('POST', '/api/knowledge', { token: agent, body: { scenario: 's', content: 'c', title: 'Keyed title', idempotency_key: 'labels-k2' } }));
+        assert.deepEqual([k1.path, k2.path], ['keyed-title.md', 'keyed-title-2.md']);
+        const replay = ok(await s.api('POST', '/api/knowledge', { token: agent, body: { scenario: 's', content: 'c', title: 'Keyed title', idempotency_key: 'labels-k2' } }));
+        assert.equal(replay.id, k2.id, 'the key replays its entry, no third');
         // an explicit path is still honoured, an existing entry never renamed
         assert.equal(ok(await create({ scenario: 's', content: 'c', title: 'Named', path: 'research_agent/knowledge-20261203-66672e14.md' })).path, 'research_agent/knowledge-20261203-66672e14.md');
         assert.equal(ok(await get(d.id)).path, d.path);
