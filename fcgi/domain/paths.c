@@ -127,16 +127,22 @@ void path_stem(const char *path, struct buf *out)
     buf_add(out, base, n);
 }
 
-/* The code point at s (n bytes left, valid UTF-8 assumed) and its length in
- * *len; a broken byte is U+FFFD of length 1. */
+/* The code point at s (n bytes left) and its length in *len; a byte that
+ * does not start a valid character is U+FFFD of length 1. */
 static unsigned code_point(const char *s, size_t n, size_t *len)
 {
     const unsigned char *u = (const unsigned char *)s;
-    *len = utf8_prefix(s, n, 1);
-    if (*len == 0 || (*len == 1 && u[0] >= 0x80)) {
+    size_t want = u[0] < 0x80             ? 1
+                  : (u[0] & 0xe0) == 0xc0 ? 2
+                  : (u[0] & 0xf0) == 0xe0 ? 3
+                  : (u[0] & 0xf8) == 0xf0 ? 4
+                                          : 0;
+    /* a lead byte without its continuation, an overlong form, a surrogate */
+    if (want == 0 || want > n || !utf8_valid(s, want)) {
         *len = 1;
         return 0xfffd;
     }
+    *len = want;
     switch (*len) {
     case 1:
         return u[0];

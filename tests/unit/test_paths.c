@@ -276,6 +276,8 @@ static void test_slug(void)
         {"abc\xff\xfe"
          "def",
          "abc-def"},
+        /* a lead byte whose continuation is missing (found by fuzz_paths) */
+        {"\xe5\x9c\xb0\xe5\xe6\xb6\x94\xe5\x9c\xb0", "地-涔地"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         CHECK_INT(path_slug(cases[i][0], &out), 0);
