@@ -126,3 +126,108 @@ void path_stem(const char *path, struct buf *out)
     buf_reset(out);
     buf_add(out, base, n);
 }
+
+/* The code point at s (n bytes left) and its length in *len; a byte that
+ * does not start a valid character is U+FFFD of length 1. */
+static unsigned code_point(const char *s, size_t n, size_t *len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t want = u[0] < 0x80             ? 1
+                  : (u[0] & 0xe0) == 0xc0 ? 2
+                  : (u[0] & 0xf0) == 0xe0 ? 3
+                  : (u[0] & 0xf8) == 0xf0 ? 4
+                                          : 0;
+    /* a lead byte without its continuation, an overlong form, a surrogate */
+    if (want == 0 || want > n || !utf8_valid(s, want)) {
+        *len = 1;
+        return 0xfffd;
+    }
+    *len = want;
+    switch (*len) {
+    case 1:
+        return u[0];
+    case 2:
+        return ((u[0] & 0x1fu) << 6) | (u[1] & 0x3fu);
+    case 3:
+        return ((u[0] & 0x0fu) << 12) | ((u[1] & 0x3fu) << 6) | (u[2] & 0x3fu);
+    default:
+        return ((u[0] & 0x07u) << 18) | ((u[1] & 0x3fu) << 12) | ((u[2] & 0x3fu) << 6) |
+               (u[3] & 0x3fu);
+    }
+}
+
+static int ascii_alnum(unsigned c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* 1 when c separates words in a file name: ASCII other than letters and
+ * digits, Latin-1 punctuation, general punctuation (— “ ” …), CJK symbols
+ * and punctuation (、。「」《》), fullwidth punctuation (，：！？（）),
+ * replacement and unassigned-looking controls. */
+static int separator(unsigned c)
+{
+    if (c < 0x80)
+        return !ascii_alnum(c);
+    return (c >= 0x80 && c <= 0xbf) || c == 0xd7 || c == 0xf7 || (c >= 0x2000 && c <= 0x206f) ||
+           (c >= 0x2190 && c <= 0x23ff) || (c >= 0x2500 && c <= 0x27bf) ||
+           (c >= 0x3000 && c <= 0x303f) || (c >= 0xfe30 && c <= 0xfe4f) ||
+           (c >= 0xff00 && c <= 0xff0f) || (c >= 0xff1a && c <= 0xff20) ||
+           (c >= 0xff3b && c <= 0xff40) || (c >= 0xff5b && c <= 0xff65) || c == 0xfeff ||
+           c == 0xfffd;
+}
+
+int path_slug(const char *title, struct buf *out)
+{
+    size_t len = title ? strlen(title) : 0, ascii = 0, other = 0, k;
+    int ascii_mode;
+    buf_reset(out);
+    for (size_t i = 0; i < len; i += k) {
+        unsigned c = code_point(title + i, len - i, &k);
+        if (c < 0x80 && ascii_alnum(c))
+            ascii++;
+        else if (!separator(c))
+            other++;
+    }
+    if (ascii + other == 0)
+        return -1;
+    ascii_mode = ascii >= other;
+    for (size_t i = 0; i < len;) {
+        size_t start, end, word_len = 0;
+        /* The next word: a run of kept characters. */
+        while (i < len && (separator(code_point(title + i, len - i, &k)) ||
+                           (ascii_mode && (unsigned char)title[i] >= 0x80)))
+            i += k;
+        start = i;
+        while (i < len) {
+            unsigned c = code_point(title + i, len - i, &k);
+            if (separator(c) || (ascii_mode && c >= 0x80))
+                break;
+            i += k;
+        }
+        end = i;
+        if (start == end)
+            break;
+        word_len = end - start;
+        if (out->len + (out->len ? 1 : 0) + word_len > PATH_SLUG_MAX_BYTES) {
+            if (out->len && (ascii_mode || out->len + 1 >= PATH_SLUG_MAX_BYTES))
+                break; /* at a word boundary */
+            /* A first word (or, in a title's own characters, the next one)
+             * longer than what is left: as many whole characters as fit. */
+            if (out->len)
+                buf_addch(out, '-');
+            word_len = utf8_fit(title + start, word_len, PATH_SLUG_MAX_BYTES - out->len);
+            end = start + word_len;
+            i = len;
+        } else if (out->len) {
+            buf_addch(out, '-');
+        }
+        for (size_t j = start; j < end; j++) {
+            char c = title[j];
+            buf_addch(out, c >= 'A' && c <= 'Z' ? (char)(c + 32) : c);
+        }
+    }
+    while (out->len && out->data[out->len - 1] == '-')
+        out->data[--out->len] = '\0';
+    return out->len ? 0 : -1;
+}

@@ -8,6 +8,7 @@
 #include "service/llmcall.h"
 #include "base/jfield.h"
 #include "domain/knowledge_limits.h"
+#include "domain/paths.h"
 #include "llm/llm.h"
 #include "base/util.h"
 
@@ -17,6 +18,10 @@
 #include <time.h>
 
 /* ---- reading the context ---- */
+
+/* The chain's steps and the attempts a local distillation lists, at most. */
+#define DISTILL_CHAIN_STEPS 20
+#define DISTILL_ATTEMPTS 20
 
 static struct json_object *field(struct json_object *o, const char *key)
 {
@@ -105,6 +110,25 @@ static void code_without_comments(const char *code, struct buf *out)
     }
 }
 
+/* The chain's step i (an object) as "<table>: <what was done> (<operations>)". */
+static void add_chain_step(struct json_object *step, struct buf *body)
+{
+    const char *table = jf_member_str(step, "table"), *what = jf_member_str(step, "instruction");
+    const char *ops = jf_member_str(step, "operations");
+    if (!what || !*what)
+        what = jf_member_str(step, "question");
+    if (table && *table) {
+        add_cut(body, table, 80, 1);
+        buf_adds(body, ": ");
+    }
+    add_cut(body, what && *what ? what : "?", 200, 1);
+    if (ops && *ops) {
+        buf_adds(body, " (");
+        add_cut(body, ops, 120, 1);
+        buf_addch(body, ')');
+    }
+}
+
 void distill_summary(struct json_object *ctx, struct buf *out)
 {
     struct json_object *interaction = field(ctx, "interaction"),
@@ -126,12 +150,26 @@ void distill_summary(struct json_object *ctx, struct buf *out)
         add_cut(out, what ? what : json_object_to_json_string(it), 500, 1);
         buf_addch(out, '\n');
     }
+    if (field(ctx, "chain") && json_object_is_type(field(ctx, "chain"), json_type_array)) {
+        struct json_object *chain = field(ctx, "chain");
+        buf_adds(out, "\nChain (root to the saved table):\n");
+        for (size_t i = 0; i < json_object_array_length(chain) && i < DISTILL_CHAIN_STEPS; i++) {
+            buf_adds(out, "- ");
+            add_chain_step(json_object_array_get_idx(chain, i), out);
+            buf_addch(out, '\n');
+        }
+    }
     if (attempts && json_object_is_type(attempts, json_type_array) &&
         json_object_array_length(attempts) > 0) {
         buf_adds(out, "\nExecution attempts:\n");
         for (size_t i = 0; i < json_object_array_length(attempts) && i < 20; i++) {
             struct json_object *a = json_object_array_get_idx(attempts, i);
-            buf_addf(out, "- attempt %s [%s]: ", json_object_to_json_string(field(a, "attempt")),
+            buf_adds(out, "- ");
+            if (jf_member_str(a, "table")) {
+                add_cut(out, jf_member_str(a, "table"), 80, 1);
+                buf_adds(out, ", ");
+            }
+            buf_addf(out, "attempt %s [%s]: ", json_object_to_json_string(field(a, "attempt")),
                      jf_member_str(a, "status") ? jf_member_str(a, "status") : "?");
             add_cut(out, jf_member_str(a, "summary") ? jf_member_str(a, "summary") : "", 400, 1);
             if (jf_member_str(a, "error")) {
@@ -218,33 +256,58 @@ static void local_title(const struct buf *ops, const char *question, const char 
                  chart_name(chart, lang));
 }
 
-/* The "Method" section's numbered steps: the source tables, the first
- * messages of the user and the agents, the key operations, the result. */
+/* 1 when an attempt's status says it worked. */
+static int attempt_succeeded(const char *status)
+{
+    static const char *const ok[] = {"ok", "success", "succeeded", "done", "completed"};
+    for (size_t i = 0; status && i < sizeof ok / sizeof *ok; i++)
+        if (strcasecmp(status, ok[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The "Method" section's numbered steps: the source tables, what was done
+ * at each table of the chain (its instruction, never the user's question;
+ * without a chain, the agents' messages), the key operations, the result;
+ * then every attempt of the chain, failed ones said so. */
 static void local_method(struct json_object *ctx, struct json_object *result, const struct buf *ops,
                          const char *chart, const char *lang, struct buf *body)
 {
-    struct json_object *interaction = field(ctx, "interaction");
+    struct json_object *interaction = field(ctx, "interaction"), *chain = field(ctx, "chain");
     struct json_object *sources = field(result, "source_tables"),
                        *fields = field(result, "output_fields");
-    size_t step = 1;
+    struct json_object *attempts = field(ctx, "execution_attempts");
+    size_t step = 1, n_attempts;
     if (sources) {
         buf_addf(body, zh(lang) ? "%zu. 从数据表 " : "%zu. Start from ", step++);
         add_value(body, sources, 200);
         buf_adds(body, zh(lang) ? " 开始。\n" : ".\n");
     }
-    for (size_t i = 0; interaction && json_object_is_type(interaction, json_type_array) &&
-                       i < json_object_array_length(interaction) && step <= 6;
-         i++) {
-        struct json_object *it = json_object_array_get_idx(interaction, i);
-        const char *what = jf_member_str(it, "content");
-        const char *who = jf_member_str(it, "from");
-        if (!what || !*what ||
-            (who && strcmp(who, "user") != 0 && strcmp(who, "agent") != 0 &&
-             strcmp(who, "datarec-agent") != 0 && strcmp(who, "data-agent") != 0))
-            continue;
-        buf_addf(body, "%zu. ", step++);
-        add_cut(body, what, 200, 1);
-        buf_addch(body, '\n');
+    if (chain && json_object_is_type(chain, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(chain) && i < DISTILL_CHAIN_STEPS; i++) {
+            struct json_object *it = json_object_array_get_idx(chain, i);
+            if (!json_object_is_type(it, json_type_object))
+                continue;
+            buf_addf(body, "%zu. ", step++);
+            add_chain_step(it, body);
+            buf_addch(body, '\n');
+        }
+    } else {
+        for (size_t i = 0; interaction && json_object_is_type(interaction, json_type_array) &&
+                           i < json_object_array_length(interaction) && step <= 8;
+             i++) {
+            struct json_object *it = json_object_array_get_idx(interaction, i);
+            const char *what = jf_member_str(it, "content"), *who = jf_member_str(it, "from");
+            const char *role = jf_member_str(it, "role");
+            /* What was done: the agents' words, not the user's questions
+             * nor the agents' findings (summary, explanation). */
+            if (!what || !*what || !who || strcmp(who, "user") == 0 ||
+                (role && strcmp(role, "instruction") != 0))
+                continue;
+            buf_addf(body, "%zu. ", step++);
+            add_cut(body, what, 200, 1);
+            buf_addch(body, '\n');
+        }
     }
     if (ops->len)
         buf_addf(body, zh(lang) ? "%zu. 关键操作：%s。\n" : "%zu. Key operations: %s.\n", step++,
@@ -257,25 +320,101 @@ static void local_method(struct json_object *ctx, struct json_object *result, co
                      chart_name(chart, lang));
         buf_adds(body, zh(lang) ? "。\n" : ".\n");
     }
+    n_attempts = attempts && json_object_is_type(attempts, json_type_array)
+                     ? json_object_array_length(attempts)
+                     : 0;
+    if (!n_attempts)
+        return;
+    buf_adds(body, zh(lang) ? "\n### 执行尝试\n" : "\n### Attempts\n");
+    for (size_t i = 0; i < n_attempts && i < DISTILL_ATTEMPTS; i++) {
+        struct json_object *a = json_object_array_get_idx(attempts, i), *num = field(a, "attempt");
+        const char *status = jf_member_str(a, "status"), *table = jf_member_str(a, "table");
+        const char *kind = jf_member_str(a, "kind"), *err = jf_member_str(a, "error");
+        const char *summary = jf_member_str(a, "summary");
+        buf_adds(body, "- ");
+        if (table && *table) {
+            add_cut(body, table, 80, 1);
+            buf_adds(body, zh(lang) ? "，" : ", ");
+        }
+        buf_adds(body, zh(lang) ? "第 " : "attempt ");
+        if (num &&
+            (json_object_is_type(num, json_type_int) || json_object_is_type(num, json_type_string)))
+            add_cut(body, json_object_get_string(num), 20, 1);
+        else
+            buf_addf(body, "%zu", i + 1);
+        buf_adds(body, zh(lang) ? " 次" : "");
+        if (kind && *kind) {
+            buf_adds(body, " (");
+            add_cut(body, kind, 40, 1);
+            buf_addch(body, ')');
+        }
+        if (attempt_succeeded(status))
+            buf_adds(body, zh(lang) ? "：成功" : ": succeeded");
+        else if (status && *status) {
+            buf_adds(body, zh(lang) ? "：失败（" : ": failed (");
+            add_cut(body, status, 40, 1);
+            buf_adds(body, zh(lang) ? "）" : ")");
+        } else
+            buf_adds(body, zh(lang) ? "：状态未记录" : ": status not recorded");
+        if (err && *err && !attempt_succeeded(status)) {
+            buf_adds(body, " — ");
+            add_cut(body, err, 200, 1);
+        }
+        if (summary && *summary) {
+            buf_adds(body, zh(lang) ? "；" : "; ");
+            add_cut(body, summary, 200, 1);
+        }
+        buf_addch(body, '\n');
+    }
+    if (n_attempts > DISTILL_ATTEMPTS)
+        buf_addf(body, zh(lang) ? "- 另有 %zu 次尝试未列出\n" : "- %zu more attempts not listed\n",
+                 n_attempts - DISTILL_ATTEMPTS);
 }
 
-/* The "Pitfalls & Tips" section's lines: the first five failed attempts and
- * what fixed them, or a line saying none failed. */
+/* What fixed failed attempt i (of table, may be NULL): the summary of the
+ * first later attempt of the same table that succeeded, or NULL (then no
+ * "fixed by" is claimed; a failed attempt's own summary is no fix). */
+static const char *later_fix(struct json_object *attempts, size_t i, const char *table)
+{
+    for (size_t j = i + 1; j < json_object_array_length(attempts); j++) {
+        struct json_object *b = json_object_array_get_idx(attempts, j);
+        const char *t = jf_member_str(b, "table");
+        if (!((!t && !table) || (t && table && strcmp(t, table) == 0)))
+            continue;
+        if (attempt_succeeded(jf_member_str(b, "status")))
+            return jf_member_str(b, "repair_code_summary") ? jf_member_str(b, "repair_code_summary")
+                                                           : jf_member_str(b, "summary");
+    }
+    return NULL;
+}
+
+/* The "Pitfalls & Tips" section's lines: every failed attempt (the first
+ * DISTILL_ATTEMPTS) and what fixed it; "none failed" only when every
+ * attempt says it succeeded. */
 static void local_pitfalls(struct json_object *attempts, const char *lang, struct buf *body)
 {
-    size_t failures = 0;
-    for (size_t i = 0; attempts && json_object_is_type(attempts, json_type_array) &&
-                       i < json_object_array_length(attempts) && failures < 5;
-         i++) {
+    size_t failures = 0, unknown = 0,
+           n = attempts && json_object_is_type(attempts, json_type_array)
+                   ? json_object_array_length(attempts)
+                   : 0;
+    for (size_t i = 0; i < n; i++) {
         struct json_object *a = json_object_array_get_idx(attempts, i);
         const char *status = jf_member_str(a, "status"), *err = jf_member_str(a, "error");
-        const char *fix = jf_member_str(a, "repair_code_summary")
-                              ? jf_member_str(a, "repair_code_summary")
-                              : jf_member_str(a, "summary");
-        if (!status || strcmp(status, "ok") == 0 || strcmp(status, "success") == 0)
+        const char *table = jf_member_str(a, "table");
+        const char *fix = jf_member_str(a, "repair_code_summary");
+        if (!status || !*status) {
+            unknown++;
             continue;
-        failures++;
+        }
+        if (attempt_succeeded(status) || ++failures > DISTILL_ATTEMPTS)
+            continue;
+        if (!fix || !*fix)
+            fix = later_fix(attempts, i, table);
         buf_adds(body, "- ");
+        if (table && *table) {
+            add_cut(body, table, 80, 1);
+            buf_adds(body, ": ");
+        }
         add_cut(body, err && *err ? err : status, 200, 1);
         if (fix && *fix) {
             buf_adds(body, zh(lang) ? " → 解决：" : " → fixed by: ");
@@ -283,7 +422,19 @@ static void local_pitfalls(struct json_object *attempts, const char *lang, struc
         }
         buf_addch(body, '\n');
     }
-    if (!failures)
+    if (failures)
+        return;
+    if (n == 0)
+        buf_adds(body, zh(lang) ? "- 没有记录执行尝试；复用前先核对字段口径。\n"
+                                : "- No execution attempt was recorded; check field meanings "
+                                  "before reusing it.\n");
+    else if (unknown)
+        buf_addf(body,
+                 zh(lang) ? "- 没有标记为失败的尝试（%zu 次未记录状态）；复用前先核对字段口径。\n"
+                          : "- No attempt is marked as failed (%zu without a status); check "
+                            "field meanings before reusing it.\n",
+                 unknown);
+    else
         buf_adds(body, zh(lang) ? "- 本次分析没有失败的尝试；复用前先核对字段口径。\n"
                                 : "- No attempt failed in this analysis; check field meanings "
                                   "before reusing it.\n");
@@ -550,39 +701,14 @@ void distill_finish(const char *text, const char *source, const char *context_id
 
 void distill_file_name(const char *title, const char *context_id, struct buf *out)
 {
-    size_t start, end, chars = 0;
-    buf_reset(out);
-    if (title) {
-        start = strspn(title, " \t\r\n");
-        end = strlen(title);
-        while (end > start && strchr(" \t\r\n", title[end - 1]))
-            end--;
-        for (size_t i = start; i < end && chars < 80;) {
-            unsigned char c = (unsigned char)title[i];
-            size_t k = utf8_prefix(title + i, end - i, 1);
-            /* 240 bytes at most: with "-N.md" a name stays within the 255
-             * bytes a file system (and so export) holds. */
-            if (k == 0 || out->len + k > 240)
-                break;
-            if (c == ' ')
-                buf_addch(out, '-');
-            else if (c >= 'A' && c <= 'Z')
-                buf_addch(out, (char)(c + 32));
-            else if (c >= 0x20 && c != 0x7f && c != '/' && c != '\\')
-                buf_add(out, title + i, k);
-            i += k;
-            chars++;
+    if (path_slug(title, out)) {
+        char today[20];
+        if (context_id && *context_id && id_text_valid(context_id, 100)) {
+            buf_adds(out, context_id);
+        } else {
+            time_utc_compact_date(today);
+            buf_addf(out, "experience-%s", today);
         }
-    }
-    /* A base name only: no leading dots (no hidden files, no ".."). */
-    {
-        size_t dots = strspn(out->data, ".");
-        memmove(out->data, out->data + dots, out->len - dots + 1);
-        out->len -= dots;
-    }
-    if (out->len == 0) {
-        buf_adds(out, context_id && *context_id && id_text_valid(context_id, 100) ? context_id
-                                                                                  : "experience");
     }
     buf_adds(out, ".md");
 }

@@ -45,9 +45,9 @@ int distill_llm(const struct svc_ctx *c, struct json_object *ctx, const char *la
  * updated and source_context set. The result goes to out. */
 void distill_finish(const char *text, const char *source, const char *context_id, struct buf *out);
 
-/* The file name: the title stripped, spaces to '-', lower-cased,
- * at most 80 characters, reduced to a base name without control characters
- * or separators, plus ".md"; "<context_id or experience>.md" without one. */
+/* The file name: path_slug of the title plus ".md"; without a letter or
+ * digit in the title, "<context_id>.md" (a valid id) or
+ * "experience-YYYYMMDD.md". */
 void distill_file_name(const char *title, const char *context_id, struct buf *out);
 
 #endif

@@ -43,6 +43,10 @@ static int context_check(struct json_object *body, struct json_object **ctx, str
         error_set(err, E_INVALID_REQUEST, NULL, "'experience_context.interaction' must be a list");
         return -1;
     }
+    if (json_object_object_get_ex(*ctx, "chain", &v) && !json_object_is_type(v, json_type_array)) {
+        error_set(err, E_INVALID_REQUEST, NULL, "'experience_context.chain' must be a list");
+        return -1;
+    }
     if (!json_object_object_get_ex(*ctx, "result_summary", &v) ||
         !json_object_is_type(v, json_type_object)) {
         error_set(err, E_INVALID_REQUEST, NULL, "'experience_context.result_summary' is required");

@@ -202,6 +202,8 @@ int svc_files_limits(const struct svc_ctx *c, struct json_object **data, struct 
                            json_object_new_int(LIMIT_RULE_DESCRIPTION));
     json_object_object_add(limits, "rules", json_object_new_int(LIMIT_RULES_BODY));
     json_object_object_add(limits, "experiences", json_object_new_int(LIMIT_EXPERIENCES_BODY));
+    /* beyond the reference: the front matter title's limit, for the editor's counter */
+    json_object_object_add(limits, "title_max", json_object_new_int(LIMIT_TITLE));
     *data = json_object_new_object();
     json_object_object_add(*data, "limits", limits);
     return 0;

@@ -26,28 +26,26 @@
 
 /* ---- shared pieces ---- */
 
-/* The folder of an agent's entries: its id with unsafe characters replaced. */
-static void agent_folder(const char *agent_id, struct buf *out)
+/* The path of an entry saved without one, into out: its title's slug
+ * (paths.h) at the top of its category, "-n" added from n = 2 on; the
+ * entry's id when the title has no letter or digit or 100 names are taken. */
+static void derived_path(const struct knowledge *k, int n, struct buf *out)
 {
-    for (const char *p = agent_id ? agent_id : ""; *p && out->len < 64; p++) {
-        char c = *p;
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                 c == '_' || c == '-' || (c == '.' && out->len > 0);
-        buf_addch(out, ok ? c : '-');
-    }
-    if (out->len == 0)
-        buf_adds(out, "agent");
-    /* Never "x.md": a folder must not share its name with a document. */
-    if (out->len >= 3 && strcmp(out->data + out->len - 3, ".md") == 0)
-        out->data[out->len - 3] = '-';
+    buf_reset(out);
+    if (n >= 100 || path_slug(k->title, out))
+        buf_adds(out, k->id);
+    else if (n > 1)
+        buf_addf(out, "-%d", n);
+    buf_adds(out, ".md");
 }
 
 int knowledge_create(struct store *st, struct knowledge *k, const char *actor)
 {
     char id[36];
-    int rc = STORE_ERROR, derive_path = k->path == NULL, derive_document = 0;
-    /* 32 random bits a day: collisions are rare but real at scale, so retry. */
-    for (int attempt = 0; attempt < 8; attempt++) {
+    int rc = STORE_ERROR, derive_path = k->path == NULL, derive_document = 0, id_tries = 0, n = 1;
+    /* 32 random bits a day: collisions are rare but real at scale, so retry;
+     * a derived path taken (or clashing with a folder) tries the next "-n". */
+    while (id_tries < 8 && n <= 100) {
         int id_taken = 0;
         knowledge_new_id(id);
         free(k->id);
@@ -55,8 +53,7 @@ int knowledge_create(struct store *st, struct knowledge *k, const char *actor)
         if (derive_path) {
             struct buf path;
             buf_init(&path, 256);
-            agent_folder(k->agent_id, &path);
-            buf_addf(&path, "/%s.md", id);
+            derived_path(k, n, &path);
             free(k->path);
             k->path = buf_detach(&path, NULL);
         }
@@ -69,8 +66,12 @@ int knowledge_create(struct store *st, struct knowledge *k, const char *actor)
             buf_release(&doc);
         }
         rc = store_knowledge_insert(st, k, actor, &id_taken);
-        if (!(rc == STORE_CONFLICT && id_taken))
+        if (rc != STORE_CONFLICT || !(id_taken || derive_path))
             return rc;
+        if (id_taken)
+            id_tries++;
+        else
+            n++;
     }
     return rc;
 }

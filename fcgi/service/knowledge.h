@@ -20,7 +20,9 @@ struct knowledge_filter;
 /* Insert k (id assigned here, retried on the rare collision), with its first
  * revision and an audit row. Without a document (an entry-view save) one is
  * built from the fields (document.h) and the fields re-read from it; without
- * a path it is "<agent>/<id>.md". Returns a store status (store.h). */
+ * a path it is "<slug of the title>.md" at the top of the category
+ * (path_slug; "-2", "-3" ... when taken; the id when the title has no
+ * letter or digit). Returns a store status (store.h). */
 int knowledge_create(struct store *st, struct knowledge *k, const char *actor);
 
 /* 0 when a document at (category, path) of the caller's space would clash

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { buildExperienceContext, forest, isLeafDerivedTable, summarizeCode, visibleChain } from '../../web/js/leaf.js';
 import { buildDocument, editableBody, parseTags, patchFront, splitDocument } from '../../web/js/fm.js';
 import { lineDiff } from '../../web/js/diff.js';
+import { plainPassage, windowed } from '../../web/js/snippet.js';
 
 const q = (text, role = 'prompt') => ({ from: 'user', to: 'data-agent', role, content: text });
 const derived = (id, parent, extra = {}) => ({
@@ -54,8 +55,12 @@ describe('the experience context', () => {
         const a = derived('a', 'root');
         const c = derived('c', 'a');
         const ctx = buildExperienceContext(c, [root, a, c]);
-        assert.equal(ctx.user_question, 'question of a');
+        assert.equal(ctx.user_question, 'question of c', 'the question of the table saved from');
         assert.deepEqual(ctx.interaction.map((e) => e.content), ['question of a', 'question of c']);
+        assert.deepEqual(ctx.chain, [
+            { table: 'a', question: 'question of a', operations: 'groupby, aggregate' },
+            { table: 'c', question: 'question of c', operations: 'groupby, aggregate' },
+        ]);
         assert.deepEqual(ctx.dialog.map((e) => e.content), ['dialog of a', 'dialog of c']);
         assert.ok(!JSON.stringify(ctx).includes('of b'));
         assert.equal(ctx.context_id, 'c');
@@ -92,6 +97,19 @@ describe('the experience context', () => {
         assert.equal(ctx.execution_attempts[1].repair_code_summary, '2 lines; groupby, aggregate, datetime');
         assert.equal(summarizeCode(''), undefined);
     });
+
+    test('every attempt of the chain goes, named by its table; the instruction is the leaf\'s', () => {
+        const a = derived('a', 'root', { executionAttempts: [{ kind: 'transform', attempt: 1, status: 'error', error: 'KeyError' }, { kind: 'repair', attempt: 2, status: 'success' }] });
+        a.derive.trigger.interaction.push({ from: 'data-agent', role: 'instruction', content: 'sum by a' });
+        const b = derived('b', 'a', { executionAttempts: [{ kind: 'transform', attempt: 1, status: 'success' }] });
+        b.displayId = 'B table';
+        b.derive.trigger.interaction.push({ from: 'data-agent', role: 'instruction', content: 'rank b' });
+        const ctx = buildExperienceContext(b, [root, a, b]);
+        assert.deepEqual(ctx.execution_attempts.map((x) => [x.table, x.attempt, x.status]), [['a', 1, 'error'], ['a', 2, 'success'], ['B table', 1, 'success']]);
+        assert.equal(ctx.result_summary.display_instruction, 'rank b');
+        assert.equal(ctx.user_question, 'question of b');
+        assert.deepEqual(ctx.chain.map((x) => [x.table, x.instruction]), [['a', 'sum by a'], ['B table', 'rank b']]);
+    });
 });
 
 describe('front matter written by the editor', () => {
@@ -120,5 +138,44 @@ describe('revision diff', () => {
         const ops = lineDiff('a\nb\nc\nd', 'a\nB\nc\nd\ne');
         assert.deepEqual(ops.map((o) => `${o.op}:${o.text}`), ['same:a', 'del:b', 'add:B', 'same:c', 'same:d', 'add:e']);
         assert.deepEqual(lineDiff('x', 'x').map((o) => o.op), ['same']);
+    });
+});
+
+describe('search passages as plain text (web/js/snippet.js)', () => {
+    const marked = (r) => r.highlights.map(([s, n]) => Array.from(r.text).slice(s, s + n).join(''));
+
+    test('Markdown syntax goes, the marks follow their words', () => {
+        const md = '## Revenue *by* region\n\n| region | **revenue** |\n|---|---:|\n| North | 10 |\n\nSee [the guide](https://x.example/a_b) and `df.groupby()`; keep order_date.\n```python\nx = 1\n```\n> - quoted _item_';
+        const chars = Array.from(md);
+        const at = (w) => [md.indexOf(w), Array.from(w).length];
+        const r = plainPassage(md, [at('revenue'), at('Revenue'), at('guide')]);
+        assert.equal(r.text, 'Revenue by region region revenue North 10 See the guide and df.groupby(); keep order_date. x = 1 quoted item');
+        assert.deepEqual(marked(r), ['Revenue', 'revenue', 'guide']);
+        assert.ok(chars.length > r.text.length);
+        for (const ch of ['#', '*', '|', '`', '[', '](']) assert.ok(!r.text.includes(ch), ch);
+    });
+
+    test('Chinese: headings and bold go, the marks stay on their characters', () => {
+        const md = '# 库存周转\n\n**周转率** = 销售成本 / 平均库存；注意用**销售成本**。';
+        const r = plainPassage(md, [[md.indexOf('销售成本'), 4]]);
+        assert.equal(r.text, '库存周转 周转率 = 销售成本 / 平均库存；注意用销售成本。');
+        assert.deepEqual(marked(r), ['销售成本']);
+    });
+
+    test('a long passage is cut around the first mark at a word boundary, with the ends said', () => {
+        const words = Array.from({ length: 80 }, (_, i) => `word${i}`);
+        words[50] = 'needle';
+        const text = words.join(' ');
+        const w = windowed({ text, highlights: [[text.indexOf('needle'), 6]] }, 100);
+        assert.ok(Array.from(w.text).length <= 100);
+        assert.ok(w.cutBefore && w.cutAfter);
+        assert.deepEqual(marked(w), ['needle']);
+        for (const part of w.text.split(' ')) assert.ok(words.includes(part), `a whole word: ${part}`);
+        const short = windowed({ text: 'short text', highlights: [] });
+        assert.deepEqual(short, { text: 'short text', highlights: [], cutBefore: false, cutAfter: false });
+        // CJK: cut at any character
+        const zh = '库存'.repeat(150);
+        const z = windowed({ text: zh, highlights: [[100, 2]] }, 50);
+        assert.equal(Array.from(z.text).length, 50);
     });
 });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setup } from './lib/harness.mjs';
-import { EN, ZH, item } from './lib/ui.mjs';
+import { EN, ZH, item, searchPanel as search } from './lib/ui.mjs';
 
 const WORD = 'zymurgical';
 const X = '<img src=x onerror=alert(1)>';
@@ -36,13 +36,6 @@ after(async () => {
     await env?.teardown();
 });
 
-/** Run a search in the panel and wait for its answer (a result list or the no-results note). */
-async function search(page, query) {
-    await page.fill('#kb-search', query);
-    await page.press('#kb-search', 'Enter');
-    await page.waitForSelector('.result-list, .no-results');
-}
-
 describe('passages in the search results', () => {
     test('the passage of the fourth paragraph, its word marked, markup shown as text', async () => {
         const page = await env.page(env.s.admin);
@@ -62,7 +55,8 @@ describe('passages in the search results', () => {
         assert.ok(!text.includes('Paragraph one'), text);
         assert.ok(text.includes(`the ${WORD} step`), text);
         // where the server says it starts, in code points of the content
-        assert.ok(Array.from(BODY).slice(offset).join('').startsWith(text), `the passage is not at offset ${offset}: ${text}`);
+        // (as plain text: the paragraphs' line breaks are one space)
+        assert.ok(Array.from(BODY).slice(offset).join('').replace(/\s+/g, ' ').startsWith(text), `the passage is not at offset ${offset}: ${text}`);
         // the markup is text: shown as written, no element made of it
         assert.ok(text.includes(X), text);
         assert.equal(await page.locator('img').count(), 0, 'an <img> element appeared');
@@ -114,7 +108,11 @@ describe('passages in the search results', () => {
         const hit = page.locator('.result[data-path="brewing/fermentation.md"]');
         await hit.waitFor();
         assert.equal(await hit.locator('.result-passage').count(), 0);
-        assert.equal(await hit.locator('.result-snippet').textContent(), BODY.slice(0, 120));
+        // at most 120 characters, cut at a word, an ellipsis after
+        const shown = await hit.locator('.result-snippet').evaluate((el) => el.firstChild.textContent);
+        assert.equal(shown, BODY.slice(0, 120));
+        assert.equal(BODY[120], ' ', 'the cut is at a word');
+        assert.equal(await hit.locator('.result-snippet .ellipsis-after').count(), 1);
         assert.equal(await hit.locator('mark').count(), 0);
         await page.unroute('**/api/knowledge/search');
         await page.close();

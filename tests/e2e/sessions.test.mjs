@@ -94,6 +94,7 @@ describe('analysis sessions', () => {
         await page.waitForSelector('.distill-dialog[open]');
         assert.equal(await page.textContent('.distill-dialog[open] .dialog-title'), ZH.knowledge.saveAsExperienceTitle);
         assert.equal(await page.textContent('.distill-dialog[open] .chain-steps'), '库存月报 → 平均库存 → 周转最慢的门店');
+        assert.equal(await page.textContent('.distill-dialog[open] .distill-mode'), ZH.sessions.distillHintLocal);
         await page.fill('.distill-dialog[open] .distill-hint', '库存分析');
         await env.shot(page, 'save-experience-dialog');
         const { json, headers } = await captureRequest(page, '/api/knowledge/distill-experience', () => page.click('.distill-dialog[open] .distill-go'));
@@ -103,13 +104,16 @@ describe('analysis sessions', () => {
         assert.ok(!text.includes('误用了不存在'), 'the deleted table\'s attempts were sent');
         assert.ok(!text.includes('"turnover"') || ctx.result_summary.source_tables.includes('turnover'), 'the deleted table appears');
         assert.deepEqual(ctx.interaction.filter((e) => e.from === 'user').map((e) => e.content), ['帮我算一下各门店每个月的平均库存', '列出周转率低于 1 的门店，按周转率升序']);
-        assert.equal(ctx.user_question, '帮我算一下各门店每个月的平均库存');
+        assert.equal(ctx.user_question, '列出周转率低于 1 的门店，按周转率升序', 'the question of the table saved from');
+        assert.deepEqual(ctx.chain.map((c) => c.table), ['平均库存', '周转最慢的门店']);
         assert.equal(ctx.context_id, 'slow_stores');
         assert.equal(ctx.source_table_id, 'avg_inventory');
         assert.deepEqual(ctx.result_summary.output_fields, ['门店', '月份', '库存周转率']);
         assert.equal(ctx.result_summary.output_rows, 6);
         assert.equal(ctx.result_summary.chart_type, 'bar');
-        assert.equal(ctx.result_summary.display_instruction, '按门店和月份计算平均库存');
+        assert.equal(ctx.result_summary.display_instruction, '周转率低于 1 的门店');
+        assert.equal(ctx.chain[1].instruction, '筛选库存周转率 < 1 的记录并升序排列。', 'what was done, in full');
+        assert.ok(ctx.execution_attempts.every((a) => ['平均库存', '周转最慢的门店'].includes(a.table)), 'every attempt names its table');
         assert.ok(Array.isArray(ctx.dialog) && ctx.dialog.length === 3);
         for (const a of ctx.execution_attempts) for (const k of ['code', 'failed_code', 'repair_code']) assert.ok(!(k in a), `attempt carries ${k}`);
         assert.equal(json.category_hint, '库存分析');
@@ -161,13 +165,26 @@ describe('analysis sessions', () => {
         });
         const countBefore = await page.locator('.kb-section[data-category="experiences"] .item').count();
         const resp = page.waitForResponse((r) => r.url().endsWith('/api/knowledge/distill-experience'));
+        // no LLM in this stack: the button and the dialog say it is a local summary
+        assert.equal(await page.getAttribute('.table-card[data-table-id="qoq_growth"] .save-exp-btn', 'title'), EN.sessions.distillHintLocal);
         await page.click('.table-card[data-table-id="qoq_growth"] .save-exp-btn');
+        await page.waitForSelector('.distill-dialog[open] .distill-mode[data-mode="local"]');
+        assert.equal(await page.textContent('.distill-dialog[open] .distill-mode'), EN.sessions.distillHintLocal);
+        assert.ok(!(await page.textContent('.distill-dialog[open]')).includes('AI will'), 'no "AI will distill" without an LLM');
         await page.fill('.distill-dialog[open] .distill-hint', 'sales-analysis');
+        await env.shot(page, 'save-experience-local');
         await page.click('.distill-dialog[open] .distill-go');
         const data = (await (await resp).json()).data;
         assert.equal(data.category, 'experiences');
-        assert.ok(data.path.startsWith('sales-analysis/'), data.path);
-        await toastText(page, EN.knowledge.distilled);
+        assert.equal(data.source, 'distill-local');
+        // titled after the table saved from (qoq_growth), a short slug without punctuation
+        assert.match(data.title, /quarter-over-quarter growth/i, data.title);
+        assert.match(data.path, /^sales-analysis\/[a-z0-9]+(-[a-z0-9]+)*\.md$/, data.path);
+        assert.ok(Buffer.byteLength(data.path) <= 'sales-analysis/'.length + 63, data.path);
+        await toastText(page, `${EN.knowledge.distilled}: ${data.path} (${EN.sessions.distilledLocal})`);
+        const doc = await env.admin.read('experiences', data.path);
+        assert.match(doc.content, /revenue_by_quarter, attempt 1 \(transform\): failed/, 'the parent table\'s failed attempt is listed');
+        assert.ok(!/No attempt failed/.test(doc.content), doc.content);
         const it = page.locator(`.item[data-category="experiences"][data-path="${data.path}"]`);
         await it.waitFor();
         assert.equal(await page.locator('.kb-section[data-category="experiences"] .item').count(), countBefore + 1);
@@ -179,6 +196,20 @@ describe('analysis sessions', () => {
         await it.locator('.item-main').click();
         await page.waitForSelector(`.detail[data-path="${data.path}"] .rendered h2`);
         t.diagnostic(`saved as ${data.path}`);
+        await page.close();
+    });
+
+    test('with an LLM configured, the dialog keeps "AI will distill"', async () => {
+        const page = await env.page(env.s.admin);
+        // as the server answers when KNOWHUB_LLM_* is set (docs/llm.md "Usage ledger")
+        await page.route('**/api/llm/usage*', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ status: 'success', data: { since: '', configured: true, items: [] } }) }));
+        await page.evaluate(() => location.reload());
+        await page.waitForSelector('.kb-section');
+        await openSession(page, 'example-quarterly-revenue');
+        await page.click('.table-card[data-table-id="units_by_product"] .save-exp-btn');
+        await page.waitForSelector('.distill-dialog[open] .distill-mode[data-mode="llm"]');
+        assert.equal(await page.textContent('.distill-dialog[open] .distill-mode'), EN.knowledge.saveAsExperienceHint);
+        await page.click('.distill-dialog[open] .btn:not(.distill-go)');
         await page.close();
     });
 
@@ -196,7 +227,7 @@ describe('analysis sessions', () => {
 });
 
 describe('traces dashboard', () => {
-    test('traces with their knowledge log and statuses, charts of counts and of an entry over time, jobs with progress', async () => {
+    test('traces with their knowledge log and statuses, charts of counts and of an entry over time, a job with nothing to do', async () => {
         const roi = await env.admin.read('experiences', 'finance/roi.md');
         const csv = await env.admin.read('experiences', 'tools/pandas-read-csv.md');
         const verdicts = [['helpful', 'helpful'], ['harmful', 'unused'], ['helpful', 'irrelevant']];
@@ -229,9 +260,12 @@ describe('traces dashboard', () => {
         await page.click(`.log-table tr[data-knowledge-id="${roi.id}"] .chart-entry`);
         await page.waitForSelector('.entry-chart path.series-helpful');
         assert.match(await page.textContent('.entry-chart .legend'), /Helpful \(2\).*Harmful \(1\)/);
-        // the slim job, with a progress bar
-        await page.waitForSelector(`.jobs .job[data-id="${job.id}"] progress`);
+        // the slim job: the examples hold no near-duplicates, so it ends with
+        // nothing to do, said so instead of a full bar (a running one: labels.test.mjs)
         await page.waitForSelector(`.jobs .job[data-id="${job.id}"].job-done`, { timeout: 15000 });
+        assert.equal((await env.admin.call('GET', `/api/jobs/${job.id}`)).total, 0);
+        assert.equal(await page.textContent(`.jobs .job[data-id="${job.id}"] .job-empty`), EN.traces.jobNothingToDo);
+        assert.equal(await page.locator(`.jobs .job[data-id="${job.id}"] progress`).count(), 0);
         await env.shot(page, 'traces');
         // open the entry from the log
         await page.click(`.log-table tr[data-knowledge-id="${roi.id}"] .open-entry`);

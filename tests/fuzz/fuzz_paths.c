@@ -1,4 +1,5 @@
-/* fuzz_paths: file-view path validation: whatever passes is confined. */
+/* fuzz_paths: file-view path validation: whatever passes is confined; a
+ * title's slug is always a valid file name of at most 60 bytes. */
 #include "domain/paths.h"
 #include "base/util.h"
 
@@ -30,6 +31,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if ((unsigned char)norm.data[i] < 0x20)
                     __builtin_trap();
         }
+    }
+    /* The input as a title: its slug, when there is one, is a plain name
+     * (no '/', '\\', '.', control byte or edge '-'), valid UTF-8, that
+     * path_check takes with ".md" added. */
+    if (path_slug(path, &norm) == 0) {
+        if (norm.len == 0 || norm.len > PATH_SLUG_MAX_BYTES || !utf8_valid(norm.data, norm.len) ||
+            strpbrk(norm.data, "/\\.") || norm.data[0] == '-' || norm.data[norm.len - 1] == '-')
+            __builtin_trap();
+        for (size_t i = 0; i < norm.len; i++)
+            if ((unsigned char)norm.data[i] < 0x20 || norm.data[i] == 0x7f)
+                __builtin_trap();
+        buf_adds(&norm, ".md");
+        {
+            struct buf checked;
+            buf_init(&checked, 8192);
+            if (path_check("rules", norm.data, &checked, &err) != 0)
+                __builtin_trap();
+            buf_release(&checked);
+        }
+    } else if (norm.len != 0) {
+        __builtin_trap();
     }
     buf_release(&norm);
     error_release(&err);

@@ -31,7 +31,7 @@ function freshSpace(role = 'admin') {
 
 describe('/limits', () => {
     test('answers the reference limits, for any body, to a reader', async () => {
-        const want = { limits: { rule_description_max: 100, rules: 350, experiences: 2000 } };
+        const want = { limits: { rule_description_max: 100, rules: 350, experiences: 2000, title_max: 200 } };
         assert.deepEqual(ok(await reader.limits()), want);
         assert.deepEqual(ok(await reader.limits({ anything: [1, 2] })), want);
         // "request: ignored" — even a body that is not JSON
@@ -980,7 +980,7 @@ describe('the same knowledge is one entry in both views', () => {
             token: agent.token,
             body: { scenario: 'Parse big CSV files', content: 'Use chunks and dtypes.', agent_id: 'csv_bot', tags: ['csv', 'pandas'], tags_type: ['tool'] },
         }));
-        assert.equal(created.path, `csv_bot/${created.id}.md`);
+        assert.equal(created.path, 'parse-big-csv-files.md');
         const listed = ok(await reader.list('experiences')).items.find((i) => i.id === created.id);
         assert.ok(listed, 'in /list');
         assert.equal(listed.path, created.path);

@@ -123,7 +123,7 @@ describe('round trips through the API and the files', () => {
         const r = exp(dst, '--space', name);
         assert.equal(r.status, 0, r.stderr);
         const tree = readTree(dst);
-        assert.deepEqual(Object.keys(tree).sort(), ['experiences/%2e%2e/odd.md', 'experiences/bot/' + entry.id + '.md', 'experiences/crlf.md', 'experiences/folder/中文 名.md', 'rules/auto.md'].sort());
+        assert.deepEqual(Object.keys(tree).sort(), ['experiences/%2e%2e/odd.md', 'experiences/agent-saved.md', 'experiences/crlf.md', 'experiences/folder/中文 名.md', 'rules/auto.md'].sort());
         for (const f of Object.keys(tree)) {
             const [category, ...rest] = f.split('/');
             assert.equal(tree[f].toString('utf8'), (await v.get(category, rest.join('/'))).content, f);

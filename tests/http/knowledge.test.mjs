@@ -39,12 +39,12 @@ async function newEntry(extra = {}) {
 }
 
 describe('create', () => {
-    test('the defaults: score 3, experiences, path <agent>/<id>.md, title from the scenario', async () => {
+    test('the defaults: score 3, experiences, a path from the title, title from the scenario', async () => {
         const d = ok(await create({ scenario: 'Parse CSV files quickly', content: 'Use a streaming parser.' }));
         assert.match(d.id, ID_RE);
         assert.equal(d.id.slice(10, 18), utcDate());
         assert.equal(d.category, 'experiences');
-        assert.equal(d.path, `agent/${d.id}.md`);
+        assert.equal(d.path, 'parse-csv-files-quickly.md');
         assert.equal(d.title, 'Parse CSV files quickly');
         assert.equal(d.scenario, 'Parse CSV files quickly');
         assert.equal(d.content, 'Use a streaming parser.');
@@ -90,7 +90,7 @@ describe('create', () => {
         assert.match(d.created_at, TIME_RE);
         assert.match(d.updated_at, TIME_RE);
         assert.equal(d.category, 'experiences');
-        assert.equal(d.path, `research_agent/${d.id}.md`);
+        assert.equal(d.path, '在什么场景下要完成什么目标.md', 'the title\'s own characters, no agent folder');
         assert.equal(d.title, body.scenario);
         // GET returns the same document.
         assert.deepEqual(ok(await get(d.id)), d);
@@ -124,14 +124,33 @@ describe('create', () => {
         assert.equal(ok(await create({ scenario: 'fallback', content: 'c', title: '' })).title, 'fallback');
     });
 
-    test('the agent folder is made safe for a path', async () => {
-        const d = ok(await create({ scenario: 's', content: 'c', agent_id: '../../etc/x y' }));
-        assert.equal(d.source.agent_id, '../../etc/x y');
-        const parts = d.path.split('/');
-        assert.equal(parts.length, 2, d.path);
-        assert.equal(parts[1], `${d.id}.md`);
-        assert.match(parts[0], /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/);
-        assert.ok(parts[0] !== '..' && parts[0] !== '.', d.path);
+    test('a path from the title: a short slug, no agent folder, -2 when taken, the id without letters', async () => {
+        const d = ok(await create({ scenario: 's', content: 'c', agent_id: '../../etc/x y', title: 'Group and aggregate: revenue per region and quarter — shown as a bar chart' }));
+        assert.equal(d.source.agent_id, '../../etc/x y', 'the agent stays in the metadata');
+        assert.equal(d.path, 'group-and-aggregate-revenue-per-region-and-quarter-shown-as.md');
+        const again = ok(await create({ scenario: 's', content: 'c', agent_id: 'other', title: 'Group and aggregate: revenue per region and quarter — shown as a bar chart!' }));
+        assert.equal(again.path, 'group-and-aggregate-revenue-per-region-and-quarter-shown-as-2.md');
+        const third = ok(await create({ scenario: 's', content: 'c', title: 'group and aggregate revenue per region and quarter shown as' }));
+        assert.equal(third.path, 'group-and-aggregate-revenue-per-region-and-quarter-shown-as-3.md');
+        assert.equal(ok(await create({ scenario: 's', content: 'c', title: '按地区汇总：季度收入（柱状图）' })).path, '按地区汇总-季度收入-柱状图.md');
+        assert.equal(ok(await create({ scenario: 's', content: 'c', title: 'Pandas groupby 分组' })).path, 'pandas-groupby.md');
+        const bare = ok(await create({ scenario: 's', content: 'c', title: '—?!。' }));
+        assert.equal(bare.path, `${bare.id}.md`);
+        // a folder of the same name is no clash for a document "<slug>.md"
+        ok(await create({ scenario: 's', content: 'c', path: 'csv-tricks/one.md' }));
+        assert.equal(ok(await create({ scenario: 's', content: 'c', title: 'CSV tricks' })).path, 'csv-tricks.md');
+        // the entry's document and the file view agree on the path
+        const file = ok(await s.api('POST', '/api/knowledge/read', { token: agent, body: { category: 'experiences', path: d.path } }));
+        assert.match(file.content, /title: /);
+        // with an Idempotency-Key (one transaction with the key's row): a taken name still gets -n
+        const k1 = ok(await s.api('POST', '/api/knowledge', { token: agent, body: { scenario: 's', content: 'c', title: 'Keyed title', idempotency_key: 'labels-k1' } }));
+        const k2 = ok(await s.api('POST', '/api/knowledge', { token: agent, body: { scenario: 's', content: 'c', title: 'Keyed title', idempotency_key: 'labels-k2' } }));
+        assert.deepEqual([k1.path, k2.path], ['keyed-title.md', 'keyed-title-2.md']);
+        const replay = ok(await s.api('POST', '/api/knowledge', { token: agent, body: { scenario: 's', content: 'c', title: 'Keyed title', idempotency_key: 'labels-k2' } }));
+        assert.equal(replay.id, k2.id, 'the key replays its entry, no third');
+        // an explicit path is still honoured, an existing entry never renamed
+        assert.equal(ok(await create({ scenario: 's', content: 'c', title: 'Named', path: 'research_agent/knowledge-20261203-66672e14.md' })).path, 'research_agent/knowledge-20261203-66672e14.md');
+        assert.equal(ok(await get(d.id)).path, d.path);
     });
 
     test('an explicit path is normalised and must be free', async () => {

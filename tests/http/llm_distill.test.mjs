@@ -15,7 +15,16 @@ const distill = (st, token, body, lang) =>
 const read = async (st, token, path) => ok(await st.api('POST', '/api/knowledge/read', { token, body: { category: 'experiences', path } })).content;
 const experiences = async (st, token) => ok(await st.api('POST', '/api/knowledge/list', { token, body: { category: 'experiences' } })).items;
 /** The reference's file name for a title. */
-const fileName = (title) => `${[...title.trim().replace(/ /g, '-').toLowerCase()].slice(0, 80).join('')}.md`;
+// The slug of a mostly-ASCII title (docs/knowledge-files.md): its ASCII words,
+// lower-cased, joined by '-', at most 60 bytes, cut before a word.
+const fileName = (title) => {
+    let out = '';
+    for (const w of title.toLowerCase().match(/[a-z0-9]+/g) || []) {
+        if ((out ? out.length + 1 : 0) + w.length > 60) break;
+        out += (out ? '-' : '') + w;
+    }
+    return `${out}.md`;
+};
 /** Front matter and body of a document. */
 function split(doc) {
     const m = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(doc);
@@ -111,8 +120,11 @@ describe('without an LLM: the local distillation', () => {
         assert.deepEqual(sections, ['When to Use', 'Method', 'Pitfalls & Tips']);
         assert.match(body, /## When to Use\nHow did sales grow per region quarter over quarter\?/);
         assert.match(body, /1\. Start from sales\./);
-        assert.match(body, /Compare quarterly sales growth for each region/);
-        assert.match(body, /Grouped by region and quarter, then took the percent change/);
+        assert.equal(d.path, 'group-and-aggregate-quarterly-growth-by-region-shown-as-a.md');
+        // the method is what was done, never the user's questions
+        assert.ok(!body.includes('Compare quarterly sales growth for each region'), body);
+        assert.match(body, /2\. Grouped by region and quarter, then took the percent change\n/);
+        assert.match(body, /### Attempts\n- attempt 1 \(transform\): failed \(error\) — KeyError: 'quarter'; first try\n- attempt 2 \(transform\): succeeded; worked\n/);
         assert.match(body, /Key operations: group and aggregate, percent change\./);
         assert.match(body, /Result fields: region, quarter, growth, shown as a bar chart\./);
         assert.match(body, /- KeyError: 'quarter' → fixed by: derive the quarter from the date first/);
@@ -124,7 +136,7 @@ describe('without an LLM: the local distillation', () => {
         assert.equal(e.title, d.title);
     });
 
-    test('Chinese when Accept-Language is zh; no failed attempt says so', async () => {
+    test('Chinese when Accept-Language is zh; no attempt recorded says so', async () => {
         const ctx = experienceContext({ context_id: 'ctx-zh', execution_attempts: [], result_summary: { output_fields: ['地区', '增长'], chart_type: 'line' }, user_question: '各地区销售增长如何？' });
         const d = ok(await distill(n, a, { experience_context: ctx }, 'zh-CN,zh;q=0.9,en;q=0.8'));
         assert.equal(d.source, 'distill-local');
@@ -132,7 +144,8 @@ describe('without an LLM: the local distillation', () => {
         const { body } = split(await read(n, a, d.path));
         assert.deepEqual([...body.matchAll(/^## (.*)$/gm)].map((m) => m[1]), ['适用场景', '方法', '注意事项']);
         assert.match(body, /结果字段：地区, 增长，以折线图呈现。/);
-        assert.match(body, /本次分析没有失败的尝试/);
+        assert.match(body, /- 没有记录执行尝试；复用前先核对字段口径。/);
+        assert.ok(!/没有失败的尝试/.test(body), 'no attempt is not a success');
         // With a failed attempt: "→ 解决：".
         const d2 = ok(await distill(n, a, { experience_context: experienceContext({ context_id: 'ctx-zh2' }) }, 'zh'));
         assert.match(split(await read(n, a, d2.path)).body, /- KeyError: 'quarter' → 解决：derive the quarter from the date first/);
@@ -154,28 +167,98 @@ describe('without an LLM: the local distillation', () => {
         assert.equal(await read(n, a, first.path), doc1, 'the first file is untouched');
         assert.equal(ok(await n.api('GET', `/api/knowledge/${first.id}`, { token: a })).version, 1);
         // A name taken by a hand-written file is skipped too.
-        ok(await n.api('POST', '/api/knowledge/write', { token: a, body: { category: 'experiences', path: 'analysis:-handwritten.md', content: '---\ntitle: mine\n---\nmine\n' } }));
+        ok(await n.api('POST', '/api/knowledge/write', { token: a, body: { category: 'experiences', path: 'analysis-handwritten.md', content: '---\ntitle: mine\n---\nmine\n' } }));
         const own = ok(await distill(n, a, { experience_context: { user_question: 'handwritten', result_summary: {} } }));
-        assert.equal(own.path, 'analysis:-handwritten-2.md');
-        assert.match(await read(n, a, 'analysis:-handwritten.md'), /\nmine\n$/);
+        assert.equal(own.path, 'analysis-handwritten-2.md');
+        assert.match(await read(n, a, 'analysis-handwritten.md'), /\nmine\n$/);
     });
 
     test('category_hint is the folder (a plain name: no separators, no leading dots)', async () => {
         const ctx = (id) => experienceContext({ context_id: id, result_summary: { display_instruction: 'Folder check' } });
         const a1 = ok(await distill(n, a, { experience_context: ctx('f1'), category_hint: 'sales' }));
-        assert.equal(a1.path, 'sales/analysis:-folder-check.md');
+        assert.equal(a1.path, 'sales/analysis-folder-check.md');
         const a2 = ok(await distill(n, a, { experience_context: ctx('f2'), category_hint: 'sales' }));
-        assert.equal(a2.path, 'sales/analysis:-folder-check-2.md');
+        assert.equal(a2.path, 'sales/analysis-folder-check-2.md');
         const a3 = ok(await distill(n, a, { experience_context: ctx('f3'), category_hint: '../../etc' }));
-        assert.equal(a3.path, 'etc/analysis:-folder-check.md');
+        assert.equal(a3.path, 'etc/analysis-folder-check.md');
         const a4 = ok(await distill(n, a, { experience_context: ctx('f4'), category_hint: 'a/b\\c' }));
-        assert.equal(a4.path, 'abc/analysis:-folder-check.md');
+        assert.equal(a4.path, 'abc/analysis-folder-check.md');
         const a5 = ok(await distill(n, a, { experience_context: ctx('f5'), category_hint: ' . ' }));
-        assert.equal(a5.path, 'analysis:-folder-check.md');
+        assert.equal(a5.path, 'analysis-folder-check.md');
         const a6 = ok(await distill(n, a, { experience_context: ctx('f6'), category_hint: '销售' }));
-        assert.equal(a6.path, '销售/analysis:-folder-check.md');
+        assert.equal(a6.path, '销售/analysis-folder-check.md');
         const list = await experiences(n, a);
         for (const p of [a1.path, a2.path, a3.path, a4.path, a5.path, a6.path]) assert.ok(list.some((i) => i.path === p), p);
+    });
+
+    test('a chain: titled after the saved table, its steps, every attempt, the failed one said so', async () => {
+        const ctx = experienceContext({
+            context_id: 'qoq_growth',
+            user_question: 'Which region grew fastest quarter over quarter?',
+            interaction: [
+                { from: 'user', role: 'prompt', content: 'How did revenue develop per region, quarter by quarter?' },
+                { from: 'data-agent', role: 'instruction', content: 'Sum revenue by calendar quarter and region' },
+                { from: 'data-agent', role: 'summary', content: 'North and East grew every quarter' },
+                { from: 'user', role: 'prompt', content: 'Which region grew fastest quarter over quarter?' },
+                { from: 'data-agent', role: 'instruction', content: 'Compute quarter-over-quarter growth within each region' },
+            ],
+            chain: [
+                { table: 'revenue_by_quarter', question: 'How did revenue develop per region, quarter by quarter?', instruction: 'Sum revenue by calendar quarter and region', operations: 'groupby, datetime' },
+                { table: 'qoq_growth', question: 'Which region grew fastest quarter over quarter?', instruction: 'Compute quarter-over-quarter growth within each region', operations: 'sort' },
+            ],
+            result_summary: { display_instruction: 'Compute quarter-over-quarter growth within each region', source_tables: ['revenue_by_quarter'], output_fields: ['region', 'quarter', 'qoq_growth'], code: 'df.sort_values(["region"]).pct_change()' },
+            execution_attempts: [
+                { table: 'revenue_by_quarter', kind: 'transform', attempt: '1', status: 'error', summary: 'order_date was text', error: 'AttributeError: Can only use .dt accessor with datetimelike values' },
+                { table: 'revenue_by_quarter', kind: 'repair', attempt: '2', status: 'success', summary: 'parsed order_date first', repair_code_summary: 'to_datetime, then groupby' },
+                { table: 'qoq_growth', kind: 'transform', attempt: '1', status: 'success', summary: 'pct_change within each region' },
+            ],
+        });
+        const d = ok(await distill(n, a, { experience_context: ctx }, 'en'));
+        assert.equal(d.title, 'Sort: Compute quarter-over-quarter growth within each region');
+        assert.equal(d.path, 'sort-compute-quarter-over-quarter-growth-within-each-region.md');
+        const { body } = split(await read(n, a, d.path));
+        assert.match(body, /## When to Use\nWhich region grew fastest quarter over quarter\?\n/);
+        assert.match(body, /1\. Start from revenue_by_quarter\.\n2\. revenue_by_quarter: Sum revenue by calendar quarter and region \(groupby, datetime\)\n3\. qoq_growth: Compute quarter-over-quarter growth within each region \(sort\)\n/);
+        assert.ok(!/^\d+\. (How did|Which region)/m.test(body), `no question as a step: ${body}`);
+        assert.match(body, /- revenue_by_quarter, attempt 1 \(transform\): failed \(error\) — AttributeError: Can only use \.dt accessor with datetimelike values; order_date was text\n/);
+        assert.match(body, /- revenue_by_quarter, attempt 2 \(repair\): succeeded; parsed order_date first\n/);
+        assert.match(body, /- qoq_growth, attempt 1 \(transform\): succeeded; pct_change within each region\n/);
+        assert.match(body, /## Pitfalls & Tips\n- revenue_by_quarter: AttributeError: Can only use \.dt accessor with datetimelike values → fixed by: to_datetime, then groupby\n/, "the fix is the later attempt that worked, never the failed one's own summary");
+        assert.ok(!/No attempt failed/.test(body), body);
+        // zh: the same facts in Chinese
+        const z = ok(await distill(n, a, { experience_context: { ...ctx, context_id: 'qoq-zh' } }, 'zh-CN'));
+        const zb = split(await read(n, a, z.path)).body;
+        assert.match(zb, /### 执行尝试\n- revenue_by_quarter，第 1 次 \(transform\)：失败（error） — AttributeError/);
+        assert.ok(!/没有失败的尝试/.test(zb), zb);
+        // an attempt without a status is not a success either
+        const u = ok(await distill(n, a, { experience_context: { ...ctx, context_id: 'qoq-unknown', execution_attempts: [{ attempt: 1, summary: 'ran' }] } }, 'en'));
+        const ub = split(await read(n, a, u.path)).body;
+        assert.match(ub, /- attempt 1: status not recorded; ran\n/);
+        assert.match(ub, /- No attempt is marked as failed \(1 without a status\)/);
+        // a failure nothing fixed claims no fix (its own summary is none)
+        const unfixed = ok(await distill(n, a, { experience_context: { ...ctx, context_id: 'qoq-unfixed', execution_attempts: [{ attempt: 1, status: 'error', error: 'MemoryError', summary: 'tried all at once' }] } }, 'en'));
+        const fb = split(await read(n, a, unfixed.path)).body;
+        assert.match(fb, /## Pitfalls & Tips\n- MemoryError\n/);
+        assert.ok(!fb.includes('fixed by'), fb);
+        // no attempts at all: said so
+        const none = ok(await distill(n, a, { experience_context: { ...ctx, context_id: 'qoq-none', execution_attempts: [] } }, 'en'));
+        assert.match(split(await read(n, a, none.path)).body, /- No execution attempt was recorded/);
+        // a chain that is not a list is refused, nothing saved
+        const before = (await experiences(n, a)).length;
+        assert.equal(err(await distill(n, a, { experience_context: { ...ctx, chain: 'x' } }), 'INVALID_REQUEST').message, "'experience_context.chain' must be a list");
+        assert.equal((await experiences(n, a)).length, before);
+    });
+
+    test('file names: a short slug, the title\'s own characters in Chinese, punctuation dropped', async () => {
+        const zh = ok(await distill(n, a, { experience_context: experienceContext({ context_id: 'slug-zh', execution_attempts: [], user_question: '《库存》周转率：按月对比？', result_summary: { chart_type: 'line' } }) }, 'zh'));
+        assert.equal(zh.title, '分析方法: 《库存》周转率：按月对比？ — 以折线图呈现');
+        // at most 60 bytes: cut at a character (3 bytes each here), never inside one
+        assert.equal(zh.path, '分析方法-库存-周转率-按月对比-以折线图呈.md');
+        assert.ok(Buffer.byteLength(zh.path.slice(0, -3)) <= 60);
+        const long = ok(await distill(n, a, { experience_context: experienceContext({ context_id: 'slug-long', result_summary: { display_instruction: 'revenue per region and quarter, with the share of each product line and the running total of the year', chart_type: 'bar' } }) }, 'en'));
+        assert.ok(Buffer.byteLength(long.path) <= 63, long.path);
+        assert.match(long.path, /^[a-z0-9]+(-[a-z0-9]+)*\.md$/);
+        assert.equal(long.path, 'analysis-revenue-per-region-and-quarter-with-the-share-of.md');
     });
 });
 

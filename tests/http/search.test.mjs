@@ -355,7 +355,7 @@ describe('GET /api/knowledge/search: two stages', () => {
         assert.deepEqual(x.tags.type, ['tool']);
         assert.deepEqual(x.tags.labels, ['csv']);
         assert.equal(x.category, 'experiences');
-        assert.equal(x.path, `csv_bot/${e.id}.md`);
+        assert.equal(x.path, 'parse-huge-csv-exports.md');
         assert.equal(x.score, 4);
         assert.equal(x.quality_score, 4);
         assert.equal(x.metrics.helpful, 0);

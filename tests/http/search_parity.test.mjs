@@ -45,7 +45,7 @@ function corpus(n) {
         const lists = zh ? [ZH, ZH, EN] : [EN, EN, IDS];
         out.push({
             category: 'experiences',
-            // a path of its own: the default (agent/<random id>.md) would put random
+            // a path of its own: the default (<id>.md for a title without letters) would put random
             // hex words in the stem, which prefix queries ("bac", "fac") then find
             path: `parity/n${i}.md`,
             title: `${words(2 + (i % 3), lists)} n${i}`,

@@ -50,7 +50,7 @@ describe('every tool with valid arguments', () => {
         assert.equal(saved.message_id, 'msg-17');
         assert.equal(saved.eval.score, 4);
         assert.equal(saved.category, 'experiences');
-        assert.equal(saved.path, `research_agent/${saved.id}.md`);
+        assert.equal(saved.path, 'load-a-csv-larger-than-memory-with-pandas.md', 'named after the title, no agent folder');
         other = await call(agent, 'knowledge_save', {
             scenario: 'Plot a quarterly sales trend',
             content: 'Group by quarter, sum revenue, draw a line chart with the quarter on the x axis.',

@@ -251,6 +251,59 @@ static void test_error_keys(void)
     error_release(&e);
 }
 
+static void test_slug(void)
+{
+    static const char *const cases[][2] = {
+        /* English: lower-case ASCII words, punctuation dropped */
+        {"Group and aggregate: revenue — per region!", "group-and-aggregate-revenue-per-region"},
+        {"  C++ / Python's \"pandas\" 101...  ", "c-python-s-pandas-101"},
+        /* Chinese: the title's own characters, CJK punctuation a separator */
+        {"按地区汇总季度收入：以柱状图呈现。", "按地区汇总季度收入-以柱状图呈现"},
+        {"《销售》分析，（第二版）", "销售-分析-第二版"},
+        /* mixed: mostly ASCII keeps the ASCII words; mostly Chinese keeps all */
+        {"Pandas groupby 分组", "pandas-groupby"},
+        {"使用Pandas做分组聚合并画柱状图", "使用pandas做分组聚合并画柱状图"},
+        {"Café au lait", "caf-au-lait"},
+        /* never a hidden file, a separator or a ".md" of its own */
+        {"../../etc/passwd.md", "etc-passwd-md"},
+        /* very long: at most PATH_SLUG_MAX_BYTES, cut before a word */
+        {"Group and aggregate: revenue per region and quarter — shown as a bar chart",
+         "group-and-aggregate-revenue-per-region-and-quarter-shown-as"},
+        /* very long Chinese: cut at a character, never inside one */
+        {"这是一个非常非常非常非常非常非常非常非常非常非常长的中文标题没有任何标点符号",
+         "这是一个非常非常非常非常非常非常非常非常"},
+        /* broken UTF-8 is a separator, never copied */
+        {"abc\xff\xfe"
+         "def",
+         "abc-def"},
+        /* a lead byte whose continuation is missing (found by fuzz_paths) */
+        {"\xe5\x9c\xb0\xe5\xe6\xb6\x94\xe5\x9c\xb0", "地-涔地"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        CHECK_INT(path_slug(cases[i][0], &out), 0);
+        CHECK_STR(out.data, cases[i][1]);
+        CHECK(out.len <= PATH_SLUG_MAX_BYTES);
+    }
+    /* punctuation only, empty, NULL: nothing, the caller names it */
+    CHECK_INT(path_slug(" :—!?。，…/\\.. ", &out), -1);
+    CHECK_STR(out.data, "");
+    CHECK_INT(path_slug("", &out), -1);
+    CHECK_INT(path_slug(NULL, &out), -1);
+    CHECK_STR(out.data, "");
+    CHECK_INT(path_slug("Supercalifragilisticexpialidocious-is-not-a-word-but-this-one-is-even-"
+                        "longerwithoutanyspacesatallxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+                        &out),
+              0);
+    CHECK(out.len <= PATH_SLUG_MAX_BYTES && out.len >= 50);
+    CHECK(out.data[out.len - 1] != '-');
+    /* a long word alone is cut by bytes */
+    CHECK_INT(
+        path_slug("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                  &out),
+        0);
+    CHECK_INT((long)out.len, PATH_SLUG_MAX_BYTES);
+}
+
 int main(void)
 {
     buf_init(&out, 4096);
@@ -262,6 +315,7 @@ int main(void)
     test_accepted_and_normalised();
     test_path_stem();
     test_error_keys();
+    test_slug();
     buf_release(&out);
     buf_release(&err);
     return test_summary();

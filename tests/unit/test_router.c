@@ -385,7 +385,8 @@ static void test_round_trip(void)
     CHECK_INT(jlen(o, "data.eval.helpful_history"), 0);
     CHECK_INT(jlen(o, "data.tags.type"), 1);
     CHECK_STR(jstr(o, "data.source.agent_id"), "agent-1");
-    snprintf(path, sizeof path, "agent-1/%s.md", id);
+    /* named after the title, no agent folder */
+    snprintf(path, sizeof path, "%s", "when-parsing-csv-files.md");
     CHECK_STR(jstr(o, "data.path"), path);
     /* no slash escaping in responses */
     CHECK(strstr(res.body.data, "https://docs.python.org/3/library/csv.html") != NULL);

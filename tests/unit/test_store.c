@@ -770,6 +770,17 @@ static void test_space_scoping(struct store *st)
 
 /* ---- knowledge_create (ids and derived paths) ---- */
 
+/* knowledge_create of an entry of space K titled title, without a path, into k. */
+static void create_titled(struct store *st, const char *title, struct knowledge *k)
+{
+    knowledge_init(k);
+    k->space = xstrdup("K");
+    k->category = xstrdup("experiences");
+    k->title = xstrdup(title);
+    k->score = 3;
+    CHECK_INT(knowledge_create(st, k, ACTOR), STORE_OK);
+}
+
 static void test_knowledge_create(struct store *st)
 {
     struct knowledge k, got;
@@ -782,16 +793,24 @@ static void test_knowledge_create(struct store *st)
     k.score = 4;
     CHECK_INT(knowledge_create(st, &k, ACTOR), STORE_OK);
     CHECK(k.id && strncmp(k.id, "knowledge-", 10) == 0 && strlen(k.id) == 27);
-    /* the path is derived from the agent id, unsafe characters replaced */
-    if (k.id && k.path) {
-        char expect[64];
-        snprintf(expect, sizeof expect, "Agent-7-x/%s.md", k.id);
-        CHECK_STR(k.path, expect);
-    }
+    /* the path is derived from the title, at the top of the category */
+    CHECK_STR(k.path, "t.md");
     CHECK_INT(store_knowledge_get(st, "K", k.id, 0, &got), STORE_OK);
     CHECK_STR(got.path, k.path);
     CHECK_INT(got.score, 4);
+    CHECK_STR(got.agent_id, "Agent 7/x");
     knowledge_release(&got);
+    knowledge_release(&k);
+    /* the same title again: "-2"; a title without letters: the id */
+    create_titled(st, "T!", &k);
+    CHECK_STR(k.path, "t-2.md");
+    knowledge_release(&k);
+    create_titled(st, "—?", &k);
+    if (k.id && k.path) {
+        char expect[64];
+        snprintf(expect, sizeof expect, "%s.md", k.id);
+        CHECK_STR(k.path, expect);
+    }
     knowledge_release(&k);
 }
 

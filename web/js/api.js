@@ -104,6 +104,8 @@ export const knowledge = {
     preview: (category, content) => post('/api/knowledge/preview', { category, content }),
     distill: (body, { lang, signal } = {}) =>
         post('/api/knowledge/distill-experience', body, { signal, headers: lang ? { 'Accept-Language': lang } : {} }),
+    /** Whether the server has an LLM (GET /api/llm/usage's `configured`; today's usage, so cheap). */
+    llmConfigured: async () => (await get(`/api/llm/usage?since=${new Date().toISOString().slice(0, 10)}`)).configured === true,
 };
 
 export const sessions = {

@@ -1,5 +1,6 @@
 // editor.js: the knowledge editor dialog (REFERENCE.md section 6): category,
-// folder (experiences), file name (".md" added), title, tags, and for rules a
+// folder (experiences), file name (".md" added), title with an n/200 counter
+// (the server's title_max; over it the server's refusal says why), tags, and for rules a
 // description with an n/100 counter and the alwaysApply switch; the body with
 // a character counter that warns at 90% and disables Save over the limit; a
 // live preview. Changing the folder, name or category renames the document
@@ -98,6 +99,7 @@ function buildDialog(category, doc) {
         autocomplete: 'off',
     });
     const descCount = h('span', { class: 'counter desc-counter', 'aria-live': 'polite' });
+    const titleCount = h('span', { class: 'counter title-counter', 'aria-live': 'polite' });
     const alwaysIn = h('input', { class: 'ed-always', type: 'checkbox', role: 'switch', checked: doc ? f.alwaysApply !== false : true });
     const bodyIn = h('textarea', {
         class: 'ed-body',
@@ -134,7 +136,7 @@ function buildDialog(category, doc) {
             field('knowledge.category', catSel, null, 'f-category'),
             folderField,
             field('knowledge.fileName', h('span', { class: 'with-suffix' }, fileIn, h('span', { class: 'suffix', text: '.md' })), null, 'f-file'),
-            field('editor.title', titleIn, null, 'f-title'),
+            field('editor.title', titleIn, titleCount, 'f-title'),
             field('knowledge.tags', tagsIn, null, 'f-tags'),
             descField,
             alwaysField,
@@ -192,6 +194,14 @@ function buildDialog(category, doc) {
         descCount.textContent = dover ? t('knowledge.charCountExceeded', { current: dn, max: dmax }) : t('knowledge.charCount', { current: dn, max: dmax });
         descCount.classList.toggle('warn', !dover && dn >= 0.9 * dmax);
         descCount.classList.toggle('over', dover);
+
+        const tmax = state.limits.title_max || 200;
+        const tn = charLength(titleIn.value.trim());
+        // shown, not enforced here: the server's refusal says which field and by how much
+        const tover = tn > tmax;
+        titleCount.textContent = tover ? t('knowledge.charCountExceeded', { current: tn, max: tmax }) : t('knowledge.charCount', { current: tn, max: tmax });
+        titleCount.classList.toggle('warn', !tover && tn >= 0.9 * tmax);
+        titleCount.classList.toggle('over', tover);
 
         const p = targetPath();
         renameNote.hidden = isNew || !p || (p === original.path && cat === original.category);

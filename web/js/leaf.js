@@ -98,7 +98,7 @@ export function summarizeCode(code) {
     return `${lines} line${lines === 1 ? '' : 's'}${ops.length ? `; ${ops.join(', ')}` : ''}`;
 }
 
-const ATTEMPT_KEYS = ['kind', 'attempt', 'status', 'summary', 'code_summary', 'failed_code_summary', 'repair_code_summary', 'error'];
+const ATTEMPT_KEYS = ['table', 'kind', 'attempt', 'status', 'summary', 'code_summary', 'failed_code_summary', 'repair_code_summary', 'error'];
 
 /** An execution attempt as the structured summary the distiller takes (no code). */
 export function attemptSummary(a) {
@@ -121,21 +121,39 @@ export function attemptsOf(table) {
     return Array.isArray(v) ? v : [];
 }
 
+/** The agent's instruction of a list of interaction entries: as shown (short), or in full. */
+function instructionOf(interaction, full = false) {
+    const e = interaction.find((x) => x && x.from === 'data-agent' && x.role === 'instruction');
+    if (!e) return '';
+    return String((full ? e.content || e.displayContent : e.displayContent || e.content) || '');
+}
+
+/** The operations summarizeCode finds in a table's code ("groupby, merge"), or undefined. */
+function operationsOf(table) {
+    const d = table.derive || {};
+    const s = summarizeCode(d.code);
+    return s && s.includes('; ') ? s.slice(s.indexOf('; ') + 2) : undefined;
+}
+
 /**
  * The experience_context of the leaf's visible chain, or null when there is
- * no user question (the button is then hidden).
+ * no user question (the button is then hidden). The question and the
+ * instruction are the leaf's own (the table saved from), else the chain's;
+ * `chain` says what was done at each derived table, root first; the
+ * attempts are every derived table's, each named by its table.
  */
 export function buildExperienceContext(leaf, tables) {
     if (!leaf || !leaf.derive) return null;
     const chain = visibleChain(leaf, tables);
     const interaction = chain.flatMap(interactionOf);
     const dialog = chain.flatMap(dialogOf);
-    const question = userQuestion(interaction);
+    const question = userQuestion(interactionOf(leaf)) || userQuestion(interaction);
     if (!question) return null;
-    const instruction = interaction.find((e) => e && e.from === 'data-agent' && e.role === 'instruction');
+    const instruction = instructionOf(interactionOf(leaf)) || instructionOf(interaction);
     const d = leaf.derive;
+    const name = (t) => String(t.displayId || t.id);
     const summary = {
-        display_instruction: instruction ? String(instruction.displayContent || instruction.content || '') : undefined,
+        display_instruction: instruction || undefined,
         output_variable: d.outputVariable ?? d.output_variable,
         source_tables: Array.isArray(d.source) ? d.source : d.source ? [d.source] : [],
         output_fields: fieldsOf(leaf),
@@ -144,12 +162,21 @@ export function buildExperienceContext(leaf, tables) {
         code: typeof d.code === 'string' ? d.code : undefined,
     };
     for (const k of Object.keys(summary)) if (summary[k] === undefined) delete summary[k];
+    const steps = chain
+        .filter((t) => t.derive)
+        .map((t) => {
+            const own = interactionOf(t);
+            const step = { table: name(t), question: userQuestion(own) || undefined, instruction: instructionOf(own, true) || undefined, operations: operationsOf(t) };
+            for (const k of Object.keys(step)) if (step[k] === undefined) delete step[k];
+            return step;
+        });
     const ctx = {
         user_question: question,
         dialog,
         interaction,
+        chain: steps,
         result_summary: summary,
-        execution_attempts: attemptsOf(leaf).map(attemptSummary),
+        execution_attempts: chain.flatMap((t) => attemptsOf(t).map((a) => attemptSummary({ ...a, table: name(t) }))),
         context_id: leaf.id,
     };
     const pid = parentId(leaf);

@@ -5,6 +5,7 @@
 // with a count and a "+" each. Experiences are grouped by folder, loose files
 // first. A pin marks an always-applied rule, a robot a document that was not
 // written by hand. Hovering an item shows edit and delete (with confirmation).
+import { plainPassage, windowed } from './snippet.js';
 import { knowledge } from './api.js';
 import { $, append, clear, confirmDialog, errorText, h, toast } from './dom.js';
 import { icon } from './icons.js';
@@ -192,16 +193,22 @@ function resultsList() {
 }
 
 /** What a result shows of its content: the passage where the query's words
- * stand, marked, or (from a server without passages) the snippet's start. */
+ * stand, as plain text (snippet.js: no Markdown syntax, cut at a word), the
+ * words marked; or (from a server without passages) the snippet's start. */
 function resultText(r) {
     const p = r.passage;
-    if (!p || typeof p.text !== 'string' || !p.text.trim())
-        return h('span', { class: 'result-snippet', text: String(r.snippet || '').slice(0, 120) });
+    if (!p || typeof p.text !== 'string' || !p.text.trim()) {
+        const w = windowed(plainPassage(String(r.snippet || ''), []), 120);
+        const el = h('span', { class: 'result-snippet', text: w.text });
+        if (w.cutAfter) el.append(h('span', { class: 'ellipsis ellipsis-after', text: '\u2026' }));
+        return el;
+    }
     const { before, after } = passageEnds(p, String(r.snippet || ''), r.content);
+    const w = windowed(plainPassage(p.text, p.highlights));
     const el = h('span', { class: 'result-snippet result-passage', dataset: { offset: String(p.offset || 0) } });
-    if (before) el.append(h('span', { class: 'ellipsis ellipsis-before', text: '\u2026' }));
-    el.append(...markedNodes(p.text, p.highlights));
-    if (after) el.append(h('span', { class: 'ellipsis ellipsis-after', text: '\u2026' }));
+    if (before || w.cutBefore) el.append(h('span', { class: 'ellipsis ellipsis-before', text: '\u2026' }));
+    el.append(...markedNodes(w.text, w.highlights));
+    if (after || w.cutAfter) el.append(h('span', { class: 'ellipsis ellipsis-after', text: '\u2026' }));
     return el;
 }
 

@@ -39,6 +39,30 @@ let visible = false;
 let pollTimer = null;
 /** Save-experience state per "session/table": {state: idle|busy|failed, hint} */
 const distill = new Map();
+/** Whether the server distills with an LLM: true, false, or null while unknown. */
+let llmMode = null;
+let llmAsked = null;
+
+/** Ask the server once whether an LLM is configured; re-render when it answers. */
+function askLlmMode() {
+    if (llmAsked) return llmAsked;
+    llmAsked = knowledge
+        .llmConfigured()
+        .then((on) => {
+            llmMode = on;
+        })
+        .catch(() => {
+            llmMode = null;
+            llmAsked = null; // asked again next time
+        })
+        .then(() => {
+            if (session) renderSession();
+        });
+    return llmAsked;
+}
+
+/** What Save as Experience does here, in words: with the LLM, the local summary, or either. */
+const distillHint = () => t(llmMode === true ? 'knowledge.saveAsExperienceHint' : llmMode === false ? 'sessions.distillHintLocal' : 'sessions.distillHintAny');
 
 export function mountSessions(el) {
     root = el;
@@ -58,6 +82,7 @@ export function setSessionsVisible(on) {
     clearInterval(pollTimer);
     pollTimer = null;
     if (!on) return;
+    if (llmMode === null) askLlmMode();
     refresh();
     pollTimer = setInterval(() => {
         if (document.visibilityState === 'visible') refresh({ quiet: true });
@@ -295,13 +320,15 @@ function saveButton(tb) {
         dataset: { state: st.state },
 
         disabled: st.state === 'busy' || !!why,
-        title: why ? t(why) : t('knowledge.saveAsExperienceHint'),
+        title: why ? t(why) : distillHint(),
         onclick: () => (st.state === 'failed' ? runDistill(tb, st.hint) : askHint(tb)),
     }, icon('sparkle'), h('span', { class: 'save-exp-label', text: label }));
 }
 
 /** The dialog before distilling: what will be sent, and an optional folder. */
-function askHint(tb) {
+async function askHint(tb) {
+    if (llmMode === null) await askLlmMode();
+    if (!session) return;
     const tables = session.tables;
     const chain = visibleChain(tb, tables);
     const st = distill.get(key(tb)) || { state: 'idle', hint: '' };
@@ -314,7 +341,7 @@ function askHint(tb) {
         'form',
         { method: 'dialog' },
         h('h2', { id: 'distill-title', class: 'dialog-title', text: t('knowledge.saveAsExperienceTitle') }),
-        h('p', { class: 'dialog-body', text: t('knowledge.saveAsExperienceHint') }),
+        h('p', { class: 'dialog-body distill-mode', dataset: { mode: llmMode === true ? 'llm' : llmMode === false ? 'local' : 'unknown' }, text: distillHint() }),
         h('p', { class: 'muted chain-line' }, h('span', { text: t('sessions.chainSent') }), ' ', h('span', { class: 'chain-steps', text: chain.map((c) => c.displayId || c.id).join(' → ') })),
         h('label', { class: 'field' }, h('span', { class: 'field-label', text: t('knowledge.categoryHint') }), input, h('datalist', { id: 'distill-folders' }, folders.map((f) => h('option', { value: f })))),
         folders.length
@@ -354,7 +381,10 @@ async function runDistill(tb, hint) {
     try {
         const d = await knowledge.distill(body, { lang: currentLang() === 'zh' ? 'zh-CN' : 'en', signal: ctl.signal });
         distill.set(k, { state: 'idle', hint: '' });
-        toast(d && d.path ? `${t('knowledge.distilled')}: ${d.path}` : t('knowledge.distilled'), 'success');
+        // how it was made, as the server says (source): never "AI" for the local summary
+        const how = d && d.source === 'distill-local' ? t('sessions.distilledLocal') : d && d.source === 'distill' ? t('sessions.distilledLlm') : '';
+        if (d && d.source) llmMode = d.source === 'distill';
+        toast(`${t('knowledge.distilled')}${d && d.path ? `: ${d.path}` : ''}${how ? ` (${how})` : ''}`, 'success');
         window.dispatchEvent(new CustomEvent('knowledge-changed', { detail: { category: 'experiences' } }));
     } catch (e) {
         distill.set(k, { state: 'failed', hint });

@@ -8,7 +8,7 @@ import { errorText, toast } from './dom.js';
 export const CATEGORIES = ['rules', 'experiences'];
 
 export const state = {
-    limits: { rule_description_max: 100, rules: 350, experiences: 2000 },
+    limits: { rule_description_max: 100, rules: 350, experiences: 2000, title_max: 200 },
     items: { rules: [], experiences: [] },
     loaded: { rules: false, experiences: false },
 };

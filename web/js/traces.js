@@ -213,13 +213,18 @@ function jobsCard() {
             jobList.slice(0, 10).map((j) => {
                 const total = Number(j.total) || 0;
                 const done = Number(j.progress) || 0;
-                const frac = total ? Math.min(1, done / total) : j.status === 'done' ? 1 : 0;
+                const frac = total ? Math.min(1, done / total) : 0;
+                // a job that ended with nothing to do: said so, not a full bar
+                const empty = total === 0 && j.status === 'done';
+                const progress = empty ? t('traces.jobNothingToDo') : t('traces.jobProgress', { done, total });
                 return h(
                     'li',
                     { class: `job job-${j.status}`, dataset: { id: j.id } },
                     h('span', { class: 'job-name' }, h('span', { text: JOB_KIND[j.kind] ? t(JOB_KIND[j.kind]) : String(j.kind || j.id) }), h('span', { class: 'muted small', text: fmtDateTime(j.created_at) })),
-                    h('progress', { class: 'job-progress', max: 100, value: Math.round(frac * 100), 'aria-label': t('traces.jobProgress', { done, total }) }),
-                    h('span', { class: 'job-state' }, h('span', { class: `status status-job-${j.status}`, text: JOB_STATUS[j.status] ? t(JOB_STATUS[j.status]) : String(j.status || '') }), ' ', h('span', { class: 'muted', text: t('traces.jobProgress', { done, total }) })),
+                    empty
+                        ? h('span', { class: 'job-progress job-empty muted', text: progress })
+                        : h('progress', { class: 'job-progress', max: 100, value: Math.round(frac * 100), 'aria-label': progress }),
+                    h('span', { class: 'job-state' }, h('span', { class: `status status-job-${j.status}`, text: JOB_STATUS[j.status] ? t(JOB_STATUS[j.status]) : String(j.status || '') }), empty ? null : ' ', empty ? null : h('span', { class: 'muted', text: progress })),
                 );
             }),
         ),

@@ -50,6 +50,13 @@ export async function deleteItem(page, category, p) {
     await it.waitFor({ state: 'detached' });
 }
 
+/** Run a search in the panel and wait for its answer (a result list or the no-results note). */
+export async function searchPanel(page, query) {
+    await page.fill('#kb-search', query);
+    await page.press('#kb-search', 'Enter');
+    await page.waitForSelector('.result-list, .no-results');
+}
+
 export async function toastText(page, text) {
     await page.locator('.toast', { hasText: text }).first().waitFor();
 }
