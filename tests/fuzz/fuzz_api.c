@@ -5,7 +5,7 @@
  * counters, against an in-memory store with an admin token. The first byte
  * picks the route by its index in app/routes.c's table; the rest is the
  * query (GET) or the body. A route's {name} segments are objects made in
- * setup (an entry, a trace, a session and its table, a job). Every answer
+ * setup (an entry, a trace, a session and its table, a job, a token). Every answer
  * is a JSON envelope, or the metrics' text, or a stream of JSON lines
  * (export); a 500 is a bug. */
 #include "service/auth.h"
@@ -37,7 +37,7 @@ static struct config cfg;
 static const struct route *routes;
 static size_t n_routes;
 static char **route_paths; /* each route's pattern with its {name} segments filled */
-static char entry_id[64], job_id[64];
+static char entry_id[64], job_id[64], token_id[64];
 static struct buf streamed; /* a streamed answer, head and body, as knowhub serve sends it */
 
 static int sink(void *ctx, const char *data, size_t n)
@@ -104,6 +104,8 @@ static const char *segment_value(const char *pattern, const char *name, size_t n
             return "fuzz";
         if (strncmp(pattern, "/api/jobs/", 10) == 0)
             return job_id;
+        if (strncmp(pattern, "/api/tokens/", 12) == 0)
+            return token_id;
     }
     fprintf(stderr, "fuzz_api: no seeded object for {%.*s} of %s: make one in setup()\n", (int)n,
             name, pattern);
@@ -163,6 +165,7 @@ static void setup(void)
     seed("/api/traces", "{\"trace_id\":\"fuzz\",\"task\":\"fuzz\"}", NULL, 0);
     seed("/api/sessions", "{\"id\":\"fuzz\",\"tables\":[{\"id\":\"t1\"}]}", NULL, 0);
     seed("/api/knowledge/slim", "{}", job_id, sizeof job_id);
+    seed("/api/tokens", "{\"role\":\"reader\",\"label\":\"fuzz\"}", token_id, sizeof token_id);
     buf_init(&streamed, HTTP_MAX_RESPONSE);
     route_paths = xcalloc(n_routes, sizeof *route_paths);
     for (size_t r = 0; r < n_routes; r++)

@@ -221,6 +221,29 @@ const PROBES = {
     }),
     // A backfill is a job of the caller's space: listed first from now on.
     'POST /api/embeddings/backfill': (att) => ({ m: 'POST', p: '/api/embeddings/backfill', body: {}, check: (r) => att.jobIds.unshift(ok(r).id) }),
+    // Tokens and spaces: a space's admin sees, makes and revokes its own tokens only; the
+    // victim's admin token survives a revoke (the victim's snapshot is read with it).
+    'GET /api/spaces': (att) => ({ m: 'GET', p: '/api/spaces', check: (r) => assert.deepEqual(ok(r).items.map((x) => x.name), [att.name]) }),
+    'GET /api/tokens': (att, role, vic) => ({
+        m: 'GET',
+        p: '/api/tokens',
+        check: (r) => {
+            const ids = ok(r).items.map((x) => x.id);
+            assert.ok(ids.includes(tokenId(att.tokens.admin)));
+            assert.ok(!Object.values(vic.tokens).some((t) => ids.includes(tokenId(t))), 'a victim token is listed');
+        },
+    }),
+    'POST /api/tokens': (att) => ({ m: 'POST', p: '/api/tokens', body: { role: 'reader', label: 'tour' }, check: (r) => assert.equal(ok(r).space, att.name) }),
+    'DELETE /api/tokens/{id}': (att, role, vic) => ({ m: 'DELETE', p: `/api/tokens/${tokenId(vic.tokens.admin)}`, check: (r) => err(r, 'NOT_FOUND') }),
+    'GET /api/overview': (att, role, vic) => ({
+        m: 'GET',
+        p: '/api/overview',
+        check: (r) => {
+            const d = ok(r);
+            const listed = [...d.recent, ...d.most_injected, ...d.most_harmful].map((x) => x.id);
+            assert.ok(listed.length > 0 && !listed.some((id) => vic.entryIds.includes(id)), JSON.stringify(d));
+        },
+    }),
     'GET /api/tools': () => ({ m: 'GET', p: '/api/tools', check: (r) => assert.ok(JSON.stringify(ok(r)).includes('knowledge_search')) }),
     // Metrics: open to loopback (the tour's case) whatever the token; counts only, never a space's data.
     'GET /metrics': () => ({ m: 'GET', p: '/metrics', check: (r) => assert.ok(r.status === 200 && r.text.includes('# TYPE knowhub_http_requests_total counter'), r.text.slice(0, 200)) }),
