@@ -31,9 +31,59 @@ struct tool {
     const char *renamed;
     enum role role; /* the least role, as the REST route's */
     tool_fn call;   /* the service it runs */
+    /* The MCP annotations (docs/agents.md says why each): HINT_* bits. */
+    unsigned hints;
+    const char *output; /* JSON Schema of structuredContent (OUT) */
 };
 
+enum { HINT_READ_ONLY = 1, HINT_DESTRUCTIVE = 2, HINT_IDEMPOTENT = 4 };
+#define READS (HINT_READ_ONLY | HINT_IDEMPOTENT)
+
 #define TYPES "[\"tool\",\"usecase\",\"definition\",\"plan\",\"strategy\"]"
+
+/* Output schemas: a tool's structuredContent is its REST route's data
+ * (docs/openapi.yaml has each shape in full; these say the fields a client
+ * may rely on), or on isError {error: Error}. OUT(x) allows both, so the
+ * SDK's validation passes an error result too. */
+#define STR "{\"type\":\"string\"}"
+#define INT "{\"type\":\"integer\",\"minimum\":0}"
+#define BOOL "{\"type\":\"boolean\"}"
+#define OBJ "{\"type\":\"object\"}"
+#define CATEGORY "{\"enum\":[\"rules\",\"experiences\"]}"
+#define LIST(item) "{\"type\":\"array\",\"items\":" item "}"
+#define SHAPE(required, props)                                                                     \
+    "{\"type\":\"object\",\"required\":[" required "],\"properties\":{" props "}}"
+#define ERROR_RESULT                                                                               \
+    SHAPE("\"error\"", "\"error\":" SHAPE("\"code\",\"message\",\"retry\"",                        \
+                                          "\"code\":" STR ",\"message\":" STR ",\"retry\":" BOOL   \
+                                          ",\"request_id\":" STR))
+#define OUT(success) "{\"type\":\"object\",\"anyOf\":[" success "," ERROR_RESULT "]}"
+#define ENTRY                                                                                      \
+    SHAPE(                                                                                         \
+        "\"id\",\"message_id\",\"title\",\"category\",\"path\",\"tags\",\"scenario\",\"content\"," \
+        "\"source\",\"eval\",\"metrics\",\"status\",\"version\",\"created_at\",\"updated_at\"",    \
+        "\"id\":" STR ",\"title\":" STR ",\"category\":" CATEGORY ",\"path\":" STR                 \
+        ",\"tags\":" OBJ ",\"scenario\":" STR ",\"content\":" STR ",\"source\":" OBJ               \
+        ",\"eval\":" OBJ ",\"metrics\":" OBJ ",\"message_id\":" STR ",\"status\":" STR             \
+        ",\"created_at\":" STR ",\"updated_at\":" STR                                              \
+        ",\"version\":{\"type\":\"integer\",\"minimum\":1}")
+#define HIT                                                                                        \
+    SHAPE("\"id\",\"title\",\"scenario\",\"content\",\"tags\",\"category\",\"path\",\"score\","    \
+          "\"quality_score\",\"metrics\"",                                                         \
+          "\"id\":" STR ",\"title\":" STR ",\"scenario\":" STR ",\"content\":" STR                 \
+          ",\"tags\":" OBJ ",\"category\":" CATEGORY ",\"path\":" STR                              \
+          ",\"score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5},"                         \
+          "\"quality_score\":{\"type\":\"number\"},\"metrics\":" OBJ)
+#define RULES LIST(SHAPE("\"title\",\"body\"", "\"title\":" STR ",\"body\":" STR))
+#define JOB                                                                                        \
+    SHAPE("\"id\",\"kind\",\"status\",\"progress\",\"total\"",                                     \
+          "\"id\":" STR ",\"kind\":{\"enum\":[\"slim\",\"embed\"]},\"status\":{\"enum\":["         \
+          "\"queued\",\"running\",\"done\",\"failed\"]},\"progress\":" INT ",\"total\":" INT)
+#define SLIM_PLAN                                                                                  \
+    SHAPE("\"threshold\",\"entries\",\"groups\",\"dry_run\"",                                      \
+          "\"threshold\":{\"type\":\"number\"},\"entries\":" INT                                   \
+          ",\"groups\":{\"type\":\"array\"},"                                                      \
+          "\"dry_run\":{\"const\":true}")
 
 static const struct tool tools[] = {
     {"knowledge_search",
@@ -58,7 +108,10 @@ static const struct tool tools[] = {
      "\"sequence\":{\"type\":\"integer\",\"minimum\":0},"
      "\"task\":{\"type\":\"string\",\"description\":\"the trace's mission, kept for its "
      "evaluation prompt\"}},\"required\":[\"query\"]}",
-     ARGS_QUERY, "query:q", ROLE_READER, tool_knowledge_search},
+     ARGS_QUERY, "query:q", ROLE_READER, tool_knowledge_search, 0,
+     OUT(SHAPE("\"count\",\"results\",\"routing\"",
+               "\"count\":" INT ",\"results\":" LIST(HIT) ",\"routing\":" STR ",\"trace_id\":" STR
+                                                          ",\"logged\":" BOOL))},
     {"knowledge_save",
      "Save something you learned so later tasks can reuse it: the scenario (when it applies) "
      "and the content (the knowledge itself, at most 2000 characters), with its types. "
@@ -74,7 +127,7 @@ static const struct tool tools[] = {
      "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
      "\"idempotency_key\":{\"type\":\"string\",\"maxLength\":128}},"
      "\"required\":[\"scenario\",\"content\"]}",
-     ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_save},
+     ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_save, 0, OUT(ENTRY)},
     {"knowledge_update",
      "Report on one entry: add_helpful_case or add_harmful_case ({case_id, scenario, result}; "
      "the same case_id counts once), update_score (1-5), or evolve_feedback (the server's LLM "
@@ -83,7 +136,7 @@ static const struct tool tools[] = {
      "\"add_helpful_case\":{\"type\":\"object\"},\"add_harmful_case\":{\"type\":\"object\"},"
      "\"update_score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5},"
      "\"evolve_feedback\":{\"type\":\"string\"}},\"required\":[\"knowledge_id\"]}",
-     ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_update},
+     ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_update, HINT_DESTRUCTIVE, OUT(ENTRY)},
     {"knowledge_batch_update",
      "Report on several entries at once: feedback_list [{knowledge_id, is_effective, "
      "feedback?}]. Each item is applied on its own; results say which succeeded.",
@@ -91,30 +144,43 @@ static const struct tool tools[] = {
      "\"type\":\"object\",\"properties\":{\"knowledge_id\":{\"type\":\"string\"},"
      "\"is_effective\":{\"type\":\"boolean\"},\"feedback\":{\"type\":\"string\"}},"
      "\"required\":[\"knowledge_id\",\"is_effective\"]}}},\"required\":[\"feedback_list\"]}",
-     ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_batch_update},
+     ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_batch_update, HINT_DESTRUCTIVE,
+     OUT(SHAPE("\"results\",\"succeeded\",\"failed\"",
+               "\"results\":" LIST(
+                   SHAPE("\"index\",\"knowledge_id\",\"status\"",
+                         "\"index\":" INT ",\"knowledge_id\":" STR
+                         ",\"status\":{\"enum\":[\"success\",\"error\"]}")) ",\"succeeded\":" INT
+                                                                            ",\"failed\":" INT))},
     {"knowledge_list", "List saved knowledge, newest first, with the total count.",
      "{\"type\":\"object\",\"properties\":{"
      "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":10},"
      "\"offset\":{\"type\":\"integer\",\"minimum\":0},"
      "\"tags_type\":{\"type\":\"array\",\"items\":{\"enum\":" TYPES "}},"
      "\"category\":{\"enum\":[\"rules\",\"experiences\"]}}}",
-     ARGS_QUERY, NULL, ROLE_READER, tool_knowledge_list},
+     ARGS_QUERY, NULL, ROLE_READER, tool_knowledge_list, READS,
+     OUT(SHAPE("\"items\",\"total\",\"limit\",\"offset\"",
+               "\"items\":" LIST(ENTRY) ",\"total\":" INT ",\"limit\":" INT ",\"offset\":" INT))},
     {"knowledge_slim",
      "Merge near-duplicate knowledge (slim the base). Starts a job and returns it (id, "
      "status); dry_run returns the plan instead and changes nothing.",
      "{\"type\":\"object\",\"properties\":{\"dry_run\":{\"type\":\"boolean\"},"
      "\"threshold\":{\"type\":\"number\",\"minimum\":0.3,\"maximum\":1},"
      "\"model\":{\"type\":\"string\"}}}",
-     ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_slim},
+     ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_slim, HINT_DESTRUCTIVE,
+     OUT("{\"type\":\"object\",\"anyOf\":[" JOB "," SLIM_PLAN "]}")},
     {"knowledge_read",
      "Read one knowledge file in full (Markdown with front matter) by category and path, "
      "as found by search or list.",
      "{\"type\":\"object\",\"properties\":{\"category\":{\"enum\":[\"rules\",\"experiences\"]},"
      "\"path\":{\"type\":\"string\"}},\"required\":[\"category\",\"path\"]}",
-     ARGS_BODY, NULL, ROLE_READER, tool_knowledge_read},
+     ARGS_BODY, NULL, ROLE_READER, tool_knowledge_read, READS,
+     OUT(SHAPE("\"content\",\"category\",\"path\",\"id\",\"version\",\"fields\",\"html\"",
+               "\"content\":" STR ",\"category\":" CATEGORY ",\"path\":" STR ",\"id\":" STR
+               ",\"version\":" INT ",\"fields\":" OBJ ",\"html\":" STR))},
     {"knowledge_rules",
      "The rules you must always follow, and a ready block to put in your system prompt.",
-     "{\"type\":\"object\",\"properties\":{}}", ARGS_NONE, NULL, ROLE_READER, tool_knowledge_rules},
+     "{\"type\":\"object\",\"properties\":{}}", ARGS_NONE, NULL, ROLE_READER, tool_knowledge_rules,
+     READS, OUT(SHAPE("\"rules\",\"block\"", "\"rules\":" RULES ",\"block\":" STR))},
     {"knowledge_context",
      "Everything to load before answering a question: the mandatory rules block and the "
      "relevant knowledge block (table_names boost knowledge tagged with them).",
@@ -122,7 +188,12 @@ static const struct tool tools[] = {
      "\"table_names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
      "\"max_results\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50}},"
      "\"required\":[\"question\"]}",
-     ARGS_BODY, NULL, ROLE_READER, tool_knowledge_context},
+     ARGS_BODY, NULL, ROLE_READER, tool_knowledge_context, READS,
+     OUT(SHAPE("\"rules_block\",\"rules\",\"knowledge\",\"knowledge_block\"",
+               "\"rules_block\":" STR ",\"rules\":" RULES ",\"knowledge\":" LIST(
+                   SHAPE("\"category\",\"title\",\"path\",\"snippet\"",
+                         "\"category\":" CATEGORY ",\"title\":" STR ",\"path\":" STR
+                         ",\"snippet\":" STR)) ",\"knowledge_block\":" STR))},
     {"trace_eval_prompt",
      "When a goal completes, before you compress your context, or when your task ends: get "
      "the prompt that asks you to judge the knowledge injected into this trace (irrelevant, "
@@ -130,7 +201,10 @@ static const struct tool tools[] = {
      "{\"type\":\"object\",\"properties\":{\"trace_id\":{\"type\":\"string\"},"
      "\"goal\":{\"type\":\"string\",\"description\":\"the current goal\"}},"
      "\"required\":[\"trace_id\"]}",
-     ARGS_QUERY, NULL, ROLE_READER, tool_trace_eval_prompt},
+     ARGS_QUERY, NULL, ROLE_READER, tool_trace_eval_prompt, READS,
+     OUT(SHAPE("\"trace_id\",\"language\",\"pending\",\"included\",\"omitted\",\"prompt\"",
+               "\"trace_id\":" STR ",\"language\":{\"enum\":[\"en\",\"zh\"]},\"pending\":" INT
+               ",\"included\":" INT ",\"omitted\":" INT ",\"prompt\":" STR))},
     {"trace_submit_evaluation",
      "Send your evaluation of the injected knowledge: output is your raw reply (JSON, a "
      "```json block, or prose around a JSON object), or give evaluations "
@@ -140,9 +214,32 @@ static const struct tool tools[] = {
      "\"trigger\":{\"enum\":[\"goal_completion\",\"compression\",\"task_completion\"]},"
      "\"output\":{\"type\":\"string\"},\"evaluations\":{\"type\":\"array\",\"items\":{"
      "\"type\":\"object\"}}},\"required\":[\"trace_id\",\"trigger\"]}",
-     ARGS_BODY, NULL, ROLE_AGENT, tool_trace_submit_evaluation},
+     ARGS_BODY, NULL, ROLE_AGENT, tool_trace_submit_evaluation, 0,
+     OUT(SHAPE("\"trace_id\",\"trigger\",\"strategy\",\"updated\",\"unmatched\"",
+               "\"trace_id\":" STR ",\"trigger\":" STR ",\"strategy\":" STR
+               ",\"updated\":" LIST(SHAPE(
+                   "\"index\",\"knowledge_id\",\"eval_status\",\"counted\"",
+                   "\"index\":" INT ",\"knowledge_id\":" STR ",\"eval_status\":" STR
+                   ",\"counted\":" BOOL)) ",\"unmatched\":" LIST(SHAPE("\"index\",\"reason\"",
+                                                                       "\"index\":" INT
+                                                                       ",\"reason\":" STR))))},
 };
 #define TOOL_COUNT (sizeof tools / sizeof tools[0])
+
+/* The MCP annotations of a tool: its hints, and openWorldHint false (a
+ * tool works on the caller's space only; see docs/agents.md for the LLM). */
+static struct json_object *tool_annotations(const struct tool *t)
+{
+    struct json_object *a = json_object_new_object();
+    json_object_object_add(a, "readOnlyHint",
+                           json_object_new_boolean(!!(t->hints & HINT_READ_ONLY)));
+    json_object_object_add(a, "destructiveHint",
+                           json_object_new_boolean(!!(t->hints & HINT_DESTRUCTIVE)));
+    json_object_object_add(a, "idempotentHint",
+                           json_object_new_boolean(!!(t->hints & HINT_IDEMPOTENT)));
+    json_object_object_add(a, "openWorldHint", json_object_new_boolean(0));
+    return a;
+}
 
 struct json_object *mcp_tools_list(void)
 {
@@ -152,6 +249,8 @@ struct json_object *mcp_tools_list(void)
         json_object_object_add(t, "name", json_object_new_string(tools[i].name));
         json_object_object_add(t, "description", json_object_new_string(tools[i].description));
         json_object_object_add(t, "inputSchema", json_parse_stored(tools[i].schema));
+        json_object_object_add(t, "outputSchema", json_parse_stored(tools[i].output));
+        json_object_object_add(t, "annotations", tool_annotations(&tools[i]));
         json_object_array_add(list, t);
     }
     return list;
