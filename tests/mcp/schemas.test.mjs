@@ -5,9 +5,11 @@
 // tools) and explicitly with ajv, so a schema that accepts nothing or
 // everything cannot pass.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Ajv from 'ajv';
-import { startStack } from '../http/lib/stack.mjs';
+import { ROOT, startStack } from '../http/lib/stack.mjs';
 import { TOOL_NAMES, checkResult, connect } from './lib/mcp.mjs';
 
 // [readOnlyHint, destructiveHint, idempotentHint], as docs/agents.md says.
@@ -63,6 +65,15 @@ describe('tools/list', () => {
             assert.equal(a.openWorldHint, false, name);
             if (a.readOnlyHint) assert.equal(a.destructiveHint, false, `${name}: read-only is never destructive`);
         }
+    });
+
+    test('the table of docs/agents.md says the same hints', () => {
+        const md = fs.readFileSync(path.join(ROOT, 'docs/agents.md'), 'utf8');
+        const section = md.split('## Annotations and output schemas')[1].split('\n## ')[0];
+        const rows = {};
+        for (const m of section.matchAll(/^\| `([a-z_]+)` \| (true|false) \| (true|false) \| (true|false) \|/gm))
+            rows[m[1]] = [m[2], m[3], m[4]].map((v) => v === 'true');
+        assert.deepEqual(rows, HINTS);
     });
 
     test('every outputSchema is an object schema that compiles (strict ajv)', () => {
