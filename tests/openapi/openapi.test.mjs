@@ -413,8 +413,11 @@ describe('a real nginx + knowhub', () => {
         assert.ok(tools.data.tools.some((x) => x.function.name === 'knowledge_search'));
         // MCP: a result, a batch, a JSON-RPC error, a notification.
         conforms('POST', '/mcp', await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } }));
-        const batch = conforms('POST', '/mcp', await call('POST', '/mcp', '/mcp', { token: t, body: [{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'knowledge_get', arguments: { id } } }] }));
+        const batch = conforms('POST', '/mcp', await call('POST', '/mcp', '/mcp', { token: t, body: [{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'knowledge_list', arguments: { limit: 1 } } }] }));
         assert.equal(batch.length, 2);
+        const listed = batch.find((x) => x.id === 2).result;
+        assert.ok(!listed.isError, JSON.stringify(listed));
+        assert.ok(Array.isArray(listed.structuredContent.items));
         const rpcErr = conforms('POST', '/mcp', await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', id: 3, method: 'resources/list' } }));
         assert.equal(rpcErr.error.code, -32601);
         const parse = conforms('POST', '/mcp', await s.api('POST', '/mcp', { token: t, rawBody: '{"jsonrpc": ' }));
