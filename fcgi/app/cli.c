@@ -1,6 +1,7 @@
 /* cli: operator sub-commands (init, token). Output meant for scripts goes to
  * stdout alone; everything else to stderr. */
 #include "app/cli.h"
+#include "app/client.h"
 #include "service/auth.h"
 #include "app/server.h"
 #include "store/store.h"
@@ -482,7 +483,6 @@ static int read_first_line(const char *path, struct buf *out)
 
 int cli_login_link(const struct config *cfg, int argc, char **argv)
 {
-    const char *host = getenv("KNOWHUB_HOST"), *port = getenv("KNOWHUB_PORT");
     struct buf path, token, link;
     int rc = 1;
     (void)argv;
@@ -490,17 +490,13 @@ int cli_login_link(const struct config *cfg, int argc, char **argv)
         fputs("usage: knowhub login-link\n", stderr);
         return 2;
     }
-    if (!host || !*host)
-        host = "127.0.0.1";
-    if (!port || !*port)
-        port = "8080";
-    if (strspn(port, "0123456789") != strlen(port) || strlen(port) > 5) {
-        fprintf(stderr, "knowhub: KNOWHUB_PORT must be a number (got '%s')\n", port);
+    buf_init(&link, 8192);
+    if (client_local_url(&link)) {
+        buf_release(&link);
         return 2;
     }
     buf_init(&path, 4096);
     buf_init(&token, 1024);
-    buf_init(&link, 8192);
     buf_addf(&path, "%s/admin.token", cfg->data_dir);
     if (read_first_line(path.data, &token) || token.len == 0) {
         fprintf(stderr,
@@ -509,11 +505,7 @@ int cli_login_link(const struct config *cfg, int argc, char **argv)
                 path.data);
         goto out;
     }
-    /* An IPv6 address goes in brackets. */
-    if (buf_addf(&link,
-                 strchr(host, ':') && host[0] != '[' ? "http://[%s]:%s/#token=%s\n"
-                                                     : "http://%s:%s/#token=%s\n",
-                 host, port, token.data)) {
+    if (buf_addf(&link, "/#token=%s\n", token.data)) {
         fputs("knowhub: KNOWHUB_HOST is too long\n", stderr);
         goto out;
     }

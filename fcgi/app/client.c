@@ -76,12 +76,31 @@ out:
     return rc;
 }
 
+int client_local_url(struct buf *out)
+{
+    const char *host = getenv("KNOWHUB_HOST"), *port = getenv("KNOWHUB_PORT");
+    long port_number;
+    if (!host || !*host)
+        host = "127.0.0.1";
+    if (!port || !*port)
+        port = "8080";
+    if (parse_long(port, 1, 65535, &port_number)) {
+        fprintf(stderr, "knowhub: KNOWHUB_PORT must be a port number (got '%.20s')\n", port);
+        return -1;
+    }
+    /* An IPv6 address goes in brackets. */
+    if (buf_addf(out, strchr(host, ':') && host[0] != '[' ? "http://[%s]:%ld" : "http://%s:%ld",
+                 host, port_number)) {
+        fputs("knowhub: KNOWHUB_HOST is too long\n", stderr);
+        return -1;
+    }
+    return 0;
+}
+
 /* The base URL: the option, KNOWHUB_URL, or the local server; *local is 1
  * for the last. -1 (said) when it is not an http(s) URL. */
 static int resolve_url(const char *url, struct buf *out, int *local)
 {
-    const char *host = getenv("KNOWHUB_HOST"), *port = getenv("KNOWHUB_PORT");
-    long port_number;
     *local = 0;
     if (!url || !*url)
         url = getenv("KNOWHUB_URL");
@@ -97,17 +116,8 @@ static int resolve_url(const char *url, struct buf *out, int *local)
         buf_add(out, url, n);
     } else {
         *local = 1;
-        if (!host || !*host)
-            host = "127.0.0.1";
-        if (!port || !*port)
-            port = "8080";
-        if (parse_long(port, 1, 65535, &port_number)) {
-            fprintf(stderr, "knowhub: KNOWHUB_PORT must be a port number (got '%.20s')\n", port);
+        if (client_local_url(out))
             return -1;
-        }
-        /* An IPv6 address goes in brackets. */
-        buf_addf(out, strchr(host, ':') && host[0] != '[' ? "http://[%s]:%ld" : "http://%s:%ld",
-                 host, port_number);
     }
     if (buf_failed(out)) {
         fputs("knowhub: the URL is longer than 4 KiB\n", stderr);

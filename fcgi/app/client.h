@@ -33,6 +33,13 @@ enum client_exit {
 
 struct client;
 
+/* The local server's base URL, http://$KNOWHUB_HOST:$KNOWHUB_PORT (default
+ * 127.0.0.1:8080, where ./run.sh serves; an IPv6 host in brackets, no
+ * trailing slash), appended to out: what local mode calls and login-link
+ * prints. -1 after a message on stderr when KNOWHUB_PORT is not a port or
+ * the URL outgrows out. */
+int client_local_url(struct buf *out);
+
 /* Resolve the URL and the token (url and token_file: the options, NULL when
  * not given) and make a client. CLIENT_EXIT_OK with *out set (caller frees
  * with client_free), or another status with the reason said on stderr. */
