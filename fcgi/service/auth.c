@@ -96,9 +96,27 @@ static int identity_from(struct store *st, struct token_record *rec, struct iden
     return 0;
 }
 
+int auth_token_id_valid(const char *id)
+{
+    return strlen(id) == TOKEN_ID_HEX && strspn(id, "0123456789abcdef") == TOKEN_ID_HEX;
+}
+
+const char *auth_token_split(const char *text, char id[TOKEN_ID_HEX + 1])
+{
+    const char *sep;
+    if (strncmp(text, "kh_", 3) != 0)
+        return NULL;
+    sep = strchr(text + 3, '_');
+    if (!sep || sep - (text + 3) != TOKEN_ID_HEX)
+        return NULL;
+    memcpy(id, text + 3, TOKEN_ID_HEX);
+    id[TOKEN_ID_HEX] = '\0';
+    return auth_token_id_valid(id) ? sep + 1 : NULL;
+}
+
 enum auth_result auth_check(struct store *st, const char *authorization, struct identity *who)
 {
-    const char *tok, *sep, *secret;
+    const char *tok, *secret;
     char id[TOKEN_ID_HEX + 1];
     unsigned char hash[32];
     struct token_record rec;
@@ -109,18 +127,7 @@ enum auth_result auth_check(struct store *st, const char *authorization, struct 
     tok = authorization + 7;
     while (*tok == ' ')
         tok++;
-    if (strncmp(tok, "kh_", 3) != 0)
-        return AUTH_DENIED;
-    sep = strchr(tok + 3, '_');
-    if (!sep || sep - (tok + 3) != TOKEN_ID_HEX)
-        return AUTH_DENIED;
-    memcpy(id, tok + 3, TOKEN_ID_HEX);
-    id[TOKEN_ID_HEX] = '\0';
-    for (int i = 0; i < TOKEN_ID_HEX; i++)
-        if (!((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f')))
-            return AUTH_DENIED;
-    secret = sep + 1;
-    if (strlen(secret) > 128)
+    if (!(secret = auth_token_split(tok, id)) || strlen(secret) > 128)
         return AUTH_DENIED;
     rc = store_token_get(st, id, &rec);
     if (rc == STORE_NOT_FOUND)

@@ -12,6 +12,12 @@ struct store;
 /* A token's public id: 16 lower-case hex digits ("kh_<id>_<secret>"). */
 #define TOKEN_ID_HEX 16
 
+/* 1 when id is a token's public id (TOKEN_ID_HEX lower-case hex digits). */
+int auth_token_id_valid(const char *id);
+/* Split a token text "kh_<id>_<secret>": its id into id, and its secret;
+ * NULL when text is not shaped as a token. */
+const char *auth_token_split(const char *text, char id[TOKEN_ID_HEX + 1]);
+
 /* Role from its name ("admin", "editor", "agent", "reader"); ROLE_NONE if unknown. */
 enum role role_from_name(const char *name);
 const char *role_name(enum role role);

@@ -70,13 +70,6 @@ int svc_token_list(const struct svc_ctx *c, struct json_object **data, struct er
     return 0;
 }
 
-/* The public id of a token text "kh_<id>_<secret>" into id. */
-static void token_id_of(const char *token, char id[TOKEN_ID_HEX + 1])
-{
-    memcpy(id, token + 3, TOKEN_ID_HEX);
-    id[TOKEN_ID_HEX] = '\0';
-}
-
 /* Forget a token's text: wiped, then released. */
 static void token_text_release(struct buf *token)
 {
@@ -107,7 +100,7 @@ int svc_token_create(const struct svc_ctx *c, struct json_object *body, struct j
     buf_init(&token, 256);
     rc = auth_token_create(c->st, c->space, role, label ? label : "", c->actor, &token);
     if (rc == STORE_OK) {
-        token_id_of(token.data, id);
+        auth_token_split(token.data, id); /* a token just made: always shaped as one */
         rc = store_token_get(c->st, id, &rec);
     }
     if (rc) {
@@ -133,7 +126,7 @@ int svc_token_revoke(const struct svc_ctx *c, const char *id, struct json_object
 {
     int rc;
     *data = NULL;
-    if (strlen(id) != TOKEN_ID_HEX || strspn(id, "0123456789abcdef") != TOKEN_ID_HEX) {
+    if (!auth_token_id_valid(id)) {
         error_set(err, E_NOT_FOUND, "not_found", "Token not found");
         return -1;
     }
