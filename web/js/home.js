@@ -7,6 +7,7 @@ import { overview as api } from './api.js';
 import { clear, errorText, h } from './dom.js';
 import { fmtDateTime, fmtNumber, t } from './i18n.js';
 import { categoryLabel } from './labels.js';
+import { mcpAddLine, mcpUrl } from './tokens.js';
 import { who } from './who.js';
 
 let seq = 0;
@@ -86,14 +87,13 @@ function list(kind, title, items, meta, open, none) {
 }
 
 function gettingStarted() {
-    const mcp = `${location.origin}/mcp`;
     return h(
         'section',
         { class: 'card home-start' },
         h('h3', { text: t('home.startTitle') }),
         h('p', { text: t('home.startIntro') }),
-        h('p', {}, h('span', { class: 'field-label', text: t('home.mcpUrl') }), ' ', h('code', { class: 'home-mcp-url', text: mcp })),
-        h('code', { class: 'token-connect', text: `claude mcp add --transport http knowhub ${mcp} --header "Authorization: Bearer <token>"` }),
+        h('p', {}, h('span', { class: 'field-label', text: t('home.mcpUrl') }), ' ', h('code', { class: 'home-mcp-url', text: mcpUrl() })),
+        h('code', { class: 'token-connect', text: mcpAddLine('<token>') }),
         who.role === 'admin'
             ? h('p', {}, h('a', { class: 'btn btn-primary home-token', href: '#tokens', text: t('home.createToken') }))
             : h('p', { class: 'muted small', text: t('home.askAdmin') }),

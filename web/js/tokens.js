@@ -9,6 +9,10 @@ import { fmtDateTime, t } from './i18n.js';
 import { roleLabel } from './labels.js';
 
 const ROLES = ['agent', 'reader', 'editor', 'admin'];
+
+/** This server's MCP address, and the line that connects Claude Code to it with token. */
+export const mcpUrl = () => `${location.origin}/mcp`;
+export const mcpAddLine = (token) => `claude mcp add --transport http knowhub ${mcpUrl()} --header "Authorization: Bearer ${token}"`;
 const LABEL_MAX = 200;
 
 let root = null;
@@ -109,15 +113,14 @@ function freshCard() {
     const input = h('input', { type: 'text', readonly: '', class: 'token-secret', value: fresh.token, 'aria-label': t('tokens.newToken') });
     const button = h('button', { type: 'button', class: 'btn btn-small token-copy', text: t('tokens.copy') });
     button.addEventListener('click', () => copy(fresh.token, button));
-    const mcp = `${location.origin}/mcp`;
     return h(
         'div',
         { class: 'card token-fresh', role: 'status' },
         h('h3', { text: t('tokens.newTokenTitle', { role: roleLabel(fresh.role) }) }),
         h('p', { class: 'token-warning', text: t('tokens.shownOnce') }),
         h('div', { class: 'token-secret-row' }, input, button),
-        h('p', { class: 'muted small', text: t('tokens.connectHint', { url: mcp }) }),
-        h('code', { class: 'token-connect', text: `claude mcp add --transport http knowhub ${mcp} --header "Authorization: Bearer ${fresh.token}"` }),
+        h('p', { class: 'muted small', text: t('tokens.connectHint', { url: mcpUrl() }) }),
+        h('code', { class: 'token-connect', text: mcpAddLine(fresh.token) }),
     );
 }
 
