@@ -6,6 +6,7 @@
 #include "app/server.h"
 #include "base/buf.h"
 #include "base/config.h"
+#include "base/metrics.h"
 #include "base/util.h"
 #include "http/http.h"
 #include "service/streams.h"
@@ -51,6 +52,7 @@ struct token_count {
 struct live {
     pthread_t thread;
     const struct config *cfg;
+    struct metrics *metrics; /* the thread's slot */
     struct store *st;
     int wake[2]; /* a byte on wake[1]: a stream was adopted, or stop */
     atomic_int stop;
@@ -168,7 +170,7 @@ static void send_event(struct stream *s, const char *event, struct json_object *
     struct buf b;
     buf_init(&b, 64 * 1024);
     buf_addf(&b, "event: %s\ndata: %s\n\n", event,
-             json_object_to_json_string_ext(data, JSON_C_TO_STRING_PLAIN));
+             json_object_to_json_string_ext(data, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
     if (!buf_failed(&b))
         send_text(s, b.data, b.len);
     buf_release(&b);
@@ -291,9 +293,12 @@ static void stream_free(struct live *lv, struct stream *s)
     free(s);
 }
 
-static void take_adopted(struct live *lv)
+/* The streams handed over since the last look join the thread's; how many. */
+static size_t take_adopted(struct live *lv)
 {
+    size_t taken;
     pthread_mutex_lock(&lv->mu);
+    taken = lv->n_adopted;
     for (size_t i = 0; i < lv->n_adopted; i++) {
         if (lv->n == lv->cap) {
             lv->cap = lv->cap ? 2 * lv->cap : 64;
@@ -303,6 +308,7 @@ static void take_adopted(struct live *lv)
     }
     lv->n_adopted = 0;
     pthread_mutex_unlock(&lv->mu);
+    return taken;
 }
 
 /* Streams whose token was revoked (or deleted) end: each token looked up
@@ -371,6 +377,7 @@ static void *live_main(void *arg)
                 store_errmsg(lv->st));
     while (!atomic_load(&lv->stop)) {
         long now;
+        size_t taken;
         int db_fd = store_changes_fd(lv->st);
         size_t nfds = 2 + lv->n;
         if (nfds > cap) {
@@ -391,7 +398,7 @@ static void *live_main(void *arg)
         for (size_t i = 0; i < lv->n; i++)
             if (fds[2 + i].revents)
                 client_left(lv->streams[i]);
-        take_adopted(lv);
+        taken = take_adopted(lv);
         if (!following)
             following = store_changes_follow(lv->st) == STORE_OK;
         if (following) {
@@ -412,9 +419,10 @@ static void *live_main(void *arg)
             lv->next_housekeeping_ms = now + HOUSEKEEPING_MS;
         }
         reap(lv);
+        metrics_streams(lv->metrics, (long)lv->n, (long)taken);
     }
     /* Stopping: every stream ends whole. */
-    take_adopted(lv);
+    (void)take_adopted(lv);
     for (size_t i = 0; i < lv->n; i++)
         lv->streams[i]->closing = 1;
     reap(lv);
@@ -422,13 +430,14 @@ static void *live_main(void *arg)
     return NULL;
 }
 
-struct live *live_start(const struct config *cfg)
+struct live *live_start(const struct config *cfg, struct metrics *metrics)
 {
     struct live *lv;
     if (cfg->streams_max <= 0)
         return NULL;
     lv = xcalloc(1, sizeof *lv);
     lv->cfg = cfg;
+    lv->metrics = metrics;
     pthread_mutex_init(&lv->mu, NULL);
     if (pipe(lv->wake) || fcntl(lv->wake[0], F_SETFL, O_NONBLOCK) ||
         fcntl(lv->wake[1], F_SETFL, O_NONBLOCK)) {
@@ -437,7 +446,9 @@ struct live *live_start(const struct config *cfg)
         free(lv);
         return NULL;
     }
-    if (!(lv->st = server_open_store(cfg)) ||
+    if ((lv->st = server_open_store(cfg)))
+        store_set_metrics(lv->st, metrics);
+    if (!lv->st ||
         pthread_create(&lv->thread, NULL, live_main, lv)) {
         fputs("knowhub: the stream thread did not start; live streams are off\n", stderr);
         store_close(lv->st);

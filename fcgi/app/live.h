@@ -14,10 +14,12 @@
 
 struct config;
 struct live;
+struct metrics;
 
-/* The stream thread with its own store connection; NULL after a message on
+/* The stream thread with its own store connection and metrics slot (it
+ * says the streams it holds: knowhub_streams_open); NULL after a message on
  * stderr (streams are then refused with 503) or when cfg->streams_max is 0. */
-struct live *live_start(const struct config *cfg);
+struct live *live_start(const struct config *cfg, struct metrics *metrics);
 /* End every stream (with its FastCGI end: the client sees a whole answer)
  * and the thread. */
 void live_stop(struct live *lv);

@@ -714,9 +714,9 @@ static int serve(const struct config *cfg)
         goto out;
     if (server_first_start(cfg, workers[0].store))
         goto out;
-    /* Threads 0..n-1 are the workers, thread n the job thread. */
+    /* Threads 0..n-1 are the workers, thread n the job thread, n+1 the stream thread. */
     clock_gettime(CLOCK_REALTIME, &now);
-    metrics = metrics_set_new((size_t)cfg->threads + 1, (double)now.tv_sec + now.tv_nsec / 1e9);
+    metrics = metrics_set_new((size_t)cfg->threads + 2, (double)now.tv_sec + now.tv_nsec / 1e9);
     routes = router_table(&n_routes);
     for (size_t r = 0; r < n_routes; r++)
         metrics_set_route(metrics, r, routes[r].method, routes[r].pattern);
@@ -744,7 +744,7 @@ static int serve(const struct config *cfg)
 
     /* Before the workers: a stream may be asked for with the first request. */
     raise_open_files();
-    live = live_start(cfg);
+    live = live_start(cfg, metrics_of(metrics, (size_t)cfg->threads + 1));
     for (int i = 0; i < cfg->threads; i++)
         workers[i].live = live;
     for (; started < cfg->threads; started++)
