@@ -170,7 +170,8 @@ static void send_event(struct stream *s, const char *event, struct json_object *
     struct buf b;
     buf_init(&b, 64 * 1024);
     buf_addf(&b, "event: %s\ndata: %s\n\n", event,
-             json_object_to_json_string_ext(data, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+             json_object_to_json_string_ext(data, JSON_C_TO_STRING_PLAIN |
+                                                      JSON_C_TO_STRING_NOSLASHESCAPE));
     if (!buf_failed(&b))
         send_text(s, b.data, b.len);
     buf_release(&b);
@@ -343,7 +344,7 @@ static void housekeeping(struct live *lv)
                          store_sub_touch(lv->st, lv->streams[i]->token_id,
                                          lv->streams[i]->session));
     store_ignore(store_sub_expire(lv->st, SUBSCRIPTION_KEEP_S)); /* next time */
-    store_ignore(store_changes_trim(lv->st, CHANGES_KEEP_S));     /* next time */
+    store_ignore(store_changes_trim(lv->st, CHANGES_KEEP_S));    /* next time */
 }
 
 /* A stream's connection readable: nginx closed it (the client left) or
@@ -448,8 +449,7 @@ struct live *live_start(const struct config *cfg, struct metrics *metrics)
     }
     if ((lv->st = server_open_store(cfg)))
         store_set_metrics(lv->st, metrics);
-    if (!lv->st ||
-        pthread_create(&lv->thread, NULL, live_main, lv)) {
+    if (!lv->st || pthread_create(&lv->thread, NULL, live_main, lv)) {
         fputs("knowhub: the stream thread did not start; live streams are off\n", stderr);
         store_close(lv->st);
         close(lv->wake[0]);

@@ -37,8 +37,8 @@ static const char *const versions[] = {"2025-06-18", "2025-03-26", "2024-11-05"}
 struct budget {
     size_t bytes, bytes_left;
     long ms, deadline_ms;
-    int started;   /* messages run so far */
-    int exhausted; /* an answer did not fit: later messages are not run */
+    int started;     /* messages run so far */
+    int exhausted;   /* an answer did not fit: later messages are not run */
     int initialized; /* an initialize ran: the answer hands out a session id */
 };
 

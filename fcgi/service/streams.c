@@ -71,14 +71,12 @@ static int store_result(int rc, struct error *err)
     return 0;
 }
 
-int svc_subscribe(const struct svc_ctx *c, const char *session, const char *uri,
-                  struct error *err)
+int svc_subscribe(const struct svc_ctx *c, const char *session, const char *uri, struct error *err)
 {
     if (subscription_valid(session, uri, err))
         return -1;
-    return store_result(store_sub_put(c->st, c->space, c->token_id, session, uri,
-                                      STREAMS_MAX_SUBSCRIPTIONS),
-                        err);
+    return store_result(
+        store_sub_put(c->st, c->space, c->token_id, session, uri, STREAMS_MAX_SUBSCRIPTIONS), err);
 }
 
 int svc_unsubscribe(const struct svc_ctx *c, const char *session, const char *uri,

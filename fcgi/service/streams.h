@@ -23,8 +23,7 @@ int streams_session_valid(const char *s);
 /* Subscribe the caller's session to uri (a knowhub:// resource of its
  * space), unsubscribe it, end the session (every subscription); 0, or -1
  * with err set (INVALID_ARGUMENT, LIMIT_EXCEEDED, a store error). */
-int svc_subscribe(const struct svc_ctx *c, const char *session, const char *uri,
-                  struct error *err);
+int svc_subscribe(const struct svc_ctx *c, const char *session, const char *uri, struct error *err);
 int svc_unsubscribe(const struct svc_ctx *c, const char *session, const char *uri,
                     struct error *err);
 int svc_session_end(const struct svc_ctx *c, const char *session, struct error *err);

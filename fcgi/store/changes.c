@@ -90,9 +90,8 @@ int store_changes_read(struct store *st, store_change_fn fn, void *arg)
             return STORE_ERROR;
         while ((rc = stmt_step(s)) == STEP_ROW) {
             long long seq = stmt_col_int64(s, 0);
-            struct store_change c = {stmt_col_text(s, 1), stmt_col_text(s, 2),
-                                     stmt_col_text(s, 3), stmt_col_text(s, 4),
-                                     stmt_col_text(s, 5), stmt_col_text(s, 6),
+            struct store_change c = {stmt_col_text(s, 1), stmt_col_text(s, 2), stmt_col_text(s, 3),
+                                     stmt_col_text(s, 4), stmt_col_text(s, 5), stmt_col_text(s, 6),
                                      stmt_col_text(s, 7)};
             st->changes_seen = seq;
             rows++;

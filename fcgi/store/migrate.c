@@ -26,6 +26,7 @@
 /* Migration 15: a row of changes for each change of an entry a reader
  * sees (sql_parts.h's CHANGE_WHEN), in commit order (SQLite has one writer
  * at a time); category and path before and after, for a rename. */
+// clang-format off
 #define CHANGE_ROW(space, id, cat, path, ocat, opath, action)                                      \
     " BEGIN INSERT INTO changes(space, knowledge_id, category, path, old_category, old_path,"     \
     " action, at) VALUES(" space ", " id ", " cat ", " path ", " ocat ", " opath ", " action       \
@@ -47,6 +48,7 @@
     " WHEN OLD.status = 'active'"                                                                  \
     CHANGE_ROW("OLD.space", "OLD.id", "OLD.category", "OLD.path", "OLD.category", "OLD.path",     \
                "'deleted'")
+// clang-format on
 
 /* Over the 4095 characters C requires of a string literal (migration 14):
  * compilers that take it (gcc, clang) warn under -Wpedantic, as in pg_sql.c. */

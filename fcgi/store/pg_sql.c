@@ -74,6 +74,7 @@
  * commit and in commit order: space, id, category, path, old category,
  * old path and action, what SQLite's changes rows hold, joined by the unit
  * separator (0x1f: no name or path holds a control character). */
+// clang-format off
 #define PG_KNOWLEDGE_NOTIFY                                                                        \
     "CREATE OR REPLACE FUNCTION knowledge_notify() RETURNS trigger LANGUAGE plpgsql AS $$"        \
     " BEGIN"                                                                                       \
@@ -94,6 +95,7 @@
     "DROP TRIGGER IF EXISTS knowledge_notify ON knowledge;"                                        \
     "CREATE TRIGGER knowledge_notify AFTER INSERT OR UPDATE OR DELETE ON knowledge"               \
     "  FOR EACH ROW EXECUTE FUNCTION knowledge_notify();"
+// clang-format on
 
 /* The cache generation, read in the same round trip as a token lookup. */
 #define PG_GENERATION "(SELECT coalesce(sum(n), 0) FROM generation)::bigint"
@@ -444,14 +446,16 @@ const char *const pg_stmt_sql[S_COUNT] = {
     /* The MCP sessions' subscriptions (changes.c); no S_CHANGES_*: the
      * changes come as notifications (knowledge_notify). */
     [S_SUB_PUT] = "INSERT INTO mcp_subscriptions(space, token_id, session, uri, seen_at)"
-                 " VALUES($1, $2, $3, $4, $5) ON CONFLICT(token_id, session, uri)"
-                 " DO UPDATE SET seen_at = excluded.seen_at",
-    [S_SUB_DELETE] = "DELETE FROM mcp_subscriptions WHERE token_id = $1 AND session = $2 AND uri = $3",
+                  " VALUES($1, $2, $3, $4, $5) ON CONFLICT(token_id, session, uri)"
+                  " DO UPDATE SET seen_at = excluded.seen_at",
+    [S_SUB_DELETE] =
+        "DELETE FROM mcp_subscriptions WHERE token_id = $1 AND session = $2 AND uri = $3",
     [S_SUB_END] = "DELETE FROM mcp_subscriptions WHERE token_id = $1 AND session = $2",
     [S_SUB_COUNT] = "SELECT count(*) FROM mcp_subscriptions WHERE token_id = $1",
     [S_SUB_MATCH] = "SELECT token_id, session FROM mcp_subscriptions WHERE space = $1 AND uri = $2"
-                   " LIMIT 10000",
-    [S_SUB_TOUCH] = "UPDATE mcp_subscriptions SET seen_at = $3 WHERE token_id = $1 AND session = $2",
+                    " LIMIT 10000",
+    [S_SUB_TOUCH] =
+        "UPDATE mcp_subscriptions SET seen_at = $3 WHERE token_id = $1 AND session = $2",
     [S_SUB_EXPIRE] = "DELETE FROM mcp_subscriptions WHERE seen_at < $1",
     /* The embedding turn: a lease row, never a lock held across the
      * embeddings call (a frozen holder's lease runs out; vectors.c). $1 the
@@ -685,8 +689,8 @@ const char pg_migration_13[] = PG_EMBED_TURN "UPDATE schema_version SET version 
 const char pg_migration_14[] = "DROP TRIGGER IF EXISTS llm_calls_generation ON llm_calls;"
                                "UPDATE schema_version SET version = 14;";
 /* 15: the knowledge's changes as notifications; the MCP subscriptions. */
-const char pg_migration_15[] = PG_KNOWLEDGE_NOTIFY MCP_SUBSCRIPTIONS_SQL(PG_T)
-    "UPDATE schema_version SET version = 15;";
+const char pg_migration_15[] =
+    PG_KNOWLEDGE_NOTIFY MCP_SUBSCRIPTIONS_SQL(PG_T) "UPDATE schema_version SET version = 15;";
 
 /* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */
 

@@ -90,6 +90,7 @@
 /* The MCP sessions' resource subscriptions (store/changes.c): a session is
  * its token's, kept while a stream of it is open somewhere (seen_at moves)
  * and for an hour after. */
+// clang-format off
 #define MCP_SUBSCRIPTIONS_SQL(T)                                                                   \
     "CREATE TABLE IF NOT EXISTS mcp_subscriptions(space" T " NOT NULL, token_id" T " NOT NULL,"    \
     " session" T " NOT NULL, uri" T " NOT NULL, seen_at" T " NOT NULL,"                             \
@@ -106,5 +107,6 @@
 #define CHANGE_ACTION(o, n)                                                                        \
     "CASE WHEN " n ".status <> 'active' THEN 'deleted' WHEN " o ".status <> 'active'"             \
     " THEN 'created' ELSE 'updated' END"
+// clang-format on
 
 #endif
