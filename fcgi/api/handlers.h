@@ -80,6 +80,9 @@ void h_spaces_list(struct request *req, struct response *res);
 /* h_overview.c: the home screen's overview of the caller's space */
 void h_overview(struct request *req, struct response *res);
 
+/* h_events.c: the panel's live stream of its space's changes */
+void h_events(struct request *req, struct response *res);
+
 /* h_context.c: what agents load before they work: the rules, and a question's context */
 void h_context_rules(struct request *req, struct response *res);
 void h_context_question(struct request *req, struct response *res);

@@ -17,6 +17,7 @@
 #include "app/remote.h"
 #include "app/routes.h"
 #include "http/router.h"
+#include "app/live.h"
 #include "app/server.h"
 #include "store/store.h"
 #include "base/util.h"
@@ -25,6 +26,7 @@
 #include <fcgiapp.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sodium.h>
@@ -46,6 +48,7 @@ static atomic_int stopping;
 
 struct worker {
     pthread_t thread;
+    struct live *live; /* the stream thread (NULL: live streams are off) */
     struct store *store;
     struct llm *llm;
     struct cache *cache;
@@ -220,6 +223,7 @@ static const char *undelivered_reason(int error)
 enum answer_end {
     ANSWER_ENDED,   /* with its end records (FCGX_Finish_r frees the rest) */
     ANSWER_CUT_OFF, /* without them: the connection is to be closed (FCGX_Free) */
+    ANSWER_LIVE,    /* a live stream: the stream thread owns the request now */
 };
 
 /* Fill req from the FastCGI parameters (they stay libfcgi's: valid until the
@@ -243,6 +247,8 @@ static char *request_from_params(FCGX_ParamArray envp, struct worker *w, const c
     req->csrf = FCGX_GetParam("HTTP_X_CSRF_TOKEN", envp);
     req->idempotency_key = FCGX_GetParam("HTTP_IDEMPOTENCY_KEY", envp);
     req->mcp_version = FCGX_GetParam("HTTP_MCP_PROTOCOL_VERSION", envp);
+    req->mcp_session = FCGX_GetParam("HTTP_MCP_SESSION_ID", envp);
+    req->accept = FCGX_GetParam("HTTP_ACCEPT", envp);
     req->content_type = FCGX_GetParam("CONTENT_TYPE", envp);
     req->origin = FCGX_GetParam("HTTP_ORIGIN", envp);
     req->host = FCGX_GetParam("HTTP_HOST", envp);
@@ -392,6 +398,52 @@ static void log_access(struct worker *w, const struct request *req, const struct
         metrics_log_line_lost(w->metrics);
 }
 
+/* A live stream asked for (res->live): reserve its room, write its head
+ * (buffering off in nginx, a first comment so the client has the head at
+ * once) and hand the request to the stream thread: ANSWER_LIVE. Refused
+ * (no room, streams off) it is an error answer like any: ANSWER_ENDED,
+ * and the caller writes it. */
+static enum answer_end go_live(FCGX_Request *fr, struct worker *w, struct request *req,
+                               struct response *res, struct sink *sink)
+{
+    static const char first[] = ": knowhub live stream\n\n";
+    int room;
+    if (res->head_only) {
+        res->content_type = "text/event-stream";
+        reply_raw(res, 200, NULL);
+        return ANSWER_ENDED;
+    }
+    room = w->live ? live_reserve(w->live, req->who.token_id) : 1;
+    if (room) {
+        res->live = RESPONSE_LIVE_NONE;
+        if (room == 1)
+            reply_error(res, 503, E_SERVICE_UNAVAILABLE,
+                        "Live streams are off on this node (KNOWHUB_STREAMS_MAX=0, or its "
+                        "stream thread did not start)");
+        else
+            reply_error(res, 429, E_LIMIT_EXCEEDED,
+                        room == -1 ? "This node holds as many live streams as it may "
+                                     "(KNOWHUB_STREAMS_MAX): try again later"
+                                   : "This token holds as many live streams as it may "
+                                     "(KNOWHUB_STREAMS_PER_TOKEN): close one first");
+        return ANSWER_ENDED;
+    }
+    buf_adds(&res->headers, "X-Accel-Buffering: no\r\n");
+    reply_stream_begin(res, "text/event-stream");
+    (void)reply_stream_write(res, first, sizeof first - 1); /* the flush below says */
+    if (sink->failed || FCGX_FFlush(fr->out)) {
+        live_unreserve(w->live, req->who.token_id);
+        sink->failed = 1;
+        return ANSWER_CUT_OFF;
+    }
+    /* Whatever nginx sent after the parameters (an empty body's end) is
+     * read now: from here on the connection readable means the client left. */
+    while (FCGX_GetChar(fr->in) != EOF)
+        ;
+    live_adopt(w->live, fr, res->live, req->who.space, req->who.token_id, res->live_session);
+    return ANSWER_LIVE;
+}
+
 /* One request from its parameters to its access line; how its exchange
  * ends is for the caller (worker_main) to carry out. */
 static enum answer_end handle(FCGX_Request *fr, struct worker *w)
@@ -414,9 +466,17 @@ static enum answer_end handle(FCGX_Request *fr, struct worker *w)
     buf_init(&body, HTTP_MAX_BODY);
     if (request_body_or_error(fr, &res, &body) == 0)
         dispatch_request(w, &req, &res, &body);
-    write_response(&sink, &res);
+    end = res.live ? go_live(fr, w, &req, &res, &sink) : ANSWER_ENDED;
     seconds = seconds_since(&started);
-    end = end_answer(fr, w, &req, &res, &sink, seconds);
+    if (end == ANSWER_LIVE) {
+        metrics_request(w->metrics, req.route, res.status, seconds);
+    } else if (end == ANSWER_ENDED) {
+        write_response(&sink, &res);
+        seconds = seconds_since(&started);
+        end = end_answer(fr, w, &req, &res, &sink, seconds);
+    } else {
+        metrics_request(w->metrics, req.route, 500, seconds);
+    }
     log_access(w, &req, &res, &sink, end == ANSWER_CUT_OFF, seconds);
     w->request_id = NULL;
     request_release(&req);
@@ -429,24 +489,34 @@ static enum answer_end handle(FCGX_Request *fr, struct worker *w)
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
-    FCGX_Request fr;
+    /* On the heap: a live stream's request goes to the stream thread, and
+     * this thread takes a new one. */
+    FCGX_Request *fr = xmalloc(sizeof *fr);
     sigset_t block;
     /* Signals go to the main thread, whose handler shuts the socket down. */
     sigemptyset(&block);
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGINT);
     pthread_sigmask(SIG_BLOCK, &block, NULL);
-    FCGX_InitRequest(&fr, listen_fd, 0);
-    while (FCGX_Accept_r(&fr) >= 0) {
+    FCGX_InitRequest(fr, listen_fd, 0);
+    while (FCGX_Accept_r(fr) >= 0) {
         /* A cut off answer: the request is freed and its connection closed
          * without the end records; the next FCGX_Accept_r, finding no
          * connection, accepts a new one. */
-        if (handle(&fr, w) == ANSWER_CUT_OFF)
-            FCGX_Free(&fr, 1);
-        else
-            FCGX_Finish_r(&fr);
+        switch (handle(fr, w)) {
+        case ANSWER_CUT_OFF:
+            FCGX_Free(fr, 1);
+            break;
+        case ANSWER_LIVE:
+            fr = xmalloc(sizeof *fr);
+            FCGX_InitRequest(fr, listen_fd, 0);
+            break;
+        default:
+            FCGX_Finish_r(fr);
+        }
     }
-    FCGX_Free(&fr, 1);
+    FCGX_Free(fr, 1);
+    free(fr);
     return NULL;
 }
 
@@ -587,6 +657,17 @@ static struct llm *new_llm_client(void)
     return llm;
 }
 
+/* Every live stream holds a connection: the soft limit of open files goes
+ * up to the hard one (1024 is a common soft limit). */
+static void raise_open_files(void)
+{
+    struct rlimit r;
+    if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+        r.rlim_cur = r.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &r); /* the old limit stays: fewer streams fit */
+    }
+}
+
 static int serve(const struct config *cfg)
 {
     struct buf sock, store_said;
@@ -596,6 +677,7 @@ static int serve(const struct config *cfg)
     const struct route *routes;
     size_t n_routes;
     struct worker *workers = NULL, jobber = {0};
+    struct live *live = NULL;
     int jobber_started = 0;
     struct sigaction sa;
     int rc = 1, started = 0;
@@ -632,9 +714,9 @@ static int serve(const struct config *cfg)
         goto out;
     if (server_first_start(cfg, workers[0].store))
         goto out;
-    /* Threads 0..n-1 are the workers, thread n the job thread. */
+    /* Threads 0..n-1 are the workers, thread n the job thread, n+1 the stream thread. */
     clock_gettime(CLOCK_REALTIME, &now);
-    metrics = metrics_set_new((size_t)cfg->threads + 1, (double)now.tv_sec + now.tv_nsec / 1e9);
+    metrics = metrics_set_new((size_t)cfg->threads + 2, (double)now.tv_sec + now.tv_nsec / 1e9);
     routes = router_table(&n_routes);
     for (size_t r = 0; r < n_routes; r++)
         metrics_set_route(metrics, r, routes[r].method, routes[r].pattern);
@@ -660,6 +742,11 @@ static int serve(const struct config *cfg)
     if (listen_fd < 0)
         goto out; /* open_listener said why */
 
+    /* Before the workers: a stream may be asked for with the first request. */
+    raise_open_files();
+    live = live_start(cfg, metrics_of(metrics, (size_t)cfg->threads + 1));
+    for (int i = 0; i < cfg->threads; i++)
+        workers[i].live = live;
     for (; started < cfg->threads; started++)
         if (pthread_create(&workers[started].thread, NULL, worker_main, &workers[started])) {
             fputs("knowhub: cannot start a worker thread\n", stderr);
@@ -677,6 +764,7 @@ static int serve(const struct config *cfg)
             store_said.data);
     for (int i = 0; i < started; i++)
         pthread_join(workers[i].thread, NULL);
+    live_stop(live); /* every stream ends whole */
     stopping = 1;
     embed_request_stop();
     if (jobber_started)

@@ -62,6 +62,9 @@ static const struct route table[] = {
     {"POST", "/api/tokens", ROLE_ADMIN, h_tokens_create, 0},
     {"DELETE", "/api/tokens/{id}", ROLE_ADMIN, h_tokens_revoke, 0},
     {"GET", "/api/overview", ROLE_READER, h_overview, 1},
+    {"GET", "/mcp", ROLE_READER, h_mcp_stream, 0},
+    {"DELETE", "/mcp", ROLE_READER, h_mcp_end, 0},
+    {"GET", "/api/events", ROLE_READER, h_events, 0},
 };
 
 void routes_install(void)

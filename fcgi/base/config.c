@@ -81,6 +81,9 @@ void config_from_env(struct config *cfg)
     cfg->mcp_budget_bytes = (size_t)env_long("KNOWHUB_MCP_BUDGET_BYTES", 64L * 1024,
                                              64L * 1024 * 1024, 4L * 1024 * 1024);
     cfg->mcp_budget_ms = env_long("KNOWHUB_MCP_BUDGET_MS", 1, 3600L * 1000, 10000);
+    /* Live streams (docs/agents.md "Live updates"): a thread holds them all. */
+    cfg->streams_max = env_long("KNOWHUB_STREAMS_MAX", 0, 16384, 1024);
+    cfg->streams_per_token = env_long("KNOWHUB_STREAMS_PER_TOKEN", 1, 16384, 64);
     cfg->access_log = env_choice("KNOWHUB_ACCESS_LOG", on_off) == 0;
     cfg->log_max_bytes = env_long("KNOWHUB_LOG_MAX_BYTES", 0, 1L << 40, 64L * 1024 * 1024);
     cfg->log_keep = (int)env_long("KNOWHUB_LOG_KEEP", 1, 100, 5);

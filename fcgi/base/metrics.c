@@ -62,6 +62,7 @@ struct metrics {
     counter requests[MAX_ROUTES + 1][N_STATUS]; /* [MAX_ROUTES]: no route matched */
     struct histogram latency[MAX_ROUTES + 1];
     counter cache_hits, cache_misses, cache_bytes;
+    counter streams_open, streams_opened; /* the stream thread's slot only */
     counter store[METRICS_STORE_EVENTS];
     counter llm_calls[N_PURPOSE][N_OUTCOME];
     counter llm_prompt_tokens[N_PURPOSE], llm_completion_tokens[N_PURPOSE];
@@ -216,6 +217,14 @@ void metrics_cache_bytes(struct metrics *m, size_t bytes)
 {
     if (m)
         atomic_store_explicit(&m->cache_bytes, bytes, memory_order_relaxed);
+}
+
+void metrics_streams(struct metrics *m, long open, long opened)
+{
+    if (!m)
+        return;
+    atomic_store_explicit(&m->streams_open, (unsigned long long)open, memory_order_relaxed);
+    add(&m->streams_opened, (unsigned long long)opened);
 }
 
 void metrics_store_event(struct metrics *m, enum metrics_store_event e)
@@ -561,6 +570,11 @@ int metrics_render(const struct metrics *m, const struct metrics_gauges *g, stru
     buf_addf(out, "knowhub_cache_misses_total %llu\n", FOLD(set, cache_misses));
     head(out, "knowhub_cache_bytes", "gauge", "Bytes the answer caches of all threads hold.");
     buf_addf(out, "knowhub_cache_bytes %llu\n", FOLD(set, cache_bytes));
+    head(out, "knowhub_streams_open", "gauge",
+         "Live streams open now (GET /mcp, GET /api/events), all held by one thread.");
+    buf_addf(out, "knowhub_streams_open %llu\n", FOLD(set, streams_open));
+    head(out, "knowhub_streams_opened_total", "counter", "Live streams opened since the start.");
+    buf_addf(out, "knowhub_streams_opened_total %llu\n", FOLD(set, streams_opened));
     render_llm(out, set);
     render_store(out, set, g);
     return buf_failed(out) || out->len + 1 >= out->max ? -1 : 0;

@@ -84,6 +84,9 @@ void metrics_request(struct metrics *m, int route, int status, double seconds);
 /* One answer-cache lookup (hit or miss), and the bytes the thread's cache now holds. */
 void metrics_cache_lookup(struct metrics *m, int hit);
 void metrics_cache_bytes(struct metrics *m, size_t bytes);
+/* The stream thread: the live streams it holds now, and those it took
+ * since it last said. */
+void metrics_streams(struct metrics *m, long open, long opened);
 void metrics_store_event(struct metrics *m, enum metrics_store_event e);
 /* One LLM call (retries included): purpose (route, evolve, distill, slim),
  * outcome ("ok" or its LLM_* code), tokens and latency. */

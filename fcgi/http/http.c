@@ -66,6 +66,8 @@ static const char *status_text(int status)
         return "OK";
     case 202:
         return "Accepted";
+    case 204:
+        return "No Content";
     case 400:
         return "Bad Request";
     case 401:

@@ -41,6 +41,8 @@ struct request {
     const char *sec_fetch_site;  /* Sec-Fetch-Site header (browsers) */
     int https;               /* over TLS: nginx's HTTPS, or X-Forwarded-Proto: https from a proxy */
     const char *mcp_version; /* MCP-Protocol-Version header */
+    const char *mcp_session; /* Mcp-Session-Id header */
+    const char *accept;      /* Accept header */
     const char *accept_language;
     const char *remote_addr;   /* REMOTE_ADDR: the client as nginx saw it */
     const char *forwarded_for; /* X-Forwarded-For header: came through another proxy */
@@ -89,7 +91,14 @@ struct response {
     int no_store;
     const char *node; /* this process's name, sent as X-KnowHub-Node to an authenticated
                          caller (NULL: not sent) */
+    /* A live stream asked for (RESPONSE_LIVE_*): after its head the
+     * connection is handed to the stream thread (app/live.c), which writes
+     * the events of the caller's space until either side ends it. */
+    int live;
+    char live_session[33]; /* the MCP session of a LIVE_MCP stream ("" none) */
 };
+
+enum { RESPONSE_LIVE_NONE, RESPONSE_LIVE_MCP, RESPONSE_LIVE_EVENTS };
 
 /* The service context of a request's caller (identity, store, LLM, metrics,
  * configuration); its strings point into req. */

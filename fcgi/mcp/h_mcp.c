@@ -1,13 +1,16 @@
 /* h_mcp: the Model Context Protocol over streamable HTTP (POST /mcp):
- * JSON-RPC 2.0 with initialize (protocol-version negotiation), ping,
- * tools/list and tools/call, notifications answered 202, batches, and the
- * spec's error objects; plain JSON responses (no server push). Also
- * GET /api/tools: the same tools as OpenAI function schemas. */
+ * JSON-RPC 2.0 with initialize (protocol-version negotiation, a session id),
+ * ping, tools/list and tools/call, resources/subscribe and unsubscribe,
+ * notifications answered 202, batches, and the spec's error objects; plain
+ * JSON responses. The server's messages (resource notifications) go on the
+ * session's stream, GET /mcp (app/live.c writes it); DELETE /mcp ends the
+ * session. Also GET /api/tools: the same tools as OpenAI function schemas. */
 #include "base/config.h"
 #include "http/http.h"
 #include "base/jfield.h"
 #include "mcp/mcp.h"
 #include "base/util.h"
+#include "service/streams.h"
 
 #include <string.h>
 
@@ -34,8 +37,9 @@ static const char *const versions[] = {"2025-06-18", "2025-03-26", "2024-11-05"}
 struct budget {
     size_t bytes, bytes_left;
     long ms, deadline_ms;
-    int started;   /* messages run so far */
-    int exhausted; /* an answer did not fit: later messages are not run */
+    int started;     /* messages run so far */
+    int exhausted;   /* an answer did not fit: later messages are not run */
+    int initialized; /* an initialize ran: the answer hands out a session id */
 };
 
 /* JSON-RPC 2.0 ids are strings, numbers without a fraction, or null: an
@@ -92,6 +96,39 @@ static struct json_object *rpc_result(struct json_object *id, struct json_object
     return r;
 }
 
+/* Resources: subscriptions and list changes are told on the session's
+ * stream (GET /mcp). */
+static struct json_object *resource_capabilities(void)
+{
+    struct json_object *r = json_object_new_object();
+    json_object_object_add(r, "subscribe", json_object_new_boolean(1));
+    json_object_object_add(r, "listChanged", json_object_new_boolean(1));
+    return r;
+}
+
+/* resources/subscribe and resources/unsubscribe: params.uri for the
+ * caller's session (the Mcp-Session-Id initialize handed out). */
+static struct json_object *subscription(struct request *req, struct json_object *id,
+                                        struct json_object *params, int on)
+{
+    struct json_object *uri = NULL;
+    struct svc_ctx c;
+    struct error err;
+    struct json_object *answer;
+    if (!params || !json_object_object_get_ex(params, "uri", &uri) ||
+        !json_object_is_type(uri, json_type_string))
+        return rpc_error(req, id, RPC_INVALID_PARAMS, "uri (a string) is required");
+    http_svc_ctx(req, &c);
+    error_init(&err);
+    if ((on ? svc_subscribe : svc_unsubscribe)(&c, req->mcp_session, json_object_get_string(uri),
+                                               &err))
+        answer = rpc_error(req, id, RPC_INVALID_PARAMS, err.message.data);
+    else
+        answer = rpc_result(id, json_object_new_object());
+    error_release(&err);
+    return answer;
+}
+
 static struct json_object *initialize(struct json_object *params)
 {
     struct json_object *r = json_object_new_object(), *caps = json_object_new_object(), *v;
@@ -104,6 +141,7 @@ static struct json_object *initialize(struct json_object *params)
             chosen = versions[i]; /* the client's, when we speak it; else our latest */
     json_object_object_add(tools, "listChanged", json_object_new_boolean(0));
     json_object_object_add(caps, "tools", tools);
+    json_object_object_add(caps, "resources", resource_capabilities());
     json_object_object_add(info, "name", json_object_new_string("knowhub"));
     json_object_object_add(info, "version", json_object_new_string(KNOWHUB_VERSION));
     json_object_object_add(r, "protocolVersion", json_object_new_string(chosen));
@@ -152,8 +190,14 @@ static struct json_object *handle_one(struct request *req, struct json_object *m
         return budget_error(req, id, b, 0);
     if (b->started++ > 0 && monotonic_ms() > b->deadline_ms)
         return budget_error(req, id, b, 1);
-    if (strcmp(method, "initialize") == 0)
+    if (strcmp(method, "initialize") == 0) {
+        b->initialized = 1;
         return rpc_result(id, initialize(params));
+    }
+    if (strcmp(method, "resources/subscribe") == 0)
+        return subscription(req, id, params, 1);
+    if (strcmp(method, "resources/unsubscribe") == 0)
+        return subscription(req, id, params, 0);
     if (strcmp(method, "ping") == 0)
         return rpc_result(id, json_object_new_object());
     if (strcmp(method, "tools/list") == 0) {
@@ -289,6 +333,55 @@ void h_mcp(struct request *req, struct response *res)
             reply_raw(res, 202, NULL);
     }
     json_object_put(msg);
+    if (b.initialized) {
+        /* A new session: its subscriptions and its stream go by this id. */
+        char session[STREAMS_SESSION_LEN + 1];
+        streams_new_session(session);
+        buf_addf(&res->headers, "Mcp-Session-Id: %s\r\n", session);
+    }
+}
+
+/* Whether the client takes Server-Sent Events (its Accept names them). */
+static int accepts_events(const struct request *req)
+{
+    return req->accept && strstr(req->accept, "text/event-stream") != NULL;
+}
+
+void h_mcp_stream(struct request *req, struct response *res)
+{
+    if (!accepts_events(req)) {
+        /* The spec's answer to a GET that wants no stream. */
+        buf_adds(&res->headers, "Allow: POST, GET, HEAD, DELETE\r\n");
+        reply_error(res, 405, E_METHOD_NOT_ALLOWED,
+                    "GET /mcp is the session's event stream: send Accept: text/event-stream");
+        return;
+    }
+    if (req->mcp_session && !streams_session_valid(req->mcp_session)) {
+        reply_raw(res, 404, rpc_error(req, NULL, RPC_INVALID_REQUEST, "Session not found"));
+        return;
+    }
+    res->status = 200;
+    res->done = 1;
+    res->live = RESPONSE_LIVE_MCP;
+    if (req->mcp_session)
+        memcpy(res->live_session, req->mcp_session, STREAMS_SESSION_LEN + 1);
+}
+
+void h_mcp_end(struct request *req, struct response *res)
+{
+    struct svc_ctx c;
+    struct error err;
+    if (!req->mcp_session || !streams_session_valid(req->mcp_session)) {
+        reply_raw(res, 404, rpc_error(req, NULL, RPC_INVALID_REQUEST, "Session not found"));
+        return;
+    }
+    http_svc_ctx(req, &c);
+    error_init(&err);
+    if (svc_session_end(&c, req->mcp_session, &err))
+        reply_error_of(res, &err);
+    else
+        reply_raw(res, 204, NULL);
+    error_release(&err);
 }
 
 void h_tools(struct request *req, struct response *res)

@@ -24,9 +24,13 @@ struct json_object *mcp_tools_openai(void);
 struct json_object *mcp_tools_call(struct request *req, const char *name,
                                    struct json_object *arguments, size_t max_bytes, int *too_large);
 
-/* h_mcp.c: POST /mcp (JSON-RPC) and GET /api/tools (the function schemas). */
+/* h_mcp.c: POST /mcp (JSON-RPC), GET and DELETE /mcp, GET /api/tools. */
 struct response;
 void h_mcp(struct request *req, struct response *res);
+/* GET /mcp: the session's event stream (Accept: text/event-stream, else
+ * 405); DELETE /mcp: the session ends (its subscriptions go). */
+void h_mcp_stream(struct request *req, struct response *res);
+void h_mcp_end(struct request *req, struct response *res);
 void h_tools(struct request *req, struct response *res);
 
 #endif

@@ -23,6 +23,33 @@
     GENERATION_TRIGGER(table, "INSERT", "i")                                                       \
     GENERATION_TRIGGER(table, "UPDATE", "u") GENERATION_TRIGGER(table, "DELETE", "d")
 
+/* Migration 15: a row of changes for each change of an entry a reader
+ * sees (sql_parts.h's CHANGE_WHEN), in commit order (SQLite has one writer
+ * at a time); category and path before and after, for a rename. */
+// clang-format off
+#define CHANGE_ROW(space, id, cat, path, ocat, opath, action)                                      \
+    " BEGIN INSERT INTO changes(space, knowledge_id, category, path, old_category, old_path,"     \
+    " action, at) VALUES(" space ", " id ", " cat ", " path ", " ocat ", " opath ", " action       \
+    ", strftime('%Y-%m-%dT%H:%M:%fZ', 'now')); END;"
+#define CHANGES_TRIGGERS_SQL                                                                       \
+    "CREATE TABLE IF NOT EXISTS changes(seq INTEGER PRIMARY KEY AUTOINCREMENT,"                   \
+    " space TEXT NOT NULL, knowledge_id TEXT NOT NULL, category TEXT NOT NULL,"                   \
+    " path TEXT NOT NULL, old_category TEXT NOT NULL, old_path TEXT NOT NULL,"                    \
+    " action TEXT NOT NULL, at TEXT NOT NULL);"                                                   \
+    "CREATE TRIGGER IF NOT EXISTS knowledge_changes_i AFTER INSERT ON knowledge"                  \
+    " WHEN NEW.status = 'active'"                                                                  \
+    CHANGE_ROW("NEW.space", "NEW.id", "NEW.category", "NEW.path", "NEW.category", "NEW.path",     \
+               "'created'")                                                                        \
+    "CREATE TRIGGER IF NOT EXISTS knowledge_changes_u AFTER UPDATE ON knowledge"                  \
+    " WHEN " CHANGE_WHEN("OLD", "NEW")                                                           \
+    CHANGE_ROW("NEW.space", "NEW.id", "NEW.category", "NEW.path", "OLD.category", "OLD.path",     \
+               CHANGE_ACTION("OLD", "NEW"))                                                        \
+    "CREATE TRIGGER IF NOT EXISTS knowledge_changes_d AFTER DELETE ON knowledge"                  \
+    " WHEN OLD.status = 'active'"                                                                  \
+    CHANGE_ROW("OLD.space", "OLD.id", "OLD.category", "OLD.path", "OLD.category", "OLD.path",     \
+               "'deleted'")
+// clang-format on
+
 /* Over the 4095 characters C requires of a string literal (migration 14):
  * compilers that take it (gcc, clang) warn under -Wpedantic, as in pg_sql.c. */
 #pragma GCC diagnostic push
@@ -308,6 +335,13 @@ static const char *const migrations[] = {
     GENERATION_TRIGGER("tokens", "DELETE", "d")
     GENERATION_TRIGGER("tokens", "UPDATE OF revoked_at, role, space, label, hash", "u"),
     // clang-format on
+
+    /* 15: what changed in the knowledge, for the live streams (app/streams.c
+     * reads the rows after the last it saw; PostgreSQL sends the same rows as
+     * notifications: pg_sql.c's knowledge_notify), and the MCP sessions'
+     * resource subscriptions. Neither is read by an answer: no generation
+     * trigger, and neither is copied by migrate-to. */
+    CHANGES_TRIGGERS_SQL MCP_SUBSCRIPTIONS_SQL(" TEXT"),
 };
 #pragma GCC diagnostic pop
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
@@ -451,8 +485,9 @@ int pg_migrate(struct store *st, int *found)
     /* 8 -> 9: the BM25F statistics; 9 -> 10: SQLite's full-text rowids,
      * nothing to do here; 10 -> 11: one open job per space and kind;
      * 11 -> 12: the Idempotency-Keys; 12 -> 13: the embedding turn's lease;
-     * 13 -> 14: the LLM ledger leaves the cache generation alone. */
-    else if (*found >= 8 && *found <= 13) {
+     * 13 -> 14: the LLM ledger leaves the cache generation alone;
+     * 14 -> 15: the knowledge's changes notified, the MCP subscriptions. */
+    else if (*found >= 8 && *found <= 14) {
         rc = *found == 8 ? pg_exec(st, pg_migration_9) : STORE_OK;
         if (rc == STORE_OK && *found <= 9)
             rc = pg_exec(st, "UPDATE schema_version SET version = 10");
@@ -462,8 +497,10 @@ int pg_migrate(struct store *st, int *found)
             rc = pg_exec(st, pg_migration_12);
         if (rc == STORE_OK && *found <= 12)
             rc = pg_exec(st, pg_migration_13);
-        if (rc == STORE_OK)
+        if (rc == STORE_OK && *found <= 13)
             rc = pg_exec(st, pg_migration_14);
+        if (rc == STORE_OK)
+            rc = pg_exec(st, pg_migration_15);
     } else if (*found < store_schema_latest())
         rc = STORE_ERROR;
     st->tx_depth--;

@@ -69,6 +69,34 @@
     "CREATE TABLE IF NOT EXISTS embed_turn(id int PRIMARY KEY CHECK(id = 1),"                      \
     "  node" PG_T " NOT NULL, expires_at timestamptz NOT NULL);"
 
+/* 15: each change of an entry a reader sees, as a notification on channel
+ * knowhub_changes to every node's stream thread (store/changes.c), sent at
+ * commit and in commit order: space, id, category, path, old category,
+ * old path and action, what SQLite's changes rows hold, joined by the unit
+ * separator (0x1f: no name or path holds a control character). */
+// clang-format off
+#define PG_KNOWLEDGE_NOTIFY                                                                        \
+    "CREATE OR REPLACE FUNCTION knowledge_notify() RETURNS trigger LANGUAGE plpgsql AS $$"        \
+    " BEGIN"                                                                                       \
+    "  IF tg_op = 'INSERT' THEN"                                                                   \
+    "   IF new.status = 'active' THEN PERFORM pg_notify('knowhub_changes', concat_ws(chr(31), "    \
+    "    new.space, new.id, new.category, new.path, new.category, new.path, 'created'));"  \
+    "   END IF;"                                                                                   \
+    "  ELSIF tg_op = 'DELETE' THEN"                                                                \
+    "   IF old.status = 'active' THEN PERFORM pg_notify('knowhub_changes', concat_ws(chr(31), "    \
+    "    old.space, old.id, old.category, old.path, old.category, old.path, 'deleted'));"  \
+    "   END IF;"                                                                                   \
+    "  ELSIF " CHANGE_WHEN("old", "new") " THEN"                                                  \
+    "   PERFORM pg_notify('knowhub_changes', concat_ws(chr(31), new.space, new.id, new.category,"  \
+    "    new.path, old.category, old.path, " CHANGE_ACTION("old", "new") "));"             \
+    "  END IF;"                                                                                    \
+    "  RETURN NULL;"                                                                               \
+    " END $$;"                                                                                     \
+    "DROP TRIGGER IF EXISTS knowledge_notify ON knowledge;"                                        \
+    "CREATE TRIGGER knowledge_notify AFTER INSERT OR UPDATE OR DELETE ON knowledge"               \
+    "  FOR EACH ROW EXECUTE FUNCTION knowledge_notify();"
+// clang-format on
+
 /* The cache generation, read in the same round trip as a token lookup. */
 #define PG_GENERATION "(SELECT coalesce(sum(n), 0) FROM generation)::bigint"
 
@@ -415,6 +443,20 @@ const char *const pg_stmt_sql[S_COUNT] = {
     [S_OVERVIEW_HARMFUL] = "SELECT id, category, path, title, updated_at, harmful FROM knowledge"
                            " WHERE space = $1 AND status = 'active' AND harmful > 0"
                            " ORDER BY harmful DESC, helpful, id LIMIT $2",
+    /* The MCP sessions' subscriptions (changes.c); no S_CHANGES_*: the
+     * changes come as notifications (knowledge_notify). */
+    [S_SUB_PUT] = "INSERT INTO mcp_subscriptions(space, token_id, session, uri, seen_at)"
+                  " VALUES($1, $2, $3, $4, $5) ON CONFLICT(token_id, session, uri)"
+                  " DO UPDATE SET seen_at = excluded.seen_at",
+    [S_SUB_DELETE] =
+        "DELETE FROM mcp_subscriptions WHERE token_id = $1 AND session = $2 AND uri = $3",
+    [S_SUB_END] = "DELETE FROM mcp_subscriptions WHERE token_id = $1 AND session = $2",
+    [S_SUB_COUNT] = "SELECT count(*) FROM mcp_subscriptions WHERE token_id = $1",
+    [S_SUB_MATCH] = "SELECT token_id, session FROM mcp_subscriptions WHERE space = $1 AND uri = $2"
+                    " LIMIT 10000",
+    [S_SUB_TOUCH] =
+        "UPDATE mcp_subscriptions SET seen_at = $3 WHERE token_id = $1 AND session = $2",
+    [S_SUB_EXPIRE] = "DELETE FROM mcp_subscriptions WHERE seen_at < $1",
     /* The embedding turn: a lease row, never a lock held across the
      * embeddings call (a frozen holder's lease runs out; vectors.c). $1 the
      * node, $2 the lease in ms, in the server's clock (no two nodes' clocks
@@ -456,7 +498,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
 // clang-format off
 const char pg_schema_sql[] =
     "CREATE TABLE schema_version(version int NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(14);"
+    "INSERT INTO schema_version(version) VALUES(15);"
     /* 1: foundation */
     "CREATE TABLE spaces(name" PG_T " PRIMARY KEY, created_at" PG_T " NOT NULL);"
     "CREATE TABLE tokens("
@@ -633,7 +675,9 @@ const char pg_schema_sql[] =
     PG_SEARCH_STATS
     "CREATE TRIGGER tokens_generation"
     "  AFTER INSERT OR DELETE OR UPDATE OF revoked_at, role, space, label, hash ON tokens"
-    "  FOR EACH STATEMENT EXECUTE FUNCTION generation_bump();";
+    "  FOR EACH STATEMENT EXECUTE FUNCTION generation_bump();"
+    PG_KNOWLEDGE_NOTIFY
+    MCP_SUBSCRIPTIONS_SQL(PG_T);
 // clang-format on
 #pragma GCC diagnostic pop
 
@@ -644,6 +688,9 @@ const char pg_migration_13[] = PG_EMBED_TURN "UPDATE schema_version SET version 
 /* 14: a row of the LLM ledger changes no cached answer (tx.c store_generation). */
 const char pg_migration_14[] = "DROP TRIGGER IF EXISTS llm_calls_generation ON llm_calls;"
                                "UPDATE schema_version SET version = 14;";
+/* 15: the knowledge's changes as notifications; the MCP subscriptions. */
+const char pg_migration_15[] =
+    PG_KNOWLEDGE_NOTIFY MCP_SUBSCRIPTIONS_SQL(PG_T) "UPDATE schema_version SET version = 15;";
 
 /* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */
 

@@ -87,4 +87,26 @@
 #define SEARCH_DIRTY_COUNT_SQL "SELECT count(*) FROM search_dirty"
 #define SEARCH_META_GET_SQL "SELECT value FROM search_meta WHERE key = 'tokenizer'"
 
+/* The MCP sessions' resource subscriptions (store/changes.c): a session is
+ * its token's, kept while a stream of it is open somewhere (seen_at moves)
+ * and for an hour after. */
+// clang-format off
+#define MCP_SUBSCRIPTIONS_SQL(T)                                                                   \
+    "CREATE TABLE IF NOT EXISTS mcp_subscriptions(space" T " NOT NULL, token_id" T " NOT NULL,"    \
+    " session" T " NOT NULL, uri" T " NOT NULL, seen_at" T " NOT NULL,"                             \
+    " PRIMARY KEY(token_id, session, uri));"                                                      \
+    "CREATE INDEX IF NOT EXISTS mcp_subscriptions_uri ON mcp_subscriptions(space, uri);"
+
+/* What a change of an entry is, from its row before (o) and after (n):
+ * created, deleted (or merged away), updated; NULL when nothing a reader
+ * of the knowledge sees moved (a vote, a use count). */
+#define CHANGE_WHEN(o, n)                                                                          \
+    "(" o ".status = 'active' OR " n ".status = 'active') AND (" o ".status <> " n ".status"    \
+    " OR " o ".version <> " n ".version OR " o ".path <> " n ".path"                              \
+    " OR " o ".category <> " n ".category OR " o ".always_apply <> " n ".always_apply)"
+#define CHANGE_ACTION(o, n)                                                                        \
+    "CASE WHEN " n ".status <> 'active' THEN 'deleted' WHEN " o ".status <> 'active'"             \
+    " THEN 'created' ELSE 'updated' END"
+// clang-format on
+
 #endif

@@ -331,4 +331,22 @@ const char *const stmt_sql[S_COUNT] = {
     [S_OVERVIEW_HARMFUL] = "SELECT id, category, path, title, updated_at, harmful FROM knowledge"
                            " WHERE space = ?1 AND status = 'active' AND harmful > 0"
                            " ORDER BY harmful DESC, helpful, id LIMIT ?2",
+    /* The knowledge's changes (migration 15), read by the stream thread. */
+    [S_CHANGES_LAST] = "SELECT coalesce(max(seq), 0) FROM changes",
+    [S_CHANGES_SINCE] = "SELECT seq, space, knowledge_id, category, path, old_category, old_path,"
+                        " action FROM changes WHERE seq > ?1 ORDER BY seq LIMIT 256",
+    [S_CHANGES_TRIM] = "DELETE FROM changes WHERE at < ?1",
+    /* The MCP sessions' subscriptions (changes.c). */
+    [S_SUB_PUT] = "INSERT INTO mcp_subscriptions(space, token_id, session, uri, seen_at)"
+                  " VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT(token_id, session, uri)"
+                  " DO UPDATE SET seen_at = excluded.seen_at",
+    [S_SUB_DELETE] =
+        "DELETE FROM mcp_subscriptions WHERE token_id = ?1 AND session = ?2 AND uri = ?3",
+    [S_SUB_END] = "DELETE FROM mcp_subscriptions WHERE token_id = ?1 AND session = ?2",
+    [S_SUB_COUNT] = "SELECT count(*) FROM mcp_subscriptions WHERE token_id = ?1",
+    [S_SUB_MATCH] = "SELECT token_id, session FROM mcp_subscriptions WHERE space = ?1 AND uri = ?2"
+                    " LIMIT 10000",
+    [S_SUB_TOUCH] =
+        "UPDATE mcp_subscriptions SET seen_at = ?3 WHERE token_id = ?1 AND session = ?2",
+    [S_SUB_EXPIRE] = "DELETE FROM mcp_subscriptions WHERE seen_at < ?1",
 };

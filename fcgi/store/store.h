@@ -715,4 +715,44 @@ STORE_MUST_CHECK int store_overview_list(struct store *st, const char *space,
 STORE_MUST_CHECK int store_audit(struct store *st, const char *space, const char *actor,
                                  const char *action, const char *target);
 
+/* ---- changes.c: the knowledge's changes as they commit, and MCP subscriptions ---- */
+
+/* A change of an entry a reader sees: created, updated or deleted (merged
+ * away too); category and path before and after (a rename or move). */
+struct store_change {
+    const char *space, *id, *category, *path, *old_category, *old_path, *action;
+};
+typedef void (*store_change_fn)(void *arg, const struct store_change *c);
+
+/* Start following the changes on this connection (its own: the stream
+ * thread's), from now on: PostgreSQL LISTENs, SQLite notes its last row. */
+STORE_MUST_CHECK int store_changes_follow(struct store *st);
+/* The descriptor that becomes readable when a change may be waiting
+ * (PostgreSQL's socket), or -1: look every few hundred ms (SQLite). */
+int store_changes_fd(struct store *st);
+/* Pass each change committed since the last call to fn, oldest first.
+ * STORE_OK; STORE_UNAVAILABLE when some may have been missed (PostgreSQL's
+ * session was lost and is followed anew): the caller tells its readers to
+ * read everything again. SQLite's rows are read every few hundred ms and
+ * kept for minutes (store_changes_trim), so none goes by unread. */
+STORE_MUST_CHECK int store_changes_read(struct store *st, store_change_fn fn, void *arg);
+/* Forget changes older than seconds (SQLite's rows; nothing on PostgreSQL). */
+STORE_MUST_CHECK int store_changes_trim(struct store *st, long seconds);
+
+/* A session's subscription to uri (kept for its token); STORE_QUOTA when
+ * the token has max already. */
+STORE_MUST_CHECK int store_sub_put(struct store *st, const char *space, const char *token_id,
+                                   const char *session, const char *uri, long max);
+STORE_MUST_CHECK int store_sub_delete(struct store *st, const char *token_id, const char *session,
+                                      const char *uri);
+/* Every subscription of the session (its end: DELETE /mcp). */
+STORE_MUST_CHECK int store_sub_end(struct store *st, const char *token_id, const char *session);
+/* Each (token id, session) subscribed to uri in space. */
+STORE_MUST_CHECK int store_sub_match(struct store *st, const char *space, const char *uri,
+                                     void (*each)(void *, const char *, const char *), void *arg);
+/* The session has a stream open: its subscriptions are kept an hour more. */
+STORE_MUST_CHECK int store_sub_touch(struct store *st, const char *token_id, const char *session);
+/* Forget subscriptions not touched for seconds. */
+STORE_MUST_CHECK int store_sub_expire(struct store *st, long seconds);
+
 #endif

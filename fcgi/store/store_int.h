@@ -179,6 +179,16 @@ enum stmt_id {
     S_OVERVIEW_RECENT,
     S_OVERVIEW_INJECTED,
     S_OVERVIEW_HARMFUL,
+    S_CHANGES_LAST, /* SQLite only: PostgreSQL notifies (changes.c) */
+    S_CHANGES_SINCE,
+    S_CHANGES_TRIM,
+    S_SUB_PUT,
+    S_SUB_DELETE,
+    S_SUB_END,
+    S_SUB_COUNT,
+    S_SUB_MATCH,
+    S_SUB_TOUCH,
+    S_SUB_EXPIRE,
     S_COUNT
 };
 
@@ -193,6 +203,7 @@ extern const char pg_migration_11[];
 extern const char pg_migration_12[];
 extern const char pg_migration_13[];
 extern const char pg_migration_14[];
+extern const char pg_migration_15[];
 /* `knowhub check` on PostgreSQL: each query returns one integer, its problems (pg_sql.c). */
 struct pg_check {
     const char *name, *sql;
@@ -237,6 +248,8 @@ struct store {
     long compact_next_ms;     /* fts_compact.c: no merge before (monotonic_ms) */
     long compact_spent_ms;    /* ... and the time the merge under way took so far */
     uint64_t compact_version; /* ... and store_data_version() when last looked */
+    long long changes_seen;   /* changes.c, SQLite: the last change passed on */
+    int listen_pid;           /* changes.c, PostgreSQL: the session that LISTENs (0: none) */
     struct metrics *metrics;  /* this connection's thread's counters, or NULL */
     char *node;               /* the node claiming jobs on this connection (NULL: none named) */
     long lease_seconds;       /* how long a claim or a progress report holds a job */

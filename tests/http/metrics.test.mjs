@@ -193,6 +193,8 @@ describe('the exposition', () => {
             'knowhub_cache_hits_total',
             'knowhub_cache_misses_total',
             'knowhub_cache_bytes',
+            'knowhub_streams_open',
+            'knowhub_streams_opened_total',
             'knowhub_store_busy_events_total',
             'knowhub_llm_calls_total',
             'knowhub_llm_call_duration_seconds',
@@ -463,11 +465,16 @@ describe('JSON-lines logs', () => {
         try {
             for (let i = 0; i < 80; i++) ok(await st.api('GET', '/api/health'));
             const dir = path.join(st.dir, 'logs');
-            const files = fs.readdirSync(dir).filter((f) => f.startsWith('access.jsonl')).sort();
+            // A request's access line is written after its answer went out: the last one's
+            // rotation (two renames) may still be under way when its answer is here.
+            const list = () => fs.readdirSync(dir).filter((f) => f.startsWith('access.jsonl')).sort();
+            for (let i = 0; i < 50 && list().length !== 3; i++) await new Promise((r) => setTimeout(r, 20));
+            const files = list();
             assert.deepEqual(files, ['access.jsonl', 'access.jsonl.1', 'access.jsonl.2']);
             for (const f of files) {
                 const size = fs.statSync(path.join(dir, f)).size;
-                assert.ok(size < 4096 + 1024, `${f}: ${size} bytes`);
+                // Past the limit by the lines other threads wrote while one rotated (a few).
+                assert.ok(size < 4096 + 2048, `${f}: ${size} bytes`);
                 for (const l of lines(path.join(dir, f))) assert.equal(l.route, '/api/health');
             }
             assert.ok(fs.statSync(path.join(dir, 'access.jsonl.1')).size >= 4096);

@@ -227,14 +227,14 @@ describe('raw JSON-RPC over POST /mcp', () => {
         assert.ok(r.json.slice(100).every((m) => m.error?.code === -32600));
     });
 
-    test('HTTP: GET and other methods are 405 (Allow: POST); no token is 401 with WWW-Authenticate', async () => {
-        for (const method of ['GET', 'PUT', 'DELETE']) {
+    test('HTTP: PUT and PATCH are 405 (Allow: POST, GET, HEAD, DELETE), a GET that takes no events too; no token is 401 with WWW-Authenticate', async () => {
+        for (const [method, accept] of [['PUT', 'text/event-stream'], ['PATCH', 'application/json'], ['GET', 'application/json']]) {
             const r = await fetch(`${s.base}/mcp`, {
                 method,
-                headers: { Authorization: `Bearer ${s.admin}`, Accept: 'text/event-stream' },
+                headers: { Authorization: `Bearer ${s.admin}`, Accept: accept },
             });
             assert.equal(r.status, 405, method);
-            assert.equal(r.headers.get('allow'), 'POST');
+            assert.deepEqual(r.headers.get('allow').split(', ').sort(), ['DELETE', 'GET', 'HEAD', 'POST'], method);
             await r.text();
         }
         const r = await rawPost(s, rpc(1, 'ping'));

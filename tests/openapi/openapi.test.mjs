@@ -432,6 +432,24 @@ describe('a real nginx + knowhub', () => {
             assert.equal(r.status, code);
             assert.equal(conforms('POST', '/mcp', r).status, 'error');
         }
+        // The live streams: refused without Accept: text/event-stream (checked as JSON), then
+        // opened for real (the head is checked; the stream is left at once).
+        assert.equal(conforms('GET', '/mcp', await call('GET', '/mcp', '/mcp', { token: t })).error.code, 'METHOD_NOT_ALLOWED');
+        assert.equal(conforms('GET', '/api/events', await call('GET', '/api/events', '/api/events', { token: t })).error.code, 'INVALID_REQUEST');
+        for (const route of ['/mcp', '/api/events']) {
+            const ac = new AbortController();
+            const r = await fetch(`${s.base}${route}`, { headers: { Authorization: `Bearer ${t}`, Accept: 'text/event-stream' }, signal: ac.signal });
+            assert.equal(r.status, 200, route);
+            assert.ok(SPEC.paths[route].get.responses['200'].content['text/event-stream'], route);
+            assert.equal(r.headers.get('content-type'), 'text/event-stream', route);
+            ac.abort();
+        }
+        const unknown = await call('DELETE', '/mcp', '/mcp', { token: t });
+        assert.equal(unknown.status, 404);
+        assert.equal(conforms('DELETE', '/mcp', unknown).error.code, -32600);
+        const ended = await call('DELETE', '/mcp', '/mcp', { token: t, headers: { 'Mcp-Session-Id': 'c'.repeat(32) } });
+        assert.equal(ended.status, 204);
+        assert.ok(SPEC.paths['/mcp'].delete.responses['204']);
         const note = await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
         assert.equal(note.status, 202);
         assert.ok(SPEC.paths['/mcp'].post.responses['202']);

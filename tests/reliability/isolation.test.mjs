@@ -244,6 +244,12 @@ const PROBES = {
             assert.ok(listed.length > 0 && !listed.some((id) => vic.entryIds.includes(id)), JSON.stringify(d));
         },
     }),
+    // The live streams: without Accept: text/event-stream the tour's plain GET is refused
+    // (405, or INVALID_REQUEST for the panel's); what a stream carries across spaces is
+    // tests/mcp/live.test.mjs's ("another space edits"). DELETE /mcp without a session: 404.
+    'GET /mcp': () => ({ m: 'GET', p: '/mcp', check: (r) => assert.equal(r.status, 405) }),
+    'DELETE /mcp': () => ({ m: 'DELETE', p: '/mcp', check: (r) => assert.equal(r.status, 404) }),
+    'GET /api/events': () => ({ m: 'GET', p: '/api/events', check: (r) => err(r, 'INVALID_REQUEST') }),
     'GET /api/tools': () => ({ m: 'GET', p: '/api/tools', check: (r) => assert.ok(JSON.stringify(ok(r)).includes('knowledge_search')) }),
     // Metrics: open to loopback (the tour's case) whatever the token; counts only, never a space's data.
     'GET /metrics': () => ({ m: 'GET', p: '/metrics', check: (r) => assert.ok(r.status === 200 && r.text.includes('# TYPE knowhub_http_requests_total counter'), r.text.slice(0, 200)) }),

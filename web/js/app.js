@@ -20,6 +20,7 @@ import { roleLabel } from './labels.js';
 import { mountPanel, selectItem } from './panel.js';
 import { mountSessions, setSessionsVisible } from './sessions.js';
 import { fetchAll } from './store.js';
+import { startLive } from './live.js';
 import { mountTokens, refreshTokens } from './tokens.js';
 import { mountTraces, refreshTraces } from './traces.js';
 import { setWho, who } from './who.js';
@@ -102,6 +103,7 @@ async function enter(me) {
     }
     $('.tab[data-view="tokens"]').hidden = !mayOpen('tokens');
     await fetchAll();
+    startLive();
     showView(viewFromHash() || view);
 }
 
