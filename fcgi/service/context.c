@@ -4,10 +4,10 @@
 #include "base/jfield.h"
 #include "base/util.h"
 #include "domain/tokcount.h"
-#include "domain/tokenize.h"
 #include "service/search.h"
 #include "store/store.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,23 +214,23 @@ static void summary_of(const struct ctx_hit *h, struct buf *out)
     buf_release(&text);
 }
 
-static int title_token(void *ctx, const char *token, size_t n, size_t start, size_t end)
-{
-    struct buf *key = ctx;
-    (void)start;
-    (void)end;
-    if (key->len)
-        buf_addch(key, ' ');
-    buf_add(key, token, n);
-    return 0;
-}
-
-/* The title as the search's tokens (case, width, punctuation and stop words
- * ignored): two hits with the same non-empty key are duplicates. */
+/* The title with ASCII letters in lower case and every run of ASCII
+ * punctuation and space as one space (none at the ends): two hits with the
+ * same non-empty key are duplicates. Other characters count as they are. */
 static void title_key(const char *title, struct buf *key)
 {
+    int gap = 0;
     buf_reset(key);
-    tokenize(title, strlen(title), title_token, key);
+    for (const unsigned char *p = (const unsigned char *)title; *p; p++) {
+        if (*p < 0x80 && !isalnum(*p)) {
+            gap = 1;
+            continue;
+        }
+        if (gap && key->len)
+            buf_addch(key, ' ');
+        gap = 0;
+        buf_addch(key, (char)(*p < 0x80 ? tolower(*p) : *p));
+    }
 }
 
 enum form { FORM_WHOLE, FORM_SUMMARY, FORM_OMITTED };
