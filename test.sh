@@ -137,6 +137,13 @@ else
     stage_fail mcp "the SDK could not be installed (see $OUT/mcp-npm.log)"
 fi
 
+echo "== token estimator (tests/tokens: fcgi/domain/tokcount.c against gpt-tokenizer's o200k_base)"
+if npm_ready tests/tokens; then
+    node_stage tokens tests/tokens/
+else
+    stage_fail tokens "gpt-tokenizer could not be installed (see $OUT/tokens-npm.log)"
+fi
+
 echo "== OpenAPI (docs/openapi.yaml: the route table, an OpenAPI 3.1 validator, live answers)"
 if npm_ready tests/openapi; then
     node_stage openapi tests/openapi/

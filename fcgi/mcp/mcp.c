@@ -75,6 +75,13 @@ enum { HINT_READ_ONLY = 1, HINT_DESTRUCTIVE = 2, HINT_IDEMPOTENT = 4 };
           ",\"score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5},"                         \
           "\"quality_score\":{\"type\":\"number\"},\"metrics\":" OBJ)
 #define RULES LIST(SHAPE("\"title\",\"body\"", "\"title\":" STR ",\"body\":" STR))
+/* Token budgets (service/context.h): the argument, and the answer's fields
+ * when it was given. */
+#define BUDGET_ARG "{\"type\":\"integer\",\"minimum\":100,\"maximum\":200000}"
+#define BUDGET_FIELDS                                                                              \
+    ",\"tokens_used\":" INT ",\"budget_tokens\":" INT ",\"over_budget\":" BOOL                     \
+    ",\"omitted\":" LIST(SHAPE("\"id\",\"reason\"",                                                \
+                               "\"id\":" STR ",\"reason\":{\"enum\":[\"budget\",\"duplicate\"]}"))
 #define JOB                                                                                        \
     SHAPE("\"id\",\"kind\",\"status\",\"progress\",\"total\"",                                     \
           "\"id\":" STR ",\"kind\":{\"enum\":[\"slim\",\"embed\"]},\"status\":{\"enum\":["         \
@@ -178,22 +185,30 @@ static const struct tool tools[] = {
                "\"content\":" STR ",\"category\":" CATEGORY ",\"path\":" STR ",\"id\":" STR
                ",\"version\":" INT ",\"fields\":" OBJ ",\"html\":" STR))},
     {"knowledge_rules",
-     "The rules you must always follow, and a ready block to put in your system prompt.",
-     "{\"type\":\"object\",\"properties\":{}}", ARGS_NONE, NULL, ROLE_READER, tool_knowledge_rules,
-     READS, OUT(SHAPE("\"rules\",\"block\"", "\"rules\":" RULES ",\"block\":" STR))},
+     "The rules you must always follow, and a ready block to put in your system prompt. "
+     "With budget_tokens the answer also says tokens_used and over_budget (the rules are "
+     "never cut).",
+     "{\"type\":\"object\",\"properties\":{\"budget_tokens\":" BUDGET_ARG "}}", ARGS_QUERY, NULL,
+     ROLE_READER, tool_knowledge_rules, READS,
+     OUT(SHAPE("\"rules\",\"block\"", "\"rules\":" RULES ",\"block\":" STR BUDGET_FIELDS))},
     {"knowledge_context",
      "Everything to load before answering a question: the mandatory rules block and the "
-     "relevant knowledge block (table_names boost knowledge tagged with them).",
+     "relevant knowledge block (table_names boost knowledge tagged with them). Give "
+     "budget_tokens to bound it: the rules first, then knowledge in relevance order, whole "
+     "while it fits, then as a one-line summary with a knowhub:// URI to read later; what "
+     "did not fit is listed in omitted.",
      "{\"type\":\"object\",\"properties\":{\"question\":{\"type\":\"string\"},"
      "\"table_names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-     "\"max_results\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50}},"
+     "\"max_results\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50},"
+     "\"budget_tokens\":" BUDGET_ARG "},"
      "\"required\":[\"question\"]}",
      ARGS_BODY, NULL, ROLE_READER, tool_knowledge_context, READS,
      OUT(SHAPE("\"rules_block\",\"rules\",\"knowledge\",\"knowledge_block\"",
-               "\"rules_block\":" STR ",\"rules\":" RULES ",\"knowledge\":" LIST(
-                   SHAPE("\"category\",\"title\",\"path\",\"snippet\"",
-                         "\"category\":" CATEGORY ",\"title\":" STR ",\"path\":" STR
-                         ",\"snippet\":" STR)) ",\"knowledge_block\":" STR))},
+               "\"rules_block\":" STR ",\"rules\":" RULES ",\"knowledge\":" LIST(SHAPE(
+                   "\"category\",\"title\",\"path\",\"snippet\"",
+                   "\"category\":" CATEGORY ",\"title\":" STR ",\"path\":" STR ",\"snippet\":" STR
+                   ",\"id\":" STR ",\"form\":{\"enum\":[\"full\",\"summary\"]},"
+                   "\"uri\":" STR)) ",\"knowledge_block\":" STR BUDGET_FIELDS))},
     {"trace_eval_prompt",
      "When a goal completes, before you compress your context, or when your task ends: get "
      "the prompt that asks you to judge the knowledge injected into this trace (irrelevant, "

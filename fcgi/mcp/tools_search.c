@@ -102,8 +102,11 @@ int tool_knowledge_slim(const struct svc_ctx *c, struct json_object *args,
 int tool_knowledge_rules(const struct svc_ctx *c, struct json_object *args,
                          struct json_object **data, struct error *err)
 {
-    (void)args;
-    return svc_context_rules(c, data, err);
+    long budget;
+    *data = NULL;
+    if (jf_long(err, args, "budget_tokens", CONTEXT_BUDGET_MIN, CONTEXT_BUDGET_MAX, 0, &budget))
+        return -1;
+    return svc_context_rules(c, budget, data, err);
 }
 
 int tool_knowledge_context(const struct svc_ctx *c, struct json_object *args,

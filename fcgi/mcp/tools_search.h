@@ -19,10 +19,10 @@ int tool_knowledge_search(const struct svc_ctx *c, struct json_object *args,
 /* knowledge_slim {dry_run?, threshold?, model?}: POST /api/knowledge/slim. */
 int tool_knowledge_slim(const struct svc_ctx *c, struct json_object *args,
                         struct json_object **data, struct error *err);
-/* knowledge_rules {}: GET /api/knowledge/rules. */
+/* knowledge_rules {budget_tokens?}: GET /api/knowledge/rules. */
 int tool_knowledge_rules(const struct svc_ctx *c, struct json_object *args,
                          struct json_object **data, struct error *err);
-/* knowledge_context {question, table_names?, max_results?}:
+/* knowledge_context {question, table_names?, max_results?, budget_tokens?}:
  * POST /api/knowledge/context. */
 int tool_knowledge_context(const struct svc_ctx *c, struct json_object *args,
                            struct json_object **data, struct error *err);

@@ -307,6 +307,16 @@ describe('a real nginx + knowhub', () => {
         assert.equal(sf.data.results[0].id, id);
         conforms('POST', '/api/knowledge/context', await call('POST', '/api/knowledge/context', '/api/knowledge/context', { token: t, body: { question: 'csv' } }));
         conforms('GET', '/api/knowledge/rules', await call('GET', '/api/knowledge/rules', '/api/knowledge/rules', { token: t }));
+        // With a token budget (whole entries here: they are short), and the rules over a small budget.
+        const forms = new Set();
+        for (const budget_tokens of [100, 5000]) {
+            const b = conforms('POST', '/api/knowledge/context', await call('POST', '/api/knowledge/context', '/api/knowledge/context', { token: t, body: { question: 'csv chunksize', budget_tokens } }));
+            assert.equal(b.data.budget_tokens, budget_tokens);
+            for (const k of b.data.knowledge) forms.add(k.form);
+        }
+        assert.deepEqual([...forms], ['full']);
+        const br = conforms('GET', '/api/knowledge/rules', await call('GET', '/api/knowledge/rules', '/api/knowledge/rules?budget_tokens=100', { token: t }));
+        assert.equal(typeof br.data.over_budget, 'boolean');
         // The export: every line an entry.
         const ex = await call('GET', '/api/knowledge/export', '/api/knowledge/export', { token: t });
         assert.equal(ex.status, 200);
