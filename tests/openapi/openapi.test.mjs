@@ -418,7 +418,7 @@ describe('a real nginx + knowhub', () => {
         const listed = batch.find((x) => x.id === 2).result;
         assert.ok(!listed.isError, JSON.stringify(listed));
         assert.ok(Array.isArray(listed.structuredContent.items));
-        const rpcErr = conforms('POST', '/mcp', await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', id: 3, method: 'resources/list' } }));
+        const rpcErr = conforms('POST', '/mcp', await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', id: 3, method: 'sampling/createMessage' } }));
         assert.equal(rpcErr.error.code, -32601);
         const parse = conforms('POST', '/mcp', await s.api('POST', '/mcp', { token: t, rawBody: '{"jsonrpc": ' }));
         assert.equal(parse.error.code, -32700);
