@@ -142,7 +142,8 @@ int svc_catalog_page(const struct svc_ctx *c, const char *after_category, const 
     *more = 0;
     if (rows_for_page(c, limit, &r, err))
         return -1;
-    qsort(r.v, r.n, sizeof *r.v, row_order);
+    if (r.n)
+        qsort(r.v, r.n, sizeof *r.v, row_order);
     *items = json_object_new_array();
     for (size_t i = 0; i < r.n; i++) {
         struct row *w = &r.v[i];
@@ -252,7 +253,8 @@ int svc_catalog_values(const struct svc_ctx *c, enum catalog_field field, const 
         }
     }
     if (rc == 0) {
-        qsort(vs.v, vs.n, sizeof *vs.v, str_order);
+        if (vs.n) /* qsort may not be given NULL, even for no item */
+            qsort(vs.v, vs.n, sizeof *vs.v, str_order);
         *values = json_object_new_array();
         for (size_t i = 0; i < vs.n; i++) {
             if (i > 0 && strcmp(vs.v[i], vs.v[i - 1]) == 0)
