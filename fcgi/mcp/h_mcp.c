@@ -2,13 +2,17 @@
  * JSON-RPC 2.0 with initialize (protocol-version negotiation, a session id),
  * ping, tools/list and tools/call, resources/subscribe and unsubscribe,
  * notifications answered 202, batches, and the spec's error objects; plain
- * JSON responses. The server's messages (resource notifications) go on the
+ * JSON responses; resources, completion and prompts run from the table of
+ * rpc_methods. The server's messages (resource notifications) go on the
  * session's stream, GET /mcp (app/live.c writes it); DELETE /mcp ends the
  * session. Also GET /api/tools: the same tools as OpenAI function schemas. */
 #include "base/config.h"
 #include "http/http.h"
 #include "base/jfield.h"
+#include "mcp/complete.h"
 #include "mcp/mcp.h"
+#include "mcp/prompts.h"
+#include "mcp/resources.h"
 #include "base/util.h"
 #include "service/streams.h"
 
@@ -21,7 +25,6 @@ static const char *const versions[] = {"2025-06-18", "2025-03-26", "2024-11-05"}
 #define RPC_PARSE_ERROR -32700
 #define RPC_INVALID_REQUEST -32600
 #define RPC_METHOD_NOT_FOUND -32601
-#define RPC_INVALID_PARAMS -32602
 /* KnowHub's own (the server range -32000..-32099): a batch or call past its budget. */
 #define RPC_BUDGET_EXCEEDED -32001
 
@@ -96,16 +99,6 @@ static struct json_object *rpc_result(struct json_object *id, struct json_object
     return r;
 }
 
-/* Resources: subscriptions and list changes are told on the session's
- * stream (GET /mcp). */
-static struct json_object *resource_capabilities(void)
-{
-    struct json_object *r = json_object_new_object();
-    json_object_object_add(r, "subscribe", json_object_new_boolean(1));
-    json_object_object_add(r, "listChanged", json_object_new_boolean(1));
-    return r;
-}
-
 /* resources/subscribe and resources/unsubscribe: params.uri for the
  * caller's session (the Mcp-Session-Id initialize handed out). */
 static struct json_object *subscription(struct request *req, struct json_object *id,
@@ -129,6 +122,57 @@ static struct json_object *subscription(struct request *req, struct json_object 
     return answer;
 }
 
+/* ---- resources, completion and prompts (mcp/resources.c, complete.c, prompts.c) ---- */
+
+static const struct {
+    const char *name;
+    rpc_method run;
+} rpc_methods[] = {
+    {"resources/list", mcp_resources_list},
+    {"resources/read", mcp_resources_read},
+    {"resources/templates/list", mcp_resources_templates},
+    {"completion/complete", mcp_complete},
+    {"prompts/list", mcp_prompts_list},
+    {"prompts/get", mcp_prompts_get},
+};
+
+/* The capabilities of these methods: subscriptions and list changes are
+ * told on the session's stream (GET /mcp, app/live.c). */
+static void mcp_capabilities_add(struct json_object *caps)
+{
+    struct json_object *resources = json_object_new_object(), *prompts = json_object_new_object();
+    json_object_object_add(resources, "subscribe", json_object_new_boolean(1));
+    json_object_object_add(resources, "listChanged", json_object_new_boolean(1));
+    json_object_object_add(prompts, "listChanged", json_object_new_boolean(0));
+    json_object_object_add(caps, "resources", resources);
+    json_object_object_add(caps, "prompts", prompts);
+    json_object_object_add(caps, "completions", json_object_new_object());
+}
+
+/* Run a method of the table, NULL when method is none of them. Its
+ * failure is a JSON-RPC error with the REST code as error.data.code. */
+static struct json_object *run_method(struct request *req, struct json_object *id,
+                                      const char *method, struct json_object *params)
+{
+    struct json_object *result = NULL, *answer = NULL, *error, *data;
+    struct rpc_fail f;
+    for (size_t i = 0; !answer && i < sizeof rpc_methods / sizeof *rpc_methods; i++) {
+        if (strcmp(method, rpc_methods[i].name) != 0)
+            continue;
+        rpc_fail_init(&f);
+        if (rpc_methods[i].run(req, params, &result, &f) == 0) {
+            answer = rpc_result(id, result);
+        } else {
+            answer = rpc_error(req, id, f.code, f.err.message.data);
+            if (f.err.code && json_object_object_get_ex(answer, "error", &error) &&
+                json_object_object_get_ex(error, "data", &data))
+                json_object_object_add(data, "code", json_object_new_string(f.err.code));
+        }
+        rpc_fail_release(&f);
+    }
+    return answer;
+}
+
 static struct json_object *initialize(struct json_object *params)
 {
     struct json_object *r = json_object_new_object(), *caps = json_object_new_object(), *v;
@@ -141,7 +185,7 @@ static struct json_object *initialize(struct json_object *params)
             chosen = versions[i]; /* the client's, when we speak it; else our latest */
     json_object_object_add(tools, "listChanged", json_object_new_boolean(0));
     json_object_object_add(caps, "tools", tools);
-    json_object_object_add(caps, "resources", resource_capabilities());
+    mcp_capabilities_add(caps);
     json_object_object_add(info, "name", json_object_new_string("knowhub"));
     json_object_object_add(info, "version", json_object_new_string(KNOWHUB_VERSION));
     json_object_object_add(r, "protocolVersion", json_object_new_string(chosen));
@@ -221,6 +265,8 @@ static struct json_object *handle_one(struct request *req, struct json_object *m
             return rpc_error(req, id, RPC_INVALID_PARAMS, "Unknown tool");
         return rpc_result(id, result);
     }
+    if ((v = run_method(req, id, method, params)))
+        return v;
     return rpc_error(req, id, RPC_METHOD_NOT_FOUND, "Method not found");
 }
 

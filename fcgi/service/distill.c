@@ -539,6 +539,20 @@ static void unwrap_document(const char *text, struct buf *out)
     buf_adds(out, text);
 }
 
+void distill_instructions(const char *lang, struct buf *out)
+{
+    buf_addf(out,
+             "You distill a finished data analysis into a reusable experience for a knowledge "
+             "base that AI agents read. Extract the transferable methodology, not the case: no "
+             "raw data values, no secrets, no table contents.\n"
+             "Write a Markdown document that starts with YAML front matter holding `title` "
+             "(pattern \"[Method]: [scenario] — [takeaway]\", 10 to 30 words) and `tags` (a "
+             "YAML list), then three sections: `## When to Use`, `## Method` and `## Pitfalls "
+             "& Tips` (the most valuable part: what went wrong and how it was fixed). Under 500 "
+             "words, body at most %d characters. Write the body in %s.",
+             LIMIT_EXPERIENCES_BODY, language_name(lang));
+}
+
 int distill_llm(const struct svc_ctx *c, struct json_object *ctx, const char *lang,
                 const char *model, long timeout_ms, struct buf *out, struct llm_reply *r)
 {
@@ -549,16 +563,7 @@ int distill_llm(const struct svc_ctx *c, struct json_object *ctx, const char *la
     int rc = -1;
     buf_init(&system, 16384);
     buf_init(&user, 1 << 20);
-    buf_addf(&system,
-             "You distill a finished data analysis into a reusable experience for a knowledge "
-             "base that AI agents read. Extract the transferable methodology, not the case: no "
-             "raw data values, no secrets, no table contents.\n"
-             "Write a Markdown document that starts with YAML front matter holding `title` "
-             "(pattern \"[Method]: [scenario] — [takeaway]\", 10 to 30 words) and `tags` (a "
-             "YAML list), then three sections: `## When to Use`, `## Method` and `## Pitfalls "
-             "& Tips` (the most valuable part: what went wrong and how it was fixed). Under 500 "
-             "words, body at most %d characters. Write the body in %s.",
-             LIMIT_EXPERIENCES_BODY, language_name(lang));
+    distill_instructions(lang, &system);
     distill_summary(ctx, &user);
     json_object_array_add(messages, llm_message("system", system.data));
     json_object_array_add(messages, llm_message("user", user.data));

@@ -27,6 +27,12 @@ void distill_summary(struct json_object *ctx, struct buf *out);
  * lang ("zh" or anything else for English). */
 void distill_local(struct json_object *ctx, const char *lang, struct buf *out);
 
+/* The distiller's instructions (the LLM's system message): what to
+ * extract and the document's shape, the body in lang (distill_language's
+ * codes), appended to out. MCP's distill_experience prompt gives a
+ * client's own model the same text. */
+void distill_instructions(const char *lang, struct buf *out);
+
 /* The longest a distillation may wait for the LLM, all calls together: below
  * nginx's fastcgi_read_timeout (300 s, nginx/knowhub_fastcgi.conf), so the
  * caller gets knowhub's answer (LLM_TIMEOUT), never nginx's 504. */

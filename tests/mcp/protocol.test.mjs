@@ -120,7 +120,7 @@ describe('raw JSON-RPC over POST /mcp', () => {
     test('ping answers an empty result; an unknown method is -32601', async () => {
         const ping = await rawPost(s, rpc(7, 'ping'), { token: s.admin });
         assert.deepEqual(ping.json, { jsonrpc: '2.0', id: 7, result: {} });
-        const nope = await rawPost(s, rpc('x', 'resources/list'), { token: s.admin });
+        const nope = await rawPost(s, rpc('x', 'sampling/createMessage'), { token: s.admin });
         assert.equal(nope.status, 200);
         assert.equal(nope.json.id, 'x');
         assert.equal(nope.json.error.code, -32601);

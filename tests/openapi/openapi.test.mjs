@@ -428,8 +428,16 @@ describe('a real nginx + knowhub', () => {
         const listed = batch.find((x) => x.id === 2).result;
         assert.ok(!listed.isError, JSON.stringify(listed));
         assert.ok(Array.isArray(listed.structuredContent.items));
-        const rpcErr = conforms('POST', '/mcp', await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', id: 3, method: 'resources/list' } }));
+        const rpcErr = conforms('POST', '/mcp', await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', id: 3, method: 'sampling/createMessage' } }));
         assert.equal(rpcErr.error.code, -32601);
+        // Resources and prompts: a result and an error with its REST code (error.data.code).
+        const rules = conforms('POST', '/mcp', await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', id: 6, method: 'resources/read', params: { uri: 'knowhub://rules' } } }));
+        assert.equal(rules.result.contents[0].uri, 'knowhub://rules');
+        const missing = conforms('POST', '/mcp', await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', id: 7, method: 'resources/read', params: { uri: 'knowhub://entries/knowledge-20990101-deadbeef' } } }));
+        assert.equal(missing.error.code, -32002);
+        assert.equal(missing.error.data.code, 'NOT_FOUND');
+        const prompts = conforms('POST', '/mcp', await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', id: 8, method: 'prompts/list' } }));
+        assert.ok(prompts.result.prompts.some((p) => p.name === 'start_task'));
         const parse = conforms('POST', '/mcp', await s.api('POST', '/mcp', { token: t, rawBody: '{"jsonrpc": ' }));
         assert.equal(parse.error.code, -32700);
         const version = await call('POST', '/mcp', '/mcp', { token: t, body: { jsonrpc: '2.0', id: 4, method: 'ping' }, headers: { 'MCP-Protocol-Version': '1999-01-01' } });

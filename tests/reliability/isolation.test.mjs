@@ -261,14 +261,26 @@ const PROBES = {
             { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'knowledge_update', arguments: { knowledge_id: vic.e1, update_score: 1 } } },
             { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'knowledge_read', arguments: { category: 'experiences', path: vic.docPath } } },
             { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'knowledge_search', arguments: { q: 'sharedword', min_score: 1 } } },
+            // Resources, completion and prompts: the victim's entry by id and by path, and the lists (assertNoLeak checks them).
+            { jsonrpc: '2.0', id: 4, method: 'resources/read', params: { uri: `knowhub://entries/${vic.e1}` } },
+            { jsonrpc: '2.0', id: 5, method: 'resources/read', params: { uri: `knowhub://experiences/${vic.docPath.split('/').map(encodeURIComponent).join('/')}` } },
+            { jsonrpc: '2.0', id: 6, method: 'resources/list' },
+            { jsonrpc: '2.0', id: 7, method: 'completion/complete', params: { ref: { type: 'ref/resource', uri: 'knowhub://entries/{id}' }, argument: { name: 'id', value: 'knowledge-' } } },
+            { jsonrpc: '2.0', id: 8, method: 'prompts/get', params: { name: 'review_pending', arguments: {} } },
         ],
         check: (r) => {
             assert.equal(r.status, 200);
-            const [upd, read, search] = [...r.json].sort((a, b) => a.id - b.id);
+            const [upd, read, search, byId, byPath, list, ids, review] = [...r.json].sort((a, b) => a.id - b.id);
             const code = (x) => x.result?.structuredContent?.error?.code;
             assert.equal(code(upd), rank(role) >= rank('agent') ? 'NOT_FOUND' : 'FORBIDDEN', JSON.stringify(upd));
             assert.equal(code(read), 'TABLE_NOT_FOUND', JSON.stringify(read));
             assert.ok(!search.result.isError && JSON.stringify(search).includes(att.mark), JSON.stringify(search).slice(0, 300));
+            assert.equal(byId.error?.code, -32002, JSON.stringify(byId));
+            assert.equal(byPath.error?.code, -32002, JSON.stringify(byPath));
+            assert.ok(list.result.resources.some((x) => x.uri === `knowhub://experiences/${att.docPath.split('/').map(encodeURIComponent).join('/')}`), 'its own document is listed');
+            assert.ok(ids.result.completion.values.includes(att.e1), 'its own ids are completed');
+            if (rank(role) >= rank('editor')) assert.ok(review.result.messages.length === 1, JSON.stringify(review).slice(0, 300));
+            else assert.equal(review.error?.data?.code, 'FORBIDDEN', JSON.stringify(review));
         },
     }),
 };

@@ -91,3 +91,13 @@ export function rpc(id, method, params) {
     if (params !== undefined) m.params = params;
     return m;
 }
+
+/** The JSON-RPC error {code, message, data} of an SDK call that must fail (resources, prompts ...). */
+export async function rpcError(promise) {
+    try {
+        await promise;
+    } catch (e) {
+        return { code: e.code, message: e.message, data: e.data };
+    }
+    assert.fail('the call should fail');
+}
