@@ -62,6 +62,8 @@ static const struct route table[] = {
     {"POST", "/api/tokens", ROLE_ADMIN, h_tokens_create, 0},
     {"DELETE", "/api/tokens/{id}", ROLE_ADMIN, h_tokens_revoke, 0},
     {"GET", "/api/overview", ROLE_READER, h_overview, 1},
+    /* Interop formats in (docs/agents.md); rules in it need an admin. */
+    {"POST", "/api/knowledge/import", ROLE_EDITOR, h_knowledge_import, 0},
 };
 
 void routes_install(void)
