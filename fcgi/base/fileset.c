@@ -159,6 +159,11 @@ out:
     return rc;
 }
 
+static int cmp_entries(const void *a, const void *b)
+{
+    return strcmp(((const struct fileset_entry *)a)->name, ((const struct fileset_entry *)b)->name);
+}
+
 int fileset_from_tar(const char *data, size_t len, struct fileset *fs, struct buf *why)
 {
     struct archive *a = archive_read_new();
@@ -192,6 +197,8 @@ out:
     archive_read_free(a);
     if (rc)
         fileset_release(fs);
+    else if (fs->n > 1) /* reported in name order, whatever the archive's order */
+        qsort(fs->v, fs->n, sizeof *fs->v, cmp_entries);
     return rc;
 }
 
@@ -219,17 +226,20 @@ int fileset_to_tar(const struct fileset *fs, long mtime, struct buf *out)
 {
     struct archive *a = archive_write_new();
     struct archive_entry *e = archive_entry_new();
-    int ok = archive_write_set_format_pax_restricted(a) == ARCHIVE_OK &&
-             archive_write_set_bytes_in_last_block(a, 1) == ARCHIVE_OK &&
-             archive_write_open(a, out, tar_open, tar_write, tar_close) == ARCHIVE_OK;
+    int r, ok = archive_write_set_format_gnutar(a) == ARCHIVE_OK &&
+                archive_write_set_bytes_in_last_block(a, 1) == ARCHIVE_OK &&
+                archive_write_open(a, out, tar_open, tar_write, tar_close) == ARCHIVE_OK;
     for (size_t i = 0; ok && i < fs->n; i++) {
         archive_entry_clear(e);
-        archive_entry_set_pathname_utf8(e, fs->v[i].name);
+        archive_entry_copy_pathname(e, fs->v[i].name);
         archive_entry_set_filetype(e, AE_IFREG);
         archive_entry_set_perm(e, 0644);
         archive_entry_set_size(e, (la_int64_t)fs->v[i].len);
         archive_entry_set_mtime(e, (time_t)mtime, 0);
-        ok = archive_write_header(a, e) == ARCHIVE_OK &&
+        /* GNU tar format: names go out as their bytes (UTF-8), with no
+         * conversion from the C locale (pax would mark them hdrcharset=BINARY) */
+        r = archive_write_header(a, e);
+        ok = r == ARCHIVE_OK &&
              archive_write_data(a, fs->v[i].data, fs->v[i].len) == (la_ssize_t)fs->v[i].len;
     }
     ok = archive_write_close(a) == ARCHIVE_OK && ok;

@@ -49,10 +49,11 @@ const struct fileset_entry *fileset_find(const struct fileset *fs, const char *n
 /* Read a tar archive (plain or gzip-compressed) of len bytes into fs.
  * Directories are passed over; a member that is a link, a device or not
  * regular, a name fileset_add refuses, or a budget passed fails the whole
- * read: -1 with why (a sentence naming the member), fs then emptied. */
+ * read: -1 with why (a sentence naming the member), fs then emptied.
+ * The entries come sorted by name. */
 int fileset_from_tar(const char *data, size_t len, struct fileset *fs, struct buf *why);
 
-/* Write fs as a ustar/pax archive into out (mode 0644, the given time). -1
+/* Write fs as a GNU tar archive into out (mode 0644, the given time). -1
  * when out's maximum is reached or libarchive fails. */
 int fileset_to_tar(const struct fileset *fs, long mtime, struct buf *out);
 
