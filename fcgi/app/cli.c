@@ -8,6 +8,7 @@
 #include "service/transfer.h"
 #include "domain/frontmatter.h"
 #include "domain/interop.h"
+#include "base/fileset.h"
 #include "llm/llm.h"
 
 #include <json-c/json.h>
@@ -615,10 +616,11 @@ int cli_version(const struct config *cfg, int argc, char **argv)
     server_store_said(cfg, &said);
     printf("knowhub %s\n"
            "stores: sqlite (SQLite %s), postgresql (libpq %s)\n"
-           "libraries: json-c %s, libcurl %s, libyaml %s, libsodium %s\n"
+           "libraries: json-c %s, libcurl %s, libyaml %s, libsodium %s, libarchive %s\n"
            "this configuration: store %s\n",
            KNOWHUB_VERSION, store_sqlite_version(), pq.data, json_c_version(), llm_curl_version(),
-           frontmatter_yaml_version(), sodium_version_string(), said.data);
+           frontmatter_yaml_version(), sodium_version_string(), fileset_archive_version(),
+           said.data);
     buf_release(&pq);
     buf_release(&said);
     return 0;

@@ -403,3 +403,10 @@ int fileset_to_dir(const struct fileset *fs, const char *dir, FILE *report)
     }
     return failed ? -1 : 0;
 }
+
+const char *fileset_archive_version(void)
+{
+    const char *v = archive_version_string(); /* "libarchive 3.6.2" */
+    const char *space = strchr(v, ' ');
+    return space ? space + 1 : v;
+}

@@ -67,4 +67,7 @@ int fileset_from_dir(const char *dir, struct fileset *fs, struct buf *why);
  * "failed x: why"). -1 when a file failed. */
 int fileset_to_dir(const struct fileset *fs, const char *dir, FILE *report);
 
+/* The libarchive this binary runs with ("3.6.2"). */
+const char *fileset_archive_version(void);
+
 #endif
