@@ -336,11 +336,11 @@ int cli_export(const struct config *cfg, int argc, char **argv)
          strcmp(target, "-") == 0)) {
         fputs("usage: knowhub export DIR [--space NAME]\n"
               "       knowhub export FILE.jsonl|- --format jsonl [--space NAME]\n"
-              "       knowhub export FILE|DIR|- --format agents_md|claude_md [--space NAME]\n"
+              "       knowhub export FILE.md|DIR|- --format agents_md|claude_md [--space NAME]\n"
               "       knowhub export DIR --format cursor|skills [--space NAME]\n"
               "  DIR gets rules/ and experiences/ files; FILE.jsonl (new) or standard\n"
               "  output the lines of GET /api/knowledge/export; agents_md and claude_md\n"
-              "  write AGENTS.md / CLAUDE.md (into DIR when it is a folder), cursor\n"
+              "  write FILE.md, or DIR/AGENTS.md / DIR/CLAUDE.md; cursor\n"
               "  DIR/.cursor/rules/*.mdc, skills DIR/<name>/SKILL.md\n",
               stderr);
         return 2;

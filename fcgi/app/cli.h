@@ -26,8 +26,9 @@ int cli_interop_source(const char *src, const char *format);
 /* knowhub import SRC [--format F]: as cli_import (exit 0, 1, 2, 3). */
 int cli_import_interop(const struct config *cfg, const char *src, const char *format,
                        const struct import_options *opt);
-/* knowhub export TARGET --format agents_md|claude_md|cursor|skills: a
- * file (or - or a folder) for the single-file formats, a folder else. */
+/* knowhub export TARGET --format agents_md|claude_md|cursor|skills: for
+ * the single-file formats - (standard output), a FILE.md, or a folder that
+ * gets AGENTS.md / CLAUDE.md; a folder (created if needed) else. */
 int cli_export_interop(const struct config *cfg, const char *target, const char *space,
                        const char *format);
 

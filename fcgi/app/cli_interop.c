@@ -206,7 +206,7 @@ int cli_export_interop(const struct config *cfg, const char *target, const char 
     if (!interop_format_is_archive(f) && strcmp(target, "-") == 0) {
         rc = fwrite(fs.v[0].data, 1, fs.v[0].len, stdout) == fs.v[0].len && fflush(stdout) == 0 ? 0
                                                                                                 : 1;
-    } else if (!interop_format_is_archive(f) && !is_dir(target)) {
+    } else if (!interop_format_is_archive(f) && ends_with(target, ".md") && !is_dir(target)) {
         int fd = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
         rc = fd >= 0 && write_all(fd, fs.v[0].data, fs.v[0].len) == 0 ? 0 : 1;
         if (fd >= 0 && close(fd))

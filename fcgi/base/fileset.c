@@ -367,10 +367,29 @@ static int mkdir_checked(const char *path)
     return 0;
 }
 
+/* The folders above dir, made as mkdir -p would (the caller's own path:
+ * symbolic links in it are followed, unlike inside the tree written). */
+static int mkdir_parents(const char *dir)
+{
+    struct buf part;
+    int rc = 0;
+    buf_init(&part, 8192);
+    for (const char *p = strchr(dir + 1, '/'); p && rc == 0; p = strchr(p + 1, '/')) {
+        struct stat sb;
+        buf_reset(&part);
+        buf_add(&part, dir, (size_t)(p - dir));
+        if (buf_failed(&part) || (mkdir(part.data, 0755) && errno != EEXIST) ||
+            stat(part.data, &sb) || !S_ISDIR(sb.st_mode))
+            rc = -1;
+    }
+    buf_release(&part);
+    return rc;
+}
+
 int fileset_to_dir(const struct fileset *fs, const char *dir, FILE *report)
 {
     int failed = 0;
-    if (mkdir_checked(dir))
+    if (mkdir_parents(dir) || mkdir_checked(dir))
         return -1;
     for (size_t i = 0; i < fs->n; i++) {
         struct buf file;

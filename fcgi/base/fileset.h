@@ -62,9 +62,9 @@ int fileset_to_tar(const struct fileset *fs, long mtime, struct buf *out);
  * fails the whole read: -1 with why. */
 int fileset_from_dir(const char *dir, struct fileset *fs, struct buf *why);
 
-/* Write fs below dir (created if needed), never through a symbolic link and
- * replacing a file of the same name: one line per file to report ("exported x" or
- * "failed x: why"). -1 when a file failed. */
+/* Write fs below dir (created with its parents if needed), never through a
+ * symbolic link inside dir, replacing a file of the same name: one line per
+ * file to report ("exported x" or "failed x: why"). -1 when a file failed. */
 int fileset_to_dir(const struct fileset *fs, const char *dir, FILE *report);
 
 /* The libarchive this binary runs with ("3.6.2"). */
