@@ -48,12 +48,19 @@ static void export_interop(struct request *req, struct response *res, const stru
     struct fileset files;
     struct buf tar;
     long written = 0, left_out = 0;
-    const char *why = NULL;
+    enum transfer_status st;
     fileset_init(&files);
     buf_init(&tar, HTTP_MAX_RESPONSE);
     (void)req;
-    if (transfer_export_interop(c->st, c->space, f, &files, &written, &left_out, &why)) {
-        reply_error(res, 500, E_INTERNAL, "The export failed: %s", why);
+    st = transfer_export_interop(c->st, c->space, f, &files, &written, &left_out);
+    if (st == TRANSFER_TOO_LARGE) {
+        reply_error(res, 200, E_LIMIT_EXCEEDED,
+                    "The rules would make %s larger than 1 MiB: use format cursor",
+                    f == INTEROP_CLAUDE_MD ? "CLAUDE.md" : "AGENTS.md");
+        goto out;
+    }
+    if (st != TRANSFER_OK) {
+        reply_error(res, 500, E_INTERNAL, "The export failed: the database failed");
         goto out;
     }
     buf_reset(&res->body);

@@ -194,13 +194,17 @@ int cli_export_interop(const struct config *cfg, const char *target, const char 
     struct fileset fs;
     struct store *st;
     long written = 0, left_out = 0;
-    const char *why;
+    enum transfer_status status;
     int rc = 1;
     fileset_init(&fs);
     if (!(st = server_prepare_dirs(cfg) ? NULL : server_open_store(cfg)))
         return 1;
-    if (transfer_export_interop(st, space, f, &fs, &written, &left_out, &why)) {
-        fprintf(stderr, "knowhub: export of space %s failed: %s\n", space, why);
+    status = transfer_export_interop(st, space, f, &fs, &written, &left_out);
+    if (status != TRANSFER_OK) {
+        fprintf(stderr, "knowhub: export of space %s failed: %s\n", space,
+                status == TRANSFER_TOO_LARGE
+                    ? "the file would be larger than 1 MiB (use --format cursor)"
+                    : store_errmsg(st));
         goto out;
     }
     if (!interop_format_is_archive(f) && strcmp(target, "-") == 0) {

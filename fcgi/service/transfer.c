@@ -739,20 +739,17 @@ static int interop_one(const struct knowledge *k, void *arg)
     return 0;
 }
 
-int transfer_export_interop(struct store *st, const char *space, enum interop_format f,
-                            struct fileset *out, long *written, long *left_out, const char **why)
+enum transfer_status transfer_export_interop(struct store *st, const char *space,
+                                             enum interop_format f, struct fileset *out,
+                                             long *written, long *left_out)
 {
     struct interop_scan is = {interop_export_new(f, space)};
-    int rc = 0;
-    *why = NULL;
+    enum transfer_status rc = TRANSFER_OK;
     /* every category: the other one is counted as not carried */
-    if (store_knowledge_scan(st, space, SCAN_ACTIVE, NULL, 1, interop_one, &is)) {
-        *why = "the database failed";
-        rc = -1;
-    } else if (interop_export_finish(is.ex, out)) {
-        *why = "the file would be larger than 1 MiB";
-        rc = -1;
-    }
+    if (store_knowledge_scan(st, space, SCAN_ACTIVE, NULL, 1, interop_one, &is))
+        rc = TRANSFER_STORE_FAILED;
+    else if (interop_export_finish(is.ex, out))
+        rc = TRANSFER_TOO_LARGE;
     *written = interop_export_written(is.ex);
     *left_out = interop_export_left_out(is.ex);
     interop_export_free(is.ex);

@@ -34,7 +34,8 @@ struct transfer_counts {
 enum transfer_status {
     TRANSFER_OK,
     TRANSFER_SOURCE_FAILED, /* the source cannot be read: *source_errno says why */
-    TRANSFER_STORE_FAILED   /* the database failed (store_errmsg) */
+    TRANSFER_STORE_FAILED,  /* the database failed (store_errmsg) */
+    TRANSFER_TOO_LARGE      /* an interop export's AGENTS.md / CLAUDE.md would pass 1 MiB */
 };
 
 /* The layout of src: "-" (standard input) and anything that is not a
@@ -67,11 +68,12 @@ int transfer_export(struct store *st, const char *space, const char *dir, FILE *
  * rules, Agent Skills ---- */
 
 /* The files of space in format f into out (cursor, skills: with the
- * report INTEROP_REPORT_NAME); *written and *left_out count entries. -1
- * when the database fails or AGENTS.md / CLAUDE.md would pass 1 MiB (*why
- * says which). */
-int transfer_export_interop(struct store *st, const char *space, enum interop_format f,
-                            struct fileset *out, long *written, long *left_out, const char **why);
+ * report INTEROP_REPORT_NAME); *written and *left_out count entries.
+ * TRANSFER_STORE_FAILED when the database fails, TRANSFER_TOO_LARGE when
+ * AGENTS.md / CLAUDE.md would pass 1 MiB. */
+enum transfer_status transfer_export_interop(struct store *st, const char *space,
+                                             enum interop_format f, struct fileset *out,
+                                             long *written, long *left_out);
 
 /* Import the files of fs, in format f, into opt->space: one line per file
  * or document to report, as transfer_import writes them (the documents

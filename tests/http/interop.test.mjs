@@ -388,6 +388,22 @@ describe('bad input: the documented error, and nothing half-imported', () => {
         assert.deepEqual(Object.keys(await entries(editor)), ['experiences/ok.md']);
     });
 
+    test('rules that would make AGENTS.md pass 1 MiB: LIMIT_EXCEEDED (the CLI: exit 1), while cursor takes them all', async () => {
+        const [name, token] = spaceWith('interop-huge');
+        const files = {};
+        for (let i = 0; i < 3200; i++) files[`rules/r${i}.md`] = `---\ntitle: Rule number ${i}\nalwaysApply: true\n---\n${'x'.repeat(340)}\n`;
+        const r = knowhub(s.dir, ['import', writeTree(tempDir('knowhub-interop-huge-'), files), '--space', name]);
+        assert.equal(r.status, 0, r.stderr);
+        const e = err(await exportAs(token, 'agents_md'), 'LIMIT_EXCEEDED');
+        assert.equal(e.message, 'The rules would make AGENTS.md larger than 1 MiB: use format cursor');
+        const cli = knowhub(s.dir, ['export', '-', '--format', 'claude_md', '--space', name]);
+        assert.equal(cli.status, 1);
+        assert.match(cli.stderr, /^knowhub: export of space interop-huge-\d+ failed: the file would be larger than 1 MiB \(use --format cursor\)$/m);
+        const cur = await exportAs(token, 'cursor');
+        assert.equal(cur.status, 200);
+        assert.equal(cur.headers['x-knowhub-exported'], '3200');
+    });
+
     test('the CLI: a folder with a symbolic link or a tar with ../ imports nothing (exit 1); an unknown --format is a usage error', () => {
         const [name] = spaceWith('interop-clibad');
         const dir = writeTree(tempDir('knowhub-interop-bad-'), { '.cursor/rules/ok.mdc': mdc() });
