@@ -89,7 +89,7 @@ static int read_whole(const char *file, struct buf *out, struct buf *why)
 {
     char chunk[65536];
     ssize_t got;
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    int fd = strcmp(file, "-") == 0 ? dup(STDIN_FILENO) : open(file, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         buf_addf(why, "%s", strerror(errno));
         return -1;
@@ -106,7 +106,7 @@ static int read_whole(const char *file, struct buf *out, struct buf *why)
     return got < 0 ? -1 : 0;
 }
 
-/* The files of src into fs. */
+/* The files of src into fs ("-": standard input, the format given). */
 static int load_source(const char *src, enum interop_format f, struct fileset *fs, struct buf *why)
 {
     struct buf data, rules;
@@ -128,7 +128,11 @@ static int load_source(const char *src, enum interop_format f, struct fileset *f
     if (ends_with(src, ".tar") || ends_with(src, ".tar.gz") || ends_with(src, ".tgz") ||
         interop_format_is_archive(f)) {
         rc = fileset_from_tar(data.data, data.len, fs, why);
-    } else if ((rc = fileset_add(fs, base_name(src), data.data, data.len, &reason))) {
+    } else if ((rc = fileset_add(fs,
+                                 strcmp(src, "-")         ? base_name(src)
+                                 : f == INTEROP_CLAUDE_MD ? "CLAUDE.md"
+                                                          : "AGENTS.md",
+                                 data.data, data.len, &reason))) {
         buf_adds(why, reason);
     }
 out:

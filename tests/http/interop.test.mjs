@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
-import { startStack } from './lib/stack.mjs';
+import { BIN, assertNoBugs, startStack } from './lib/stack.mjs';
 import { err, ok } from './lib/expect.mjs';
 import { knowhub, newSpace, outputLines, tempDir, writeTree } from './lib/files_helpers.mjs';
 
@@ -421,5 +421,20 @@ describe('bad input: the documented error, and nothing half-imported', () => {
         r = knowhub(s.dir, ['export', '-', '--format', 'cursor', '--space', name]);
         assert.equal(r.status, 2, 'a folder format cannot go to standard output');
         assert.match(knowhub(s.dir, ['export', '-', '--format', 'agents_md', '--space', name]).stdout, /^# AGENTS\.md\n/);
+    });
+
+    test('the CLI reads standard input with --format: AGENTS.md text, or a tar', async () => {
+        const [name, token] = spaceWith('interop-stdin');
+        const run = (args, input) => {
+            const r = spawnSync(BIN, args, { env: { ...process.env, ...s.cliEnv() }, input, timeout: 60000 });
+            assertNoBugs(r.stderr.toString(), `knowhub ${args.join(' ')}`);
+            return r;
+        };
+        let r = run(['import', '-', '--format', 'agents_md', '--space', name], '## From stdin\n\nread from standard input\n');
+        assert.equal(r.status, 0, r.stderr.toString());
+        assert.equal(r.stdout.toString(), 'imported rules/from-stdin.md (from AGENTS.md section 1 (From stdin))\n');
+        r = run(['import', '-', '--format', 'skills', '--space', name], tarOf([{ name: 'piped/SKILL.md', data: '---\nname: piped\ndescription: d\n---\n# Piped\n\nbody\n' }]));
+        assert.equal(r.status, 0, r.stderr.toString());
+        assert.deepEqual(Object.keys(await entries(token)).sort(), ['experiences/piped.md', 'rules/from-stdin.md']);
     });
 });
