@@ -21,7 +21,8 @@ int cli_export(const struct config *cfg, int argc, char **argv);
 struct import_options;
 /* 1 when import should read src as an interop format: --format given, or
  * src an AGENTS.md / CLAUDE.md file, a .tar / .tar.gz / .tgz archive, or a
- * folder with .cursor/rules, .mdc files or SKILL.md files. */
+ * folder with .cursor/rules, .mdc files or SKILL.md files that is not a
+ * knowledge tree (rules/ or experiences/ in it). */
 int cli_interop_source(const char *src, const char *format);
 /* knowhub import SRC [--format F]: as cli_import (exit 0, 1, 2, 3). */
 int cli_import_interop(const struct config *cfg, const char *src, const char *format,

@@ -77,6 +77,12 @@ int cli_interop_source(const char *src, const char *format)
         return strcasecmp(b, "AGENTS.md") == 0 || strcasecmp(b, "CLAUDE.md") == 0 ||
                ends_with(b, ".tar") || ends_with(b, ".tar.gz") || ends_with(b, ".tgz");
     }
+    {
+        /* a knowledge tree stays one, whatever names its documents have */
+        enum import_layout layout;
+        if (transfer_import_layout(src, &layout) == 0 && layout == IMPORT_TREE)
+            return 0;
+    }
     buf_init(&rules, 8192);
     buf_addf(&rules, "%s/.cursor/rules", src);
     yes = (!buf_failed(&rules) && is_dir(rules.data)) || dir_format(src) != INTEROP_NONE;

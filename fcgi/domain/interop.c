@@ -488,8 +488,16 @@ int interop_export_finish(struct interop_export *ex, struct fileset *out)
             else
                 buf_addch(&text, *t);
         buf_adds(&text, MARKER_END "\n\n");
-        if (ex->left_lines.len)
-            buf_addf(&text, "<!-- left out:\n%s-->\n\n", ex->left_lines.data);
+        if (ex->left_lines.len) {
+            /* a path holding "-->" must not end the comment early */
+            buf_adds(&text, "<!-- left out:\n");
+            for (const char *t = ex->left_lines.data; *t; t++)
+                if (*t == '>')
+                    buf_adds(&text, "&gt;");
+                else
+                    buf_addch(&text, *t);
+            buf_adds(&text, "-->\n\n");
+        }
         buf_addf(&text,
                  "Rules of the KnowHub space `%s`. Follow every rule below; a rule marked "
                  "*Applies when* only when the task matches it.\n\n",

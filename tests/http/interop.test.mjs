@@ -423,6 +423,15 @@ describe('bad input: the documented error, and nothing half-imported', () => {
         assert.match(knowhub(s.dir, ['export', '-', '--format', 'agents_md', '--space', name]).stdout, /^# AGENTS\.md\n/);
     });
 
+    test('a knowledge tree with a document named SKILL.md stays a knowledge tree', async () => {
+        const [name, token] = spaceWith('interop-tree');
+        const dir = writeTree(tempDir('knowhub-interop-tree-'), { 'experiences/tools/SKILL.md': '---\ntitle: A note named SKILL\n---\nbody\n' });
+        const r = knowhub(s.dir, ['import', dir, '--space', name]);
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stderr, /knowledge tree \(rules\/ and experiences\/\)/);
+        assert.deepEqual(Object.keys(await entries(token)), ['experiences/tools/SKILL.md']);
+    });
+
     test('the CLI reads standard input with --format: AGENTS.md text, or a tar', async () => {
         const [name, token] = spaceWith('interop-stdin');
         const run = (args, input) => {
