@@ -8,13 +8,15 @@ set -u
 # nginx: the front end; curl and jq: what the examples of README.md and docs/ use
 # (test.sh's docs stage runs them).
 DEPS_BUILD="build-essential cmake pkg-config libfcgi-dev libjson-c-dev libsqlite3-dev \
-libcurl4-openssl-dev libyaml-dev libsodium-dev libcmark-dev libpq-dev libstemmer-dev nginx curl jq"
+libcurl4-openssl-dev libyaml-dev libsodium-dev libcmark-dev libarchive-dev libpq-dev libstemmer-dev nginx curl jq"
 # For the tests only: promtool (package prometheus, about 50 s to install on
 # Debian 12) checks GET /metrics in tests/http/metrics.test.mjs, which skips
 # that one check when it is missing. postgresql: the HTTP suite's second pass
 # (test.sh) on throwaway clusters (scripts/pgcluster.sh); its system cluster
-# is neither used nor started by the tests.
-DEPS_TEST="prometheus postgresql"
+# is neither used nor started by the tests. python3-yaml: PyYAML reads the
+# front matter of the interop exports in tests/http/interop.test.mjs (a YAML
+# reader that is not knowhub's own).
+DEPS_TEST="prometheus postgresql python3-yaml"
 
 deps_missing() { # PACKAGES...
     local p missing=()

@@ -28,6 +28,7 @@ void h_knowledge_revert(struct request *req, struct response *res);
 
 /* h_export.c */
 void h_knowledge_export(struct request *req, struct response *res);
+void h_knowledge_import(struct request *req, struct response *res);
 
 /* h_files.c: the file view (documents by category and path, docs/knowledge-files.md) */
 void h_files_limits(struct request *req, struct response *res);

@@ -7,6 +7,8 @@
 #include "store/store.h"
 #include "service/transfer.h"
 #include "domain/frontmatter.h"
+#include "domain/interop.h"
+#include "base/fileset.h"
 #include "llm/llm.h"
 
 #include <json-c/json.h>
@@ -171,9 +173,10 @@ int cli_token(const struct config *cfg, int argc, char **argv)
 /* Parse SRC [--space S] [--on-conflict X] [--flatten]; 0, or 2 (usage).
  * Export takes neither --on-conflict nor --flatten (opt NULL). */
 static int transfer_args(int argc, char **argv, const char **src, const char **space,
-                         struct import_options *opt)
+                         struct import_options *opt, const char **format)
 {
     *src = NULL;
+    *format = NULL;
     *space = "default";
     if (opt) {
         opt->on_conflict = ON_CONFLICT_SKIP;
@@ -194,6 +197,8 @@ static int transfer_args(int argc, char **argv, const char **src, const char **s
                 return 2;
         } else if (opt && strcmp(argv[i], "--flatten") == 0) {
             opt->flatten = 1;
+        } else if (opt && strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+            *format = argv[++i];
         } else if ((argv[i][0] != '-' || (opt && strcmp(argv[i], "-") == 0)) && !*src) {
             *src = argv[i];
         } else {
@@ -221,23 +226,29 @@ static const char *layout_said(enum import_layout layout, int flatten)
 
 int cli_import(const struct config *cfg, int argc, char **argv)
 {
-    const char *src, *space;
+    const char *src, *space, *format;
     struct import_options opt;
     enum import_layout layout;
     enum transfer_status status;
     struct transfer_counts c = {0};
     struct store *st;
     int source_errno;
-    if (transfer_args(argc, argv, &src, &space, &opt)) {
+    if (transfer_args(argc, argv, &src, &space, &opt, &format)) {
         fputs("usage: knowhub import DIR|FILE.jsonl|- [--space NAME]"
               " [--on-conflict skip|overwrite|rename] [--flatten]\n"
+              "       knowhub import AGENTS.md|CLAUDE.md|DIR|FILE.tar [--format F] [--space NAME]"
+              " [--on-conflict ...]\n"
               "  DIR with rules/ or experiences/: rules/*.md, experiences/*.md and\n"
               "      experiences/<folder>/*.md; any other DIR: every .md below it\n"
               "  FILE.jsonl or - (standard input): what GET /api/knowledge/export writes\n"
+              "  AGENTS.md, CLAUDE.md, a DIR with .cursor/rules, *.mdc or */SKILL.md, or a tar\n"
+              "      of those: formats agents_md, claude_md, cursor, skills (detected)\n"
               "  exit status: 0 imported (skips too), 1 failed, 2 usage, 3 some refused\n",
               stderr);
         return 2;
     }
+    if (cli_interop_source(src, format))
+        return cli_import_interop(cfg, src, format, &opt);
     if (transfer_import_layout(src, &layout)) {
         fprintf(stderr, "knowhub: import: %s: %s\n", src, strerror(errno));
         return 1;
@@ -318,15 +329,24 @@ int cli_export(const struct config *cfg, int argc, char **argv)
             bad = 1;
     }
     if (bad || !target || !space_name_valid(space) ||
-        (strcmp(format, "files") && strcmp(format, "jsonl")) ||
-        (strcmp(format, "files") == 0 && strcmp(target, "-") == 0)) {
+        (strcmp(format, "files") && strcmp(format, "jsonl") &&
+         interop_format_parse(format) == INTEROP_NONE) ||
+        ((strcmp(format, "files") == 0 ||
+          interop_format_is_archive(interop_format_parse(format))) &&
+         strcmp(target, "-") == 0)) {
         fputs("usage: knowhub export DIR [--space NAME]\n"
               "       knowhub export FILE.jsonl|- --format jsonl [--space NAME]\n"
+              "       knowhub export FILE.md|DIR|- --format agents_md|claude_md [--space NAME]\n"
+              "       knowhub export DIR --format cursor|skills [--space NAME]\n"
               "  DIR gets rules/ and experiences/ files; FILE.jsonl (new) or standard\n"
-              "  output the lines of GET /api/knowledge/export\n",
+              "  output the lines of GET /api/knowledge/export; agents_md and claude_md\n"
+              "  write FILE.md, or DIR/AGENTS.md / DIR/CLAUDE.md; cursor\n"
+              "  DIR/.cursor/rules/*.mdc, skills DIR/<name>/SKILL.md\n",
               stderr);
         return 2;
     }
+    if (interop_format_parse(format) != INTEROP_NONE)
+        return cli_export_interop(cfg, target, space, format);
     if (!(st = open_store(cfg)))
         return 1;
     if (strcmp(format, "jsonl") == 0) {
@@ -596,10 +616,11 @@ int cli_version(const struct config *cfg, int argc, char **argv)
     server_store_said(cfg, &said);
     printf("knowhub %s\n"
            "stores: sqlite (SQLite %s), postgresql (libpq %s)\n"
-           "libraries: json-c %s, libcurl %s, libyaml %s, libsodium %s\n"
+           "libraries: json-c %s, libcurl %s, libyaml %s, libsodium %s, libarchive %s\n"
            "this configuration: store %s\n",
            KNOWHUB_VERSION, store_sqlite_version(), pq.data, json_c_version(), llm_curl_version(),
-           frontmatter_yaml_version(), sodium_version_string(), said.data);
+           frontmatter_yaml_version(), sodium_version_string(), fileset_archive_version(),
+           said.data);
     buf_release(&pq);
     buf_release(&said);
     return 0;

@@ -17,6 +17,22 @@ int cli_import(const struct config *cfg, int argc, char **argv);
 /* knowhub export DIR [--space S] */
 int cli_export(const struct config *cfg, int argc, char **argv);
 
+/* The interop formats of import and export (cli_interop.c, docs/agents.md). */
+struct import_options;
+/* 1 when import should read src as an interop format: --format given, or
+ * src an AGENTS.md / CLAUDE.md file, a .tar / .tar.gz / .tgz archive, or a
+ * folder with .cursor/rules, .mdc files or SKILL.md files that is not a
+ * knowledge tree (rules/ or experiences/ in it). */
+int cli_interop_source(const char *src, const char *format);
+/* knowhub import SRC [--format F]: as cli_import (exit 0, 1, 2, 3). */
+int cli_import_interop(const struct config *cfg, const char *src, const char *format,
+                       const struct import_options *opt);
+/* knowhub export TARGET --format agents_md|claude_md|cursor|skills: for
+ * the single-file formats - (standard output), a FILE.md, or a folder that
+ * gets AGENTS.md / CLAUDE.md; a folder (created if needed) else. */
+int cli_export_interop(const struct config *cfg, const char *target, const char *space,
+                       const char *format);
+
 /* knowhub backup FILE [--force]: an online copy of the database, through a
  * temporary file renamed to FILE; an existing FILE only with --force. */
 int cli_backup(const struct config *cfg, int argc, char **argv);

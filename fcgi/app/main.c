@@ -816,13 +816,20 @@ static const struct {
      "import DIR|FILE.jsonl|- [--space S] [--on-conflict skip|overwrite|rename] [--flatten]\n\n"
      "Load a knowledge tree (DIR with rules/ or experiences/), a plain folder of notes\n"
      "(every .md an experience; --flatten for deep trees) or the JSON Lines export\n"
-     "writes (a file, or - for stdin). Exit 0 imported (skips are not failures),\n"
-     "1 the source or the database failed, 2 usage, 3 some documents refused.\n"},
+     "writes (a file, or - for stdin). Also AGENTS.md, CLAUDE.md, a folder with\n"
+     ".cursor/rules, .mdc or SKILL.md files, or a tar of those (--format F says\n"
+     "agents_md, claude_md, cursor or skills when the names do not). Exit 0\n"
+     "imported (skips are not failures), 1 the source or the database failed,\n"
+     "2 usage, 3 some documents refused.\n"},
     {"export", "DIR [--space S]: every document as rules/ and experiences/ files",
      "export DIR [--space S]\n"
-     "       knowhub export FILE.jsonl|- --format jsonl [--space S]\n\n"
+     "       knowhub export FILE.jsonl|- --format jsonl [--space S]\n"
+     "       knowhub export FILE.md|DIR|- --format agents_md|claude_md [--space S]\n"
+     "       knowhub export DIR --format cursor|skills [--space S]\n\n"
      "Write every document as rules/ and experiences/ files, or as JSON Lines\n"
-     "(what GET /api/knowledge/export answers; import reads it back).\n"},
+     "(what GET /api/knowledge/export answers; import reads it back); or the rules\n"
+     "as AGENTS.md, CLAUDE.md or DIR/.cursor/rules/*.mdc, the experiences as Agent\n"
+     "Skills folders DIR/NAME/SKILL.md.\n"},
     {"backup", "FILE [--force]: an online copy of the database (safe while serving)",
      "backup FILE [--force]\n\nAn online copy of the database (safe while serving), through a\n"
      "temporary file; an existing FILE is replaced only with --force.\n"},

@@ -65,6 +65,8 @@ static const struct route table[] = {
     {"GET", "/mcp", ROLE_READER, h_mcp_stream, 0},
     {"DELETE", "/mcp", ROLE_READER, h_mcp_end, 0},
     {"GET", "/api/events", ROLE_READER, h_events, 0},
+    /* Interop formats in (docs/agents.md); rules in it need an admin. */
+    {"POST", "/api/knowledge/import", ROLE_EDITOR, h_knowledge_import, 0},
 };
 
 void routes_install(void)

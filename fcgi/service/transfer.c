@@ -725,3 +725,69 @@ int transfer_export_jsonl(struct store *st, const char *space, FILE *out,
     *write_errno = w.write_errno;
     return rc != STORE_OK || w.write_errno ? -1 : 0;
 }
+
+/* ---- interop formats ---- */
+
+struct interop_scan {
+    struct interop_export *ex;
+};
+
+static int interop_one(const struct knowledge *k, void *arg)
+{
+    struct interop_scan *is = arg;
+    interop_export_add(is->ex, k);
+    return 0;
+}
+
+enum transfer_status transfer_export_interop(struct store *st, const char *space,
+                                             enum interop_format f, struct fileset *out,
+                                             long *written, long *left_out)
+{
+    struct interop_scan is = {interop_export_new(f, space)};
+    enum transfer_status rc = TRANSFER_OK;
+    /* every category: the other one is counted as not carried */
+    if (store_knowledge_scan(st, space, SCAN_ACTIVE, NULL, 1, interop_one, &is))
+        rc = TRANSFER_STORE_FAILED;
+    else if (interop_export_finish(is.ex, out))
+        rc = TRANSFER_TOO_LARGE;
+    *written = interop_export_written(is.ex);
+    *left_out = interop_export_left_out(is.ex);
+    interop_export_free(is.ex);
+    return rc;
+}
+
+enum transfer_status transfer_import_interop(struct store *st, const struct import_options *opt,
+                                             enum interop_format f, const struct fileset *fs,
+                                             int rules_allowed, FILE *report,
+                                             struct transfer_counts *counts)
+{
+    struct importer im = {st, opt, IMPORT_TREE, report, counts, 0};
+    struct interop_docs docs;
+    struct buf lines;
+    long skipped = 0, refused = 0;
+    int rc = 0;
+    interop_docs_init(&docs);
+    buf_init(&lines, 16 * 1024 * 1024);
+    interop_import_parse(f, fs, &docs, &lines, &skipped, &refused);
+    fputs(lines.data, report);
+    counts->refused += refused;
+    counts->not_markdown += skipped;
+    buf_release(&lines);
+    if (store_space_ensure(st, opt->space) || store_begin(st)) {
+        interop_docs_release(&docs);
+        return TRANSFER_STORE_FAILED;
+    }
+    for (size_t i = 0; i < docs.n && rc == 0; i++) {
+        const struct interop_doc *d = &docs.v[i];
+        if (!rules_allowed && strcmp(d->category, "rules") == 0)
+            refuse(&im, d->from, "rules are written by admins only");
+        else
+            rc = import_text(&im, d->category, d->path, d->from, d->from, d->text, d->len);
+    }
+    interop_docs_release(&docs);
+    if (rc) {
+        store_rollback(st);
+        return TRANSFER_STORE_FAILED;
+    }
+    return store_commit(st) ? TRANSFER_STORE_FAILED : TRANSFER_OK;
+}

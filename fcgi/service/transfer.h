@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+#include "domain/interop.h"
+
 struct store;
 
 enum on_conflict { ON_CONFLICT_SKIP, ON_CONFLICT_OVERWRITE, ON_CONFLICT_RENAME };
@@ -32,7 +34,8 @@ struct transfer_counts {
 enum transfer_status {
     TRANSFER_OK,
     TRANSFER_SOURCE_FAILED, /* the source cannot be read: *source_errno says why */
-    TRANSFER_STORE_FAILED   /* the database failed (store_errmsg) */
+    TRANSFER_STORE_FAILED,  /* the database failed (store_errmsg) */
+    TRANSFER_TOO_LARGE      /* an interop export's AGENTS.md / CLAUDE.md would pass 1 MiB */
 };
 
 /* The layout of src: "-" (standard input) and anything that is not a
@@ -60,5 +63,26 @@ int transfer_export_jsonl(struct store *st, const char *space, FILE *out,
 /* Write every active document of space under dir, byte for byte as stored. */
 int transfer_export(struct store *st, const char *space, const char *dir, FILE *report,
                     struct transfer_counts *counts);
+
+/* ---- the interop formats (docs/agents.md): AGENTS.md, CLAUDE.md, Cursor
+ * rules, Agent Skills ---- */
+
+/* The files of space in format f into out (cursor, skills: with the
+ * report INTEROP_REPORT_NAME); *written and *left_out count entries.
+ * TRANSFER_STORE_FAILED when the database fails, TRANSFER_TOO_LARGE when
+ * AGENTS.md / CLAUDE.md would pass 1 MiB. */
+enum transfer_status transfer_export_interop(struct store *st, const char *space,
+                                             enum interop_format f, struct fileset *out,
+                                             long *written, long *left_out);
+
+/* Import the files of fs, in format f, into opt->space: one line per file
+ * or document to report, as transfer_import writes them (the documents
+ * named by the file and section they came from), counted in counts. With
+ * rules_allowed 0 a rule is refused ("rules are written by admins only").
+ * Documents go in one transaction when there are at most 500 of them. */
+enum transfer_status transfer_import_interop(struct store *st, const struct import_options *opt,
+                                             enum interop_format f, const struct fileset *fs,
+                                             int rules_allowed, FILE *report,
+                                             struct transfer_counts *counts);
 
 #endif

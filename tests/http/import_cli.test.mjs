@@ -354,7 +354,7 @@ describe('which store a node runs', () => {
         const out = lines(r.stdout);
         assert.match(out[0], /^knowhub \d+\.\d+\.\d+$/);
         assert.match(out[1], /^stores: sqlite \(SQLite 3\.\d+\.\d+\), postgresql \(libpq \d+\.\d+\)$/);
-        assert.match(out[2], /^libraries: json-c [\d.]+, libcurl [\d.]+, libyaml [\d.]+, libsodium [\d.]+$/);
+        assert.match(out[2], /^libraries: json-c [\d.]+, libcurl [\d.]+, libyaml [\d.]+, libsodium [\d.]+, libarchive [\d.]+$/);
         assert.equal(out[3], `this configuration: store sqlite ${lite.dir}/knowhub.db`);
         const url = 'postgresql://kh:s3cret-pw@db.example:5433/knowhub?sslmode=require';
         const pg = knowhubInput(lite.dir, ['version'], '', { KNOWHUB_DATABASE_URL: url });

@@ -327,6 +327,22 @@ describe('a real nginx + knowhub', () => {
         for (const l of lines) assert.ok(line(JSON.parse(l)), JSON.stringify(line.errors));
         assert.ok(SPEC.paths['/api/knowledge/export'].get.responses['200'].content['application/x-ndjson']);
         checked.add('GET /api/knowledge/export');
+        // The interop formats: AGENTS.md out, back in (into the same space: unchanged), an unknown format.
+        const md = await call('GET', '/api/knowledge/export', '/api/knowledge/export?format=agents_md', { token: t });
+        assert.equal(md.status, 200);
+        assert.match(md.headers['content-type'], /^text\/markdown/);
+        assert.ok(SPEC.paths['/api/knowledge/export'].get.responses['200'].content['text/markdown']);
+        assert.equal(md.headers['x-knowhub-exported'], '1');
+        const cur = await call('GET', '/api/knowledge/export', '/api/knowledge/export?format=cursor', { token: t });
+        assert.equal(cur.headers['content-type'], 'application/x-tar');
+        assert.ok(SPEC.paths['/api/knowledge/export'].get.responses['200'].content['application/x-tar']);
+        conforms('GET', '/api/knowledge/export', await call('GET', '/api/knowledge/export', '/api/knowledge/export?format=zip', { token: t }));
+        // back into the same space: the rule's front matter held more than AGENTS.md carries, so its path is taken (skipped)
+        const imp = conforms('POST', '/api/knowledge/import', await call('POST', '/api/knowledge/import', '/api/knowledge/import?format=agents_md&on_conflict=skip', { token: t, rawBody: md.raw, headers: { 'Content-Type': 'text/markdown' } }));
+        assert.deepEqual([imp.data.imported, imp.data.skipped], [0, 1]);
+        const tarIn = conforms('POST', '/api/knowledge/import', await call('POST', '/api/knowledge/import', '/api/knowledge/import?format=cursor', { token: t, rawBody: cur.raw, headers: { 'Content-Type': 'application/x-tar' } }));
+        assert.equal(tarIn.data.skipped, 1);
+        assert.equal(conforms('POST', '/api/knowledge/import', await call('POST', '/api/knowledge/import', '/api/knowledge/import?format=cursor', { token: t, rawBody: 'not a tar', headers: { 'Content-Type': 'application/x-tar' } })).error.code, 'INVALID_REQUEST');
         // Deletion and revert.
         conforms('DELETE', '/api/knowledge/{id}', await call('DELETE', '/api/knowledge/{id}', `/api/knowledge/${id}`, { token: t }));
         conforms('POST', '/api/knowledge/{id}/revert', await call('POST', '/api/knowledge/{id}/revert', `/api/knowledge/${id}/revert`, { token: t, body: {} }));

@@ -99,7 +99,7 @@ field() { dpkg-deb -f "$DEB" "$1"; }
 bad=()
 depends=$(field Depends)
 for lib in libc6 libfcgi0ldbl libjson-c5 libsqlite3-0 libcurl4 libyaml-0-2 libsodium23 \
-    libcmark0.30.2 libpq5 libstemmer0d adduser; do
+    libcmark0.30.2 libpq5 libstemmer0d libarchive13 adduser; do
     echo "$depends" | tr ',' '\n' | grep -qE "^ *$lib( |$)" || bad+=("Depends lacks $lib: $depends")
 done
 # Every library the binary links directly (NEEDED) belongs to a package in Depends.

@@ -235,6 +235,19 @@ const PROBES = {
     }),
     'POST /api/tokens': (att) => ({ m: 'POST', p: '/api/tokens', body: { role: 'reader', label: 'tour' }, check: (r) => assert.equal(ok(r).space, att.name) }),
     'DELETE /api/tokens/{id}': (att, role, vic) => ({ m: 'DELETE', p: `/api/tokens/${tokenId(vic.tokens.admin)}`, check: (r) => err(r, 'NOT_FOUND') }),
+    // The import writes into the caller's own space alone; an editor's rules are refused by name.
+    'POST /api/knowledge/import': (att, role) => ({
+        m: 'POST',
+        p: '/api/knowledge/import?format=agents_md&on_conflict=rename',
+        rawBody: `## ${att.prefix} imported rule\n\nimported by the tour as ${role}\n`,
+        headers: { 'Content-Type': 'text/markdown' },
+        check: (r) => {
+            const d = ok(r);
+            assert.equal(d.space, att.name);
+            if (role === 'admin') assert.equal(d.imported, 1, JSON.stringify(d));
+            else assert.deepEqual(d.report, [`refused AGENTS.md section 1 (${att.prefix} imported rule): rules are written by admins only`]);
+        },
+    }),
     'GET /api/overview': (att, role, vic) => ({
         m: 'GET',
         p: '/api/overview',
@@ -309,7 +322,7 @@ async function tour(att, vic) {
             const req = probe(att, role, vic);
             assert.equal(req.m, route.method, key);
             const what = `${att.name}/${role} ${key}`;
-            const r = await s.api(req.m, req.p, { token: att.tokens[role], body: req.body });
+            const r = await s.api(req.m, req.p, { token: att.tokens[role], body: req.body, rawBody: req.rawBody, headers: req.headers });
             figures.requests++;
             assertNoLeak(r, req, vic, what);
             if (rank(role) < rank(route.role)) {
