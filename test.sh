@@ -133,6 +133,14 @@ fi
 echo "== MCP tests (the official MCP TypeScript SDK client)"
 if npm_ready tests/mcp; then
     node_stage mcp tests/mcp/
+    # The live updates across two nodes, the resources and the budgets on
+    # PostgreSQL: a cluster of their own.
+    if [ "$pg_deps" = ok ]; then
+        pg_node_stage mcp-postgresql tests/mcp/live.test.mjs tests/mcp/resources.test.mjs \
+            tests/mcp/budget.test.mjs
+    else
+        stage_fail mcp-postgresql "PostgreSQL could not be installed: the MCP tests on PostgreSQL did not run"
+    fi
 else
     stage_fail mcp "the SDK could not be installed (see $OUT/mcp-npm.log)"
 fi
