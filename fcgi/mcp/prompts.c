@@ -94,10 +94,21 @@ static int start_task(const struct svc_ctx *c, const struct prompt_args *a, stru
     struct buf uri;
     size_t n;
     int rc;
+    const char *budget = arg(a, "budget_tokens");
+    long budget_tokens = 0;
     if (too_long(goal, GOAL_MAX_CHARS, "goal", err))
         return -1;
+    /* Prompt arguments are strings: the budget as /context takes it. */
+    if (budget && parse_long(budget, CONTEXT_BUDGET_MIN, CONTEXT_BUDGET_MAX, &budget_tokens)) {
+        error_set(err, E_INVALID_REQUEST, NULL,
+                  "'budget_tokens' must be a whole number from %d to %d", CONTEXT_BUDGET_MIN,
+                  CONTEXT_BUDGET_MAX);
+        return -1;
+    }
     body = json_object_new_object();
     json_object_object_add(body, "question", json_object_new_string(goal));
+    if (budget_tokens)
+        json_object_object_add(body, "budget_tokens", json_object_new_int64(budget_tokens));
     rc = svc_context_question(c, body, &data, err);
     json_object_put(body);
     if (rc)
@@ -331,7 +342,12 @@ static const struct prompt prompts[] = {
      {"Start a task with KnowHub", "用 KnowHub 开始任务"},
      {"The rules to follow and the knowledge relevant to your goal, ready to start on it",
       "开始之前需要遵守的规则，以及与目标相关的知识"},
-     {{"goal", 1, {"what you are about to do", "你接下来要做的事"}}, LANGUAGE_ARG}},
+     {{"goal", 1, {"what you are about to do", "你接下来要做的事"}},
+      LANGUAGE_ARG,
+      {"budget_tokens",
+       0,
+       {"at most this many tokens of rules and knowledge (100-200000; rules are never cut)",
+        "规则与知识最多占用的 token 数（100-200000；规则从不截断）"}}}},
     {"evaluate_trace",
      ROLE_READER,
      evaluate_trace,

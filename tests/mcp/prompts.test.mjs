@@ -64,7 +64,7 @@ describe('prompts/list', () => {
         assert.deepEqual(await names(agent), ['start_task', 'evaluate_trace', 'distill_experience']);
         assert.deepEqual(await names(reader), ['start_task', 'evaluate_trace', 'distill_experience']);
         const start = (await admin.listPrompts()).prompts[0];
-        assert.deepEqual(start.arguments.map((a) => [a.name, a.required]), [['goal', true], ['language', false]]);
+        assert.deepEqual(start.arguments.map((a) => [a.name, a.required]), [['goal', true], ['language', false], ['budget_tokens', false]]);
         assert.equal(start.title, 'Start a task with KnowHub');
     });
 
@@ -103,6 +103,20 @@ describe('start_task', () => {
         assert.equal(byArg, byHeader);
         const en = textOf(await readerZh.getPrompt({ name: 'start_task', arguments: { goal: 'quarterly revenue', language: 'en' } }));
         assert.ok(en.startsWith('# Starting a task'));
+    });
+
+    test('budget_tokens: the knowledge as /context fills that budget (summaries, then left out); a bad budget is refused', async () => {
+        const goal = 'quarterly revenue report';
+        const rest = (await s.api('POST', '/api/knowledge/context', { token: s.admin, body: { question: goal, budget_tokens: 100 } })).json.data;
+        const text = textOf(await reader.getPrompt({ name: 'start_task', arguments: { goal, budget_tokens: '100' } }));
+        for (const k of rest.knowledge) assert.ok(text.includes(k.snippet), `${k.form} ${k.title}`);
+        const whole = textOf(await reader.getPrompt({ name: 'start_task', arguments: { goal } }));
+        assert.ok(text.length <= whole.length, `${text.length} > ${whole.length}`);
+        for (const budget_tokens of ['99', '200001', 'ten', '1e3']) {
+            const e = await rpcError(reader.getPrompt({ name: 'start_task', arguments: { goal, budget_tokens } }));
+            assert.equal(e.code, -32602, budget_tokens);
+            assert.match(e.message, /budget_tokens/);
+        }
     });
 
     test('no match: said so; a goal over 4000 characters or blank is refused', async () => {
