@@ -500,10 +500,47 @@ out:
 /* The MCP result of a success: the data as text and as structuredContent
  * (an object; other data is wrapped), or NULL with *too_large set when it
  * is over max_bytes. data is borrowed. */
+/* The text of a budgeted answer (it has budget_tokens): the blocks the
+ * budget counted — /rules' block, or /context's rules and knowledge blocks —
+ * and a line naming what was left out, not the JSON again, which would be
+ * about 2.3 times the budget; structuredContent keeps every field. NULL for
+ * an answer without a budget. */
+static char *budgeted_text(struct json_object *data)
+{
+    struct json_object *omitted = NULL;
+    const char *block = jf_member_str(data, "block"), *rules = jf_member_str(data, "rules_block");
+    const char *knowledge = jf_member_str(data, "knowledge_block");
+    struct buf b;
+    size_t n;
+    if (!json_object_is_type(data, json_type_object) ||
+        !json_object_object_get_ex(data, "budget_tokens", NULL))
+        return NULL;
+    buf_init(&b, 64 * 1024 * 1024);
+    buf_adds(&b, block ? block : rules ? rules : "");
+    if (knowledge && *knowledge) {
+        buf_addch(&b, '\n');
+        buf_adds(&b, knowledge);
+    }
+    json_object_object_get_ex(data, "omitted", &omitted);
+    n = omitted ? json_object_array_length(omitted) : 0;
+    if (n)
+        buf_addf(&b,
+                 "\n(Left out for the budget or as duplicates: %zu; their ids are in "
+                 "structuredContent.omitted.)\n",
+                 n);
+    if (buf_failed(&b)) {
+        buf_release(&b);
+        return NULL;
+    }
+    return buf_detach(&b, NULL);
+}
+
 static struct json_object *tool_result(struct json_object *data, size_t max_bytes, int *too_large)
 {
     struct json_object *result = json_object_new_object(), *sc;
-    json_object_object_add(result, "content", text_content(json_text(data)));
+    char *text = budgeted_text(data);
+    json_object_object_add(result, "content", text_content(text ? text : json_text(data)));
+    free(text);
     if (json_object_is_type(data, json_type_object)) {
         sc = json_object_get(data);
     } else {

@@ -97,6 +97,20 @@ describe('budget_tokens on the MCP tools', () => {
         assert.deepEqual(ctx.omitted.map((o) => o.reason).sort(), [...Array(8).fill('budget'), 'duplicate']);
     });
 
+    test('a budgeted result\'s text is the blocks the budget counted, not the JSON again', async () => {
+        const question = 'How do I join large tables?';
+        for (const [name, args] of [['knowledge_context', { question, budget_tokens: 600 }], ['knowledge_rules', { budget_tokens: 1000 }]]) {
+            const r = checkResult(await agent.callTool({ name, arguments: args }));
+            const text = r.content[0].text;
+            assert.ok(!text.startsWith('{'), `${name}: ${text.slice(0, 80)}`);
+            // The JSON of the same answer is far longer: the text is what the model reads.
+            assert.ok(text.length * 1.5 < JSON.stringify(r.structuredContent).length, `${name}: ${text.length} vs ${JSON.stringify(r.structuredContent).length}`);
+        }
+        // Without a budget the text is the JSON, as before.
+        const plain = checkResult(await agent.callTool({ name: 'knowledge_rules', arguments: {} }));
+        assert.deepEqual(JSON.parse(plain.content[0].text), plain.structuredContent);
+    });
+
     test('a wrong budget_tokens is an isError result with INVALID_REQUEST', async () => {
         for (const name of ['knowledge_context', 'knowledge_rules']) {
             for (const budget_tokens of [99, 200001]) {

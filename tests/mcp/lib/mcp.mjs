@@ -34,6 +34,14 @@ export async function connect(s, token, headers = {}) {
     return client;
 }
 
+/** The text of a budgeted knowledge_rules / knowledge_context result: its blocks, and how many were left out. */
+export function budgetedText(d) {
+    let t = d.block ?? d.rules_block ?? '';
+    if (d.knowledge_block) t += `\n${d.knowledge_block}`;
+    if (d.omitted.length) t += `\n(Left out for the budget or as duplicates: ${d.omitted.length}; their ids are in structuredContent.omitted.)\n`;
+    return t;
+}
+
 /** Check the shape every tool result has: one text content that is the JSON of structuredContent. */
 export function checkResult(r) {
     assert.ok(Array.isArray(r.content) && r.content.length === 1, JSON.stringify(r));
@@ -43,6 +51,9 @@ export function checkResult(r) {
     if (r.isError) {
         const { code, message } = r.structuredContent.error;
         assert.equal(r.content[0].text, `${code}: ${message}`);
+    } else if (r.structuredContent.budget_tokens !== undefined) {
+        // A budgeted answer's text is the blocks the budget counted (docs/agents.md "Token budgets").
+        assert.equal(r.content[0].text, budgetedText(r.structuredContent));
     } else {
         const parsed = JSON.parse(r.content[0].text);
         // structuredContent is the data itself, or {data} when the data is not an object.
