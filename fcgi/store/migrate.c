@@ -25,12 +25,18 @@
 
 /* Migration 15: a row of changes for each change of an entry a reader
  * sees (sql_parts.h's CHANGE_WHEN), in commit order (SQLite has one writer
- * at a time); category and path before and after, for a rename. */
+ * at a time); category and path before and after, for a rename. The table
+ * keeps the last CHANGES_KEPT rows whatever runs (a stream thread trims by
+ * age too; an import with no server running leaves no more than these): a
+ * reader that fell further behind finds a gap and reads everything again
+ * (store_changes_read). */
+#define CHANGES_KEPT "10000"
 // clang-format off
 #define CHANGE_ROW(space, id, cat, path, ocat, opath, action)                                      \
     " BEGIN INSERT INTO changes(space, knowledge_id, category, path, old_category, old_path,"     \
     " action, at) VALUES(" space ", " id ", " cat ", " path ", " ocat ", " opath ", " action       \
-    ", strftime('%Y-%m-%dT%H:%M:%fZ', 'now')); END;"
+    ", strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));"                                                    \
+    " DELETE FROM changes WHERE seq <= last_insert_rowid() - " CHANGES_KEPT "; END;"
 #define CHANGES_TRIGGERS_SQL                                                                       \
     "CREATE TABLE IF NOT EXISTS changes(seq INTEGER PRIMARY KEY AUTOINCREMENT,"                   \
     " space TEXT NOT NULL, knowledge_id TEXT NOT NULL, category TEXT NOT NULL,"                   \

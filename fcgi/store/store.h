@@ -732,9 +732,9 @@ STORE_MUST_CHECK int store_changes_follow(struct store *st);
 int store_changes_fd(struct store *st);
 /* Pass each change committed since the last call to fn, oldest first.
  * STORE_OK; STORE_UNAVAILABLE when some may have been missed (PostgreSQL's
- * session was lost and is followed anew): the caller tells its readers to
- * read everything again. SQLite's rows are read every few hundred ms and
- * kept for minutes (store_changes_trim), so none goes by unread. */
+ * session was lost and is followed anew, or SQLite's last 10,000 rows
+ * passed us by: a bulk import) and the caller tells its readers to read
+ * everything again. */
 STORE_MUST_CHECK int store_changes_read(struct store *st, store_change_fn fn, void *arg);
 /* Forget changes older than seconds (SQLite's rows; nothing on PostgreSQL). */
 STORE_MUST_CHECK int store_changes_trim(struct store *st, long seconds);
