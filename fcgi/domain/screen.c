@@ -267,14 +267,18 @@ static int is_word(unsigned char c)
  * ASCII word edge must be a word boundary. */
 static int alt_at(const char *t, size_t n, size_t pos, const char *alt, size_t *end)
 {
-    size_t len = strlen(alt);
-    int prefix = len > 0 && alt[len - 1] == '*';
-    size_t e;
+    size_t len, e;
+    int prefix;
+    /* cheap refusals first: the first byte, then the word boundary before */
+    if (pos >= n || t[pos] != alt[0])
+        return 0;
+    if (is_word((unsigned char)alt[0]) && pos > 0 && is_word((unsigned char)t[pos - 1]))
+        return 0;
+    len = strlen(alt);
+    prefix = len > 0 && alt[len - 1] == '*';
     if (prefix)
         len--;
     if (len == 0 || pos + len > n || memcmp(t + pos, alt, len) != 0)
-        return 0;
-    if (is_word((unsigned char)alt[0]) && pos > 0 && is_word((unsigned char)t[pos - 1]))
         return 0;
     e = pos + len;
     if (prefix) {
@@ -335,6 +339,22 @@ struct seq {
     unsigned checks;
 };
 
+/* 1 when every alternative starts with a word character: such a step can
+ * only match at the start of a word. */
+static int starts_words(const char *const *alts)
+{
+    for (size_t i = 0; alts[i]; i++)
+        if (!is_word((unsigned char)alts[i][0]))
+            return 0;
+    return 1;
+}
+
+/* 1 when t[p] is inside a word (so no word-start alternative matches). */
+static int mid_word(const char *t, size_t p)
+{
+    return p > 0 && is_word((unsigned char)t[p]) && is_word((unsigned char)t[p - 1]);
+}
+
 /* The end of seq matched at pos, or 0. */
 static size_t seq_at(const struct folded *f, size_t pos, const struct seq *q)
 {
@@ -343,11 +363,14 @@ static size_t seq_at(const struct folded *f, size_t pos, const struct seq *q)
         return 0;
     for (size_t s = 1; s < MAX_STEPS && q->steps[s].alts; s++) {
         size_t from = end, found = 0;
+        int words = starts_words(q->steps[s].alts);
         for (size_t p = from; p <= from + q->steps[s].gap && p < f->n; p++) {
             if (p > from && sentence_end_at(f->t, f->n, p))
                 break;
             if ((q->checks & SAME_LINE) && f->t[p] == '\n')
                 break;
+            if (words && (mid_word(f->t, p) || !is_word((unsigned char)f->t[p])))
+                continue;
             if (alts_at(f->t, f->n, p, q->steps[s].alts, &end)) {
                 found = 1;
                 break;
@@ -888,13 +911,13 @@ static int scan_seqs(const struct folded *f, const struct seq *seqs, size_t *s_o
 {
     size_t best_s = SIZE_MAX, best_e = 0;
     for (const struct seq *q = seqs; q->steps[0].alts; q++) {
-        int suppressed = 0;
+        int suppressed = 0, words = starts_words(q->steps[0].alts);
         unsigned char first[256] = {0};
         for (size_t i = 0; q->steps[0].alts[i]; i++)
             first[(unsigned char)q->steps[0].alts[i][0]] = 1;
         for (size_t p = 0; p < f->n && p < best_s; p++) {
             size_t e;
-            if (!first[(unsigned char)f->t[p]])
+            if (!first[(unsigned char)f->t[p]] || (words && mid_word(f->t, p)))
                 continue;
             e = seq_at(f, p, q);
             if (e == 0)

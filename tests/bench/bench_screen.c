@@ -6,7 +6,8 @@
  * per class (the "class" field) and per split. tests/screen checks the
  * rates; the screen's speed on all texts goes to stderr.
  *   bench_screen FILE...        the benchmark
- *   bench_screen -              screen stdin, print each finding and its excerpt */
+ *   bench_screen -              screen stdin, print each finding and its excerpt
+ *   bench_screen --rules        the rule table: CLASS<tab>CODE<tab>DESCRIPTION */
 #include "base/buf.h"
 #include "domain/screen.h"
 
@@ -145,11 +146,18 @@ int main(int argc, char **argv)
     double seconds = 0;
     size_t bytes = 0;
     if (argc < 2) {
-        fprintf(stderr, "usage: %s FILE... | -\n", argv[0]);
+        fprintf(stderr, "usage: %s FILE... | - | --rules\n", argv[0]);
         return 2;
     }
     if (strcmp(argv[1], "-") == 0)
         return screen_stdin();
+    if (strcmp(argv[1], "--rules") == 0) {
+        for (size_t i = 0; i < screen_rule_count(); i++) {
+            const struct screen_rule *r = screen_rule_at(i);
+            printf("%s\t%s\t%s\n", screen_class_name(r->cls), r->code, r->description);
+        }
+        return 0;
+    }
     for (int i = 1; i < argc; i++)
         if (bench_file(argv[i], &seconds, &bytes))
             return 1;
