@@ -522,6 +522,30 @@ static const char *const MENTION_CUES[] = {
     "拦截",     "识别",     "样本",     "话术",        "恶意",      "越狱",    "测试",
     "包含",     "含有",     NULL};
 
+static const char *const INTRODUCERS[] = {"like", "as", "e.g", "eg", "example", "instance", NULL};
+
+/* Whether the match at s comes right after "like", "such as", "e.g.",
+ * "for example", "例如", "比如", "诸如" (spaces and one '.' or ',' between). */
+static int introduced(const struct folded *f, size_t s)
+{
+    size_t p = s, ws, wl;
+    while (p > 0 && f->t[p - 1] == ' ')
+        p--;
+    if (p >= 6 && (memcmp(f->t + p - 6, "例如", 6) == 0 || memcmp(f->t + p - 6, "比如", 6) == 0 ||
+                   memcmp(f->t + p - 6, "诸如", 6) == 0))
+        return 1;
+    if (p > 0 && (f->t[p - 1] == '.' || f->t[p - 1] == ','))
+        p--;
+    wl = word_before(f->t, p, &ws);
+    if (wl == 0 || p - ws != wl || !word_in(f->t + ws, wl, INTRODUCERS))
+        return 0;
+    if (wl == 2 && memcmp(f->t + ws, "as", 2) == 0) {
+        size_t ss, sl = word_before(f->t, ws, &ss);
+        return sl == 4 && memcmp(f->t + ss, "such", 4) == 0;
+    }
+    return 1;
+}
+
 static int is_open_quote(const char *t, size_t p, size_t *qlen)
 {
     unsigned char c = (unsigned char)t[p];
@@ -583,7 +607,7 @@ static int is_mention(const struct folded *f, size_t s, size_t e)
                 }
     }
     if (!quoted)
-        return 0;
+        return introduced(f, s);
     if (le - ls > 2000) {
         ls = s > 1000 ? s - 1000 : ls;
         le = e + 1000 < le ? e + 1000 : le;
@@ -813,11 +837,11 @@ static const struct seq SEQ_SEND[] = {
             "write"),
        0},
       {ALTS("content*", "secret*", "credential*", "password*", "api key*", "api_key*", "apikey*",
-            "token*", ".env", "env", "environment variable*", "ssh", "id_rsa", "private key*",
-            "system prompt", "conversation*", "chat history", "chat log*", "history", "memory",
-            "memories", "cookie*", "session*", "aws", "keys", "key", ".git-credentials", ".netrc",
-            "keychain", "wallet", "everything", "all files", "the files", "user data",
-            "personal data", "~/."),
+            "token*", ".env", "env", "environment variable*", "id_rsa", "id_ed25519",
+            "private key*", "secret key*", "access key*", "ssh private", "system prompt",
+            "conversation*", "chat history", "chat log*", "history", "memory", "memories",
+            "cookie*", "session*", "aws", ".git-credentials", ".netrc", "keychain", "wallet",
+            "everything", "all files", "the files", "user data", "personal data", "~/."),
        50},
       {ALTS("http:", "https:", "ftp:", "url", "endpoint", "webhook*", "server", "address", "email",
             "e-mail", "inbox", "pastebin", "ngrok", "discord", "telegram", "gist", "requestbin",
@@ -949,14 +973,27 @@ static const char *const ROLE_WEAK[] = {
     "system", "user", "ai",  "model",   "bot",    "developer", "instruction", "response",
     "系统",   "用户", "gpt", "chatgpt", "claude", "admin",     "管理员",      NULL};
 
+/* 1 when t[p..] is a short label and a colon ("Shell:", "CPU:", "环境:"):
+ * at most 24 bytes of words, spaces, dashes or CJK before the colon. */
+static int label_at(const char *t, size_t n, size_t p)
+{
+    size_t q = p;
+    while (
+        q < n && q - p <= 24 &&
+        (is_word((unsigned char)t[q]) || t[q] == ' ' || t[q] == '-' || (unsigned char)t[q] >= 0x80))
+        q++;
+    return q > p && t[p] != ' ' && q < n && t[q] == ':';
+}
+
 static int scan_fake_turn(const struct folded *f, size_t *off, size_t *len)
 {
     const char *t = f->t;
     size_t weak_first = SIZE_MAX, weak_end = 0;
     size_t weak_roles = 0; /* bit per ROLE_WEAK row seen */
+    size_t other_labels = 0;
     for (size_t ls = 0; ls < f->n; ls = line_end_of(t, f->n, ls) + 1) {
         size_t p = ls, e;
-        int heading = 0;
+        int heading = 0, role = 0;
         if (f->code[ls])
             continue;
         while (p < f->n &&
@@ -990,13 +1027,22 @@ static int scan_fake_turn(const struct folded *f, size_t *off, size_t *len)
                     weak_end = q;
                 }
                 weak_roles |= (size_t)1 << r;
-                if (weak_roles & (weak_roles - 1)) {
-                    *off = f->map[weak_first];
-                    *len = f->map[weak_end + 1 < f->n ? weak_end + 1 : f->n] - f->map[weak_first];
-                    return 1;
-                }
+                role = 1;
+                break;
             }
+            if (role)
+                break;
         }
+        if (!role && label_at(t, f->n, p))
+            other_labels++;
+    }
+    /* Two different weak roles ("System:" and "User:") make a dialogue,
+     * unless other labels ("Shell:", "环境：") make the lines a list of
+     * settings. */
+    if ((weak_roles & (weak_roles - 1)) && other_labels == 0) {
+        *off = f->map[weak_first];
+        *len = f->map[weak_end + 1 < f->n ? weak_end + 1 : f->n] - f->map[weak_first];
+        return 1;
     }
     /* An upper-case "SYSTEM:" or "ASSISTANT:" inside a line. */
     for (size_t p = 0; p < f->n; p++) {

@@ -4,7 +4,7 @@
 // obfuscated) of which 95% or more must be caught, and at least 150 benign
 // experiences and rules that discuss prompts, URLs, base64, tokens, curl and
 // security, of which 2% or fewer may be flagged. A third of each file is a
-// held-out part (split "heldout"); its rates are printed on their own.
+// held-out part (splits "heldout" and "blind"); their rates are printed on their own.
 // docs/review.md "The poisoning screen" gives the figures.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -58,9 +58,11 @@ test('the benchmark texts: 150+ of each, en and zh, unique ids, a held-out third
         assert.equal(new Set(rows.map((r) => r.text)).size, rows.length, `${name}: no text twice`);
         for (const lang of ['en', 'zh'])
             assert.ok(rows.filter((r) => r.lang === lang).length >= 30, `${name}: ${lang}`);
-        const held = rows.filter((r) => r.split === 'heldout').length;
-        assert.ok(held >= rows.length / 3 - 1, `${name}: held-out ${held} of ${rows.length}`);
-        assert.ok(rows.every((r) => r.split === 'dev' || r.split === 'heldout'));
+        // dev: the rules were tuned on it; heldout: written with it, run once at the end;
+        // blind: written after the tuning, run once (docs/review.md tells the first runs)
+        const held = rows.filter((r) => r.split === 'heldout' || r.split === 'blind').length;
+        assert.ok(held >= rows.length / 3, `${name}: held-out ${held} of ${rows.length}`);
+        assert.ok(rows.every((r) => ['dev', 'heldout', 'blind'].includes(r.split)));
     }
     for (const cls of ['instruction_override', 'role_tag', 'exfiltration', 'hidden_text'])
         assert.ok(injections.filter((r) => r.class === cls).length >= 10, cls);
@@ -93,11 +95,13 @@ test(`the screen catches >= ${CAUGHT_MIN * 100}% of the injections and flags <= 
         lines.push(`  ${cls}: ${pct(rate(injections.filter((r) => r.class === cls), vi))}`);
     for (const lang of ['en', 'zh'])
         lines.push(`  ${lang}: ${pct(rate(injections.filter((r) => r.lang === lang), vi))}`);
-    lines.push(`  held-out: ${pct(rate(injections.filter((r) => r.split === 'heldout'), vi))}`);
+    for (const split of ['heldout', 'blind'])
+        lines.push(`  ${split}: ${pct(rate(injections.filter((r) => r.split === split), vi))}`);
     lines.push(`benign flagged: ${pct(flagged)}`);
     for (const lang of ['en', 'zh'])
         lines.push(`  ${lang}: ${pct(rate(benign.filter((r) => r.lang === lang), vb))}`);
-    lines.push(`  held-out: ${pct(rate(benign.filter((r) => r.split === 'heldout'), vb))}`);
+    for (const split of ['heldout', 'blind'])
+        lines.push(`  ${split}: ${pct(rate(benign.filter((r) => r.split === split), vb))}`);
     const missed = injections.filter((r) => vi.get(r.id).length === 0).map((r) => r.id);
     const wrong = benign.filter((r) => vb.get(r.id).length > 0).map((r) => `${r.id} (${vb.get(r.id)})`);
     if (missed.length) lines.push(`missed: ${missed.join(' ')}`);
