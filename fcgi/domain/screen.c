@@ -973,6 +973,15 @@ static const char *const ROLE_WEAK[] = {
     "system", "user", "ai",  "model",   "bot",    "developer", "instruction", "response",
     "系统",   "用户", "gpt", "chatgpt", "claude", "admin",     "管理员",      NULL};
 
+/* 1 when t[i] came from an upper-case ASCII or full-width letter. */
+static int orig_upper(const struct folded *f, size_t i)
+{
+    const unsigned char *o = (const unsigned char *)f->orig + f->map[i];
+    uint32_t cp;
+    size_t k = utf8_decode(o, f->orig_len - f->map[i], &cp);
+    return k > 0 && ((cp >= 'A' && cp <= 'Z') || (cp >= 0xff21 && cp <= 0xff3a));
+}
+
 /* 1 when t[p..] is a short label and a colon ("Shell:", "CPU:", "环境:"):
  * at most 24 bytes of words, spaces, dashes or CJK before the colon. */
 static int label_at(const char *t, size_t n, size_t p)
@@ -1051,15 +1060,13 @@ static int scan_fake_turn(const struct folded *f, size_t *off, size_t *len)
             (!alt_at(t, f->n, p, "system", &e) && !alt_at(t, f->n, p, "assistant", &e)))
             continue;
         size_t q = e;
-        if (q < f->n && t[q] == ' ')
+        while (q < f->n && q - e < 4 && (t[q] == ' ' || t[q] == '*' || t[q] == '_'))
             q++;
         if (q >= f->n || t[q] != ':')
             continue;
         int upper = 1;
-        for (size_t i = p; i < e && upper; i++) {
-            unsigned char c = (unsigned char)f->orig[f->map[i]];
-            upper = c >= 'A' && c <= 'Z';
-        }
+        for (size_t i = p; i < e && upper; i++)
+            upper = orig_upper(f, i);
         if (upper) {
             *off = f->map[p];
             *len = f->map[q + 1] - f->map[p];
@@ -1361,7 +1368,11 @@ static int scan_tags(const struct folded *f, size_t *off, size_t *len)
 
 /* Words spelled out letter by letter ("i g n o r e  a l l  p r e v i o u s",
  * "忽 略 之 前"): the letters of such a run, squeezed, hold a keyword. */
-static const char *const SPACED_KEYWORDS[] = {"ignoreall",
+static const char *const SPACED_KEYWORDS[] = {"ignore",
+                                              "override",
+                                              "bypass",
+                                              "无视",
+                                              "ignoreall",
                                               "ignoreprevious",
                                               "ignoreprior",
                                               "ignoreabove",
@@ -1377,9 +1388,7 @@ static const char *const SPACED_KEYWORDS[] = {"ignoreall",
                                               "forgetall",
                                               "forgetprevious",
                                               "revealyour",
-                                              "忽略之前",
-                                              "忽略以上",
-                                              "忽略所有",
+                                              "忽略",
                                               "之前的指令",
                                               "系统提示",
                                               "你现在是",
