@@ -1398,12 +1398,15 @@ static const char *const SPACED_KEYWORDS[] = {"ignore",
 
 #define SPACED_MIN 6
 #define SQUEEZE_MAX 64
+#define SQUEEZE_DROP 24
 
 static int scan_spaced(const struct folded *f, size_t *off, size_t *len)
 {
     const char *t = f->t;
-    char sq[SQUEEZE_MAX + 1];
-    size_t sqn = 0, tokens = 0, run_start = 0, p = 0;
+    struct buf sq; /* the squeezed letters of the run, its last SQUEEZE_MAX bytes */
+    size_t tokens = 0, run_start = 0, p = 0;
+    int found = 0;
+    buf_init(&sq, SQUEEZE_MAX);
     while (p < f->n) {
         size_t k = 0;
         unsigned char c = (unsigned char)t[p];
@@ -1420,23 +1423,25 @@ static int scan_spaced(const struct folded *f, size_t *off, size_t *len)
         if (single) {
             if (tokens == 0)
                 run_start = p;
-            if (sqn + k > SQUEEZE_MAX) {
-                memmove(sq, sq + 24, sqn - 24);
-                sqn -= 24;
+            if (sq.len + k > SQUEEZE_MAX) {
+                /* keep the last bytes: longer than any keyword */
+                memmove(sq.data, sq.data + SQUEEZE_DROP, sq.len - SQUEEZE_DROP);
+                buf_truncate(&sq, sq.len - SQUEEZE_DROP);
             }
-            memcpy(sq + sqn, t + p, k);
-            sqn += k;
-            sq[sqn] = '\0';
+            buf_add(&sq, t + p, k);
             tokens++;
             if (tokens >= SPACED_MIN)
-                for (size_t i = 0; SPACED_KEYWORDS[i]; i++) {
+                for (size_t i = 0; SPACED_KEYWORDS[i] && !found; i++) {
                     size_t kl = strlen(SPACED_KEYWORDS[i]);
-                    if (sqn >= kl && memcmp(sq + sqn - kl, SPACED_KEYWORDS[i], kl) == 0) {
+                    if (sq.len >= kl &&
+                        memcmp(sq.data + sq.len - kl, SPACED_KEYWORDS[i], kl) == 0) {
                         *off = f->map[run_start];
                         *len = f->map[p + k] - f->map[run_start];
-                        return 1;
+                        found = 1;
                     }
                 }
+            if (found)
+                break;
             p += k;
             /* up to 3 separators, not a blank line, keep the run going */
             size_t sep = 0;
@@ -1448,15 +1453,16 @@ static int scan_spaced(const struct folded *f, size_t *off, size_t *len)
             }
             if (sep == 0 || sep > 3) {
                 tokens = 0;
-                sqn = 0;
+                buf_reset(&sq);
             }
             continue;
         }
         tokens = 0;
-        sqn = 0;
+        buf_reset(&sq);
         p += k ? k : 1;
     }
-    return 0;
+    buf_release(&sq);
+    return found;
 }
 
 static const struct rule_impl RULES[] = {
