@@ -152,6 +152,13 @@ else
     stage_fail tokens "gpt-tokenizer could not be installed (see $OUT/tokens-npm.log)"
 fi
 
+# The poisoning screen's benchmark (tests/fixtures/screen): >= 95% of the
+# injections caught, <= 2% of the benign texts flagged, the rates printed.
+echo "== screen (tests/screen: fcgi/domain/screen.c on the injection and benign texts)"
+node_stage screen tests/screen/
+grep -E '^# (injections caught|benign flagged|other benign|  (instruction_override|role_tag|exfiltration|hidden_text|heldout|blind))' \
+    "$OUT/screen.log" | sed 's/^# /  /'
+
 echo "== OpenAPI (docs/openapi.yaml: the route table, an OpenAPI 3.1 validator, live answers)"
 if npm_ready tests/openapi; then
     node_stage openapi tests/openapi/
