@@ -16,6 +16,7 @@
 #include "service/ctx.h"
 #include "service/evolve.h"
 #include "service/idempotency.h"
+#include "service/reviewgate.h"
 #include "service/writerate.h"
 #include "store/store.h"
 
@@ -310,6 +311,28 @@ static int create_keyed(const struct svc_ctx *c, struct knowledge *k, const stru
     return rc;
 }
 
+/* The review gate (service/review.h) for a new entry k of the entry view:
+ * 1 with *data when it is held as a proposal, 0 to write it, -1 with err. */
+static int entry_held(const struct svc_ctx *c, const struct knowledge *k, struct json_object **data,
+                      struct error *err)
+{
+    struct buf doc;
+    struct review_write w = {0};
+    int rc;
+    buf_init(&doc, 1 << 20);
+    document_for_entry(k, &doc);
+    w.write_path = "entry";
+    w.kind = "create";
+    w.category = k->category;
+    w.path = k->path ? k->path : "";
+    w.document = doc.data;
+    w.agent_id = k->agent_id;
+    w.source = k->source;
+    rc = review_gate(c, &w, data, err);
+    buf_release(&doc);
+    return rc;
+}
+
 int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
                          struct json_object **data, struct error *err)
 {
@@ -389,6 +412,10 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
         time_utc_text(now);
         now[10] = 'T';
         k.source_ts = xstrdup(now);
+    }
+    if ((rc = entry_held(c, &k, data, err))) {
+        result = rc > 0 ? 0 : -1;
+        goto out;
     }
     rc = idem.key ? create_keyed(c, &k, &idem, &raced) : knowledge_create(c->st, &k, c->actor);
     if (raced) {
@@ -648,6 +675,23 @@ int svc_knowledge_delete(const struct svc_ctx *c, const char *id, struct json_ob
         store_rollback(c->st);
         knowledge_release(&k);
         return -1;
+    }
+    {
+        struct review_write w = {"entry",    "delete",   k.id,       k.version, k.category, k.path,
+                                 k.document, k.document, k.agent_id, NULL,      k.source,   0};
+        int held = review_gate(c, &w, data, err);
+        if (held) { /* the proposal is kept, the entry left as it is */
+            rc = held > 0 ? store_commit(c->st) : STORE_ERROR;
+            if (held < 0)
+                store_rollback(c->st);
+            knowledge_release(&k);
+            if (held > 0 && rc) {
+                json_object_put(*data);
+                *data = NULL;
+                return store_fail(rc, err);
+            }
+            return held > 0 ? 0 : -1;
+        }
     }
     rc = store_knowledge_delete(c->st, c->space, k.id, c->actor);
     if (rc)

@@ -1,0 +1,79 @@
+/* reviewgate (service): the review policy applied to one write; a held
+ * write becomes a proposal (store/review.c). */
+#include "service/reviewgate.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "service/ctx.h"
+#include "store/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int store_fail(int rc, struct error *err)
+{
+    store_status_error(rc, "Proposal", err);
+    return -1;
+}
+
+/* Whether policy holds w by a caller of role: off holds nothing;
+ * agent_writes the writes of agent tokens; llm_writes the texts an LLM
+ * wrote; all every write made through a token (the CLI's are the
+ * operator's own). */
+static int policy_holds(const char *policy, const struct svc_ctx *c, const struct review_write *w)
+{
+    if (strcmp(policy, "agent_writes") == 0)
+        return c->role == ROLE_AGENT;
+    if (strcmp(policy, "llm_writes") == 0)
+        return w->by_llm;
+    if (strcmp(policy, "all") == 0)
+        return c->token_id != NULL || w->by_llm;
+    return 0;
+}
+
+int review_gate(const struct svc_ctx *c, const struct review_write *w, struct json_object **data,
+                struct error *err)
+{
+    struct proposal p;
+    char *policy = NULL, id[40], now[27];
+    const char *state = "pending", *reasons = "[]";
+    int rc, holds;
+    if ((rc = store_review_policy_get(c->st, c->space, &policy)))
+        return store_fail(rc, err);
+    holds = policy_holds(policy, c, w);
+    free(policy);
+    /* The poisoning screen (domain/screen.h) is called here, on every
+     * write whatever the policy: findings make state "quarantined", reasons
+     * their codes, and hold the write. */
+    if (!holds)
+        return 0;
+    memset(&p, 0, sizeof p);
+    id_random(id, "prop-");
+    time_utc_iso_micro(now);
+    p.id = id;
+    p.space = (char *)c->space;
+    p.kind = (char *)w->kind;
+    p.state = (char *)state;
+    p.write_path = (char *)w->write_path;
+    p.knowledge_id = (char *)w->knowledge_id;
+    p.base_version = w->base_version;
+    p.category = (char *)w->category;
+    p.path = (char *)w->path;
+    p.document = (char *)w->document;
+    p.base_document = (char *)w->base_document;
+    p.token_id = (char *)c->token_id;
+    p.actor = (char *)c->actor;
+    p.agent_id = (char *)(w->agent_id ? w->agent_id : "");
+    p.trace_id = (char *)(w->trace_id ? w->trace_id : "");
+    p.source = (char *)(w->source ? w->source : "");
+    p.reasons = (char *)reasons;
+    p.created_at = now;
+    if ((rc = store_proposal_insert(c->st, &p)))
+        return store_fail(rc, err);
+    *data = json_object_new_object();
+    json_object_object_add(*data, "status", json_object_new_string(state));
+    json_object_object_add(*data, "proposal_id", json_object_new_string(id));
+    json_object_object_add(*data, "kind", json_object_new_string(w->kind));
+    json_object_object_add(*data, "category", json_object_new_string(w->category));
+    json_object_object_add(*data, "path", json_object_new_string(w->path));
+    return 1;
+}
