@@ -553,7 +553,7 @@ int svc_files_rename(const struct svc_ctx *c, struct json_object *body, struct j
     knowledge_init(&old);
     if (target_of(body, "path", &from, err) ||
         jf_long(err, body, "expected_version", 1, 1L << 40, 0, &expected_version) ||
-        write_admit(c, 1, err))
+        review_refuse(c, "rename", 0, err) || write_admit(c, 1, err))
         goto out;
     /* The destination: new_path in new_category (default: the same category). */
     new_category = stripped_field(body, "new_category");

@@ -616,10 +616,18 @@ int svc_knowledge_update(const struct svc_ctx *c, const char *id, struct json_ob
         }
     }
     if (evolve_feedback_id) {
-        if ((rc = evolve_apply(c, &current, evolved.data)) ||
-            (rc = store_knowledge_feedback_mark(c->st, evolve_feedback_id, "applied")))
+        char *held = NULL;
+        if ((rc = evolve_apply(c, &current, evolved.data, &held)) ||
+            (rc = store_knowledge_feedback_mark(c->st, evolve_feedback_id, "applied"))) {
+            free(held);
             goto fail;
-        json_object_object_add(applied, "evolve_feedback", json_object_new_string("evolved"));
+        }
+        /* held for review: the rewrite waits in the queue (docs/review.md) */
+        json_object_object_add(applied, "evolve_feedback",
+                               json_object_new_string(held ? "pending" : "evolved"));
+        if (held)
+            json_object_object_add(applied, "proposal_id", json_object_new_string(held));
+        free(held);
     }
     {
         struct knowledge_case *cases[2] = {has_helpful ? &helpful : NULL,

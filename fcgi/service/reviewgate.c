@@ -77,3 +77,23 @@ int review_gate(const struct svc_ctx *c, const struct review_write *w, struct js
     json_object_object_add(*data, "path", json_object_new_string(w->path));
     return 1;
 }
+
+int review_refuse(const struct svc_ctx *c, const char *write_path, int by_llm, struct error *err)
+{
+    struct review_write w = {0};
+    char *policy = NULL;
+    int rc, holds;
+    if ((rc = store_review_policy_get(c->st, c->space, &policy)))
+        return store_fail(rc, err);
+    w.by_llm = by_llm;
+    holds = policy_holds(policy, c, &w);
+    if (holds) {
+        error_set(err, E_FORBIDDEN, "review_required",
+                  "The space's review policy (%s) holds this write, and %s cannot be held for "
+                  "review yet: ask an editor to do it, or an admin to change the policy",
+                  policy, write_path);
+        error_str(err, "write_path", write_path);
+    }
+    free(policy);
+    return holds ? -1 : 0;
+}

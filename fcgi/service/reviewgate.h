@@ -32,4 +32,11 @@ struct review_write {
 int review_gate(const struct svc_ctx *c, const struct review_write *w, struct json_object **data,
                 struct error *err);
 
+/* For a write path that cannot be held as a proposal yet (rename, revert,
+ * import, slim's merges; docs/review.md): -1 with err FORBIDDEN (key
+ * review_required, param write_path) when the space's policy would hold a
+ * write of this caller there (by_llm as in review_write), so no write
+ * slips past review; 0 when it may be done now. */
+int review_refuse(const struct svc_ctx *c, const char *write_path, int by_llm, struct error *err);
+
 #endif
