@@ -480,6 +480,8 @@ const char *const pg_stmt_sql[S_COUNT] = {
     [S_PROPOSAL_COUNTS] = "SELECT count(*) FILTER (WHERE state = 'pending'),"
                           " count(*) FILTER (WHERE state = 'quarantined')"
                           " FROM proposals WHERE space = $1",
+    [S_PROPOSAL_TOTALS] = "SELECT count(*) FILTER (WHERE state = 'pending'),"
+                          " count(*) FILTER (WHERE state = 'quarantined') FROM proposals",
     /* The embedding turn: a lease row, never a lock held across the
      * embeddings call (a frozen holder's lease runs out; vectors.c). $1 the
      * node, $2 the lease in ms, in the server's clock (no two nodes' clocks

@@ -128,12 +128,12 @@ int store_proposal_decide(struct store *st, const char *space, const char *id, c
     return rc == STORE_OK ? STORE_CONFLICT : rc;
 }
 
-int store_proposal_counts(struct store *st, const char *space, long *pending, long *quarantined)
+/* The two counts of statement s (bound), as pending and quarantined. */
+static int two_counts(struct cursor *s, long *pending, long *quarantined)
 {
-    struct cursor *s;
     int rc;
     *pending = *quarantined = 0;
-    if (!(s = stmt_bind(st, S_PROPOSAL_COUNTS, "t", space)))
+    if (!s)
         return STORE_ERROR;
     if ((rc = stmt_step(s)) == STEP_ROW) {
         *pending = (long)stmt_col_int64(s, 0);
@@ -141,4 +141,14 @@ int store_proposal_counts(struct store *st, const char *space, long *pending, lo
     }
     rc = stmt_row_end(s, rc);
     return rc == STORE_NOT_FOUND ? STORE_OK : rc;
+}
+
+int store_proposal_counts(struct store *st, const char *space, long *pending, long *quarantined)
+{
+    return two_counts(stmt_bind(st, S_PROPOSAL_COUNTS, "t", space), pending, quarantined);
+}
+
+int store_proposal_totals(struct store *st, long *pending, long *quarantined)
+{
+    return two_counts(stmt_get(st, S_PROPOSAL_TOTALS), pending, quarantined);
 }

@@ -373,4 +373,7 @@ const char *const stmt_sql[S_COUNT] = {
     [S_PROPOSAL_COUNTS] = "SELECT coalesce(sum(CASE WHEN state = 'pending' THEN 1 ELSE 0 END), 0),"
                           " coalesce(sum(CASE WHEN state = 'quarantined' THEN 1 ELSE 0 END), 0)"
                           " FROM proposals WHERE space = ?1",
+    [S_PROPOSAL_TOTALS] = "SELECT coalesce(sum(CASE WHEN state = 'pending' THEN 1 ELSE 0 END), 0),"
+                          " coalesce(sum(CASE WHEN state = 'quarantined' THEN 1 ELSE 0 END), 0)"
+                          " FROM proposals",
 };

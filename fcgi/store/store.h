@@ -799,5 +799,7 @@ STORE_MUST_CHECK int store_proposal_decide(struct store *st, const char *space, 
 /* The space's pending and quarantined proposals. */
 STORE_MUST_CHECK int store_proposal_counts(struct store *st, const char *space, long *pending,
                                            long *quarantined);
+/* Every space's pending and quarantined proposals (the /metrics gauges). */
+STORE_MUST_CHECK int store_proposal_totals(struct store *st, long *pending, long *quarantined);
 
 #endif

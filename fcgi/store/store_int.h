@@ -197,6 +197,7 @@ enum stmt_id {
     S_PROPOSAL_COUNT,
     S_PROPOSAL_DECIDE,
     S_PROPOSAL_COUNTS,
+    S_PROPOSAL_TOTALS,
     S_COUNT
 };
 

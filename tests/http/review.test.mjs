@@ -148,6 +148,21 @@ describe('agent_writes', () => {
         assert.equal(ok(await s.api('GET', '/api/review?state=rejected', { token: v.editor })).total, 1);
     });
 
+    test('the counts: /api/overview of the space, /metrics of every space', async () => {
+        const v = space();
+        await setPolicy(v, 'agent_writes');
+        const gauge = async () => Number(/^knowhub_review_pending (\d+)$/m.exec((await s.api('GET', '/metrics')).text)[1]);
+        const before = await gauge();
+        assert.deepEqual(ok(await s.api('GET', '/api/overview', { token: v.reader })).review, { pending: 0, quarantined: 0 });
+        const a = ok(await save(v, 'countwordone'));
+        ok(await save(v, 'countwordtwo'));
+        assert.deepEqual(ok(await s.api('GET', '/api/overview', { token: v.reader })).review, { pending: 2, quarantined: 0 });
+        assert.equal(await gauge(), before + 2);
+        ok(await decide(v, a.proposal_id, { decision: 'reject', reason: 'no' }));
+        assert.deepEqual(ok(await s.api('GET', '/api/overview', { token: v.reader })).review, { pending: 1, quarantined: 0 });
+        assert.equal(await gauge(), before + 1);
+    });
+
     test('editors and admins write at once; an agent\'s file write, update and delete are held', async () => {
         const v = space();
         await setPolicy(v, 'agent_writes');

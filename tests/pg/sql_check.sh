@@ -251,6 +251,7 @@ S_PROPOSAL_LIST ttll
 S_PROPOSAL_COUNT tt
 S_PROPOSAL_DECIDE ttttttttt
 S_PROPOSAL_COUNTS t
+S_PROPOSAL_TOTALS -
 LETTERS
 
 # Does PostgreSQL type $n (type) take what letter binds (as text or bytea)?
