@@ -42,7 +42,7 @@ static int policy_data(const char *policy, struct json_object **data)
 int svc_review_policy_get(const struct svc_ctx *c, struct json_object **data, struct error *err)
 {
     char *policy = NULL;
-    int rc = store_review_policy_get(c->st, c->space, &policy);
+    int rc = store_review_policy_get(c->st, c->space, NULL, &policy);
     if (rc)
         return store_fail(rc, err);
     policy_data(policy, data);

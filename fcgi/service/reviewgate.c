@@ -37,7 +37,7 @@ int review_gate(const struct svc_ctx *c, const struct review_write *w, struct js
     char *policy = NULL, id[40], now[27];
     const char *state = "pending", *reasons = "[]";
     int rc, holds;
-    if ((rc = store_review_policy_get(c->st, c->space, &policy)))
+    if ((rc = store_review_policy_get(c->st, c->space, c->token_id, &policy)))
         return store_fail(rc, err);
     holds = policy_holds(policy, c, w);
     free(policy);
@@ -83,7 +83,7 @@ int review_refuse(const struct svc_ctx *c, const char *write_path, int by_llm, s
     struct review_write w = {0};
     char *policy = NULL;
     int rc, holds;
-    if ((rc = store_review_policy_get(c->st, c->space, &policy)))
+    if ((rc = store_review_policy_get(c->st, c->space, c->token_id, &policy)))
         return store_fail(rc, err);
     w.by_llm = by_llm;
     holds = policy_holds(policy, c, &w);
@@ -96,4 +96,13 @@ int review_refuse(const struct svc_ctx *c, const char *write_path, int by_llm, s
     }
     free(policy);
     return holds ? -1 : 0;
+}
+
+int review_policy_valid(const char *policy)
+{
+    static const char *const policies[] = {"off", "agent_writes", "llm_writes", "all"};
+    for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++)
+        if (strcmp(policy, policies[i]) == 0)
+            return 1;
+    return 0;
 }

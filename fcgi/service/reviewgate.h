@@ -32,6 +32,9 @@ struct review_write {
 int review_gate(const struct svc_ctx *c, const struct review_write *w, struct json_object **data,
                 struct error *err);
 
+/* Whether policy is one of off, agent_writes, llm_writes, all. */
+int review_policy_valid(const char *policy);
+
 /* For a write path that cannot be held as a proposal yet (rename, revert,
  * import, slim's merges; docs/review.md): -1 with err FORBIDDEN (key
  * review_required, param write_path) when the space's policy would hold a

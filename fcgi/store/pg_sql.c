@@ -458,7 +458,11 @@ const char *const pg_stmt_sql[S_COUNT] = {
         "UPDATE mcp_subscriptions SET seen_at = $3 WHERE token_id = $1 AND session = $2",
     [S_SUB_EXPIRE] = "DELETE FROM mcp_subscriptions WHERE seen_at < $1",
     /* 16: the review queue (store/review.c) */
-    [S_REVIEW_POLICY_GET] = "SELECT policy FROM review_policies WHERE space = $1",
+    [S_REVIEW_POLICY_GET] = "SELECT coalesce((SELECT policy FROM token_reviews"
+                            " WHERE token_id = $2::text), (SELECT policy FROM review_policies"
+                            " WHERE space = $1), 'off')",
+    [S_TOKEN_REVIEW_SET] = "INSERT INTO token_reviews(token_id, policy) VALUES($1, $2)"
+                           " ON CONFLICT(token_id) DO UPDATE SET policy = excluded.policy",
     [S_REVIEW_POLICY_SET] = "INSERT INTO review_policies(space, policy, actor, updated_at)"
                             " VALUES($1, $2, $3, $4) ON CONFLICT(space) DO UPDATE SET"
                             " policy = excluded.policy, actor = excluded.actor,"

@@ -20,12 +20,13 @@ void store_proposal_release(struct proposal *p)
     p->base_version = 0;
 }
 
-int store_review_policy_get(struct store *st, const char *space, char **policy)
+int store_review_policy_get(struct store *st, const char *space, const char *token_id,
+                            char **policy)
 {
     struct cursor *s;
     int rc;
     *policy = NULL;
-    if (!(s = stmt_bind(st, S_REVIEW_POLICY_GET, "t", space)))
+    if (!(s = stmt_bind(st, S_REVIEW_POLICY_GET, "tt", space, token_id)))
         return STORE_ERROR;
     if ((rc = stmt_step(s)) == STEP_ROW)
         *policy = stmt_col_dup(s, 0);
@@ -43,6 +44,11 @@ int store_review_policy_set(struct store *st, const char *space, const char *pol
     char now[27];
     time_utc_iso_micro(now);
     return stmt_run(st, S_REVIEW_POLICY_SET, "tttt", space, policy, actor, now);
+}
+
+int store_token_review_set(struct store *st, const char *token_id, const char *policy)
+{
+    return stmt_run(st, S_TOKEN_REVIEW_SET, "tt", token_id, policy);
 }
 
 int store_proposal_insert(struct store *st, const struct proposal *p)

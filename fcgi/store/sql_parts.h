@@ -101,7 +101,8 @@
  * the proposals of writes held for review, with their whole document, the
  * live document they change (base_document, base_version; the reader diffs
  * the two), their provenance and their state (pending, approved, rejected,
- * quarantined). T is the text type, I the integer type. */
+ * quarantined); a token's own policy, set at its creation (token_reviews).
+ * T is the text type, I the integer type. */
 #define REVIEW_SQL(T, I)                                                                           \
     "CREATE TABLE IF NOT EXISTS review_policies(space" T " PRIMARY KEY, policy" T " NOT NULL,"    \
     " actor" T " NOT NULL, updated_at" T " NOT NULL);"                                            \
@@ -112,7 +113,8 @@
     " trace_id" T " NOT NULL, source" T " NOT NULL, reasons" T " NOT NULL, created_at" T          \
     " NOT NULL, decision" T ", decision_reason" T ", decided_by" T ", decided_at" T ","           \
     " result_id" T ");"                                                                           \
-    "CREATE INDEX IF NOT EXISTS proposals_queue ON proposals(space, state, created_at);"
+    "CREATE INDEX IF NOT EXISTS proposals_queue ON proposals(space, state, created_at);"          \
+    "CREATE TABLE IF NOT EXISTS token_reviews(token_id" T " PRIMARY KEY, policy" T " NOT NULL);"
 
 /* A proposal row (struct proposal, store/review.c). */
 #define PROPOSAL_COLUMNS                                                                           \

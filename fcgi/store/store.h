@@ -771,9 +771,14 @@ struct proposal {
 };
 /* Free what store_proposal_get filled. */
 void store_proposal_release(struct proposal *p);
-/* The space's review policy into *policy (the caller frees); "off" when
- * none was set. */
-STORE_MUST_CHECK int store_review_policy_get(struct store *st, const char *space, char **policy);
+/* The review policy of a write by token_id (NULL: the space's own) into
+ * *policy (the caller frees): the token's own when it was given one at its
+ * creation, else the space's, else "off". */
+STORE_MUST_CHECK int store_review_policy_get(struct store *st, const char *space,
+                                             const char *token_id, char **policy);
+/* Give the token token_id its own review policy (at its creation). */
+STORE_MUST_CHECK int store_token_review_set(struct store *st, const char *token_id,
+                                            const char *policy);
 /* Set the space's review policy. */
 STORE_MUST_CHECK int store_review_policy_set(struct store *st, const char *space,
                                              const char *policy, const char *actor);

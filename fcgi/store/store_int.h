@@ -198,6 +198,7 @@ enum stmt_id {
     S_PROPOSAL_DECIDE,
     S_PROPOSAL_COUNTS,
     S_PROPOSAL_TOTALS,
+    S_TOKEN_REVIEW_SET,
     S_COUNT
 };
 

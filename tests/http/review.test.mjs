@@ -6,7 +6,7 @@
 // (the default): writes as before.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startStack, tokenId } from './lib/stack.mjs';
+import { BIN, run, startStack, tokenId } from './lib/stack.mjs';
 import { err, errKey, ok } from './lib/expect.mjs';
 
 let s;
@@ -236,6 +236,29 @@ describe('agent_writes', () => {
         err(await s.api('GET', `/api/review/${held.proposal_id}`, { token: b.admin }), 'NOT_FOUND');
         err(await decide(b, held.proposal_id, { decision: 'approve' }, b.admin), 'NOT_FOUND');
         assert.equal(ok(await s.api('GET', `/api/review/${held.proposal_id}`, { token: a.editor })).state, 'pending');
+    });
+});
+
+describe('a token\'s own policy, set at its creation', () => {
+    test('POST /api/tokens {review} and knowhub token create --review override the space\'s', async () => {
+        const v = space();
+        // the space reviews nothing, this agent's writes all
+        const made = ok(await s.api('POST', '/api/tokens', { token: v.admin, body: { role: 'agent', label: 'watched', review: 'all' } }));
+        assert.equal(made.review, 'all');
+        assert.equal(ok(await save(v, 'watchedword', made.token)).status, 'pending');
+        assert.match(ok(await save(v, 'freeword')).id, /^knowledge-/);
+        errKey(await s.api('POST', '/api/tokens', { token: v.admin, body: { role: 'agent', review: 'often' } }), 'INVALID_REQUEST', 'invalid_review_policy', { field: 'review' });
+        // the space reviews agents, this trusted one is not
+        await setPolicy(v, 'agent_writes');
+        const r = run(BIN, ['token', 'create', '--space', v.name, '--role', 'agent', '--label', 'trusted', '--review', 'off'], s.cliEnv());
+        assert.equal(r.status, 0, r.stderr);
+        const trusted = r.stdout.trim();
+        assert.match(ok(await save(v, 'trustedword', trusted)).id, /^knowledge-/);
+        assert.equal(ok(await save(v, 'heldword')).status, 'pending');
+        assert.equal(ok(await s.api('GET', '/api/review/policy', { token: v.editor })).policy, 'agent_writes');
+        const bad = run(BIN, ['token', 'create', '--space', v.name, '--role', 'agent', '--review', 'sometimes'], s.cliEnv());
+        assert.equal(bad.status, 2);
+        assert.match(bad.stderr, /invalid review policy/);
     });
 });
 

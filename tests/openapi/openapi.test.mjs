@@ -522,7 +522,7 @@ describe('a real nginx + knowhub', () => {
     test('the review queue answers as described, a held write too', async () => {
         const space = 'openapi-review';
         const admin = s.token(space, 'admin', 'openapi review');
-        const agent = s.token(space, 'agent', 'openapi review agent');
+        const agent = conforms('POST', '/api/tokens', await call('POST', '/api/tokens', '/api/tokens', { token: admin, body: { role: 'agent', label: 'openapi review agent', review: 'agent_writes' } })).data.token;
         const pol = conforms('PUT', '/api/review/policy', await call('PUT', '/api/review/policy', '/api/review/policy', { token: admin, body: { policy: 'agent_writes' } }));
         assert.equal(pol.data.policy, 'agent_writes');
         conforms('GET', '/api/review/policy', await call('GET', '/api/review/policy', '/api/review/policy', { token: admin }));

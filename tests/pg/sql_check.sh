@@ -243,7 +243,7 @@ S_SUB_COUNT t
 S_SUB_MATCH tt
 S_SUB_TOUCH ttt
 S_SUB_EXPIRE t
-S_REVIEW_POLICY_GET t
+S_REVIEW_POLICY_GET tt
 S_REVIEW_POLICY_SET tttt
 S_PROPOSAL_INSERT ttttttlttttttttttt
 S_PROPOSAL_GET tt
@@ -252,6 +252,7 @@ S_PROPOSAL_COUNT tt
 S_PROPOSAL_DECIDE ttttttttt
 S_PROPOSAL_COUNTS t
 S_PROPOSAL_TOTALS -
+S_TOKEN_REVIEW_SET tt
 LETTERS
 
 # Does PostgreSQL type $n (type) take what letter binds (as text or bytea)?
