@@ -198,6 +198,26 @@ describe('agent_writes', () => {
         err(await decide(v, gone.proposal_id, { decision: 'approve' }), 'NOT_FOUND');
     });
 
+    test('a pending file is not there by its path either: REST read, MCP knowledge_read, resources', async () => {
+        const v = space();
+        await setPolicy(v, 'agent_writes');
+        const held = ok(await fileWrite(v, v.agent, 'experiences', 'ops/pendingfile.md', 'Held: rotate the pendingword logs.'));
+        assert.equal(held.status, 'pending');
+        for (const token of [v.reader, v.editor]) {
+            err(await s.api('POST', '/api/knowledge/read', { token, body: { category: 'experiences', path: 'ops/pendingfile.md' } }), 'TABLE_NOT_FOUND');
+            const read = await mcp(token, 'knowledge_read', { category: 'experiences', path: 'ops/pendingfile.md' });
+            assert.equal(read.json.result.structuredContent.error.code, 'TABLE_NOT_FOUND', read.text);
+            const rpc = (method, params) =>
+                s.api('POST', '/mcp', { token, body: { jsonrpc: '2.0', id: 2, method, params }, headers: { Accept: 'application/json, text/event-stream' } });
+            const res = await rpc('resources/read', { uri: 'knowhub://experiences/ops/pendingfile.md' });
+            assert.equal(res.json.error?.code, -32002, res.text);
+            const list = await rpc('resources/list', {});
+            assert.ok(list.json.result && !list.text.includes('pendingfile'), list.text);
+        }
+        ok(await decide(v, held.proposal_id, { decision: 'approve' }));
+        assert.match(ok(await s.api('POST', '/api/knowledge/read', { token: v.reader, body: { category: 'experiences', path: 'ops/pendingfile.md' } })).content, /pendingword/);
+    });
+
     test('merge into an existing entry writes the reviewer\'s document there', async () => {
         const v = space();
         await setPolicy(v, 'agent_writes');
