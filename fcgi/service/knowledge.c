@@ -282,7 +282,11 @@ static int idem_replay(const struct svc_ctx *c, const struct idem *idem, struct 
     char *id = NULL;
     int rc = idem_find(c, idem, &id, err);
     if (rc == 1) {
-        rc = knowledge_entry_data(c, id, NULL, data, err) ? -1 : 1;
+        /* a key of a held save names its proposal (entry_held) */
+        rc = (strncmp(id, "prop-", 5) == 0 ? review_held_data(c, id, data, err)
+                                           : knowledge_entry_data(c, id, NULL, data, err))
+                 ? -1
+                 : 1;
         if (rc == 1)
             json_object_object_add(*data, "replayed", json_object_new_boolean(1));
     }
@@ -311,14 +315,20 @@ static int create_keyed(const struct svc_ctx *c, struct knowledge *k, const stru
     return rc;
 }
 
-/* The review gate (service/review.h) for a new entry k of the entry view:
- * 1 with *data when it is held as a proposal, 0 to write it, -1 with err. */
-static int entry_held(const struct svc_ctx *c, const struct knowledge *k, struct json_object **data,
-                      struct error *err)
+/* The review gate (service/reviewgate.h) for a new entry k of the entry
+ * view: 1 with *data when it is held as a proposal, 0 to write it, -1 with
+ * err. With an Idempotency-Key the proposal and the key are stored in one
+ * transaction, so a retry gets the same proposal (idem_replay), never a
+ * second one; *raced when a request with the same key committed first. */
+static int entry_held(const struct svc_ctx *c, const struct knowledge *k, const struct idem *idem,
+                      struct json_object **data, int *raced, struct error *err)
 {
     struct buf doc;
     struct review_write w = {0};
-    int rc;
+    int rc, tx;
+    *raced = 0;
+    if (idem->key && (tx = store_begin(c->st)))
+        return store_fail(tx, err);
     buf_init(&doc, 1 << 20);
     document_for_entry(k, &doc);
     w.write_path = "entry";
@@ -330,7 +340,25 @@ static int entry_held(const struct svc_ctx *c, const struct knowledge *k, struct
     w.source = k->source;
     rc = review_gate(c, &w, data, err);
     buf_release(&doc);
-    return rc;
+    if (!idem->key)
+        return rc;
+    if (rc < 0) {
+        store_rollback(c->st);
+        return -1;
+    }
+    tx = rc > 0 ? store_idempotency_put(c->st, c->space, idem->key, idem->digest,
+                                        jf_member_str(*data, "proposal_id"))
+                : STORE_OK;
+    if (tx != STORE_OK)
+        store_rollback(c->st);
+    else if ((tx = store_commit(c->st)) == STORE_OK)
+        return rc;
+    if (rc > 0) { /* not kept: no answer of it */
+        json_object_put(*data);
+        *data = NULL;
+    }
+    *raced = tx == STORE_CONFLICT;
+    return *raced ? 1 : store_fail(tx, err);
 }
 
 int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
@@ -413,8 +441,13 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
         now[10] = 'T';
         k.source_ts = xstrdup(now);
     }
-    if ((rc = entry_held(c, &k, data, err))) {
+    if ((rc = entry_held(c, &k, &idem, data, &raced, err))) {
+        if (raced) /* the same key, committed first: its answer */
+            rc = idem_replay(c, &idem, data, err);
         result = rc > 0 ? 0 : -1;
+        if (raced && rc == 0)
+            error_set(err, E_CONFLICT, "idempotency_key_reused",
+                      "This Idempotency-Key is being used by another request");
         goto out;
     }
     rc = idem.key ? create_keyed(c, &k, &idem, &raced) : knowledge_create(c->st, &k, c->actor);

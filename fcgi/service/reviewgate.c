@@ -30,6 +30,19 @@ static int policy_holds(const char *policy, const struct svc_ctx *c, const struc
     return 0;
 }
 
+/* The answer of a held write. */
+static struct json_object *held_answer(const char *state, const char *id, const char *kind,
+                                       const char *category, const char *path)
+{
+    struct json_object *o = json_object_new_object();
+    json_object_object_add(o, "status", json_object_new_string(state));
+    json_object_object_add(o, "proposal_id", json_object_new_string(id));
+    json_object_object_add(o, "kind", json_object_new_string(kind));
+    json_object_object_add(o, "category", json_object_new_string(category));
+    json_object_object_add(o, "path", json_object_new_string(path));
+    return o;
+}
+
 int review_gate(const struct svc_ctx *c, const struct review_write *w, struct json_object **data,
                 struct error *err)
 {
@@ -69,12 +82,7 @@ int review_gate(const struct svc_ctx *c, const struct review_write *w, struct js
     p.created_at = now;
     if ((rc = store_proposal_insert(c->st, &p)))
         return store_fail(rc, err);
-    *data = json_object_new_object();
-    json_object_object_add(*data, "status", json_object_new_string(state));
-    json_object_object_add(*data, "proposal_id", json_object_new_string(id));
-    json_object_object_add(*data, "kind", json_object_new_string(w->kind));
-    json_object_object_add(*data, "category", json_object_new_string(w->category));
-    json_object_object_add(*data, "path", json_object_new_string(w->path));
+    *data = held_answer(state, id, w->kind, w->category, w->path);
     return 1;
 }
 
@@ -104,5 +112,22 @@ int review_policy_valid(const char *policy)
     for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++)
         if (strcmp(policy, policies[i]) == 0)
             return 1;
+    return 0;
+}
+
+int review_held_data(const struct svc_ctx *c, const char *id, struct json_object **data,
+                     struct error *err)
+{
+    struct proposal p;
+    int rc = store_proposal_get(c->st, c->space, id, &p);
+    if (rc) {
+        store_proposal_release(&p);
+        return store_fail(rc, err);
+    }
+    /* held: pending or quarantined when it was made, whatever came since */
+    *data = held_answer(strcmp(p.state, "quarantined") == 0 ? "quarantined" : "pending", p.id,
+                        p.kind, p.category, p.path);
+    json_object_object_add(*data, "state", json_object_new_string(p.state));
+    store_proposal_release(&p);
     return 0;
 }

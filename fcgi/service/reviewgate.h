@@ -32,6 +32,12 @@ struct review_write {
 int review_gate(const struct svc_ctx *c, const struct review_write *w, struct json_object **data,
                 struct error *err);
 
+/* The held answer of the proposal id of the caller's space, as
+ * review_gate gave it (an Idempotency-Key's replay): 0 with *data, or -1
+ * with err. */
+int review_held_data(const struct svc_ctx *c, const char *id, struct json_object **data,
+                     struct error *err);
+
 /* Whether policy is one of off, agent_writes, llm_writes, all. */
 int review_policy_valid(const char *policy);
 

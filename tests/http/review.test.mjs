@@ -136,6 +136,28 @@ describe('agent_writes', () => {
         assert.equal(ok(await s.api('GET', '/api/review?state=pending', { token: v.editor })).total, 0);
     });
 
+    test('an Idempotency-Key\'s retry of a held save gets the same proposal, never a second', async () => {
+        const v = space();
+        await setPolicy(v, 'agent_writes');
+        const body = { scenario: 'when retrying keyedword', content: 'the same proposal' };
+        const send = () => s.api('POST', '/api/knowledge', { token: v.agent, body, headers: { 'Idempotency-Key': 'held-key-1' } });
+        const first = ok(await send());
+        assert.equal(first.status, 'pending');
+        const rs = await Promise.all([send(), send(), send()]);
+        for (const r of rs) {
+            const again = ok(r);
+            assert.deepEqual([again.proposal_id, again.replayed, again.state], [first.proposal_id, true, 'pending']);
+        }
+        assert.equal(ok(await s.api('GET', '/api/review', { token: v.editor })).total, 1);
+        // at the same time, a new key: one proposal, the others replay it
+        const race = await Promise.all([1, 2, 3, 4].map(() => s.api('POST', '/api/knowledge', { token: v.agent, body, headers: { 'Idempotency-Key': 'held-key-2' } })));
+        assert.equal(new Set(race.map((r) => ok(r).proposal_id)).size, 1, race.map((r) => r.text).join('\n'));
+        assert.equal(ok(await s.api('GET', '/api/review', { token: v.editor })).total, 2);
+        ok(await decide(v, first.proposal_id, { decision: 'approve' }));
+        assert.equal(ok(await send()).state, 'approved');
+        errKey(await s.api('POST', '/api/knowledge', { token: v.agent, body: { ...body, content: 'another' }, headers: { 'Idempotency-Key': 'held-key-1' } }), 'CONFLICT', 'idempotency_key_reused');
+    });
+
     test('a rejected proposal never was; a rejection needs a reason', async () => {
         const v = space();
         await setPolicy(v, 'agent_writes');
