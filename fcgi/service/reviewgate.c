@@ -54,9 +54,10 @@ int review_gate(const struct svc_ctx *c, const struct review_write *w, struct js
         return store_fail(rc, err);
     holds = policy_holds(policy, c, w);
     free(policy);
-    /* The poisoning screen (domain/screen.h) is called here, on every
-     * write whatever the policy: findings make state "quarantined", reasons
-     * their codes, and hold the write. */
+    /* The hook of the poisoning screen (domain/screen.h, the other part of
+     * issue 24): one call here on w->document, on every write whatever the
+     * policy; its findings set state = "quarantined", reasons = their codes
+     * (a JSON array text) and holds = 1. */
     if (!holds)
         return 0;
     memset(&p, 0, sizeof p);
