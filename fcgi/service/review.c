@@ -233,17 +233,25 @@ static int approve_write(const struct svc_ctx *c, const struct proposal *p, cons
         knowledge_release(&k);
         return rc;
     }
-    if ((rc = store_knowledge_get(c->st, c->space, target, 0, &now)))
-        return rc;
+    if ((rc = store_knowledge_get(c->st, c->space, target, 0, &now))) {
+        if (rc != STORE_NOT_FOUND)
+            return rc;
+        error_set(err, E_NOT_FOUND, "not_found",
+                  "Knowledge entry %s is gone (deleted or merged since); nothing to write into",
+                  target);
+        return -1;
+    }
     if (knowledge_may_change(c, now.category, err)) {
         rc = -1;
     } else if (target == p->knowledge_id && now.version != p->base_version &&
                strcmp(decision, "edit") != 0) {
         base_moved(err, &now);
         rc = -1;
-    } else if (strcmp(p->kind, "delete") == 0 && target == p->knowledge_id) {
+    } else if (strcmp(p->kind, "delete") == 0 && strcmp(decision, "approve") == 0) {
         rc = store_knowledge_delete(c->st, c->space, now.id, c->actor);
     } else {
+        /* a change, a merge, or an edit (of a delete too: the entry is kept,
+         * with the reviewer's document) */
         entry_of_document(c, now.category, now.path, document, &k);
         rc = store_knowledge_update(c->st, c->space, now.id, &k, now.version, c->actor, "review");
     }

@@ -214,10 +214,19 @@ describe('agent_writes', () => {
         ok(await s.api('POST', '/api/knowledge/read', { token: v.reader, body: { category: 'experiences', path: 'ops/disk.md' } }));
         const gone = ok(await s.api('DELETE', `/api/knowledge/${w.id}`, { token: v.agent }));
         assert.equal(gone.status, 'pending');
-        ok(await decide(v, del.proposal_id, { decision: 'approve' }));
+        // an edit of a delete keeps the entry, with the reviewer's document
+        const kept = ok(await s.api('POST', '/api/knowledge/delete', { token: v.agent, body: { category: 'experiences', path: 'ops/disk.md' } }));
+        ok(await decide(v, kept.proposal_id, { decision: 'edit', document: 'Disk fills: rotate the logs daily (kept).' }));
+        assert.match(ok(await s.api('POST', '/api/knowledge/read', { token: v.reader, body: { category: 'experiences', path: 'ops/disk.md' } })).content, /\(kept\)/);
+        // the first delete was made against an older version: re-based by an edit only
+        errKey(await decide(v, del.proposal_id, { decision: 'approve' }), 'CONFLICT', 'base_moved', { version: w.version + 3 });
+        ok(await decide(v, gone.proposal_id, { decision: 'reject', reason: 'kept on purpose' }));
+        const last = ok(await s.api('POST', '/api/knowledge/delete', { token: v.agent, body: { category: 'experiences', path: 'ops/disk.md' } }));
+        ok(await decide(v, last.proposal_id, { decision: 'approve' }));
         err(await s.api('POST', '/api/knowledge/read', { token: v.reader, body: { category: 'experiences', path: 'ops/disk.md' } }), 'TABLE_NOT_FOUND');
-        // the entry-view delete was made against the version now deleted
-        err(await decide(v, gone.proposal_id, { decision: 'approve' }), 'NOT_FOUND');
+        // a change of the entry now deleted: nothing to write into, it stays pending
+        errKey(await decide(v, del.proposal_id, { decision: 'edit', document: 'x' }), 'NOT_FOUND', 'not_found');
+        assert.equal(ok(await s.api('GET', `/api/review/${del.proposal_id}`, { token: v.editor })).state, 'pending');
     });
 
     test('a pending file is not there by its path either: REST read, MCP knowledge_read, resources', async () => {
