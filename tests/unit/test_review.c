@@ -6,7 +6,8 @@
  *   - service/reviewgate.c: which writes each policy holds (by role, by an
  *     LLM, a token's own), the held answer, review_refuse;
  *   - service/review.c: an approval writes the entry with the reviewer as
- *     actor; a change whose entry moved is base_moved and stays pending. */
+ *     actor; a change whose entry moved is base_moved and stays pending; a
+ *     quarantined proposal is approved by admins only. */
 #include "harness.h"
 #include "base/config.h"
 #include "base/jfield.h"
@@ -265,6 +266,44 @@ static void test_decide(struct store *st)
     json_object_put(d);
 }
 
+/* A quarantined proposal (the screen's): editors may reject it, only
+ * admins approve it. */
+static void test_quarantine(struct store *st)
+{
+    struct svc_ctx editor = ctx_of(st, "q1", ROLE_EDITOR, "tok-qe");
+    struct svc_ctx admin = ctx_of(st, "q1", ROLE_ADMIN, "tok-qa");
+    struct proposal p = proposal_of("prop-q1", "q1");
+    struct json_object *d = NULL;
+    struct error err;
+    p.state = TEXT("quarantined");
+    p.path = TEXT("q.md");
+    p.reasons = TEXT("[\"hidden_text\"]");
+    CHECK_INT(store_proposal_insert(st, &p), STORE_OK);
+    p.id = TEXT("prop-q2");
+    p.path = TEXT("q2.md");
+    CHECK_INT(store_proposal_insert(st, &p), STORE_OK);
+    error_init(&err);
+    CHECK_INT(decide(&editor, "prop-q1", "approve", NULL, &d, &err), -1);
+    CHECK_STR(err.key, "quarantine_admin_only");
+    error_release(&err);
+    error_init(&err);
+    CHECK_INT(decide(&admin, "prop-q1", "approve", NULL, &d, &err), 0);
+    CHECK_STR(jf_member_str(d, "state"), "approved");
+    json_object_put(d);
+    error_release(&err);
+    {
+        struct json_object *body = json_object_new_object();
+        json_object_object_add(body, "decision", json_object_new_string("reject"));
+        json_object_object_add(body, "reason", json_object_new_string("injection"));
+        error_init(&err);
+        CHECK_INT(svc_review_decide(&editor, "prop-q2", body, &d, &err), 0);
+        CHECK_STR(jf_member_str(d, "state"), "rejected");
+        json_object_put(d);
+        json_object_put(body);
+        error_release(&err);
+    }
+}
+
 int main(void)
 {
     struct store *st = NULL;
@@ -275,6 +314,7 @@ int main(void)
     test_store(st);
     test_gate(st);
     test_decide(st);
+    test_quarantine(st);
     store_close(st);
     return test_summary();
 }
