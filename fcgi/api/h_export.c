@@ -7,6 +7,7 @@
 #include "domain/interop.h"
 #include "service/ctx.h"
 #include "service/knowledge.h"
+#include "service/reviewgate.h"
 #include "service/transfer.h"
 
 #include <stdio.h>
@@ -178,6 +179,17 @@ void h_knowledge_import(struct request *req, struct response *res)
                            req->body_len, &reason)) {
         reply_error(res, 400, E_INVALID_REQUEST, "The file is refused: %s", reason);
         goto out;
+    }
+    {
+        /* an import cannot be held as proposals yet: refused when the policy holds it */
+        struct error held;
+        error_init(&held);
+        if (review_refuse(&c, "import", 0, &held)) {
+            reply_error_of(res, &held);
+            error_release(&held);
+            goto out;
+        }
+        error_release(&held);
     }
     if (!(report = open_memstream(&text, &text_len))) {
         reply_error(res, 500, E_INTERNAL, "Out of memory");

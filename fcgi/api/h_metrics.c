@@ -57,6 +57,8 @@ void h_metrics(struct request *req, struct response *res)
     store_ignore(
         store_space_counts(req->store, metrics_gauges_space, &gauges));      /* unread: no rows */
     store_ignore(store_job_counts(req->store, metrics_gauges_job, &gauges)); /* unread: no rows */
+    store_ignore(store_proposal_totals(req->store, &gauges.review_pending,
+                                       &gauges.review_quarantined)); /* unread: 0 */
     vector_gauges(&gauges);
     if (!req->metrics || metrics_render(req->metrics, &gauges, &text)) {
         reply_error(res, 500, E_INTERNAL, "The metrics could not be rendered");

@@ -88,4 +88,11 @@ void h_events(struct request *req, struct response *res);
 void h_context_rules(struct request *req, struct response *res);
 void h_context_question(struct request *req, struct response *res);
 
+/* h_review.c: the review queue: the space's policy, the proposals, their decisions */
+void h_review_policy_get(struct request *req, struct response *res);
+void h_review_policy_set(struct request *req, struct response *res);
+void h_review_list(struct request *req, struct response *res);
+void h_review_get(struct request *req, struct response *res);
+void h_review_decide(struct request *req, struct response *res);
+
 #endif

@@ -3,6 +3,7 @@
 #include "app/cli.h"
 #include "app/client.h"
 #include "service/auth.h"
+#include "service/reviewgate.h"
 #include "app/server.h"
 #include "store/store.h"
 #include "service/transfer.h"
@@ -85,7 +86,7 @@ int cli_init(const struct config *cfg, int argc, char **argv)
 static int token_usage(void)
 {
     fputs("usage: knowhub token create --space NAME --role admin|editor|agent|reader"
-          " [--label TEXT]\n"
+          " [--label TEXT] [--review off|agent_writes|llm_writes|all]\n"
           "       knowhub token list\n"
           "       knowhub token revoke ID\n",
           stderr);
@@ -94,14 +95,16 @@ static int token_usage(void)
 
 static int token_create(struct store *st, int argc, char **argv)
 {
-    const char *space = NULL, *role = NULL, *label = "";
+    const char *space = NULL, *role = NULL, *label = "", *review = NULL;
     struct buf token;
+    char id[TOKEN_ID_HEX + 1];
     int rc;
     for (int i = 0; i < argc; i++) {
-        const char **slot = strcmp(argv[i], "--space") == 0   ? &space
-                            : strcmp(argv[i], "--role") == 0  ? &role
-                            : strcmp(argv[i], "--label") == 0 ? &label
-                                                              : NULL;
+        const char **slot = strcmp(argv[i], "--space") == 0    ? &space
+                            : strcmp(argv[i], "--role") == 0   ? &role
+                            : strcmp(argv[i], "--label") == 0  ? &label
+                            : strcmp(argv[i], "--review") == 0 ? &review
+                                                               : NULL;
         if (!slot || i + 1 == argc)
             return token_usage();
         *slot = argv[++i];
@@ -120,8 +123,23 @@ static int token_create(struct store *st, int argc, char **argv)
         fputs("knowhub: the label is longer than 200 bytes\n", stderr);
         return 2;
     }
+    if (review && !review_policy_valid(review)) {
+        fprintf(stderr,
+                "knowhub: invalid review policy '%s' (off, agent_writes, llm_writes or all)\n",
+                review);
+        return 2;
+    }
     buf_init(&token, 256);
-    rc = auth_token_create(st, space, role_from_name(role), label, "operator", &token);
+    /* the token and its own review policy (docs/review.md) in one transaction */
+    if ((rc = store_begin(st)) == STORE_OK) {
+        rc = auth_token_create(st, space, role_from_name(role), label, "operator", &token);
+        if (rc == STORE_OK && review && auth_token_split(token.data, id))
+            rc = store_token_review_set(st, id, review);
+        if (rc == STORE_OK)
+            rc = store_commit(st);
+        else
+            store_rollback(st);
+    }
     if (rc == 0)
         printf("%s\n", token.data);
     else

@@ -67,6 +67,12 @@ static const struct route table[] = {
     {"GET", "/api/events", ROLE_READER, h_events, 0},
     /* Interop formats in (docs/agents.md); rules in it need an admin. */
     {"POST", "/api/knowledge/import", ROLE_EDITOR, h_knowledge_import, 0},
+    /* The review queue (docs/review.md): the policy before {id}. */
+    {"GET", "/api/review/policy", ROLE_EDITOR, h_review_policy_get, 0},
+    {"PUT", "/api/review/policy", ROLE_ADMIN, h_review_policy_set, 0},
+    {"GET", "/api/review", ROLE_EDITOR, h_review_list, 0},
+    {"GET", "/api/review/{id}", ROLE_EDITOR, h_review_get, 0},
+    {"POST", "/api/review/{id}/decide", ROLE_EDITOR, h_review_decide, 0},
 };
 
 void routes_install(void)

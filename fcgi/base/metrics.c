@@ -477,6 +477,12 @@ static void render_store(struct buf *out, const struct metrics_set *set,
     head(out, "knowhub_vector_index_bytes", "gauge", "Bytes that index holds.");
     buf_addf(out, "knowhub_vector_index_bytes %zu\n", g ? g->index_bytes : 0);
     render_vector_budget(out, g);
+    head(out, "knowhub_review_pending", "gauge",
+         "Proposals waiting in the review queues, every space together (docs/review.md).");
+    buf_addf(out, "knowhub_review_pending %ld\n", g ? g->review_pending : 0);
+    head(out, "knowhub_review_quarantined", "gauge",
+         "Proposals quarantined by the poisoning screen, every space together.");
+    buf_addf(out, "knowhub_review_quarantined %ld\n", g ? g->review_quarantined : 0);
     head(out, "knowhub_jobs", "gauge", "Jobs in the jobs table, by kind and status.");
     for (size_t i = 0; g && i < g->n_jobs; i++)
         job_row(out, g->jobs[i].kind, g->jobs[i].status, g->jobs[i].count);

@@ -6,6 +6,7 @@
  * rpc_methods. The server's messages (resource notifications) go on the
  * session's stream, GET /mcp (app/live.c writes it); DELETE /mcp ends the
  * session. Also GET /api/tools: the same tools as OpenAI function schemas. */
+#include "base/buf.h"
 #include "base/config.h"
 #include "http/http.h"
 #include "base/jfield.h"
@@ -14,6 +15,8 @@
 #include "mcp/prompts.h"
 #include "mcp/resources.h"
 #include "base/util.h"
+#include "service/ctx.h"
+#include "service/review.h"
 #include "service/streams.h"
 
 #include <string.h>
@@ -173,7 +176,35 @@ static struct json_object *run_method(struct request *req, struct json_object *i
     return answer;
 }
 
-static struct json_object *initialize(struct json_object *params)
+/* The server's instructions, into out; for an editor or admin with the
+ * count of proposals waiting in the review queue (docs/review.md). */
+static void instructions(struct request *req, struct buf *out)
+{
+    struct json_object *counts = NULL;
+    struct svc_ctx c;
+    struct error err;
+    buf_adds(out, "KnowHub is a shared knowledge base. Before a goal, call "
+                  "knowledge_rules and knowledge_search (with your trace_id); "
+                  "save what you learn with knowledge_save; when a goal ends, "
+                  "call trace_eval_prompt and trace_submit_evaluation.");
+    http_svc_ctx(req, &c);
+    if (c.role < ROLE_EDITOR)
+        return;
+    error_init(&err);
+    if (svc_review_counts(&c, &counts, &err) == 0) {
+        long pending = json_object_get_int64(json_object_object_get(counts, "pending"));
+        long quarantined = json_object_get_int64(json_object_object_get(counts, "quarantined"));
+        if (pending || quarantined)
+            buf_addf(out,
+                     " The review queue holds %ld pending and %ld quarantined proposals: "
+                     "knowledge_review_list, then knowledge_review_decide.",
+                     pending, quarantined);
+    }
+    json_object_put(counts);
+    error_release(&err);
+}
+
+static struct json_object *initialize(struct request *req, struct json_object *params)
 {
     struct json_object *r = json_object_new_object(), *caps = json_object_new_object(), *v;
     struct json_object *tools = json_object_new_object(), *info = json_object_new_object();
@@ -191,12 +222,13 @@ static struct json_object *initialize(struct json_object *params)
     json_object_object_add(r, "protocolVersion", json_object_new_string(chosen));
     json_object_object_add(r, "capabilities", caps);
     json_object_object_add(r, "serverInfo", info);
-    json_object_object_add(
-        r, "instructions",
-        json_object_new_string("KnowHub is a shared knowledge base. Before a goal, call "
-                               "knowledge_rules and knowledge_search (with your trace_id); "
-                               "save what you learn with knowledge_save; when a goal ends, "
-                               "call trace_eval_prompt and trace_submit_evaluation."));
+    {
+        struct buf text;
+        buf_init(&text, 4096);
+        instructions(req, &text);
+        json_object_object_add(r, "instructions", json_object_new_string(text.data));
+        buf_release(&text);
+    }
     return r;
 }
 
@@ -236,7 +268,7 @@ static struct json_object *handle_one(struct request *req, struct json_object *m
         return budget_error(req, id, b, 1);
     if (strcmp(method, "initialize") == 0) {
         b->initialized = 1;
-        return rpc_result(id, initialize(params));
+        return rpc_result(id, initialize(req, params));
     }
     if (strcmp(method, "resources/subscribe") == 0)
         return subscription(req, id, params, 1);

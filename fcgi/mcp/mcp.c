@@ -92,6 +92,19 @@ enum { HINT_READ_ONLY = 1, HINT_DESTRUCTIVE = 2, HINT_IDEMPOTENT = 4 };
           ",\"groups\":{\"type\":\"array\"},"                                                      \
           "\"dry_run\":{\"const\":true}")
 
+/* A write held for review (docs/review.md), and a proposal of the queue. */
+#define HELD                                                                                       \
+    SHAPE("\"status\",\"proposal_id\",\"kind\",\"category\",\"path\"",                             \
+          "\"status\":{\"enum\":[\"pending\",\"quarantined\"]},\"proposal_id\":" STR               \
+          ",\"kind\":{\"enum\":[\"create\",\"update\",\"delete\"]},\"category\":" CATEGORY         \
+          ",\"path\":" STR)
+#define PROPOSAL                                                                                   \
+    SHAPE("\"id\",\"kind\",\"state\",\"category\",\"path\",\"provenance\",\"reasons\"",            \
+          "\"id\":" STR ",\"kind\":{\"enum\":[\"create\",\"update\",\"delete\"]},"                 \
+          "\"state\":{\"enum\":[\"pending\",\"approved\",\"rejected\",\"quarantined\"]},"          \
+          "\"category\":" CATEGORY ",\"path\":" STR ",\"provenance\":" OBJ                         \
+          ",\"reasons\":" LIST(STR))
+
 static const struct tool tools[] = {
     {"knowledge_search",
      "Search the knowledge base before you plan a goal. Two stages: relevant candidates "
@@ -122,8 +135,10 @@ static const struct tool tools[] = {
     {"knowledge_save",
      "Save something you learned so later tasks can reuse it: the scenario (when it applies) "
      "and the content (the knowledge itself, at most 2000 characters), with its types. "
-     "Returns the new entry with its id. Give an idempotency_key to retry safely: the same "
-     "key and arguments again (within a day) return the entry already saved.",
+     "Returns the new entry with its id, or, when the space reviews agent writes, "
+     "{status: \"pending\", proposal_id}: it is served once an editor approves it. Give an "
+     "idempotency_key to retry safely: the same key and arguments again (within a day) "
+     "return the entry already saved.",
      "{\"type\":\"object\",\"properties\":{"
      "\"scenario\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"},"
      "\"tags_type\":{\"type\":\"array\",\"items\":{\"enum\":" TYPES "}},"
@@ -134,7 +149,8 @@ static const struct tool tools[] = {
      "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
      "\"idempotency_key\":{\"type\":\"string\",\"maxLength\":128}},"
      "\"required\":[\"scenario\",\"content\"]}",
-     ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_save, 0, OUT(ENTRY)},
+     ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_save, 0,
+     OUT("{\"type\":\"object\",\"anyOf\":[" ENTRY "," HELD "]}")},
     {"knowledge_update",
      "Report on one entry: add_helpful_case or add_harmful_case ({case_id, scenario, result}; "
      "the same case_id counts once), update_score (1-5), or evolve_feedback (the server's LLM "
@@ -238,6 +254,28 @@ static const struct tool tools[] = {
                    ",\"counted\":" BOOL)) ",\"unmatched\":" LIST(SHAPE("\"index\",\"reason\"",
                                                                        "\"index\":" INT
                                                                        ",\"reason\":" STR))))},
+    {"knowledge_review_list",
+     "Editors: the space's review queue (docs/review.md), oldest first: proposals of writes "
+     "held for review, each with its kind, state, provenance and reason codes. state filters "
+     "(pending by default).",
+     "{\"type\":\"object\",\"properties\":{"
+     "\"state\":{\"enum\":[\"pending\",\"approved\",\"rejected\",\"quarantined\"]},"
+     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":20},"
+     "\"offset\":{\"type\":\"integer\",\"minimum\":0}}}",
+     ARGS_BODY, NULL, ROLE_EDITOR, tool_knowledge_review_list, READS,
+     OUT(SHAPE("\"items\",\"total\",\"limit\",\"offset\"",
+               "\"items\":" LIST(PROPOSAL) ",\"total\":" INT ",\"limit\":" INT
+                                           ",\"offset\":" INT))},
+    {"knowledge_review_decide",
+     "Editors: decide a proposal of the review queue: approve (written as proposed, you the "
+     "actor), reject (give a reason), edit (approve your document instead) or merge (write "
+     "your document into the entry into). CONFLICT when another reviewer decided first, or "
+     "when the entry changed since (decide with edit). Returns the decided proposal.",
+     "{\"type\":\"object\",\"properties\":{\"proposal_id\":{\"type\":\"string\"},"
+     "\"decision\":{\"enum\":[\"approve\",\"reject\",\"edit\",\"merge\"]},"
+     "\"reason\":{\"type\":\"string\"},\"document\":{\"type\":\"string\"},"
+     "\"into\":{\"type\":\"string\"}},\"required\":[\"proposal_id\",\"decision\"]}",
+     ARGS_BODY, NULL, ROLE_EDITOR, tool_knowledge_review_decide, HINT_DESTRUCTIVE, OUT(PROPOSAL)},
 };
 #define TOOL_COUNT (sizeof tools / sizeof tools[0])
 

@@ -9,6 +9,7 @@
 #include "service/feedback.h"
 #include "service/files.h"
 #include "service/knowledge.h"
+#include "service/review.h"
 #include "store/store.h"
 
 #include <string.h>
@@ -66,4 +67,25 @@ int tool_knowledge_read(const struct svc_ctx *c, struct json_object *args,
                         struct json_object **data, struct error *err)
 {
     return svc_files_read(c, args, data, err);
+}
+
+int tool_knowledge_review_list(const struct svc_ctx *c, struct json_object *args,
+                               struct json_object **data, struct error *err)
+{
+    const char *state;
+    long limit, offset;
+    if (jf_string(err, args, "state", 0, 16, &state) ||
+        jf_long(err, args, "limit", 1, REVIEW_PAGE_MAX, 20, &limit) ||
+        jf_long(err, args, "offset", 0, 1000000000L, 0, &offset))
+        return -1;
+    return svc_review_list(c, state ? state : "pending", limit, offset, data, err);
+}
+
+int tool_knowledge_review_decide(const struct svc_ctx *c, struct json_object *args,
+                                 struct json_object **data, struct error *err)
+{
+    const char *id;
+    if (jf_string(err, args, "proposal_id", 1, 64, &id))
+        return -1;
+    return svc_review_decide(c, id, args, data, err);
 }

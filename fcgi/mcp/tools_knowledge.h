@@ -1,6 +1,7 @@
 /* tools_knowledge: the MCP tools of the entry and file views that call
  * their services directly (knowledge_save, knowledge_update,
- * knowledge_batch_update, knowledge_list, knowledge_read). Each is a
+ * knowledge_batch_update, knowledge_list, knowledge_read, and the review
+ * queue's knowledge_review_list and knowledge_review_decide). Each is a
  * tool_fn of mcp.c: the arguments (already checked against the tool's
  * schema) in, the REST answer's data out (caller puts it) and 0, or -1
  * with err. */
@@ -28,5 +29,12 @@ int tool_knowledge_list(const struct svc_ctx *c, struct json_object *args,
 /* POST /api/knowledge/read with the arguments as its body. */
 int tool_knowledge_read(const struct svc_ctx *c, struct json_object *args,
                         struct json_object **data, struct error *err);
+
+/* GET /api/review: state (pending when absent), limit, offset. */
+int tool_knowledge_review_list(const struct svc_ctx *c, struct json_object *args,
+                               struct json_object **data, struct error *err);
+/* POST /api/review/{proposal_id}/decide, the other arguments as its body. */
+int tool_knowledge_review_decide(const struct svc_ctx *c, struct json_object *args,
+                                 struct json_object **data, struct error *err);
 
 #endif

@@ -1,9 +1,11 @@
 /* evolve: the LLM rewrites an entry after feedback. */
 #include "service/evolve.h"
+#include "base/jfield.h"
 #include "domain/document.h"
 #include "base/error.h"
 #include "service/ctx.h"
 #include "service/llmcall.h"
+#include "service/reviewgate.h"
 #include "domain/knowledge_limits.h"
 #include "llm/llm.h"
 #include "store/store.h"
@@ -91,18 +93,39 @@ out:
     return rc;
 }
 
-int evolve_apply(const struct svc_ctx *c, const struct knowledge *k, const char *content)
+int evolve_apply(const struct svc_ctx *c, const struct knowledge *k, const char *content,
+                 char **held)
 {
     struct knowledge next;
+    struct json_object *pending = NULL;
+    struct error err;
     struct buf doc;
-    int rc;
+    int rc, gate;
+    *held = NULL;
     knowledge_init(&next);
+    error_init(&err);
     buf_init(&doc, 4 << 20);
     document_with_body(k->document, content, &doc);
+    {
+        struct review_write w = {"evolve",    "update", k->id,    k->version,
+                                 k->category, k->path,  doc.data, k->document,
+                                 k->agent_id, NULL,     "llm",    1};
+        gate = review_gate(c, &w, &pending, &err);
+    }
+    if (gate) {
+        /* held: the proposal is written in the caller's transaction */
+        if (gate > 0)
+            *held = xstrdup(jf_member_str(pending, "proposal_id"));
+        rc = gate > 0 ? STORE_OK : STORE_ERROR;
+        goto out;
+    }
     next.category = xstrdup(k->category);
     next.path = xstrdup(k->path);
     document_fill(&next, k->category, k->path, doc.data, doc.len);
     rc = store_knowledge_update(c->st, c->space, k->id, &next, k->version, c->actor, "evolve");
+out:
+    json_object_put(pending);
+    error_release(&err);
     knowledge_release(&next);
     buf_release(&doc);
     return rc;

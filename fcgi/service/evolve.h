@@ -17,7 +17,11 @@ int evolve_rewrite(const struct svc_ctx *c, const struct knowledge *k, const cha
                    struct buf *out, struct llm_reply *r);
 
 /* Store content as the entry's new body (front matter kept) with revision
- * reason "evolve". k must hold the document (store_knowledge_get). */
-int evolve_apply(const struct svc_ctx *c, const struct knowledge *k, const char *content);
+ * reason "evolve". k must hold the document (store_knowledge_get). A store
+ * status; when the space's review policy holds LLM writes (reviewgate.h)
+ * the rewrite is a proposal instead: STORE_OK with its id in *held (the
+ * caller frees), else *held is NULL. */
+int evolve_apply(const struct svc_ctx *c, const struct knowledge *k, const char *content,
+                 char **held);
 
 #endif

@@ -10,6 +10,7 @@
 #include "llm/llm.h"
 #include "service/distill.h"
 #include "service/knowledge.h"
+#include "service/reviewgate.h"
 #include "service/writerate.h"
 #include "store/store.h"
 
@@ -209,6 +210,17 @@ static int experience_write(const struct svc_ctx *c, const char *path, const str
     k.path = xstrdup(path);
     k.score = 3;
     document_fill(&k, "experiences", path, final.data, final.len);
+    {
+        /* the review gate: an LLM's distillation is an LLM write */
+        struct review_write w = {
+            "distill",  "create", NULL,       0,    "experiences", path,
+            final.data, NULL,     k.agent_id, NULL, source,        strcmp(source, "distill") == 0};
+        int held = review_gate(c, &w, data, err);
+        if (held) {
+            ret = held > 0 ? 0 : -1;
+            goto out;
+        }
+    }
     rc = knowledge_create(c->st, &k, c->actor);
     if (rc == STORE_CONFLICT) {
         error_set(err, E_CONFLICT, NULL, "Another experience took %s meanwhile; try again", path);

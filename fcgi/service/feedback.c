@@ -15,6 +15,7 @@
 #include "service/writerate.h"
 #include "store/store.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define WHAT "Knowledge entry"
@@ -54,17 +55,23 @@ static void batch_evolve(const struct svc_ctx *c, const char *id, const char *fe
         /* the case counted; rewriting a rule is for admins */
         error_text(&r.err, E_FORBIDDEN, NULL, "Only admins may change rules");
     } else if (rc == STORE_OK && evolve_rewrite(c, &k, feedback, &content, &r) == 0) {
+        char *held = NULL;
         rc = store_begin(c->st);
-        if (rc == STORE_OK && (rc = evolve_apply(c, &k, content.data)) == STORE_OK)
+        if (rc == STORE_OK && (rc = evolve_apply(c, &k, content.data, &held)) == STORE_OK)
             rc = store_knowledge_feedback_mark(c->st, fid, "applied");
         if (rc == STORE_OK)
             rc = store_commit(c->st);
         else
             store_rollback(c->st);
         if (rc == STORE_OK) {
-            json_object_object_add(out, "evolved", json_object_new_boolean(1));
+            /* held for review: not evolved yet, the rewrite waits in the queue */
+            json_object_object_add(out, "evolved", json_object_new_boolean(!held));
+            if (held)
+                json_object_object_add(out, "proposal_id", json_object_new_string(held));
+            free(held);
             goto done;
         }
+        free(held);
         error_text(&r.err, rc == STORE_CONFLICT ? E_CONFLICT : E_SERVICE_UNAVAILABLE, NULL,
                    "The entry changed meanwhile, or could not be written");
     } else if (rc == STORE_NOT_FOUND) {

@@ -14,6 +14,7 @@
 #include "domain/paths.h"
 #include "service/ctx.h"
 #include "service/knowledge.h"
+#include "service/reviewgate.h"
 #include "service/writerate.h"
 #include "store/store.h"
 
@@ -364,6 +365,49 @@ static int write_at(const struct svc_ctx *c, const struct target *t, struct know
     return rc;
 }
 
+/* The review gate (service/review.h) for a write (document) or a delete
+ * (document NULL) of the file at t: a create when nothing is there, else a
+ * change of the live document, made against expected_version (0: the
+ * version read now). 1 with *data when held as a proposal, 0 to write it,
+ * -1 with err. */
+static int file_held(const struct svc_ctx *c, const struct target *t, const char *document,
+                     long expected_version, struct json_object **data, struct error *err)
+{
+    struct review_write w = {0};
+    struct knowledge old;
+    int rc;
+    knowledge_init(&old);
+    rc = store_knowledge_get_by_path(c->st, c->space, t->category, t->path, &old);
+    if (rc && rc != STORE_NOT_FOUND) {
+        knowledge_release(&old);
+        return store_fail(rc, err);
+    }
+    w.write_path = "file";
+    w.category = t->category;
+    w.path = t->path;
+    w.source = "agent";
+    if (rc == STORE_NOT_FOUND) {
+        if (!document) {
+            file_not_found(err);
+            return -1;
+        }
+        w.kind = "create";
+        w.document = document;
+        rc = review_gate(c, &w, data, err);
+        knowledge_release(&old);
+        return rc;
+    }
+    w.kind = document ? "update" : "delete";
+    w.knowledge_id = old.id;
+    w.base_version = expected_version ? expected_version : old.version;
+    w.document = document ? document : old.document;
+    w.base_document = old.document;
+    w.agent_id = old.agent_id;
+    rc = review_gate(c, &w, data, err);
+    knowledge_release(&old);
+    return rc;
+}
+
 int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct json_object **data,
                     struct error *err)
 {
@@ -397,6 +441,10 @@ int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct js
     k.path = xstrdup(t.path);
     k.score = 3;
     document_fill(&k, t.category, t.path, doc.data, doc.len);
+    if ((rc = file_held(c, &t, doc.data, expected_version, data, err))) {
+        result = rc > 0 ? 0 : -1;
+        goto out;
+    }
     rc = write_at(c, &t, &k, expected_version, expected_updated, &created, err);
     if (rc < 0)
         goto out;
@@ -505,7 +553,7 @@ int svc_files_rename(const struct svc_ctx *c, struct json_object *body, struct j
     knowledge_init(&old);
     if (target_of(body, "path", &from, err) ||
         jf_long(err, body, "expected_version", 1, 1L << 40, 0, &expected_version) ||
-        write_admit(c, 1, err))
+        review_refuse(c, "rename", 0, err) || write_admit(c, 1, err))
         goto out;
     /* The destination: new_path in new_category (default: the same category). */
     new_category = stripped_field(body, "new_category");
@@ -566,6 +614,10 @@ int svc_files_delete(const struct svc_ctx *c, struct json_object *body, struct j
     if (target_of(body, "path", &t, err) || knowledge_may_change(c, t.category, err) ||
         write_admit(c, 1, err))
         goto out;
+    if ((rc = file_held(c, &t, NULL, 0, data, err))) {
+        result = rc > 0 ? 0 : -1;
+        goto out;
+    }
     rc = store_knowledge_get_by_path(c->st, c->space, t.category, t.path, &k);
     if (rc == STORE_OK)
         rc = store_knowledge_delete(c->st, c->space, k.id, c->actor);

@@ -4,6 +4,7 @@
 #include "base/jfield.h"
 #include "llm/llm.h"
 #include "service/jobs.h"
+#include "service/reviewgate.h"
 #include "service/slim.h"
 #include "store/store.h"
 
@@ -64,6 +65,9 @@ int svc_slim(const struct svc_ctx *c, struct json_object *body, struct json_obje
         json_object_object_add(*data, "dry_run", json_object_new_boolean(1));
         return 0;
     }
+    /* slim's merges cannot be held as proposals yet */
+    if (review_refuse(c, "slim", 1, err))
+        return -1;
     params = json_object_new_object();
     json_object_object_add(params, "threshold", json_object_new_double(threshold));
     /* Rules are merged only when an admin asks. */

@@ -16,6 +16,7 @@
 #include "service/ctx.h"
 #include "service/evolve.h"
 #include "service/idempotency.h"
+#include "service/reviewgate.h"
 #include "service/writerate.h"
 #include "store/store.h"
 
@@ -281,7 +282,11 @@ static int idem_replay(const struct svc_ctx *c, const struct idem *idem, struct 
     char *id = NULL;
     int rc = idem_find(c, idem, &id, err);
     if (rc == 1) {
-        rc = knowledge_entry_data(c, id, NULL, data, err) ? -1 : 1;
+        /* a key of a held save names its proposal (entry_held) */
+        rc = (strncmp(id, "prop-", 5) == 0 ? review_held_data(c, id, data, err)
+                                           : knowledge_entry_data(c, id, NULL, data, err))
+                 ? -1
+                 : 1;
         if (rc == 1)
             json_object_object_add(*data, "replayed", json_object_new_boolean(1));
     }
@@ -308,6 +313,52 @@ static int create_keyed(const struct svc_ctx *c, struct knowledge *k, const stru
         return store_commit(c->st);
     store_rollback(c->st);
     return rc;
+}
+
+/* The review gate (service/reviewgate.h) for a new entry k of the entry
+ * view: 1 with *data when it is held as a proposal, 0 to write it, -1 with
+ * err. With an Idempotency-Key the proposal and the key are stored in one
+ * transaction, so a retry gets the same proposal (idem_replay), never a
+ * second one; *raced when a request with the same key committed first. */
+static int entry_held(const struct svc_ctx *c, const struct knowledge *k, const struct idem *idem,
+                      struct json_object **data, int *raced, struct error *err)
+{
+    struct buf doc;
+    struct review_write w = {0};
+    int rc, tx;
+    *raced = 0;
+    if (idem->key && (tx = store_begin(c->st)))
+        return store_fail(tx, err);
+    buf_init(&doc, 1 << 20);
+    document_for_entry(k, &doc);
+    w.write_path = "entry";
+    w.kind = "create";
+    w.category = k->category;
+    w.path = k->path ? k->path : "";
+    w.document = doc.data;
+    w.agent_id = k->agent_id;
+    w.source = k->source;
+    rc = review_gate(c, &w, data, err);
+    buf_release(&doc);
+    if (!idem->key)
+        return rc;
+    if (rc < 0) {
+        store_rollback(c->st);
+        return -1;
+    }
+    tx = rc > 0 ? store_idempotency_put(c->st, c->space, idem->key, idem->digest,
+                                        jf_member_str(*data, "proposal_id"))
+                : STORE_OK;
+    if (tx != STORE_OK)
+        store_rollback(c->st);
+    else if ((tx = store_commit(c->st)) == STORE_OK)
+        return rc;
+    if (rc > 0) { /* not kept: no answer of it */
+        json_object_put(*data);
+        *data = NULL;
+    }
+    *raced = tx == STORE_CONFLICT;
+    return *raced ? 1 : store_fail(tx, err);
 }
 
 int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
@@ -389,6 +440,15 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
         time_utc_text(now);
         now[10] = 'T';
         k.source_ts = xstrdup(now);
+    }
+    if ((rc = entry_held(c, &k, &idem, data, &raced, err))) {
+        if (raced) /* the same key, committed first: its answer */
+            rc = idem_replay(c, &idem, data, err);
+        result = rc > 0 ? 0 : -1;
+        if (raced && rc == 0)
+            error_set(err, E_CONFLICT, "idempotency_key_reused",
+                      "This Idempotency-Key is being used by another request");
+        goto out;
     }
     rc = idem.key ? create_keyed(c, &k, &idem, &raced) : knowledge_create(c->st, &k, c->actor);
     if (raced) {
@@ -589,10 +649,18 @@ int svc_knowledge_update(const struct svc_ctx *c, const char *id, struct json_ob
         }
     }
     if (evolve_feedback_id) {
-        if ((rc = evolve_apply(c, &current, evolved.data)) ||
-            (rc = store_knowledge_feedback_mark(c->st, evolve_feedback_id, "applied")))
+        char *held = NULL;
+        if ((rc = evolve_apply(c, &current, evolved.data, &held)) ||
+            (rc = store_knowledge_feedback_mark(c->st, evolve_feedback_id, "applied"))) {
+            free(held);
             goto fail;
-        json_object_object_add(applied, "evolve_feedback", json_object_new_string("evolved"));
+        }
+        /* held for review: the rewrite waits in the queue (docs/review.md) */
+        json_object_object_add(applied, "evolve_feedback",
+                               json_object_new_string(held ? "pending" : "evolved"));
+        if (held)
+            json_object_object_add(applied, "proposal_id", json_object_new_string(held));
+        free(held);
     }
     {
         struct knowledge_case *cases[2] = {has_helpful ? &helpful : NULL,
@@ -648,6 +716,23 @@ int svc_knowledge_delete(const struct svc_ctx *c, const char *id, struct json_ob
         store_rollback(c->st);
         knowledge_release(&k);
         return -1;
+    }
+    {
+        struct review_write w = {"entry",    "delete",   k.id,       k.version, k.category, k.path,
+                                 k.document, k.document, k.agent_id, NULL,      k.source,   0};
+        int held = review_gate(c, &w, data, err);
+        if (held) { /* the proposal is kept, the entry left as it is */
+            rc = held > 0 ? store_commit(c->st) : STORE_ERROR;
+            if (held < 0)
+                store_rollback(c->st);
+            knowledge_release(&k);
+            if (held > 0 && rc) {
+                json_object_put(*data);
+                *data = NULL;
+                return store_fail(rc, err);
+            }
+            return held > 0 ? 0 : -1;
+        }
     }
     rc = store_knowledge_delete(c->st, c->space, k.id, c->actor);
     if (rc)

@@ -34,6 +34,7 @@ int svc_overview(const struct svc_ctx *c, struct json_object **data, struct erro
         {"most_harmful", "harmful", OVERVIEW_HARMFUL},
     };
     struct store_overview_counts n;
+    long pending = 0, quarantined = 0;
     struct json_object *out = json_object_new_object(), *counts;
     char since[27];
     int rc;
@@ -41,6 +42,8 @@ int svc_overview(const struct svc_ctx *c, struct json_object **data, struct erro
     time_utc_iso_micro_offset(since, -OVERVIEW_WEEK_SECONDS);
     store_read_begin(c->st);
     rc = store_overview_counts(c->st, c->space, since, &n);
+    if (rc == STORE_OK)
+        rc = store_proposal_counts(c->st, c->space, &pending, &quarantined);
     for (size_t i = 0; rc == STORE_OK && i < sizeof lists / sizeof lists[0]; i++) {
         struct overview_list l = {json_object_new_array(), lists[i].count_name};
         json_object_object_add(out, lists[i].name, l.items);
@@ -58,6 +61,13 @@ int svc_overview(const struct svc_ctx *c, struct json_object **data, struct erro
     json_object_object_add(counts, "traces", json_object_new_int64(n.traces));
     json_object_object_add(counts, "traces_week", json_object_new_int64(n.traces_since));
     json_object_object_add(out, "counts", counts);
+    {
+        /* the review queue (docs/review.md): what waits, never what it says */
+        struct json_object *review = json_object_new_object();
+        json_object_object_add(review, "pending", json_object_new_int64(pending));
+        json_object_object_add(review, "quarantined", json_object_new_int64(quarantined));
+        json_object_object_add(out, "review", review);
+    }
     json_object_object_add(out, "week_since", json_object_new_string(since));
     *data = out;
     return 0;

@@ -6,6 +6,7 @@
 #include "domain/knowledge.h"
 #include "service/ctx.h"
 #include "service/knowledge.h"
+#include "service/reviewgate.h"
 #include "service/writerate.h"
 #include "store/store.h"
 
@@ -164,7 +165,8 @@ int svc_knowledge_revert(const struct svc_ctx *c, const char *id, struct json_ob
 {
     long version;
     int rc;
-    if (jf_long(err, body, "version", 1, 1000000000L, 0, &version) || write_admit(c, 1, err))
+    if (jf_long(err, body, "version", 1, 1000000000L, 0, &version) ||
+        review_refuse(c, "revert", 0, err) || write_admit(c, 1, err))
         return -1;
     /* One write transaction: the entry and revision read for the checks
      * are the ones reverted, with no change possible in between. */

@@ -4,6 +4,7 @@
 #include "service/tokens.h"
 #include "base/jfield.h"
 #include "service/auth.h"
+#include "service/reviewgate.h"
 #include "store/store.h"
 
 #include <sodium.h>
@@ -80,7 +81,7 @@ static void token_text_release(struct buf *token)
 int svc_token_create(const struct svc_ctx *c, struct json_object *body, struct json_object **data,
                      struct error *err)
 {
-    const char *role_text = NULL, *label = NULL;
+    const char *role_text = NULL, *label = NULL, *review = NULL;
     struct token_record rec = {0};
     char id[TOKEN_ID_HEX + 1];
     enum role role;
@@ -88,8 +89,15 @@ int svc_token_create(const struct svc_ctx *c, struct json_object *body, struct j
     int rc;
     *data = NULL;
     if (jf_string(err, body, "role", 1, 16, &role_text) ||
-        jf_string(err, body, "label", 0, TOKEN_LABEL_MAX, &label))
+        jf_string(err, body, "label", 0, TOKEN_LABEL_MAX, &label) ||
+        jf_string(err, body, "review", 0, 32, &review))
         return -1;
+    if (review && !review_policy_valid(review)) {
+        error_set(err, E_INVALID_REQUEST, "invalid_review_policy",
+                  "'review' must be off, agent_writes, llm_writes or all");
+        error_str(err, "field", "review");
+        return -1;
+    }
     role = role_from_name(role_text);
     if (role == ROLE_NONE) {
         error_set(err, E_INVALID_REQUEST, "invalid_role",
@@ -98,11 +106,21 @@ int svc_token_create(const struct svc_ctx *c, struct json_object *body, struct j
         return -1;
     }
     buf_init(&token, 256);
-    rc = auth_token_create(c->st, c->space, role, label ? label : "", c->actor, &token);
-    if (rc == STORE_OK) {
-        auth_token_split(token.data, id); /* a token just made: always shaped as one */
-        rc = store_token_get(c->st, id, &rec);
+    /* the token and its own review policy in one transaction */
+    if ((rc = store_begin(c->st)) == STORE_OK) {
+        rc = auth_token_create(c->st, c->space, role, label ? label : "", c->actor, &token);
+        if (rc == STORE_OK) {
+            auth_token_split(token.data, id); /* a token just made: always shaped as one */
+            if (review)
+                rc = store_token_review_set(c->st, id, review);
+        }
+        if (rc == STORE_OK)
+            rc = store_commit(c->st);
+        else
+            store_rollback(c->st);
     }
+    if (rc == STORE_OK)
+        rc = store_token_get(c->st, id, &rec);
     if (rc) {
         token_text_release(&token);
         store_token_record_release(&rec);
@@ -116,6 +134,8 @@ int svc_token_create(const struct svc_ctx *c, struct json_object *body, struct j
     json_object_object_add(*data, "role", json_object_new_string(rec.role));
     json_object_object_add(*data, "label", json_object_new_string(rec.label ? rec.label : ""));
     json_object_object_add(*data, "created_at", json_object_new_string(rec.created_at));
+    if (review) /* its own review policy (docs/review.md) */
+        json_object_object_add(*data, "review", json_object_new_string(review));
     token_text_release(&token);
     store_token_record_release(&rec);
     return 0;

@@ -84,6 +84,16 @@ static const struct copy_table tables[] = {
      "ittitibit", "knowledge_seq"},
     {"embed_queue", "knowledge_seq", "i", "knowledge_seq"},
     {"idempotency_keys", "space, key, digest, knowledge_id, created_at", "ttttt", "space, key"},
+    /* 16: the review queue */
+    {"review_policies", "space, policy, actor, updated_at", "tttt", "space"},
+    {"token_reviews", "token_id, policy", "tt", "token_id"},
+    {"proposals",
+     "id, space, kind, state, write_path, knowledge_id, base_version, category, path, document,"
+     " base_document, token_id, actor, agent_id, trace_id, source, reasons, created_at, decision,"
+     " decision_reason, decided_by, decided_at, result_id",
+     "tttttti"
+     "tttttttttttttttt",
+     "id"},
 };
 #define TABLE_COUNT (sizeof tables / sizeof tables[0])
 

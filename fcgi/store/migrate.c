@@ -348,6 +348,14 @@ static const char *const migrations[] = {
      * resource subscriptions. Neither is read by an answer: no generation
      * trigger, and neither is copied by migrate-to. */
     CHANGES_TRIGGERS_SQL MCP_SUBSCRIPTIONS_SQL(" TEXT"),
+
+    /* 16: the review queue: a space's policy and the proposals held for
+     * review (service/review.c); both are read by answers. */
+    // clang-format off
+    REVIEW_SQL(" TEXT", " INTEGER")
+    GENERATION_TRIGGERS("review_policies")
+    GENERATION_TRIGGERS("proposals"),
+    // clang-format on
 };
 #pragma GCC diagnostic pop
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
@@ -492,8 +500,9 @@ int pg_migrate(struct store *st, int *found)
      * nothing to do here; 10 -> 11: one open job per space and kind;
      * 11 -> 12: the Idempotency-Keys; 12 -> 13: the embedding turn's lease;
      * 13 -> 14: the LLM ledger leaves the cache generation alone;
-     * 14 -> 15: the knowledge's changes notified, the MCP subscriptions. */
-    else if (*found >= 8 && *found <= 14) {
+     * 14 -> 15: the knowledge's changes notified, the MCP subscriptions;
+     * 15 -> 16: the review queue. */
+    else if (*found >= 8 && *found <= 15) {
         rc = *found == 8 ? pg_exec(st, pg_migration_9) : STORE_OK;
         if (rc == STORE_OK && *found <= 9)
             rc = pg_exec(st, "UPDATE schema_version SET version = 10");
@@ -505,8 +514,10 @@ int pg_migrate(struct store *st, int *found)
             rc = pg_exec(st, pg_migration_13);
         if (rc == STORE_OK && *found <= 13)
             rc = pg_exec(st, pg_migration_14);
-        if (rc == STORE_OK)
+        if (rc == STORE_OK && *found <= 14)
             rc = pg_exec(st, pg_migration_15);
+        if (rc == STORE_OK)
+            rc = pg_exec(st, pg_migration_16);
     } else if (*found < store_schema_latest())
         rc = STORE_ERROR;
     st->tx_depth--;

@@ -457,6 +457,35 @@ const char *const pg_stmt_sql[S_COUNT] = {
     [S_SUB_TOUCH] =
         "UPDATE mcp_subscriptions SET seen_at = $3 WHERE token_id = $1 AND session = $2",
     [S_SUB_EXPIRE] = "DELETE FROM mcp_subscriptions WHERE seen_at < $1",
+    /* 16: the review queue (store/review.c) */
+    [S_REVIEW_POLICY_GET] = "SELECT coalesce((SELECT policy FROM token_reviews"
+                            " WHERE token_id = $2::text), (SELECT policy FROM review_policies"
+                            " WHERE space = $1), 'off')",
+    [S_TOKEN_REVIEW_SET] = "INSERT INTO token_reviews(token_id, policy) VALUES($1, $2)"
+                           " ON CONFLICT(token_id) DO UPDATE SET policy = excluded.policy",
+    [S_REVIEW_POLICY_SET] = "INSERT INTO review_policies(space, policy, actor, updated_at)"
+                            " VALUES($1, $2, $3, $4) ON CONFLICT(space) DO UPDATE SET"
+                            " policy = excluded.policy, actor = excluded.actor,"
+                            " updated_at = excluded.updated_at",
+    [S_PROPOSAL_INSERT] = "INSERT INTO proposals(id, space, kind, state, write_path, knowledge_id,"
+                          " base_version, category, path, document, base_document, token_id,"
+                          " actor, agent_id, trace_id, source, reasons, created_at)"
+                          " VALUES($1, $2, $3, $4, $5, $6, $7::bigint, $8, $9, $10, $11, $12,"
+                          " $13, $14, $15, $16, $17, $18)",
+    [S_PROPOSAL_GET] = "SELECT " PROPOSAL_COLUMNS " FROM proposals WHERE id = $1 AND space = $2",
+    [S_PROPOSAL_LIST] = "SELECT " PROPOSAL_COLUMNS " FROM proposals WHERE space = $1"
+                        " AND ($2::text IS NULL OR state = $2::text) ORDER BY created_at, id"
+                        " LIMIT $3 OFFSET $4",
+    [S_PROPOSAL_COUNT] = "SELECT count(*) FROM proposals WHERE space = $1"
+                         " AND ($2::text IS NULL OR state = $2::text)",
+    [S_PROPOSAL_DECIDE] = "UPDATE proposals SET state = $3, decision = $4, decision_reason = $5,"
+                          " decided_by = $6, decided_at = $7, result_id = $8"
+                          " WHERE id = $1 AND space = $2 AND state = $9",
+    [S_PROPOSAL_COUNTS] = "SELECT count(*) FILTER (WHERE state = 'pending'),"
+                          " count(*) FILTER (WHERE state = 'quarantined')"
+                          " FROM proposals WHERE space = $1",
+    [S_PROPOSAL_TOTALS] = "SELECT count(*) FILTER (WHERE state = 'pending'),"
+                          " count(*) FILTER (WHERE state = 'quarantined') FROM proposals",
     /* The embedding turn: a lease row, never a lock held across the
      * embeddings call (a frozen holder's lease runs out; vectors.c). $1 the
      * node, $2 the lease in ms, in the server's clock (no two nodes' clocks
@@ -498,7 +527,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
 // clang-format off
 const char pg_schema_sql[] =
     "CREATE TABLE schema_version(version int NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(15);"
+    "INSERT INTO schema_version(version) VALUES(16);"
     /* 1: foundation */
     "CREATE TABLE spaces(name" PG_T " PRIMARY KEY, created_at" PG_T " NOT NULL);"
     "CREATE TABLE tokens("
@@ -677,7 +706,10 @@ const char pg_schema_sql[] =
     "  AFTER INSERT OR DELETE OR UPDATE OF revoked_at, role, space, label, hash ON tokens"
     "  FOR EACH STATEMENT EXECUTE FUNCTION generation_bump();"
     PG_KNOWLEDGE_NOTIFY
-    MCP_SUBSCRIPTIONS_SQL(PG_T);
+    MCP_SUBSCRIPTIONS_SQL(PG_T)
+    REVIEW_SQL(PG_T, " bigint")
+    PG_GENERATION_TRIGGER("review_policies")
+    PG_GENERATION_TRIGGER("proposals");
 // clang-format on
 #pragma GCC diagnostic pop
 
@@ -691,6 +723,13 @@ const char pg_migration_14[] = "DROP TRIGGER IF EXISTS llm_calls_generation ON l
 /* 15: the knowledge's changes as notifications; the MCP subscriptions. */
 const char pg_migration_15[] =
     PG_KNOWLEDGE_NOTIFY MCP_SUBSCRIPTIONS_SQL(PG_T) "UPDATE schema_version SET version = 15;";
+/* 16: the review queue (safe to run again, as from a version put back by hand). */
+const char pg_migration_16[] = REVIEW_SQL(
+    PG_T,
+    " bigint") "DROP TRIGGER IF EXISTS review_policies_generation ON review_policies;"
+               "DROP TRIGGER IF EXISTS proposals_generation ON proposals;" PG_GENERATION_TRIGGER(
+                   "review_policies")
+                   PG_GENERATION_TRIGGER("proposals") "UPDATE schema_version SET version = 16;";
 
 /* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */
 

@@ -97,6 +97,31 @@
     " PRIMARY KEY(token_id, session, uri));"                                                      \
     "CREATE INDEX IF NOT EXISTS mcp_subscriptions_uri ON mcp_subscriptions(space, uri);"
 
+/* 16: the review queue (service/review.c): a space's review policy, and
+ * the proposals of writes held for review, with their whole document, the
+ * live document they change (base_document, base_version; the reader diffs
+ * the two), their provenance and their state (pending, approved, rejected,
+ * quarantined); a token's own policy, set at its creation (token_reviews).
+ * T is the text type, I the integer type. */
+#define REVIEW_SQL(T, I)                                                                           \
+    "CREATE TABLE IF NOT EXISTS review_policies(space" T " PRIMARY KEY, policy" T " NOT NULL,"    \
+    " actor" T " NOT NULL, updated_at" T " NOT NULL);"                                            \
+    "CREATE TABLE IF NOT EXISTS proposals(id" T " PRIMARY KEY, space" T " NOT NULL,"              \
+    " kind" T " NOT NULL, state" T " NOT NULL, write_path" T " NOT NULL, knowledge_id" T ","      \
+    " base_version" I ", category" T " NOT NULL, path" T " NOT NULL, document" T " NOT NULL,"     \
+    " base_document" T ", token_id" T ", actor" T " NOT NULL, agent_id" T " NOT NULL,"            \
+    " trace_id" T " NOT NULL, source" T " NOT NULL, reasons" T " NOT NULL, created_at" T          \
+    " NOT NULL, decision" T ", decision_reason" T ", decided_by" T ", decided_at" T ","           \
+    " result_id" T ");"                                                                           \
+    "CREATE INDEX IF NOT EXISTS proposals_queue ON proposals(space, state, created_at);"          \
+    "CREATE TABLE IF NOT EXISTS token_reviews(token_id" T " PRIMARY KEY, policy" T " NOT NULL);"
+
+/* A proposal row (struct proposal, store/review.c). */
+#define PROPOSAL_COLUMNS                                                                           \
+    "id, space, kind, state, write_path, knowledge_id, base_version, category, path, document,"    \
+    " base_document, token_id, actor, agent_id, trace_id, source, reasons, created_at,"          \
+    " decision, decision_reason, decided_by, decided_at, result_id"
+
 /* What a change of an entry is, from its row before (o) and after (n):
  * created, deleted (or merged away), updated; NULL when nothing a reader
  * of the knowledge sees moved (a vote, a use count). */

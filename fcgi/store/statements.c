@@ -349,4 +349,36 @@ const char *const stmt_sql[S_COUNT] = {
     [S_SUB_TOUCH] =
         "UPDATE mcp_subscriptions SET seen_at = ?3 WHERE token_id = ?1 AND session = ?2",
     [S_SUB_EXPIRE] = "DELETE FROM mcp_subscriptions WHERE seen_at < ?1",
+    /* 16: the review queue (store/review.c) */
+    /* the token's own policy (?2, may be NULL) first, then the space's */
+    [S_REVIEW_POLICY_GET] =
+        "SELECT coalesce((SELECT policy FROM token_reviews WHERE token_id = ?2),"
+        " (SELECT policy FROM review_policies WHERE space = ?1), 'off')",
+    [S_TOKEN_REVIEW_SET] = "INSERT INTO token_reviews(token_id, policy) VALUES(?1, ?2)"
+                           " ON CONFLICT(token_id) DO UPDATE SET policy = excluded.policy",
+    [S_REVIEW_POLICY_SET] = "INSERT INTO review_policies(space, policy, actor, updated_at)"
+                            " VALUES(?1, ?2, ?3, ?4) ON CONFLICT(space) DO UPDATE SET"
+                            " policy = excluded.policy, actor = excluded.actor,"
+                            " updated_at = excluded.updated_at",
+    [S_PROPOSAL_INSERT] = "INSERT INTO proposals(id, space, kind, state, write_path, knowledge_id,"
+                          " base_version, category, path, document, base_document, token_id,"
+                          " actor, agent_id, trace_id, source, reasons, created_at)"
+                          " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+                          " ?15, ?16, ?17, ?18)",
+    [S_PROPOSAL_GET] = "SELECT " PROPOSAL_COLUMNS " FROM proposals WHERE id = ?1 AND space = ?2",
+    [S_PROPOSAL_LIST] = "SELECT " PROPOSAL_COLUMNS " FROM proposals WHERE space = ?1"
+                        " AND (?2 IS NULL OR state = ?2) ORDER BY created_at, id"
+                        " LIMIT ?3 OFFSET ?4",
+    [S_PROPOSAL_COUNT] = "SELECT count(*) FROM proposals WHERE space = ?1"
+                         " AND (?2 IS NULL OR state = ?2)",
+    /* Exactly one decision wins: the row changes only from the state read. */
+    [S_PROPOSAL_DECIDE] = "UPDATE proposals SET state = ?3, decision = ?4, decision_reason = ?5,"
+                          " decided_by = ?6, decided_at = ?7, result_id = ?8"
+                          " WHERE id = ?1 AND space = ?2 AND state = ?9",
+    [S_PROPOSAL_COUNTS] = "SELECT coalesce(sum(CASE WHEN state = 'pending' THEN 1 ELSE 0 END), 0),"
+                          " coalesce(sum(CASE WHEN state = 'quarantined' THEN 1 ELSE 0 END), 0)"
+                          " FROM proposals WHERE space = ?1",
+    [S_PROPOSAL_TOTALS] = "SELECT coalesce(sum(CASE WHEN state = 'pending' THEN 1 ELSE 0 END), 0),"
+                          " coalesce(sum(CASE WHEN state = 'quarantined' THEN 1 ELSE 0 END), 0)"
+                          " FROM proposals",
 };

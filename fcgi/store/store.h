@@ -755,4 +755,56 @@ STORE_MUST_CHECK int store_sub_touch(struct store *st, const char *token_id, con
 /* Forget subscriptions not touched for seconds. */
 STORE_MUST_CHECK int store_sub_expire(struct store *st, long seconds);
 
+/* ---- the review queue (migration 16; service/review.c) ---- */
+
+/* A proposal: a write held for review. Texts borrowed from the row (valid
+ * during the callback) or, from store_proposal_get, owned by the caller
+ * (store_proposal_release). knowledge_id and base_* are NULL / 0 for a
+ * create; reasons is a JSON array text; decision .. result_id NULL while
+ * undecided. */
+struct proposal {
+    char *id, *space, *kind, *state, *write_path, *knowledge_id;
+    long base_version;
+    char *category, *path, *document, *base_document, *token_id, *actor, *agent_id, *trace_id;
+    char *source, *reasons, *created_at, *decision, *decision_reason, *decided_by, *decided_at;
+    char *result_id;
+};
+/* Free what store_proposal_get filled. */
+void store_proposal_release(struct proposal *p);
+/* The review policy of a write by token_id (NULL: the space's own) into
+ * *policy (the caller frees): the token's own when it was given one at its
+ * creation, else the space's, else "off". */
+STORE_MUST_CHECK int store_review_policy_get(struct store *st, const char *space,
+                                             const char *token_id, char **policy);
+/* Give the token token_id its own review policy (at its creation). */
+STORE_MUST_CHECK int store_token_review_set(struct store *st, const char *token_id,
+                                            const char *policy);
+/* Set the space's review policy. */
+STORE_MUST_CHECK int store_review_policy_set(struct store *st, const char *space,
+                                             const char *policy, const char *actor);
+/* Insert p (id, created_at and every NOT NULL text set by the caller). */
+STORE_MUST_CHECK int store_proposal_insert(struct store *st, const struct proposal *p);
+/* The proposal id of space into *p; STORE_NOT_FOUND when there is none. */
+STORE_MUST_CHECK int store_proposal_get(struct store *st, const char *space, const char *id,
+                                        struct proposal *p);
+/* Call each with a page of the space's proposals in state (NULL: all),
+ * oldest first, and their *total. */
+STORE_MUST_CHECK int store_proposal_list(struct store *st, const char *space, const char *state,
+                                         long limit, long offset,
+                                         void (*each)(const struct proposal *, void *), void *ctx,
+                                         long *total);
+/* Decide the proposal id when it is still in state from (and of space):
+ * its new state, decision, reason (may be NULL), the deciding actor and
+ * the entry it made or changed (may be NULL). STORE_CONFLICT when it is
+ * no longer in from (another decision won); STORE_NOT_FOUND when none. */
+STORE_MUST_CHECK int store_proposal_decide(struct store *st, const char *space, const char *id,
+                                           const char *from, const char *state,
+                                           const char *decision, const char *reason,
+                                           const char *actor, const char *result_id);
+/* The space's pending and quarantined proposals. */
+STORE_MUST_CHECK int store_proposal_counts(struct store *st, const char *space, long *pending,
+                                           long *quarantined);
+/* Every space's pending and quarantined proposals (the /metrics gauges). */
+STORE_MUST_CHECK int store_proposal_totals(struct store *st, long *pending, long *quarantined);
+
 #endif

@@ -189,6 +189,16 @@ enum stmt_id {
     S_SUB_MATCH,
     S_SUB_TOUCH,
     S_SUB_EXPIRE,
+    S_REVIEW_POLICY_GET,
+    S_REVIEW_POLICY_SET,
+    S_PROPOSAL_INSERT,
+    S_PROPOSAL_GET,
+    S_PROPOSAL_LIST,
+    S_PROPOSAL_COUNT,
+    S_PROPOSAL_DECIDE,
+    S_PROPOSAL_COUNTS,
+    S_PROPOSAL_TOTALS,
+    S_TOKEN_REVIEW_SET,
     S_COUNT
 };
 
@@ -204,6 +214,7 @@ extern const char pg_migration_12[];
 extern const char pg_migration_13[];
 extern const char pg_migration_14[];
 extern const char pg_migration_15[];
+extern const char pg_migration_16[];
 /* `knowhub check` on PostgreSQL: each query returns one integer, its problems (pg_sql.c). */
 struct pg_check {
     const char *name, *sql;

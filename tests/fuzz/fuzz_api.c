@@ -5,7 +5,8 @@
  * counters, against an in-memory store with an admin token. The first byte
  * picks the route by its index in app/routes.c's table; the rest is the
  * query (GET) or the body. A route's {name} segments are objects made in
- * setup (an entry, a trace, a session and its table, a job, a token). Every answer
+ * setup (an entry, a trace, a session and its table, a job, a token, a
+ * proposal). Every answer
  * is a JSON envelope, or the metrics' text, or a stream of JSON lines
  * (export); a 500 is a bug. */
 #include "service/auth.h"
@@ -37,7 +38,7 @@ static struct config cfg;
 static const struct route *routes;
 static size_t n_routes;
 static char **route_paths; /* each route's pattern with its {name} segments filled */
-static char entry_id[64], job_id[64], token_id[64];
+static char entry_id[64], job_id[64], token_id[64], proposal_id[64];
 static struct buf streamed; /* a streamed answer, head and body, as knowhub serve sends it */
 
 static int sink(void *ctx, const char *data, size_t n)
@@ -63,8 +64,8 @@ static void request_fill(struct request *req, const char *method, const char *pa
     req->cfg = &cfg;
 }
 
-/* POST body to path in setup; the reply's data.id goes to id (when given). */
-static void seed(const char *path, const char *body, char *id, size_t id_size)
+/* POST body to path in setup; the reply's data.<key> goes to id (when given). */
+static void seed_as(const char *path, const char *body, const char *key, char *id, size_t id_size)
 {
     struct request req;
     struct response res;
@@ -81,13 +82,19 @@ static void seed(const char *path, const char *body, char *id, size_t id_size)
         abort();
     }
     if (id) {
-        if (!json_object_object_get_ex(data, "id", &value))
+        if (!json_object_object_get_ex(data, key, &value))
             abort();
         snprintf(id, id_size, "%s", json_object_get_string(value));
     }
     json_object_put(reply);
     request_release(&req);
     response_release(&res);
+}
+
+/* seed_as with data.id. */
+static void seed(const char *path, const char *body, char *id, size_t id_size)
+{
+    seed_as(path, body, "id", id, id_size);
 }
 
 /* The value of the {name} segment after /api/resource/ (a seeded object). */
@@ -106,6 +113,8 @@ static const char *segment_value(const char *pattern, const char *name, size_t n
             return job_id;
         if (strncmp(pattern, "/api/tokens/", 12) == 0)
             return token_id;
+        if (strncmp(pattern, "/api/review/", 12) == 0)
+            return proposal_id;
     }
     fprintf(stderr, "fuzz_api: no seeded object for {%.*s} of %s: make one in setup()\n", (int)n,
             name, pattern);
@@ -166,6 +175,13 @@ static void setup(void)
     seed("/api/sessions", "{\"id\":\"fuzz\",\"tables\":[{\"id\":\"t1\"}]}", NULL, 0);
     seed("/api/knowledge/slim", "{}", job_id, sizeof job_id);
     seed("/api/tokens", "{\"role\":\"reader\",\"label\":\"fuzz\"}", token_id, sizeof token_id);
+    /* a proposal of the review queue (docs/review.md), the policy back to off */
+    if (store_review_policy_set(st, "fuzz", "all", "operator"))
+        abort();
+    seed_as("/api/knowledge", "{\"scenario\":\"fuzz held\",\"content\":\"held body\"}",
+            "proposal_id", proposal_id, sizeof proposal_id);
+    if (store_review_policy_set(st, "fuzz", "off", "operator"))
+        abort();
     buf_init(&streamed, HTTP_MAX_RESPONSE);
     route_paths = xcalloc(n_routes, sizeof *route_paths);
     for (size_t r = 0; r < n_routes; r++)

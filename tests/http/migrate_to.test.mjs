@@ -22,7 +22,7 @@ const skip = PG_SOCK ? false : 'needs KNOWHUB_TEST_PG (the socket directory of a
 // The source must be SQLite in the PostgreSQL pass too: startStack's
 // { sqlite: true }, and an empty KNOWHUB_DATABASE_URL (no URL) for the CLI.
 const SQLITE = { KNOWHUB_DATABASE_URL: '' };
-const TABLES = ['spaces', 'tokens', 'knowledge', 'knowledge_cases', 'knowledge_revisions', 'knowledge_feedback', 'audit', 'traces', 'knowledge_log', 'trace_rollups', 'logins', 'sessions', 'llm_calls', 'jobs', 'vectors', 'embed_queue'];
+const TABLES = ['spaces', 'tokens', 'knowledge', 'knowledge_cases', 'knowledge_revisions', 'knowledge_feedback', 'audit', 'traces', 'knowledge_log', 'trace_rollups', 'logins', 'sessions', 'llm_calls', 'jobs', 'vectors', 'embed_queue', 'review_policies', 'token_reviews', 'proposals'];
 
 const cleanup = [];
 after(async () => {
@@ -140,6 +140,14 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     assert.equal(knowhub(s.dir, ['token', 'revoke', tokenId(revoked)]).status, 0);
     err(await s.api('GET', '/api/auth/me', { token: revoked }), 'UNAUTHORIZED', 401);
 
+    // the review queue (docs/review.md): a policy, a token's own, a proposal left pending
+    ok(await s.api('PUT', '/api/review/policy', { token: s.admin, body: { policy: 'agent_writes' } }));
+    const watched = ok(await s.api('POST', '/api/tokens', { token: s.admin, body: { role: 'agent', label: 'watched', review: 'all' } })).token;
+    const held = ok(await api('POST', '/api/knowledge', { scenario: '待审核的经验', content: "Held: quote ' and \\ backslash" }));
+    assert.equal(held.status, 'pending');
+    ok(await s.api('PUT', '/api/review/policy', { token: s.admin, body: { policy: 'off' } }));
+    const queueBefore = ok(await s.api('GET', `/api/review/${held.proposal_id}`, { token: s.admin }));
+
     await embedded(s, s.admin);
     const before = await snapshot(s, s.admin, ids);
     assert.equal(before.embeddings[1], 4);
@@ -170,7 +178,8 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     }
     assert.ok(lines.includes('checks: ok'), m.stdout);
     assert.equal(rows.knowledge, 5);
-    assert.equal(rows.tokens, 3);
+    assert.equal(rows.tokens, 4);
+    assert.deepEqual([rows.review_policies, rows.token_reviews, rows.proposals], [1, 1, 1]);
     assert.equal(rows.spaces, 1);
     assert.ok(rows.knowledge_cases >= 3 && rows.knowledge_feedback >= 1 && rows.trace_rollups >= 1, m.stdout);
     assert.equal(rows.knowledge_revisions, 5 + 1 + 1 + 1); // creates, write, revert, delete
@@ -203,6 +212,8 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     err(await p.api('GET', '/api/auth/me', { token: revoked }), 'UNAUTHORIZED', 401);
     ok(await p.api('GET', '/api/auth/me', { headers: cookie })); // the login, found by its hash (a blob key)
     const afterMove = await snapshot(p, adminToken, ids);
+    assert.deepEqual(ok(await p.api('GET', `/api/review/${held.proposal_id}`, { token: adminToken })), queueBefore);
+    assert.equal(ok(await p.api('POST', '/api/knowledge', { token: watched, body: { scenario: 'watched', content: 'still held' } })).status, 'pending');
     assert.deepEqual(afterMove.entries, before.entries);
     assert.deepEqual(afterMove.revisions, before.revisions);
     assert.deepEqual(afterMove.list, before.list);
@@ -237,7 +248,7 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     const m2 = knowhub(bad, ['migrate-to', url2]);
     assert.equal(m2.status, 1, m2.stdout + m2.stderr);
     assert.match(m2.stdout, /^knowledge: 5 rows, checksum ([0-9a-f]{32}) = (?!\1)[0-9a-f]{32} DIFFERS$/m);
-    assert.match(m2.stdout, /^tokens: 3 rows, .* ok$/m);
+    assert.match(m2.stdout, /^tokens: 4 rows, .* ok$/m);
     assert.match(m2.stderr, /nothing was committed: 1 table differs from the source: rolled back/);
     assert.equal(psql(db2, 'SELECT (SELECT count(*) FROM knowledge) + (SELECT count(*) FROM tokens) + (SELECT count(*) FROM knowledge_terms)'), '0');
 });

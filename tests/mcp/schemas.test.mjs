@@ -25,6 +25,8 @@ const HINTS = {
     knowledge_context: [true, false, true],
     trace_eval_prompt: [true, false, true],
     trace_submit_evaluation: [false, false, false],
+    knowledge_review_list: [true, false, true],
+    knowledge_review_decide: [false, true, false],
 };
 
 let s;
@@ -115,6 +117,28 @@ describe('structuredContent conforms to outputSchema', () => {
         assert.equal(plan.dry_run, true);
         const job = await ok('knowledge_slim', {});
         assert.match(job.id, /^job-/);
+        // The review queue (docs/review.md): a held save, listed and decided by an editor.
+        const space = 'mcp-schemas-review';
+        const admin = s.token(space, 'admin', 'mcp-schemas-review');
+        assert.equal((await s.api('PUT', '/api/review/policy', { token: admin, body: { policy: 'agent_writes' } })).json.status, 'success');
+        const held = await connect(s, s.token(space, 'agent', 'mcp-schemas-held'));
+        const editor = await connect(s, s.token(space, 'editor', 'mcp-schemas-editor'));
+        try {
+            await held.listTools();
+            await editor.listTools();
+            const h = checkResult(await held.callTool({ name: 'knowledge_save', arguments: { scenario: 'Held', content: 'Held for review.' } })).structuredContent;
+            assert.ok(validators.knowledge_save(h), ajv.errorsText(validators.knowledge_save.errors));
+            assert.equal(h.status, 'pending');
+            for (const [name, args] of [['knowledge_review_list', {}], ['knowledge_review_decide', { proposal_id: h.proposal_id, decision: 'approve' }]]) {
+                called.add(name);
+                const r = checkResult(await editor.callTool({ name, arguments: args }));
+                assert.ok(!r.isError, r.content[0].text);
+                assert.ok(validators[name](r.structuredContent), `${name}: ${ajv.errorsText(validators[name].errors)}`);
+            }
+        } finally {
+            await held.close();
+            await editor.close();
+        }
         assert.deepEqual([...called].sort(), [...TOOL_NAMES].sort());
     });
 

@@ -192,6 +192,43 @@ describe('every tool with valid arguments', () => {
         assert.equal(ev.updated.length, 1);
     });
 
+    test('knowledge_review_list and knowledge_review_decide: the queue for editors, one decision wins', async () => {
+        const space = 'mcp-tools-review';
+        const admin = s.token(space, 'admin', 'mcp-review-admin');
+        assert.equal((await s.api('PUT', '/api/review/policy', { token: admin, body: { policy: 'agent_writes' } })).json.status, 'success');
+        const bot = await connect(s, s.token(space, 'agent', 'mcp-review-agent'));
+        const editor = await connect(s, s.token(space, 'editor', 'mcp-review-editor'));
+        try {
+            const held = await call(bot, 'knowledge_save', { scenario: 'Review me', content: 'Pending until an editor approves.' });
+            assert.deepEqual([held.status, held.kind], ['pending', 'create']);
+            assert.equal((await call(bot, 'knowledge_list', {})).total, 0, 'pending is not listed');
+            const e = await toolError(bot, 'knowledge_review_list', {});
+            assert.equal(e.code, 'FORBIDDEN');
+            const q = await call(editor, 'knowledge_review_list', {});
+            assert.deepEqual(q.items.map((p) => p.id), [held.proposal_id]);
+            // the same queue through REST
+            const rest = await s.api('GET', '/api/review?state=pending', { token: admin });
+            assert.deepEqual(rest.json.data.items, q.items);
+            const d = await call(editor, 'knowledge_review_decide', { proposal_id: held.proposal_id, decision: 'approve' });
+            assert.equal(d.state, 'approved');
+            assert.equal((await call(bot, 'knowledge_list', {})).items[0].id, d.result_id);
+            const again = await toolError(editor, 'knowledge_review_decide', { proposal_id: held.proposal_id, decision: 'reject', reason: 'late' });
+            assert.equal(again.code, 'CONFLICT');
+            // an editor's instructions say what waits
+            await call(bot, 'knowledge_save', { scenario: 'Review me too', content: 'Another one.' });
+            const fresh = await connect(s, s.token(space, 'editor', 'mcp-review-editor2'));
+            try {
+                assert.match(fresh.getInstructions(), /review queue holds 1 pending and 0 quarantined/);
+            } finally {
+                await fresh.close();
+            }
+            assert.doesNotMatch(bot.getInstructions(), /review queue/);
+        } finally {
+            await bot.close();
+            await editor.close();
+        }
+    });
+
     test('every listed tool was called', async () => {
         const { tools } = await agent.listTools();
         assert.deepEqual([...called].sort(), tools.map((t) => t.name).sort());

@@ -519,6 +519,31 @@ describe('a real nginx + knowhub', () => {
         assert.ok(ov.data.counts.experiences >= 1);
     });
 
+    test('the review queue answers as described, a held write too', async () => {
+        const space = 'openapi-review';
+        const admin = s.token(space, 'admin', 'openapi review');
+        const agent = conforms('POST', '/api/tokens', await call('POST', '/api/tokens', '/api/tokens', { token: admin, body: { role: 'agent', label: 'openapi review agent', review: 'agent_writes' } })).data.token;
+        const pol = conforms('PUT', '/api/review/policy', await call('PUT', '/api/review/policy', '/api/review/policy', { token: admin, body: { policy: 'agent_writes' } }));
+        assert.equal(pol.data.policy, 'agent_writes');
+        conforms('GET', '/api/review/policy', await call('GET', '/api/review/policy', '/api/review/policy', { token: admin }));
+        const held = conforms('POST', '/api/knowledge', await call('POST', '/api/knowledge', '/api/knowledge', { token: agent, body: { scenario: 'openapi review', content: 'held for review' } }));
+        assert.equal(held.data.status, 'pending');
+        const w = conforms('POST', '/api/knowledge/write', await call('POST', '/api/knowledge/write', '/api/knowledge/write', { token: agent, body: { category: 'experiences', path: 'held.md', content: 'held too' } }));
+        assert.equal(w.data.status, 'pending');
+        const q = conforms('GET', '/api/review', await call('GET', '/api/review', '/api/review?state=pending', { token: admin }));
+        assert.equal(q.data.total, 2);
+        const one = conforms('GET', '/api/review/{id}', await call('GET', '/api/review/{id}', `/api/review/${held.data.proposal_id}`, { token: admin }));
+        assert.equal(one.data.base_document, null);
+        const d = conforms('POST', '/api/review/{id}/decide', await call('POST', '/api/review/{id}/decide', `/api/review/${w.data.proposal_id}/decide`, { token: admin, body: { decision: 'approve' } }));
+        assert.equal(d.data.state, 'approved');
+        const del = conforms('POST', '/api/knowledge/delete', await call('POST', '/api/knowledge/delete', '/api/knowledge/delete', { token: agent, body: { category: 'experiences', path: 'held.md' } }));
+        assert.equal(del.data.kind, 'delete');
+        const del2 = conforms('DELETE', '/api/knowledge/{id}', await call('DELETE', '/api/knowledge/{id}', `/api/knowledge/${d.data.result_id}`, { token: agent }));
+        assert.equal(del2.data.status, 'pending');
+        const again = conforms('POST', '/api/review/{id}/decide', await call('POST', '/api/review/{id}/decide', `/api/review/${w.data.proposal_id}/decide`, { token: admin, body: { decision: 'reject', reason: 'late' } }));
+        assert.equal(again.error.key, 'already_decided');
+    });
+
     test('every operation of the file had a live answer checked above', () => {
         const missing = specOperations(SPEC).map((o) => `${o.method} ${o.path}`).filter((k) => !checked.has(k));
         assert.deepEqual(missing, [], 'operations without a live check in this file');

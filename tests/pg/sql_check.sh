@@ -243,6 +243,16 @@ S_SUB_COUNT t
 S_SUB_MATCH tt
 S_SUB_TOUCH ttt
 S_SUB_EXPIRE t
+S_REVIEW_POLICY_GET tt
+S_REVIEW_POLICY_SET tttt
+S_PROPOSAL_INSERT ttttttlttttttttttt
+S_PROPOSAL_GET tt
+S_PROPOSAL_LIST ttll
+S_PROPOSAL_COUNT tt
+S_PROPOSAL_DECIDE ttttttttt
+S_PROPOSAL_COUNTS t
+S_PROPOSAL_TOTALS -
+S_TOKEN_REVIEW_SET tt
 LETTERS
 
 # Does PostgreSQL type $n (type) take what letter binds (as text or bytea)?
@@ -495,6 +505,15 @@ EXECUTE s_embed_turn_give('node-b');
 EXECUTE s_embed_turn_take('node-a', 60000) \gset et_
 SELECT CASE WHEN :et_taken = 1 THEN 'ok   ' ELSE 'FAIL ' END || 'S_EMBED_TURN_GIVE: given back, the turn is free';
 DELETE FROM embed_turn;
+EXECUTE s_review_policy_set('s1', 'agent_writes', 'token:a', '2026-12-03T10:00:00.000000');
+EXECUTE s_review_policy_set('s1', 'all', 'token:b', '2026-12-03T10:00:01.000000');
+SELECT CASE WHEN policy = 'all' AND actor = 'token:b' THEN 'ok   ' ELSE 'FAIL ' END || 'S_REVIEW_POLICY_SET: set again, one row' FROM review_policies WHERE space = 's1';
+EXECUTE s_proposal_insert('p1', 's1', 'create', 'pending', 'entry', NULL, 0, 'experiences', '', 'doc', NULL, 't1', 'token:t1', '', '', 'agent', '[]', '2026-12-03T10:00:02.000000');
+EXECUTE s_proposal_decide('p1', 's1', 'approved', 'approve', NULL, 'token:e', '2026-12-03T10:00:03.000000', NULL, 'pending');
+EXECUTE s_proposal_decide('p1', 's1', 'rejected', 'reject', 'no', 'token:f', '2026-12-03T10:00:04.000000', NULL, 'pending');
+SELECT CASE WHEN state = 'approved' AND decided_by = 'token:e' THEN 'ok   ' ELSE 'FAIL ' END || 'S_PROPOSAL_DECIDE: only from the state read' FROM proposals WHERE id = 'p1';
+DELETE FROM proposals;
+DELETE FROM review_policies;
 DEALLOCATE ALL;
 SQL
 (cd "$WORK" && q -f scenario.sql) >"$WORK/scenario.out" 2>&1

@@ -75,6 +75,12 @@ async function populate(sp) {
     const job = ok(await api('POST', '/api/knowledge/slim', agent, { threshold: 0.95 }));
     sp.jobIds.push(job.id);
     await waitFor(async () => ['done', 'failed'].includes(ok(await api('GET', `/api/jobs/${job.id}`, agent)).status), 20000, 'the slim job');
+    // One pending proposal (docs/review.md), left in the queue with the policy back to off.
+    ok(await api('PUT', '/api/review/policy', admin, { policy: 'agent_writes' }));
+    const held = ok(await api('POST', '/api/knowledge', agent, { scenario: `${M} proposed scenario`, content: `${M} proposed content` }));
+    assert.equal(held.status, 'pending');
+    sp.proposalId = held.proposal_id;
+    ok(await api('PUT', '/api/review/policy', admin, { policy: 'off' }));
     sp.llmCalls = llm.calls.length - calls0;
     assert.ok(sp.llmCalls > 0, 'the searches used the (fake) LLM router, so the space has usage');
 }
@@ -118,6 +124,9 @@ async function snapshot(sp) {
     snap.jobs = await get('GET', '/api/jobs');
     for (const id of sp.jobIds) snap[id] = await get('GET', `/api/jobs/${id}`);
     snap.usage = await get('GET', '/api/llm/usage');
+    snap.reviewPolicy = await get('GET', '/api/review/policy');
+    snap.review = await get('GET', '/api/review?limit=100');
+    snap.proposal = await get('GET', `/api/review/${sp.proposalId}`);
     return snap;
 }
 
@@ -266,6 +275,12 @@ const PROBES = {
     'GET /api/tools': () => ({ m: 'GET', p: '/api/tools', check: (r) => assert.ok(JSON.stringify(ok(r)).includes('knowledge_search')) }),
     // Metrics: open to loopback (the tour's case) whatever the token; counts only, never a space's data.
     'GET /metrics': () => ({ m: 'GET', p: '/metrics', check: (r) => assert.ok(r.status === 200 && r.text.includes('# TYPE knowhub_http_requests_total counter'), r.text.slice(0, 200)) }),
+    // The review queue (docs/review.md): the caller's own space's alone.
+    'GET /api/review/policy': () => ({ m: 'GET', p: '/api/review/policy', check: (r) => assert.equal(ok(r).policy, 'off') }),
+    'PUT /api/review/policy': () => ({ m: 'PUT', p: '/api/review/policy', body: { policy: 'off' }, check: (r) => assert.equal(ok(r).policy, 'off') }),
+    'GET /api/review': (att) => ({ m: 'GET', p: '/api/review?state=pending', check: (r) => assert.deepEqual(ok(r).items.map((x) => x.id), [att.proposalId]) }),
+    'GET /api/review/{id}': (att, role, vic) => ({ m: 'GET', p: `/api/review/${vic.proposalId}`, check: (r) => err(r, 'NOT_FOUND') }),
+    'POST /api/review/{id}/decide': (att, role, vic) => ({ m: 'POST', p: `/api/review/${vic.proposalId}/decide`, body: { decision: 'approve' }, check: (r) => err(r, 'NOT_FOUND') }),
     // MCP tools run with the caller's role and space: a batch reaching for the victim's entry and file.
     'POST /mcp': (att, role, vic) => ({
         m: 'POST',
@@ -303,7 +318,7 @@ function assertNoLeak(r, req, vic, what) {
     assert.ok(r.status < 500 && r.status !== 401, `${what}: HTTP ${r.status} ${r.text.slice(0, 200)}`);
     assert.ok(!r.text.includes(vic.mark), `${what}: the victim's text leaked: ${r.text.slice(0, 400)}`);
     const sent = `${req.p} ${JSON.stringify(req.body ?? '')}`;
-    for (const id of [...vic.entryIds, ...vic.jobIds])
+    for (const id of [...vic.entryIds, ...vic.jobIds, vic.proposalId])
         assert.ok(!r.text.includes(id) || sent.includes(id), `${what}: the victim's id ${id} leaked`);
 }
 

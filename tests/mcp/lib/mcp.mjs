@@ -19,6 +19,8 @@ export const TOOL_NAMES = [
     'knowledge_context',
     'trace_eval_prompt',
     'trace_submit_evaluation',
+    'knowledge_review_list',
+    'knowledge_review_decide',
 ];
 
 /** An SDK client connected to the stack's /mcp with a Bearer token (none when token is null). */

@@ -1,0 +1,350 @@
+/* review (service): the policy that holds writes for review, the queue and
+ * its decisions. A decision claims the proposal with a conditional UPDATE
+ * (state still what was read) in the transaction that does its write, so of
+ * two reviewers exactly one wins and the other gets CONFLICT. */
+#include "service/review.h"
+#include "base/error.h"
+#include "base/jfield.h"
+#include "base/util.h"
+#include "domain/document.h"
+#include "domain/knowledge.h"
+#include "service/ctx.h"
+#include "service/knowledge.h"
+#include "store/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define WHAT "Proposal"
+
+static const char *const policies[] = {"off", "agent_writes", "llm_writes", "all"};
+#define POLICY_COUNT (sizeof policies / sizeof policies[0])
+
+static int store_fail(int rc, struct error *err)
+{
+    store_status_error(rc, WHAT, err);
+    return -1;
+}
+
+/* ---- policy ---- */
+
+static int policy_data(const char *policy, struct json_object **data)
+{
+    struct json_object *all = json_object_new_array();
+    for (size_t i = 0; i < POLICY_COUNT; i++)
+        json_object_array_add(all, json_object_new_string(policies[i]));
+    *data = json_object_new_object();
+    json_object_object_add(*data, "policy", json_object_new_string(policy));
+    json_object_object_add(*data, "policies", all);
+    return 0;
+}
+
+int svc_review_policy_get(const struct svc_ctx *c, struct json_object **data, struct error *err)
+{
+    char *policy = NULL;
+    int rc = store_review_policy_get(c->st, c->space, NULL, &policy);
+    if (rc)
+        return store_fail(rc, err);
+    policy_data(policy, data);
+    free(policy);
+    return 0;
+}
+
+int svc_review_policy_set(const struct svc_ctx *c, struct json_object *body,
+                          struct json_object **data, struct error *err)
+{
+    const char *policy;
+    size_t i;
+    int rc;
+    if (jf_string(err, body, "policy", 1, 32, &policy))
+        return -1;
+    for (i = 0; i < POLICY_COUNT && strcmp(policy, policies[i]) != 0; i++)
+        ;
+    if (i == POLICY_COUNT) {
+        error_set(err, E_INVALID_REQUEST, "invalid_review_policy",
+                  "'policy' must be off, agent_writes, llm_writes or all");
+        error_str(err, "field", "policy");
+        return -1;
+    }
+    if ((rc = store_review_policy_set(c->st, c->space, policies[i], c->actor)))
+        return store_fail(rc, err);
+    return policy_data(policies[i], data);
+}
+
+/* ---- the queue ---- */
+
+static void add_text(struct json_object *o, const char *key, const char *v)
+{
+    json_object_object_add(o, key, v ? json_object_new_string(v) : NULL);
+}
+
+/* The JSON of p; with its documents when full. */
+static struct json_object *proposal_json(const struct proposal *p, int full)
+{
+    struct json_object *o = json_object_new_object(), *reasons;
+    add_text(o, "id", p->id);
+    add_text(o, "kind", p->kind);
+    add_text(o, "state", p->state);
+    add_text(o, "write_path", p->write_path);
+    add_text(o, "knowledge_id", p->knowledge_id);
+    json_object_object_add(o, "base_version",
+                           p->knowledge_id ? json_object_new_int64(p->base_version) : NULL);
+    add_text(o, "category", p->category);
+    add_text(o, "path", p->path);
+    reasons = p->reasons ? json_tokener_parse(p->reasons) : NULL;
+    json_object_object_add(o, "reasons", reasons ? reasons : json_object_new_array());
+    {
+        struct json_object *prov = json_object_new_object();
+        add_text(prov, "token_id", p->token_id);
+        add_text(prov, "actor", p->actor);
+        add_text(prov, "agent_id", p->agent_id);
+        add_text(prov, "trace_id", p->trace_id);
+        add_text(prov, "source", p->source);
+        json_object_object_add(o, "provenance", prov);
+    }
+    add_text(o, "created_at", p->created_at);
+    add_text(o, "decision", p->decision);
+    add_text(o, "decision_reason", p->decision_reason);
+    add_text(o, "decided_by", p->decided_by);
+    add_text(o, "decided_at", p->decided_at);
+    add_text(o, "result_id", p->result_id);
+    if (full) {
+        add_text(o, "document", p->document);
+        add_text(o, "base_document", p->base_document);
+    }
+    return o;
+}
+
+static void list_add(const struct proposal *p, void *ctx)
+{
+    json_object_array_add(ctx, proposal_json(p, 0));
+}
+
+static int state_valid(const char *state)
+{
+    static const char *const states[] = {"pending", "approved", "rejected", "quarantined"};
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
+        if (strcmp(state, states[i]) == 0)
+            return 1;
+    return 0;
+}
+
+int svc_review_list(const struct svc_ctx *c, const char *state, long limit, long offset,
+                    struct json_object **data, struct error *err)
+{
+    struct json_object *items;
+    long total = 0;
+    int rc;
+    if (state && !state_valid(state)) {
+        error_set(err, E_INVALID_REQUEST, "invalid_review_state",
+                  "'state' must be pending, approved, rejected or quarantined");
+        error_str(err, "field", "state");
+        return -1;
+    }
+    items = json_object_new_array();
+    if ((rc =
+             store_proposal_list(c->st, c->space, state, limit, offset, list_add, items, &total))) {
+        json_object_put(items);
+        return store_fail(rc, err);
+    }
+    *data = json_object_new_object();
+    json_object_object_add(*data, "items", items);
+    json_object_object_add(*data, "total", json_object_new_int64(total));
+    json_object_object_add(*data, "limit", json_object_new_int64(limit));
+    json_object_object_add(*data, "offset", json_object_new_int64(offset));
+    return 0;
+}
+
+int svc_review_get(const struct svc_ctx *c, const char *id, struct json_object **data,
+                   struct error *err)
+{
+    struct proposal p;
+    int rc = store_proposal_get(c->st, c->space, id, &p);
+    if (rc)
+        return store_fail(rc, err);
+    *data = proposal_json(&p, 1);
+    store_proposal_release(&p);
+    return 0;
+}
+
+int svc_review_counts(const struct svc_ctx *c, struct json_object **data, struct error *err)
+{
+    long pending, quarantined;
+    int rc = store_proposal_counts(c->st, c->space, &pending, &quarantined);
+    if (rc)
+        return store_fail(rc, err);
+    *data = json_object_new_object();
+    json_object_object_add(*data, "pending", json_object_new_int64(pending));
+    json_object_object_add(*data, "quarantined", json_object_new_int64(quarantined));
+    return 0;
+}
+
+/* ---- decisions ---- */
+
+static void already_decided(struct error *err, const char *id)
+{
+    error_set(err, E_CONFLICT, "already_decided",
+              "Proposal %s was decided by someone else first; reload the queue", id);
+    error_str(err, "id", id);
+}
+
+static void base_moved(struct error *err, const struct knowledge *now)
+{
+    error_set(err, E_CONFLICT, "base_moved",
+              "The entry changed since the proposal was made (now version %ld); decide it "
+              "with edit and the document re-based on the live one",
+              now->version);
+    error_int(err, "version", now->version);
+}
+
+/* The entry k of a document: the fields read from it, for category and
+ * path (path "" leaves it to knowledge_create). */
+static void entry_of_document(const struct svc_ctx *c, const char *category, const char *path,
+                              const char *document, struct knowledge *k)
+{
+    k->space = xstrdup(c->space);
+    k->category = xstrdup(category);
+    k->path = *path ? xstrdup(path) : NULL;
+    k->score = 3;
+    document_fill(k, category, path, document, strlen(document));
+}
+
+/* The write an approval makes, in the caller's transaction: a store status
+ * or -1 with err; *result the entry made or changed (caller frees). */
+static int approve_write(const struct svc_ctx *c, const struct proposal *p, const char *decision,
+                         const char *document, const char *into, char **result, struct error *err)
+{
+    const char *target = strcmp(decision, "merge") == 0 ? into : p->knowledge_id;
+    struct knowledge now, k;
+    int rc;
+    knowledge_init(&now);
+    knowledge_init(&k);
+    if (!target) { /* a create */
+        entry_of_document(c, p->category, p->path, document, &k);
+        if (knowledge_may_change(c, p->category, err)) {
+            rc = -1;
+        } else if ((rc = knowledge_create(c->st, &k, c->actor)) == STORE_CONFLICT) {
+            error_set(err, E_CONFLICT, "path_taken", "An entry already exists at %s/%s",
+                      p->category, k.path ? k.path : p->path);
+            rc = -1;
+        }
+        if (rc == STORE_OK)
+            *result = xstrdup(k.id);
+        knowledge_release(&k);
+        return rc;
+    }
+    if ((rc = store_knowledge_get(c->st, c->space, target, 0, &now))) {
+        if (rc != STORE_NOT_FOUND)
+            return rc;
+        error_set(err, E_NOT_FOUND, "not_found",
+                  "Knowledge entry %s is gone (deleted or merged since); nothing to write into",
+                  target);
+        return -1;
+    }
+    if (knowledge_may_change(c, now.category, err)) {
+        rc = -1;
+    } else if (target == p->knowledge_id && now.version != p->base_version &&
+               strcmp(decision, "edit") != 0) {
+        base_moved(err, &now);
+        rc = -1;
+    } else if (strcmp(p->kind, "delete") == 0 && strcmp(decision, "approve") == 0) {
+        rc = store_knowledge_delete(c->st, c->space, now.id, c->actor);
+    } else {
+        /* a change, a merge, or an edit (of a delete too: the entry is kept,
+         * with the reviewer's document) */
+        entry_of_document(c, now.category, now.path, document, &k);
+        rc = store_knowledge_update(c->st, c->space, now.id, &k, now.version, c->actor, "review");
+    }
+    if (rc == STORE_OK)
+        *result = xstrdup(now.id);
+    knowledge_release(&now);
+    knowledge_release(&k);
+    return rc;
+}
+
+int svc_review_decide(const struct svc_ctx *c, const char *id, struct json_object *body,
+                      struct json_object **data, struct error *err)
+{
+    const char *decision, *reason, *document, *into, *state;
+    struct proposal p;
+    struct buf doc;
+    char *result = NULL;
+    int rc, answer = -1;
+
+    memset(&p, 0, sizeof p);
+    buf_init(&doc, 4 * 1024 * 1024);
+    if (jf_string(err, body, "decision", 1, 16, &decision) ||
+        jf_string(err, body, "reason", 0, 2000, &reason) ||
+        jf_string(err, body, "document", 0, 1024 * 1024, &document) ||
+        jf_string(err, body, "into", 0, 64, &into))
+        goto out;
+    if (strcmp(decision, "approve") != 0 && strcmp(decision, "reject") != 0 &&
+        strcmp(decision, "edit") != 0 && strcmp(decision, "merge") != 0) {
+        error_set(err, E_INVALID_REQUEST, "invalid_decision",
+                  "'decision' must be approve, reject, edit or merge");
+        error_str(err, "field", "decision");
+        goto out;
+    }
+    if (strcmp(decision, "reject") == 0 && (!reason || !*reason)) {
+        error_set(err, E_INVALID_REQUEST, "reason_required", "A rejection needs a 'reason'");
+        error_str(err, "field", "reason");
+        goto out;
+    }
+    if ((strcmp(decision, "edit") == 0 || strcmp(decision, "merge") == 0) && !document) {
+        error_set(err, E_INVALID_REQUEST, "document_required", "'%s' needs a 'document'", decision);
+        error_str(err, "field", "document");
+        goto out;
+    }
+    if (strcmp(decision, "merge") == 0 && !into) {
+        error_set(err, E_INVALID_REQUEST, "into_required", "'merge' needs 'into', an entry id");
+        error_str(err, "field", "into");
+        goto out;
+    }
+    if ((rc = store_proposal_get(c->st, c->space, id, &p))) {
+        store_fail(rc, err);
+        goto out;
+    }
+    if (strcmp(p.state, "pending") != 0 && strcmp(p.state, "quarantined") != 0) {
+        already_decided(err, id);
+        goto out;
+    }
+    if (strcmp(p.state, "quarantined") == 0 && c->role < ROLE_ADMIN &&
+        strcmp(decision, "reject") != 0) {
+        error_set(err, E_FORBIDDEN, "quarantine_admin_only",
+                  "Only admins may approve a quarantined proposal");
+        goto out;
+    }
+    if (document && document_prepare(p.category, *p.path ? p.path : "entry.md", document,
+                                     strlen(document), &doc, err))
+        goto out;
+    state = strcmp(decision, "reject") == 0 ? "rejected" : "approved";
+    if ((rc = store_begin(c->st))) {
+        store_fail(rc, err);
+        goto out;
+    }
+    /* claim it first: the loser stops here, before any write */
+    rc = store_proposal_decide(c->st, c->space, id, p.state, state, decision, reason, c->actor,
+                               NULL);
+    if (rc == STORE_OK && strcmp(state, "approved") == 0) {
+        rc = approve_write(c, &p, decision, document ? doc.data : p.document, into, &result, err);
+        if (rc == STORE_OK)
+            rc = store_proposal_decide(c->st, c->space, id, state, state, decision, reason,
+                                       c->actor, result);
+    }
+    if (rc == STORE_OK)
+        rc = store_commit(c->st);
+    else
+        store_rollback(c->st);
+    if (rc == STORE_CONFLICT && !err->code)
+        already_decided(err, id);
+    else if (rc > 0 && !err->code)
+        store_fail(rc, err);
+    if (rc)
+        goto out;
+    answer = svc_review_get(c, id, data, err);
+out:
+    free(result);
+    store_proposal_release(&p);
+    buf_release(&doc);
+    return answer;
+}

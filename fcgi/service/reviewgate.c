@@ -1,0 +1,134 @@
+/* reviewgate (service): the review policy applied to one write; a held
+ * write becomes a proposal (store/review.c). */
+#include "service/reviewgate.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "service/ctx.h"
+#include "store/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int store_fail(int rc, struct error *err)
+{
+    store_status_error(rc, "Proposal", err);
+    return -1;
+}
+
+/* Whether policy holds w by a caller of role: off holds nothing;
+ * agent_writes the writes of agent tokens; llm_writes the texts an LLM
+ * wrote; all every write made through a token (the CLI's are the
+ * operator's own). */
+static int policy_holds(const char *policy, const struct svc_ctx *c, const struct review_write *w)
+{
+    if (strcmp(policy, "agent_writes") == 0)
+        return c->role == ROLE_AGENT;
+    if (strcmp(policy, "llm_writes") == 0)
+        return w->by_llm;
+    if (strcmp(policy, "all") == 0)
+        return c->token_id != NULL || w->by_llm;
+    return 0;
+}
+
+/* The answer of a held write. */
+static struct json_object *held_answer(const char *state, const char *id, const char *kind,
+                                       const char *category, const char *path)
+{
+    struct json_object *o = json_object_new_object();
+    json_object_object_add(o, "status", json_object_new_string(state));
+    json_object_object_add(o, "proposal_id", json_object_new_string(id));
+    json_object_object_add(o, "kind", json_object_new_string(kind));
+    json_object_object_add(o, "category", json_object_new_string(category));
+    json_object_object_add(o, "path", json_object_new_string(path));
+    return o;
+}
+
+int review_gate(const struct svc_ctx *c, const struct review_write *w, struct json_object **data,
+                struct error *err)
+{
+    struct proposal p;
+    char *policy = NULL, id[40], now[27];
+    const char *state = "pending", *reasons = "[]";
+    int rc, holds;
+    if ((rc = store_review_policy_get(c->st, c->space, c->token_id, &policy)))
+        return store_fail(rc, err);
+    holds = policy_holds(policy, c, w);
+    free(policy);
+    /* The hook of the poisoning screen (domain/screen.h, the other part of
+     * issue 24): one call here on w->document, on every write whatever the
+     * policy; its findings set state = "quarantined", reasons = their codes
+     * (a JSON array text) and holds = 1. */
+    if (!holds)
+        return 0;
+    memset(&p, 0, sizeof p);
+    id_random(id, "prop-");
+    time_utc_iso_micro(now);
+    p.id = id;
+    p.space = (char *)c->space;
+    p.kind = (char *)w->kind;
+    p.state = (char *)state;
+    p.write_path = (char *)w->write_path;
+    p.knowledge_id = (char *)w->knowledge_id;
+    p.base_version = w->base_version;
+    p.category = (char *)w->category;
+    p.path = (char *)w->path;
+    p.document = (char *)w->document;
+    p.base_document = (char *)w->base_document;
+    p.token_id = (char *)c->token_id;
+    p.actor = (char *)c->actor;
+    p.agent_id = (char *)(w->agent_id ? w->agent_id : "");
+    p.trace_id = (char *)(w->trace_id ? w->trace_id : "");
+    p.source = (char *)(w->source ? w->source : "");
+    p.reasons = (char *)reasons;
+    p.created_at = now;
+    if ((rc = store_proposal_insert(c->st, &p)))
+        return store_fail(rc, err);
+    *data = held_answer(state, id, w->kind, w->category, w->path);
+    return 1;
+}
+
+int review_refuse(const struct svc_ctx *c, const char *write_path, int by_llm, struct error *err)
+{
+    struct review_write w = {0};
+    char *policy = NULL;
+    int rc, holds;
+    if ((rc = store_review_policy_get(c->st, c->space, c->token_id, &policy)))
+        return store_fail(rc, err);
+    w.by_llm = by_llm;
+    holds = policy_holds(policy, c, &w);
+    if (holds) {
+        error_set(err, E_FORBIDDEN, "review_required",
+                  "The space's review policy (%s) holds this write, and %s cannot be held for "
+                  "review yet: ask an editor to do it, or an admin to change the policy",
+                  policy, write_path);
+        error_str(err, "write_path", write_path);
+    }
+    free(policy);
+    return holds ? -1 : 0;
+}
+
+int review_policy_valid(const char *policy)
+{
+    static const char *const policies[] = {"off", "agent_writes", "llm_writes", "all"};
+    for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++)
+        if (strcmp(policy, policies[i]) == 0)
+            return 1;
+    return 0;
+}
+
+int review_held_data(const struct svc_ctx *c, const char *id, struct json_object **data,
+                     struct error *err)
+{
+    struct proposal p;
+    int rc = store_proposal_get(c->st, c->space, id, &p);
+    if (rc) {
+        store_proposal_release(&p);
+        return store_fail(rc, err);
+    }
+    /* held: pending or quarantined when it was made, whatever came since */
+    *data = held_answer(strcmp(p.state, "quarantined") == 0 ? "quarantined" : "pending", p.id,
+                        p.kind, p.category, p.path);
+    json_object_object_add(*data, "state", json_object_new_string(p.state));
+    store_proposal_release(&p);
+    return 0;
+}
