@@ -3,6 +3,7 @@
 #include "service/reviewgate.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "domain/screen.h"
 #include "service/ctx.h"
 #include "store/store.h"
 
@@ -43,21 +44,58 @@ static struct json_object *held_answer(const char *state, const char *id, const 
     return o;
 }
 
+/* The poisoning screen (domain/screen.h) on the text a create or an update
+ * brings, whatever the policy: 1 with *reasons (a JSON array of the
+ * findings' codes, the caller's to free) when it found something, 0 when
+ * clean, -1 with err when the text is too long to screen. A delete brings
+ * no text of its own. */
+static int screened(const struct review_write *w, char **reasons, struct error *err)
+{
+    struct screen_result r;
+    struct json_object *codes;
+    int n;
+    if (!w->document || strcmp(w->kind, "delete") == 0)
+        return 0;
+    n = screen_text(w->document, strlen(w->document), &r);
+    if (n < 0) {
+        error_set(err, E_LIMIT_EXCEEDED, NULL,
+                  "The document is over the %d bytes the poisoning screen reads", SCREEN_MAX_INPUT);
+        return -1;
+    }
+    if (n == 0)
+        return 0;
+    codes = json_object_new_array();
+    for (size_t i = 0; i < r.count; i++)
+        json_object_array_add(codes, json_object_new_string(r.findings[i].code));
+    *reasons = xstrdup(json_object_to_json_string_ext(codes, JSON_C_TO_STRING_PLAIN));
+    json_object_put(codes);
+    return 1;
+}
+
 int review_gate(const struct svc_ctx *c, const struct review_write *w, struct json_object **data,
                 struct error *err)
 {
     struct proposal p;
-    char *policy = NULL, id[40], now[27];
+    char *policy = NULL, *found = NULL, id[40], now[27];
     const char *state = "pending", *reasons = "[]";
     int rc, holds;
     if ((rc = store_review_policy_get(c->st, c->space, c->token_id, &policy)))
         return store_fail(rc, err);
     holds = policy_holds(policy, c, w);
     free(policy);
-    /* The hook of the poisoning screen (domain/screen.h, the other part of
-     * issue 24): one call here on w->document, on every write whatever the
-     * policy; its findings set state = "quarantined", reasons = their codes
-     * (a JSON array text) and holds = 1. */
+    /* Text that tries to steer its reader is quarantined on every write,
+     * whatever the policy: held, never served, approved by admins only. */
+    switch (screened(w, &found, err)) {
+    case -1:
+        return -1;
+    case 1:
+        state = "quarantined";
+        reasons = found;
+        holds = 1;
+        break;
+    default:
+        break;
+    }
     if (!holds)
         return 0;
     memset(&p, 0, sizeof p);
@@ -81,9 +119,15 @@ int review_gate(const struct svc_ctx *c, const struct review_write *w, struct js
     p.source = (char *)(w->source ? w->source : "");
     p.reasons = (char *)reasons;
     p.created_at = now;
-    if ((rc = store_proposal_insert(c->st, &p)))
+    rc = store_proposal_insert(c->st, &p);
+    if (rc) {
+        free(found);
         return store_fail(rc, err);
+    }
     *data = held_answer(state, id, w->kind, w->category, w->path);
+    if (found)
+        json_object_object_add(*data, "reasons", json_tokener_parse(found));
+    free(found);
     return 1;
 }
 

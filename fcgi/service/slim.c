@@ -4,6 +4,7 @@
 #include "base/config.h"
 #include "domain/document.h"
 #include "domain/knowledge_limits.h"
+#include "domain/screen.h"
 #include "llm/llm.h"
 #include "service/llmcall.h"
 #include "store/store.h"
@@ -392,6 +393,7 @@ static int merged_text(const struct slim_ctx *c, const struct knowledge *survivo
     struct json_object *messages = json_object_new_array();
     struct llm_request lr = {0};
     struct llm_reply r;
+    struct screen_result screened;
     struct buf system, user;
     int rc = -1;
     buf_init(&system, 4096);
@@ -420,6 +422,16 @@ static int merged_text(const struct slim_ctx *c, const struct knowledge *survivo
         *error = error_json(&r.err);
     } else if (utf8_length(r.text.data, r.text.len) > limit) {
         *error = error_json_text("LIMIT_EXCEEDED", "The LLM's merged text is over the limit");
+    } else if (screen_text(r.text.data, r.text.len, &screened) != 0) {
+        /* The poisoning screen, as on every write (docs/review.md): a merged
+         * text that tries to steer its reader is not written. */
+        buf_reset(out);
+        buf_adds(out, "The poisoning screen found");
+        for (size_t i = 0; i < screened.count; i++)
+            buf_addf(out, "%s %s", i ? "," : "", screened.findings[i].code);
+        buf_adds(out, " in the LLM's merged text; the group was left as it was");
+        *error = error_json_text("LLM_CONTENT_FILTERED", out->data);
+        buf_reset(out);
     } else {
         buf_reset(out);
         buf_add(out, r.text.data, r.text.len);

@@ -7,6 +7,7 @@
 #include "domain/paths.h"
 #include "service/ctx.h"
 #include "service/knowledge.h"
+#include "service/reviewgate.h"
 #include "store/store.h"
 #include "base/util.h"
 
@@ -165,6 +166,49 @@ static void origin(struct buf *out, const char *from, const char *renamed_from)
         buf_addf(out, " (from %s)", from);
 }
 
+/* The poisoning screen on an imported document (review_gate: the import
+ * is the operator's, so only the screen holds it, whatever the policy): 1
+ * when it was quarantined as a proposal (a line "quarantined ..." in the
+ * report, counted with the refused: it was not imported), 0 to import it,
+ * -1 when the database failed. old is the live entry it would change. */
+static int import_screened(struct importer *im, const char *category, const char *path,
+                           const struct knowledge *old, const char *doc, const char *shown)
+{
+    struct svc_ctx c = {0};
+    struct review_write w = {0};
+    struct json_object *held = NULL, *reasons;
+    struct error err;
+    int rc;
+    c.space = im->opt->space;
+    c.actor = "import";
+    c.role = ROLE_ADMIN;
+    c.st = im->st;
+    w.write_path = "import";
+    w.kind = old ? "update" : "create";
+    w.knowledge_id = old ? old->id : NULL;
+    w.base_version = old ? old->version : 0;
+    w.category = category;
+    w.path = path;
+    w.document = doc;
+    w.base_document = old ? old->document : NULL;
+    w.source = "import";
+    error_init(&err);
+    rc = review_gate(&c, &w, &held, &err);
+    if (rc == 1) {
+        json_object_object_get_ex(held, "reasons", &reasons);
+        fprintf(im->report, "quarantined %s: the poisoning screen found %s (proposal %s)\n", shown,
+                reasons ? json_object_to_json_string_ext(reasons, JSON_C_TO_STRING_PLAIN) : "[]",
+                jf_member_str(held, "proposal_id"));
+        im->counts->refused++;
+    } else if (rc < 0 && err.code && strcmp(err.code, E_LIMIT_EXCEEDED) == 0) {
+        refuse(im, shown, err.message.data);
+        rc = 1;
+    }
+    json_object_put(held);
+    error_release(&err);
+    return rc;
+}
+
 /* Store text as category/dest. shown names the source in a refusal (NULL:
  * category/dest); from, when not NULL, ends the other lines ("(from x/a.md)").
  * -1 only when the database fails: a refused document is reported and counted. */
@@ -241,6 +285,16 @@ static int import_text(struct importer *im, const char *category, const char *de
                        : "its folder is the name of a document (a name is a file or a folder)");
             goto out;
         }
+    }
+    switch (import_screened(im, category, path, src == STORE_OK ? &old : NULL, doc.data,
+                            refused_as.data)) {
+    case -1:
+        rc = -1;
+        goto out;
+    case 1:
+        goto out; /* quarantined: said and counted */
+    default:
+        break;
     }
     k.space = xstrdup(im->opt->space);
     k.category = xstrdup(category);
