@@ -73,8 +73,8 @@ for (const [lang, S] of [
 
             await openProposal(page, keep);
             const detail = page.locator('.review-detail');
-            assert.equal(await detail.locator('.review-kind').textContent(), S.review.kind.create);
-            assert.equal(await detail.locator('.review-state').textContent(), S.review.state.pending);
+            assert.equal(await detail.locator('.review-kind').textContent(), S.review.kindCreate);
+            assert.equal(await detail.locator('.review-state').textContent(), S.review.statePending);
             const prov = await detail.locator('.review-provenance').textContent();
             assert.ok(prov.includes(S.review.actor) && prov.includes('token:'), prov);
             assert.ok((await detail.locator('.review-source').textContent()).includes(`Stream it in chunks of 50,000 rows (${lang}).`));
@@ -122,7 +122,7 @@ for (const [lang, S] of [
             const page = await env.page(editor, { lang, hash: 'review' });
             await page.waitForSelector('.review-list');
             await openProposal(page, w.json.data.proposal_id);
-            assert.equal(await page.textContent('.review-detail .review-kind'), S.review.kind.update);
+            assert.equal(await page.textContent('.review-detail .review-kind'), S.review.kindUpdate);
             assert.deepEqual(await page.locator('.review-diff .diff-add').allTextContents(), [`+ Also for vendor contracts (${lang}).\n`]);
             assert.equal(await page.locator('.review-diff .diff-del').count(), 0);
             // Reject it with the keyboard: r focuses the reason, Enter rejects.
@@ -142,8 +142,8 @@ for (const [lang, S] of [
             await page.waitForSelector('.review-filter');
             await openProposal(page, id, 'quarantined');
             const override = page.locator('.review-detail .review-why .review-reason-chip[data-code="override_previous"]');
-            assert.equal(await override.locator('.review-reason-class').textContent(), S.review.class.instruction_override);
-            assert.equal(await page.textContent('.review-detail .review-state'), S.review.state.quarantined);
+            assert.equal(await override.locator('.review-reason-class').textContent(), S.review.classInstructionOverride);
+            assert.equal(await page.textContent('.review-detail .review-state'), S.review.stateQuarantined);
             assert.equal(await page.textContent('.review-admin-only'), S.review.quarantineAdminOnly);
             env.expectFailedLoad(page, `/api/review/${id}/decide`, 403); // FORBIDDEN quarantine_admin_only
             await page.click('.review-detail .review-approve');
@@ -162,6 +162,60 @@ for (const [lang, S] of [
             await until(admin, (id) => !document.querySelector(`.review-item[data-id="${id}"]`), id);
             assert.equal((await proposal(id)).state, 'approved');
             await admin.close();
+        });
+
+        test('edit then approve (e), merge into a similar entry, and a proposal decided elsewhere', async () => {
+            const edited = await propose({ scenario: `Edit me ${lang} trennic`, content: 'Draft text.' });
+            const merged = await propose({ scenario: `Read large CSV files with pandas in chunks ${lang}`, content: `Use chunksize and dtype (${lang}).` });
+            const raced = await propose({ scenario: `Raced ${lang} vombral`, content: 'Raced.' });
+            const page = await env.page(editor, { lang, hash: 'review' });
+            await page.waitForSelector('.review-list');
+
+            // e: the document in a dialog; approved as the reviewer wrote it.
+            await openProposal(page, edited);
+            await page.keyboard.press('e');
+            await page.waitForSelector('.review-doc-dialog[open]');
+            assert.equal(await page.textContent('.review-doc-dialog .dialog-title'), S.review.editTitle);
+            const doc = await page.inputValue('.review-doc-dialog .review-doc-input');
+            await page.fill('.review-doc-dialog .review-doc-input', doc.replace('Draft text.', `Reviewed text (${lang}).`));
+            await page.click('.review-doc-dialog .review-doc-save');
+            await page.waitForSelector('.review-doc-dialog', { state: 'detached' });
+            const e = await proposal(edited);
+            assert.equal(e.state, 'approved');
+            assert.equal(e.decision, 'edit');
+            const entry = (await env.s.api('GET', `/api/knowledge/${e.result_id}`, { token: agent })).json.data;
+            assert.equal(entry.content.trim(), `Reviewed text (${lang}).`);
+
+            // Merge: into the most similar live entry, picked from the list.
+            await openProposal(page, merged);
+            const target = await page.getAttribute('.review-similar-open >> nth=0', 'data-id');
+            assert.ok(target);
+            await page.click('.review-detail .review-merge');
+            await page.waitForSelector('.review-doc-dialog[open]');
+            await page.fill('.review-doc-dialog .review-into', '');
+            await page.click('.review-doc-dialog .review-into-pick >> nth=0');
+            assert.equal(await page.inputValue('.review-doc-dialog .review-into'), target);
+            const live = (await env.s.api('GET', `/api/knowledge/${target}`, { token: editor })).json.data;
+            const before = (await env.s.api('POST', '/api/knowledge/read', { token: editor, body: { category: live.category, path: live.path } })).json.data.content;
+            await page.fill('.review-doc-dialog .review-doc-input', `${before.trimEnd()}\n\nMerged: use chunksize and dtype (${lang}).\n`);
+            await page.click('.review-doc-dialog .review-doc-save');
+            await page.waitForSelector('.review-doc-dialog', { state: 'detached' });
+            const m = await proposal(merged);
+            assert.equal(m.state, 'approved');
+            assert.equal(m.result_id, target);
+            assert.ok((await env.s.api('GET', `/api/knowledge/${target}`, { token: agent })).json.data.content.includes(`Merged: use chunksize and dtype (${lang}).`));
+
+            // Decided by someone else meanwhile: CONFLICT already_decided is said, and the queue reloads without it.
+            await openProposal(page, raced);
+            const other = await env.s.api('POST', `/api/review/${raced}/decide`, { token: env.s.admin, body: { decision: 'reject', reason: 'elsewhere' } });
+            assert.equal(other.json.data.state, 'rejected', other.text);
+            env.expectFailedLoad(page, `/api/review/${raced}/decide`, 409);
+            await page.click('.review-detail .review-approve');
+            await until(page, (id) => !document.querySelector(`.review-item[data-id="${id}"]`), raced);
+            const said = S.errors.already_decided.replace('{{id}}', raced);
+            await until(page, (said) => [...document.querySelectorAll('.toast')].some((t) => t.textContent.includes(said)), said);
+            assert.equal((await proposal(raced)).decision_reason, 'elsewhere');
+            await page.close();
         });
 
         test('keyboard: j/k move, a approves the selected one', async () => {

@@ -39,6 +39,17 @@ const CLASS_OF = {
     html_comment: 'hidden_text',
 };
 
+const KIND_KEYS = { create: 'review.kindCreate', update: 'review.kindUpdate', delete: 'review.kindDelete' };
+const STATE_KEYS = { pending: 'review.statePending', quarantined: 'review.stateQuarantined', approved: 'review.stateApproved', rejected: 'review.stateRejected' };
+const CLASS_KEYS = {
+    instruction_override: 'review.classInstructionOverride',
+    role_tag: 'review.classRoleTag',
+    exfiltration: 'review.classExfiltration',
+    hidden_text: 'review.classHiddenText',
+    other: 'review.classOther',
+};
+const kindLabel = (k) => t(KIND_KEYS[k] || 'review.kindUpdate');
+const stateLabel = (s) => t(STATE_KEYS[s] || 'review.statePending');
 const enc = encodeURIComponent;
 const api = {
     list: (state, offset) => request('GET', `/api/review?state=${enc(state)}&limit=${LIMIT}&offset=${offset}`),
@@ -264,7 +275,7 @@ function reasonChips(codes) {
         'ul',
         { class: 'review-reasons' },
         (codes || []).map((code) =>
-            h('li', { class: `chip review-reason-chip class-${reasonClass(code)}`, 'data-code': code }, h('span', { class: 'review-reason-class', text: t(`review.class.${reasonClass(code)}`) }), ' ', h('code', { text: code })),
+            h('li', { class: `chip review-reason-chip class-${reasonClass(code)}`, 'data-code': code }, h('span', { class: 'review-reason-class', text: t(CLASS_KEYS[reasonClass(code)]) }), ' ', h('code', { text: code })),
         ),
     );
 }
@@ -273,7 +284,7 @@ function listRow(p, i) {
     const li = h(
         'li',
         { class: ['review-item', i === sel && 'selected', `state-${p.state}`], 'data-id': p.id, tabindex: '-1' },
-        h('span', { class: `chip review-kind kind-${p.kind}`, text: t(`review.kind.${p.kind}`) }),
+        h('span', { class: `chip review-kind kind-${p.kind}`, text: kindLabel(p.kind) }),
         h('span', { class: 'review-item-path', text: `${categoryLabel(p.category)} / ${p.path || t('review.newPath')}` }),
         h('span', { class: 'muted small review-item-when', text: `${p.provenance.actor} · ${fmtDateTime(p.created_at)}` }),
         p.reasons && p.reasons.length ? reasonChips(p.reasons) : null,
@@ -337,7 +348,7 @@ function similarList() {
 }
 
 function actions(p) {
-    if (p.state !== 'pending' && p.state !== 'quarantined') return h('p', { class: 'muted review-decided', text: t(`review.state.${p.state}`) });
+    if (p.state !== 'pending' && p.state !== 'quarantined') return h('p', { class: 'muted review-decided', text: stateLabel(p.state) });
     const reason = h('input', { type: 'text', class: 'review-reason', maxlength: String(REASON_MAX), autocomplete: 'off', placeholder: t('review.reasonPlaceholder'), 'aria-label': t('review.reason') });
     reason.addEventListener('keydown', (e) => {
         if (e.key === 'Enter') {
@@ -365,8 +376,8 @@ function detailView() {
         h(
             'header',
             { class: 'review-detail-head' },
-            h('span', { class: `chip review-kind kind-${p.kind}`, text: t(`review.kind.${p.kind}`) }),
-            h('span', { class: `chip review-state state-${p.state}`, text: t(`review.state.${p.state}`) }),
+            h('span', { class: `chip review-kind kind-${p.kind}`, text: kindLabel(p.kind) }),
+            h('span', { class: `chip review-state state-${p.state}`, text: stateLabel(p.state) }),
             h('h3', { class: 'review-path', text: `${categoryLabel(p.category)} / ${p.path || t('review.newPath')}` }),
             h('code', { class: 'muted small', text: p.id }),
         ),
@@ -397,7 +408,7 @@ function pager() {
 
 function render() {
     if (!root) return;
-    const filter = h('select', { class: 'review-filter', 'aria-label': t('review.filter') }, ...STATES.map((s) => h('option', { value: s, text: t(`review.state.${s}`), selected: s === state })));
+    const filter = h('select', { class: 'review-filter', 'aria-label': t('review.filter') }, ...STATES.map((s) => h('option', { value: s, text: stateLabel(s), selected: s === state })));
     filter.addEventListener('change', () => {
         state = filter.value;
         offset = 0;
