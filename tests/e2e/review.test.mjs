@@ -192,6 +192,14 @@ for (const [lang, S] of [
             assert.ok(target);
             await page.click('.review-detail .review-merge');
             await page.waitForSelector('.review-doc-dialog[open]');
+            // An entry that does not exist: the error is said in the dialog, which stays open.
+            const bad = await env.s.api('POST', `/api/review/${merged}/decide`, { token: editor, body: { decision: 'merge', into: 'no-such-entry', document: 'x' } });
+            assert.equal(bad.json.status, 'error', bad.text);
+            if (bad.status >= 400) env.expectFailedLoad(page, `/api/review/${merged}/decide`, bad.status);
+            await page.fill('.review-doc-dialog .review-into', 'no-such-entry');
+            await page.click('.review-doc-dialog .review-doc-save');
+            await page.waitForSelector('.review-doc-dialog[open] .review-doc-error:not([hidden])');
+            assert.equal((await proposal(merged)).state, 'pending');
             await page.fill('.review-doc-dialog .review-into', '');
             await page.click('.review-doc-dialog .review-into-pick >> nth=0');
             assert.equal(await page.inputValue('.review-doc-dialog .review-into'), target);

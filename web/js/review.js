@@ -80,7 +80,13 @@ export function mountReview(el, open) {
         render();
         refreshReviewBadge();
     });
-    window.addEventListener('knowledge-changed', () => refreshReviewBadge());
+    window.addEventListener('knowledge-changed', (e) => {
+        refreshReviewBadge();
+        // A change made elsewhere may have decided what is on screen: reload
+        // the queue, unless the reviewer is typing (a reason, a document).
+        const typing = document.activeElement && ['INPUT', 'TEXTAREA'].includes(document.activeElement.tagName);
+        if (e.detail && e.detail.remote && !root.hidden && !busy && !typing && !document.querySelector('dialog[open]')) refreshReview({ keepSelection: true });
+    });
     document.addEventListener('keydown', onKey);
 }
 
@@ -174,7 +180,7 @@ function select(i) {
     loadDetail(seq);
 }
 
-async function decide(body, doneKey) {
+async function decide(body, doneKey, errorBox = null) {
     const p = detail;
     if (!p || busy) return false;
     busy = true;
@@ -186,7 +192,7 @@ async function decide(body, doneKey) {
         return true;
     } catch (e) {
         toast(errorText('review.failedToDecide', e), 'error');
-        showError(e);
+        showError(e, errorBox);
         if (e.key === 'already_decided') await refreshReview({ keepSelection: false });
         return false;
     } finally {
@@ -194,8 +200,8 @@ async function decide(body, doneKey) {
     }
 }
 
-function showError(e) {
-    const box = root && root.querySelector('.review-error');
+function showError(e, where = null) {
+    const box = where || (root && root.querySelector('.review-error'));
     if (!box) return;
     box.textContent = errorText('review.failedToDecide', e);
     box.hidden = false;
@@ -227,19 +233,21 @@ function documentDialog({ merge }) {
     );
     const ok = h('button', { type: 'button', class: 'btn btn-primary review-doc-save', text: t(merge ? 'review.merge' : 'review.editApprove') });
     const cancel = h('button', { type: 'button', class: 'btn', text: t('app.cancel') });
+    const error = h('p', { class: 'form-error review-doc-error', role: 'alert', hidden: true });
     const dlg = h(
         'dialog',
         { class: 'dialog review-doc-dialog' },
         h('h2', { class: 'dialog-title', text: t(merge ? 'review.mergeTitle' : 'review.editTitle') }),
         merge ? h('label', { class: 'field' }, h('span', { class: 'field-label', text: t('review.into') }), into, pickers.length ? h('div', { class: 'review-into-picks' }, ...pickers) : null) : null,
         h('label', { class: 'field' }, h('span', { class: 'field-label', text: t(merge ? 'review.mergedDocument' : 'review.document') }), area),
+        error,
         h('div', { class: 'dialog-actions' }, cancel, ok),
     );
     cancel.addEventListener('click', () => dlg.close());
     dlg.addEventListener('close', () => dlg.remove());
     ok.addEventListener('click', async () => {
         const body = merge ? { decision: 'merge', into: into.value.trim(), document: area.value } : { decision: 'edit', document: area.value };
-        if (await decide(body, merge ? 'review.merged' : 'review.approved')) dlg.close();
+        if (await decide(body, merge ? 'review.merged' : 'review.approved', error)) dlg.close();
     });
     document.body.append(dlg);
     dlg.showModal();
