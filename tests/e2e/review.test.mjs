@@ -111,6 +111,11 @@ for (const [lang, S] of [
             await row(page, drop).click();
             await page.waitForSelector(`.review-detail[data-id="${drop}"] .review-decided`);
             assert.ok((await page.textContent('.review-provenance')).includes(`duplicate of the cache rule (${lang})`));
+            // All: the decided and the waiting together.
+            await page.selectOption('.review-filter', 'all');
+            await row(page, keep).waitFor();
+            await row(page, drop).waitFor();
+            assert.equal(await page.locator('.review-item').count(), Math.min(20, (await env.s.api('GET', '/api/review?limit=100', { token: editor })).json.data.total));
             await page.close();
         });
 
@@ -252,6 +257,26 @@ for (const [lang, S] of [
         });
     });
 }
+
+test('pages of 20: Next and Previous, the range said', async () => {
+    const ids = [];
+    for (let i = 0; i < 21; i++) ids.push(await propose({ scenario: `Paged proposal ${i} dravelin`, content: `Page item ${i}.` }));
+    const total = (await env.s.api('GET', '/api/review?state=pending&limit=1', { token: editor })).json.data.total;
+    assert.ok(total >= 21);
+    const page = await env.page(editor, { hash: 'review' });
+    await page.waitForSelector('.review-list');
+    assert.equal(await page.locator('.review-item').count(), 20);
+    assert.equal(await page.textContent('.review-pager .muted'), EN.review.range.replace('{{from}}', '1').replace('{{to}}', '20').replace('{{total}}', String(total)));
+    assert.equal(await page.isDisabled('.review-prev'), true);
+    await page.click('.review-next');
+    await row(page, ids[20]).waitFor(); // oldest first: the last one made is on the second page
+    assert.equal(await page.locator('.review-item').count(), total - 20);
+    assert.equal(await page.isDisabled('.review-next'), true);
+    await page.click('.review-prev');
+    await page.waitForSelector('.review-prev[disabled]');
+    assert.equal(await page.locator('.review-item').count(), 20);
+    await page.close();
+});
 
 test('readers and agents: no Review tab, and #review opens the knowledge view', async () => {
     for (const role of ['agent', 'reader']) {

@@ -16,7 +16,7 @@ import { renderMarkdown } from './md.js';
 import { who } from './who.js';
 
 const LIMIT = 20;
-const STATES = ['pending', 'quarantined', 'approved', 'rejected'];
+const STATES = ['pending', 'quarantined', 'approved', 'rejected', 'all'];
 const REASON_MAX = 2000;
 /** The poisoning screen's reason codes by class (docs/review.md, "Classes and reason codes"). */
 const CLASS_OF = {
@@ -40,7 +40,7 @@ const CLASS_OF = {
 };
 
 const KIND_KEYS = { create: 'review.kindCreate', update: 'review.kindUpdate', delete: 'review.kindDelete' };
-const STATE_KEYS = { pending: 'review.statePending', quarantined: 'review.stateQuarantined', approved: 'review.stateApproved', rejected: 'review.stateRejected' };
+const STATE_KEYS = { pending: 'review.statePending', quarantined: 'review.stateQuarantined', approved: 'review.stateApproved', rejected: 'review.stateRejected', all: 'review.stateAll' };
 const CLASS_KEYS = {
     instruction_override: 'review.classInstructionOverride',
     role_tag: 'review.classRoleTag',
@@ -52,7 +52,7 @@ const kindLabel = (k) => t(KIND_KEYS[k] || 'review.kindUpdate');
 const stateLabel = (s) => t(STATE_KEYS[s] || 'review.statePending');
 const enc = encodeURIComponent;
 const api = {
-    list: (state, offset) => request('GET', `/api/review?state=${enc(state)}&limit=${LIMIT}&offset=${offset}`),
+    list: (state, offset) => request('GET', `/api/review?${state === 'all' ? '' : `state=${enc(state)}&`}limit=${LIMIT}&offset=${offset}`),
     get: (id) => request('GET', `/api/review/${enc(id)}`),
     decide: (id, body) => request('POST', `/api/review/${enc(id)}/decide`, body),
     similar: (q) => request('GET', `/api/knowledge/search?q=${enc(q)}&top_k=3&min_score=1`),
