@@ -258,6 +258,19 @@ for (const [lang, S] of [
     });
 }
 
+test('approved elsewhere: the open queue drops it and the badge goes down (the live stream)', async () => {
+    const id = await propose({ scenario: 'Approved elsewhere sollwick', content: 'Elsewhere.' });
+    const page = await env.page(editor, { hash: 'review' });
+    await row(page, id).waitFor();
+    const c = await counts();
+    await badgeIs(page, c.pending + c.quarantined);
+    const r = await env.s.api('POST', `/api/review/${id}/decide`, { token: env.s.admin, body: { decision: 'approve' } });
+    assert.equal(r.json.data.state, 'approved', r.text);
+    await until(page, (id) => !document.querySelector(`.review-item[data-id="${id}"]`), id);
+    await badgeIs(page, c.pending + c.quarantined - 1);
+    await page.close();
+});
+
 test('pages of 20: Next and Previous, the range said', async () => {
     const ids = [];
     for (let i = 0; i < 21; i++) ids.push(await propose({ scenario: `Paged proposal ${i} dravelin`, content: `Page item ${i}.` }));

@@ -18,6 +18,8 @@ import { who } from './who.js';
 const LIMIT = 20;
 const STATES = ['pending', 'quarantined', 'approved', 'rejected', 'all'];
 const REASON_MAX = 2000;
+/** A held write sends no live event (docs/api.md, GET /api/events): the badge is also read again this often while the page is visible. */
+const BADGE_POLL_MS = 60000;
 /** The poisoning screen's reason codes by class (docs/review.md, "Classes and reason codes"). */
 const CLASS_OF = {
     override_previous: 'instruction_override',
@@ -88,6 +90,12 @@ export function mountReview(el, open) {
         if (e.detail && e.detail.remote && !root.hidden && !busy && !typing && !document.querySelector('dialog[open]')) refreshReview({ keepSelection: true });
     });
     document.addEventListener('keydown', onKey);
+    document.addEventListener('visibilitychange', () => {
+        if (document.visibilityState === 'visible') refreshReviewBadge();
+    });
+    setInterval(() => {
+        if (document.visibilityState === 'visible') refreshReviewBadge();
+    }, BADGE_POLL_MS);
 }
 
 /** The tab's badge: pending + quarantined proposals (GET /api/overview's review). */
