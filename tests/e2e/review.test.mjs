@@ -133,10 +133,13 @@ for (const [lang, S] of [
             // Reject it with the keyboard: r focuses the reason, Enter rejects.
             await page.keyboard.press('r');
             await until(page, () => document.activeElement && document.activeElement.classList.contains('review-reason'));
-            await page.keyboard.type('not now');
+            // Typed into the field, the letters are text, not keys of the queue.
+            await page.keyboard.type('a joke, rarely kept');
+            assert.equal((await proposal(w.json.data.proposal_id)).state, 'pending');
+            assert.equal(await page.locator('.review-doc-dialog').count(), 0);
             await page.keyboard.press('Enter');
             await until(page, (id) => !document.querySelector(`.review-item[data-id="${id}"]`), w.json.data.proposal_id);
-            assert.equal((await proposal(w.json.data.proposal_id)).decision_reason, 'not now');
+            assert.equal((await proposal(w.json.data.proposal_id)).decision_reason, 'a joke, rarely kept');
             await page.close();
         });
 
