@@ -1,7 +1,7 @@
 // app.js: start-up, login and the views. The knowledge panel is always on
 // the left (as in the reference's sidebar); the main area shows a document's
-// details, the analysis sessions, the traces dashboard or, for admins, the
-// space's access tokens.
+// details, the analysis sessions, the traces dashboard, for editors and
+// admins the review queue, or, for admins, the space's access tokens.
 //
 // Login: a token typed in the login screen, or a one-click link
 // http://HOST:PORT/#token=<token> (./run.sh prints it). The fragment never
@@ -21,13 +21,14 @@ import { mountPanel, selectItem } from './panel.js';
 import { mountSessions, setSessionsVisible } from './sessions.js';
 import { fetchAll } from './store.js';
 import { startLive } from './live.js';
+import { mayReview, mountReview, refreshReview, refreshReviewBadge } from './review.js';
 import { mountTokens, refreshTokens } from './tokens.js';
 import { mountTraces, refreshTraces } from './traces.js';
 import { setWho, who } from './who.js';
 
-const VIEWS = ['knowledge', 'sessions', 'traces', 'tokens'];
-/** The views a role may open: tokens are an admin's. */
-const mayOpen = (v) => v !== 'tokens' || who.role === 'admin';
+const VIEWS = ['knowledge', 'sessions', 'traces', 'review', 'tokens'];
+/** The views a role may open: tokens are an admin's, the review queue an editor's or an admin's. */
+const mayOpen = (v) => (v === 'tokens' ? who.role === 'admin' : v === 'review' ? mayReview() : true);
 const LANG_KEYS = { en: 'app.langEn', zh: 'app.langZh' };
 let view = 'knowledge';
 let started = false;
@@ -99,9 +100,15 @@ async function enter(me) {
             showDetailsById(id);
         });
         mountTokens($('#view-tokens'));
+        mountReview($('#view-review'), (id) => {
+            showView('knowledge');
+            showDetailsById(id);
+        });
         onEditorSaved((category, path) => openDocument(category, path));
     }
     $('.tab[data-view="tokens"]').hidden = !mayOpen('tokens');
+    $('.tab[data-view="review"]').hidden = !mayOpen('review');
+    refreshReviewBadge();
     await fetchAll();
     startLive();
     showView(viewFromHash() || view);
@@ -134,6 +141,7 @@ function showView(v) {
     setSessionsVisible(view === 'sessions');
     if (view === 'traces') refreshTraces();
     if (view === 'tokens') refreshTokens();
+    if (view === 'review') refreshReview({ keepSelection: true });
 }
 
 async function onLoginSubmit(e) {
