@@ -9,6 +9,7 @@
 #include "base/metrics.h"
 #include "base/util.h"
 #include "http/http.h"
+#include "service/ctx.h"
 #include "service/streams.h"
 #include "store/store.h"
 
@@ -37,6 +38,7 @@
 struct stream {
     FCGX_Request *fr;
     int kind; /* RESPONSE_LIVE_* */
+    int role; /* the caller's (enum role): the review queue is told to editors only */
     char *space, *token_id;
     char session[STREAMS_SESSION_LEN + 1];
     long last_write_ms;
@@ -126,13 +128,14 @@ long live_open(struct live *lv)
     return n;
 }
 
-void live_adopt(struct live *lv, FCGX_Request *fr, int kind, const char *space,
+void live_adopt(struct live *lv, FCGX_Request *fr, int kind, int role, const char *space,
                 const char *token_id, const char *session)
 {
     struct stream *s = xcalloc(1, sizeof *s);
     char byte = 1;
     s->fr = fr;
     s->kind = kind;
+    s->role = role;
     s->space = xstrdup(space);
     s->token_id = xstrdup(token_id);
     snprintf(s->session, sizeof s->session, "%s", session ? session : "");
@@ -223,9 +226,30 @@ static void on_uri(void *arg, const char *uri)
                      store_sub_match(d->lv->st, d->ch->space, uri, on_subscriber, d));
 }
 
+/* A proposal made or decided (the review queue): a "review" event to the
+ * panels of the space's editors and admins; readers, agents and MCP
+ * sessions hear nothing of knowledge that is not served. */
+static void on_review(struct live *lv, const struct store_change *ch)
+{
+    struct json_object *e = json_object_new_object();
+    json_object_object_add(e, "proposal_id", json_object_new_string(ch->id));
+    json_object_object_add(e, "action", json_object_new_string(ch->action));
+    for (size_t i = 0; i < lv->n; i++) {
+        struct stream *s = lv->streams[i];
+        if (s->kind == RESPONSE_LIVE_EVENTS && s->role >= ROLE_EDITOR &&
+            !strcmp(s->space, ch->space))
+            send_event(s, "review", e);
+    }
+    json_object_put(e);
+}
+
 static void on_change(void *arg, const struct store_change *ch)
 {
     struct live *lv = arg;
+    if (!strcmp(ch->action, "proposed") || !strcmp(ch->action, "decided")) {
+        on_review(lv, ch);
+        return;
+    }
     struct dispatch d = {lv, ch, NULL, 0};
     int any_mcp = 0, listed;
     struct json_object *e = NULL;

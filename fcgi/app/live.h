@@ -29,9 +29,10 @@ void live_stop(struct live *lv);
 int live_reserve(struct live *lv, const char *token_id);
 void live_unreserve(struct live *lv, const char *token_id);
 /* Hand over fr (its head written and flushed, reserved): the thread owns
- * it from now on and frees it. kind is RESPONSE_LIVE_*; session "" for
- * none. */
-void live_adopt(struct live *lv, FCGX_Request *fr, int kind, const char *space,
+ * it from now on and frees it. kind is RESPONSE_LIVE_*; role the caller's
+ * (enum role: the review queue's events go to editors and admins only);
+ * session "" for none. */
+void live_adopt(struct live *lv, FCGX_Request *fr, int kind, int role, const char *space,
                 const char *token_id, const char *session);
 /* Streams open now (for tests and /api/health). */
 long live_open(struct live *lv);

@@ -440,7 +440,8 @@ static enum answer_end go_live(FCGX_Request *fr, struct worker *w, struct reques
      * read now: from here on the connection readable means the client left. */
     while (FCGX_GetChar(fr->in) != EOF)
         ;
-    live_adopt(w->live, fr, res->live, req->who.space, req->who.token_id, res->live_session);
+    live_adopt(w->live, fr, res->live, (int)req->who.role, req->who.space, req->who.token_id,
+               res->live_session);
     return ANSWER_LIVE;
 }
 

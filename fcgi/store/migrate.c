@@ -56,6 +56,17 @@
                "'deleted'")
 // clang-format on
 
+// clang-format off
+#define PROPOSAL_CHANGES_SQL                                                                       \
+    "CREATE TRIGGER IF NOT EXISTS proposals_changes_i AFTER INSERT ON proposals"                  \
+    CHANGE_ROW("NEW.space", "NEW.id", "NEW.category", "NEW.path", "NEW.category", "NEW.path",     \
+               "'proposed'")                                                                       \
+    "CREATE TRIGGER IF NOT EXISTS proposals_changes_u AFTER UPDATE OF state ON proposals"         \
+    " WHEN OLD.state <> NEW.state"                                                                 \
+    CHANGE_ROW("NEW.space", "NEW.id", "NEW.category", "NEW.path", "NEW.category", "NEW.path",     \
+               "'decided'")
+// clang-format on
+
 /* Over the 4095 characters C requires of a string literal (migration 14):
  * compilers that take it (gcc, clang) warn under -Wpedantic, as in pg_sql.c. */
 #pragma GCC diagnostic push
@@ -356,6 +367,11 @@ static const char *const migrations[] = {
     GENERATION_TRIGGERS("review_policies")
     GENERATION_TRIGGERS("proposals"),
     // clang-format on
+
+    /* 17: a proposal made or decided is a change the editors' live streams
+     * tell (app/live.c: "review" events, never to readers); PostgreSQL
+     * notifies it (pg_sql.c's proposals_notify). */
+    PROPOSAL_CHANGES_SQL,
 };
 #pragma GCC diagnostic pop
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
@@ -501,8 +517,8 @@ int pg_migrate(struct store *st, int *found)
      * 11 -> 12: the Idempotency-Keys; 12 -> 13: the embedding turn's lease;
      * 13 -> 14: the LLM ledger leaves the cache generation alone;
      * 14 -> 15: the knowledge's changes notified, the MCP subscriptions;
-     * 15 -> 16: the review queue. */
-    else if (*found >= 8 && *found <= 15) {
+     * 15 -> 16: the review queue; 16 -> 17: proposals notified. */
+    else if (*found >= 8 && *found <= 16) {
         rc = *found == 8 ? pg_exec(st, pg_migration_9) : STORE_OK;
         if (rc == STORE_OK && *found <= 9)
             rc = pg_exec(st, "UPDATE schema_version SET version = 10");
@@ -516,8 +532,10 @@ int pg_migrate(struct store *st, int *found)
             rc = pg_exec(st, pg_migration_14);
         if (rc == STORE_OK && *found <= 14)
             rc = pg_exec(st, pg_migration_15);
-        if (rc == STORE_OK)
+        if (rc == STORE_OK && *found <= 15)
             rc = pg_exec(st, pg_migration_16);
+        if (rc == STORE_OK)
+            rc = pg_exec(st, pg_migration_17);
     } else if (*found < store_schema_latest())
         rc = STORE_ERROR;
     st->tx_depth--;

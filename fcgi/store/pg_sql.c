@@ -97,6 +97,24 @@
     "  FOR EACH ROW EXECUTE FUNCTION knowledge_notify();"
 // clang-format on
 
+/* 17: a proposal made or decided, on the same channel (action proposed or
+ * decided; the proposal's id in the id field). */
+// clang-format off
+#define PG_PROPOSALS_NOTIFY                                                                        \
+    "CREATE OR REPLACE FUNCTION proposals_notify() RETURNS trigger LANGUAGE plpgsql AS $$"         \
+    " BEGIN"                                                                                       \
+    "  IF tg_op = 'INSERT' OR old.state <> new.state THEN"                                         \
+    "   PERFORM pg_notify('knowhub_changes', concat_ws(chr(31), new.space, new.id, new.category,"  \
+    "    new.path, new.category, new.path,"                                                        \
+    "    CASE WHEN tg_op = 'INSERT' THEN 'proposed' ELSE 'decided' END));"                         \
+    "  END IF;"                                                                                    \
+    "  RETURN NULL;"                                                                               \
+    " END $$;"                                                                                     \
+    "DROP TRIGGER IF EXISTS proposals_notify ON proposals;"                                        \
+    "CREATE TRIGGER proposals_notify AFTER INSERT OR UPDATE OF state ON proposals"                 \
+    "  FOR EACH ROW EXECUTE FUNCTION proposals_notify();"
+// clang-format on
+
 /* The cache generation, read in the same round trip as a token lookup. */
 #define PG_GENERATION "(SELECT coalesce(sum(n), 0) FROM generation)::bigint"
 
@@ -527,7 +545,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
 // clang-format off
 const char pg_schema_sql[] =
     "CREATE TABLE schema_version(version int NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(16);"
+    "INSERT INTO schema_version(version) VALUES(17);"
     /* 1: foundation */
     "CREATE TABLE spaces(name" PG_T " PRIMARY KEY, created_at" PG_T " NOT NULL);"
     "CREATE TABLE tokens("
@@ -709,7 +727,8 @@ const char pg_schema_sql[] =
     MCP_SUBSCRIPTIONS_SQL(PG_T)
     REVIEW_SQL(PG_T, " bigint")
     PG_GENERATION_TRIGGER("review_policies")
-    PG_GENERATION_TRIGGER("proposals");
+    PG_GENERATION_TRIGGER("proposals")
+    PG_PROPOSALS_NOTIFY;
 // clang-format on
 #pragma GCC diagnostic pop
 
@@ -730,6 +749,9 @@ const char pg_migration_16[] = REVIEW_SQL(
                "DROP TRIGGER IF EXISTS proposals_generation ON proposals;" PG_GENERATION_TRIGGER(
                    "review_policies")
                    PG_GENERATION_TRIGGER("proposals") "UPDATE schema_version SET version = 16;";
+
+/* 17: proposals made and decided notified. */
+const char pg_migration_17[] = PG_PROPOSALS_NOTIFY "UPDATE schema_version SET version = 17;";
 
 /* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */
 

@@ -215,6 +215,7 @@ extern const char pg_migration_13[];
 extern const char pg_migration_14[];
 extern const char pg_migration_15[];
 extern const char pg_migration_16[];
+extern const char pg_migration_17[];
 /* `knowhub check` on PostgreSQL: each query returns one integer, its problems (pg_sql.c). */
 struct pg_check {
     const char *name, *sql;

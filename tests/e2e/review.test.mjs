@@ -274,6 +274,25 @@ test('approved elsewhere: the open queue drops it and the badge goes down (the l
     await page.close();
 });
 
+test('proposed elsewhere: it appears in the open queue and the badge goes up within 3 s (a review event), no reload', async () => {
+    const page = await env.page(editor, { hash: 'review' });
+    await page.waitForSelector('.review-queue');
+    await page.evaluate(() => {
+        window.__noReload = true;
+    });
+    const c = await counts();
+    await badgeIs(page, c.pending + c.quarantined);
+    await page.waitForTimeout(300);
+    const id = await propose({ scenario: 'Proposed elsewhere quorvane', content: 'Elsewhere, new.' });
+    await row(page, id).waitFor({ timeout: 3000 });
+    await badgeIs(page, c.pending + c.quarantined + 1);
+    assert.equal(await page.evaluate(() => window.__noReload), true);
+    // Leave the queue as it was.
+    const r = await env.s.api('POST', `/api/review/${id}/decide`, { token: env.s.admin, body: { decision: 'reject', reason: 'test' } });
+    assert.equal(r.json.data.state, 'rejected', r.text);
+    await page.close();
+});
+
 test('pages of 20: Next and Previous, the range said', async () => {
     const ids = [];
     for (let i = 0; i < 21; i++) ids.push(await propose({ scenario: `Paged proposal ${i} dravelin`, content: `Page item ${i}.` }));

@@ -36,9 +36,21 @@ function onChanged(e) {
     if (!timer) timer = setTimeout(flush, DEBOUNCE_MS);
 }
 
+/** A proposal made or decided (sent to editors and admins only): the review view and its badge. */
+function onReview(e) {
+    let d = {};
+    try {
+        d = JSON.parse(e.data);
+    } catch {
+        /* the badge is read again all the same */
+    }
+    window.dispatchEvent(new CustomEvent('review-changed', { detail: { remote: true, action: d.action } }));
+}
+
 /** Open the stream once (after login); a second call does nothing. */
 export function startLive() {
     if (source || typeof EventSource === 'undefined') return;
     source = new EventSource('/api/events');
     source.addEventListener('changed', onChanged);
+    source.addEventListener('review', onReview);
 }

@@ -82,12 +82,21 @@ export function mountReview(el, open) {
         render();
         refreshReviewBadge();
     });
-    window.addEventListener('knowledge-changed', (e) => {
+    const onChanged = (e) => {
         refreshReviewBadge();
         // A change made elsewhere may have decided what is on screen: reload
         // the queue, unless the reviewer is typing (a reason, a document).
         const typing = document.activeElement && ['INPUT', 'TEXTAREA'].includes(document.activeElement.tagName);
         if (e.detail && e.detail.remote && !root.hidden && !busy && !typing && !document.querySelector('dialog[open]')) refreshReview({ keepSelection: true });
+    };
+    window.addEventListener('knowledge-changed', onChanged);
+    // live.js: a proposal made or decided anywhere (editors' streams only).
+    // The badge follows both; the queue reloads for a new proposal only (its
+    // selection kept): one decided elsewhere stays on screen until acted on,
+    // which says already_decided, so nothing moves under the reviewer's hand.
+    window.addEventListener('review-changed', (e) => {
+        if (e.detail && e.detail.action === 'proposed') onChanged(e);
+        else refreshReviewBadge();
     });
     document.addEventListener('keydown', onKey);
     document.addEventListener('visibilitychange', () => {
