@@ -993,12 +993,14 @@ static int label_at(const char *t, size_t n, size_t p)
         q < n && q - p <= 24 &&
         (is_word((unsigned char)t[q]) || t[q] == ' ' || t[q] == '-' || (unsigned char)t[q] >= 0x80))
         q++;
-    return q > p && t[p] != ' ' && q < n && t[q] == ':';
+    /* not a URL's scheme ("https://") */
+    return q > p && t[p] != ' ' && q < n && t[q] == ':' && !(q + 1 < n && t[q + 1] == '/');
 }
 
 static int scan_fake_turn(const struct folded *f, size_t *off, size_t *len)
 {
     const char *t = f->t;
+    size_t strong_off = SIZE_MAX, strong_len = 0;
     size_t weak_first = SIZE_MAX, weak_end = 0;
     size_t weak_roles = 0; /* bit per ROLE_WEAK row seen */
     size_t other_labels = 0;
@@ -1029,9 +1031,12 @@ static int scan_fake_turn(const struct folded *f, size_t *off, size_t *len)
                 if (!label && !bare_heading)
                     continue;
                 if (strong || bare_heading) {
-                    *off = f->map[ls];
-                    *len = f->map[q < f->n ? q + 1 : q] - f->map[ls];
-                    return 1;
+                    if (strong_off == SIZE_MAX) {
+                        strong_off = f->map[ls];
+                        strong_len = f->map[q < f->n ? q + 1 : q] - f->map[ls];
+                    }
+                    role = 1;
+                    break;
                 }
                 if (weak_first == SIZE_MAX) {
                     weak_first = ls;
@@ -1046,6 +1051,15 @@ static int scan_fake_turn(const struct folded *f, size_t *off, size_t *len)
         }
         if (!role && label_at(t, f->n, p))
             other_labels++;
+    }
+    /* A strong role ("Assistant:", "助手：", "System prompt:") fakes a turn,
+     * unless the text is the record of a conversation with named speakers
+     * ("Maya:", "浩子：" on two lines or more): knowledge pasted from a chat
+     * with an assistant is not an injection by its labels alone. */
+    if (strong_off != SIZE_MAX && other_labels < 2) {
+        *off = strong_off;
+        *len = strong_len;
+        return 1;
     }
     /* Two different weak roles ("System:" and "User:") make a dialogue,
      * unless other labels ("Shell:", "环境：") make the lines a list of

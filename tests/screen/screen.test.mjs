@@ -127,17 +127,26 @@ test('the screen sees what it is given: a benign text gains a finding when an in
     }
 });
 
-test('knowledge not written for the screen: the retrieval benchmark\'s 110 entries and the example files', () => {
-    // tests/bench/retrieval/entries.json (title, scenario, content) and docs/examples/**/*.md
+test('knowledge not written for the screen: the retrieval benchmark\'s 110 entries, the long-text sets (chat records included) and the example files', () => {
+    // tests/bench/retrieval/entries.json and tests/bench/longtext/*.json (title, scenario,
+    // content: runbooks, analyses, and records of conversations with an assistant, "Maya: ..."
+    // and "Assistant: ..." lines) and docs/examples/**/*.md
     const entries = JSON.parse(fs.readFileSync(path.join(root, 'tests/bench/retrieval/entries.json'), 'utf8'));
     const rows = entries.map((e, i) => ({ id: `retrieval-${i}`, lang: e.lang, class: 'benign', split: 'other',
         text: [e.title, e.scenario, e.content].filter(Boolean).join('\n\n') }));
+    const longtext = path.join(root, 'tests/bench/longtext');
+    for (const f of fs.readdirSync(longtext).filter((n) => n.endsWith('.json'))) {
+        const set = JSON.parse(fs.readFileSync(path.join(longtext, f), 'utf8'));
+        for (const e of set.entries || set)
+            rows.push({ id: `${f}:${e.key}`, lang: f.slice(0, 2), class: 'benign', split: 'other',
+                text: [e.title, e.scenario, e.content].filter(Boolean).join('\n\n') });
+    }
     const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
         d.isDirectory() ? walk(path.join(dir, d.name)) : d.name.endsWith('.md') ? [path.join(dir, d.name)] : []);
     for (const file of walk(path.join(root, 'docs/examples')))
         rows.push({ id: path.relative(root, file), lang: '', class: 'benign', split: 'other',
             text: fs.readFileSync(file, 'utf8') });
-    assert.ok(rows.length >= 115, `${rows.length} texts`);
+    assert.ok(rows.length >= 420, `${rows.length} texts`);
     const dir = fs.mkdtempSync('/tmp/knowhub-screen-');
     try {
         const file = path.join(dir, 'other.jsonl');
