@@ -326,6 +326,9 @@ function assertNoLeak(r, req, vic, what) {
 async function tour(att, vic) {
     // The victim's own jobs (backfills from its tour) finish first: its snapshot holds still.
     await waitFor(async () => ok(await s.api('GET', '/api/jobs', { token: vic.tokens.reader })).items.every((j) => ['done', 'failed'].includes(j.status)), 20000, `${vic.name}'s jobs`);
+    // ... and its entries embedded: the embedding thread's calls land in its LLM ledger,
+    // which the snapshot holds, as late as a second after the writes of its own tour.
+    await waitFor(async () => ok(await s.api('GET', '/api/embeddings', { token: vic.tokens.reader })).stale === 0, 20000, `${vic.name}'s vectors`);
     const before = await snapshot(vic);
     const covered = new Set();
     for (const route of routes) {
