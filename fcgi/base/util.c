@@ -83,6 +83,19 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
     return 0;
 }
 
+size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+    size_t len = n && s[0] == 0 ? 1 : utf8_seq(s, n);
+    uint32_t v;
+    if (len == 0)
+        return 0;
+    v = len == 1 ? s[0] : s[0] & (0x7fu >> len);
+    for (size_t i = 1; i < len; i++)
+        v = (v << 6) | (s[i] & 0x3fu);
+    *cp = v;
+    return len;
+}
+
 int utf8_valid(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;

@@ -17,6 +17,11 @@ char *xstrndup(const char *s, size_t n);
  * surrogates, nothing above U+10FFFF) and holds no NUL byte, else 0. */
 int utf8_valid(const char *s, size_t n);
 
+/* The length of the well-formed UTF-8 sequence at s[0..n) (as utf8_valid
+ * judges it; a NUL byte is one of length 1) and its code point in *cp, or 0
+ * when s does not start one. */
+size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+
 /* Number of Unicode code points in the valid UTF-8 string s[0..n). */
 size_t utf8_length(const char *s, size_t n);
 

@@ -1,5 +1,6 @@
 /* tokcount: the token estimator (domain/tokcount.h). */
 #include "domain/tokcount.h"
+#include "base/util.h"
 
 #include <string.h>
 
@@ -38,35 +39,6 @@ static int is_punct(unsigned char c)
     return c < 0x80 && c > ' ' && c != 0x7f && !is_letter(c) && !is_digit(c);
 }
 
-/* The length of the UTF-8 sequence at s[0..n) and its code point, or 0 for
- * a byte that starts no valid sequence. */
-static size_t utf8_at(const unsigned char *s, size_t n, unsigned *cp)
-{
-    size_t len;
-    unsigned v;
-    if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-        len = 2;
-        v = s[0] & 0x1f;
-    } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-        len = 3;
-        v = s[0] & 0x0f;
-    } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-        len = 4;
-        v = s[0] & 0x07;
-    } else {
-        return 0;
-    }
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[i] & 0x3f);
-    }
-    *cp = v;
-    return len;
-}
-
 /* The weight of one character of two or three bytes, by its block. */
 static unsigned wide_weight(unsigned cp)
 {
@@ -85,7 +57,7 @@ size_t tokcount_estimate(const char *text, size_t len)
     size_t i = 0, hundredths = 0;
     while (i < len) {
         size_t j = i, n;
-        unsigned cp = 0;
+        uint32_t cp = 0;
         if (is_letter(s[i])) {
             while (j < len && is_letter(s[j]))
                 j++;
@@ -107,7 +79,7 @@ size_t tokcount_estimate(const char *text, size_t len)
             while (j < len && is_punct(s[j]))
                 j++;
             hundredths += (j - i) * W_PUNCT + W_PUNCT_RUN;
-        } else if (s[i] >= 0x80 && (n = utf8_at(s + i, len - i, &cp))) {
+        } else if (s[i] >= 0x80 && (n = utf8_decode(s + i, len - i, &cp))) {
             j = i + n;
             hundredths += n == 4 ? W_WIDE : wide_weight(cp);
         } else {
