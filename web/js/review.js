@@ -150,32 +150,36 @@ export async function refreshReview({ keepSelection = false } = {}) {
 }
 
 async function loadDetail(my = seq) {
-    detail = null;
-    similar = [];
+    // What is drawn and what the keys decide are one thing: the detail and
+    // its similar entries are swapped in together when both are here, so a
+    // reload under way (a new proposal elsewhere) never leaves the proposal
+    // on screen undecidable for a moment.
+    let d = null;
+    let sim = [];
     const p = items[sel];
     if (p) {
         try {
-            const d = await api.get(p.id);
+            d = await api.get(p.id);
             if (my !== seq) return;
-            detail = d;
         } catch (e) {
             if (my !== seq) return;
             toast(errorText('review.failedToLoad', e), 'error');
         }
-        if (detail) {
-            const q = searchWords(detail.document || '');
-            if (q) {
-                try {
-                    const r = await api.similar(q);
-                    if (my !== seq) return;
-                    similar = (r.results || []).slice(0, 3);
-                } catch {
-                    similar = []; /* no similar entries shown: the proposal is still decidable */
-                }
+        const q = d ? searchWords(d.document || '') : '';
+        if (q) {
+            try {
+                const r = await api.similar(q);
+                if (my !== seq) return;
+                sim = (r.results || []).slice(0, 3);
+            } catch {
+                sim = []; /* no similar entries shown: the proposal is still decidable */
             }
         }
     }
-    if (my === seq) render();
+    if (my !== seq) return;
+    detail = d;
+    similar = sim;
+    render();
 }
 
 /** The words of a proposal to find similar live entries: its title and scenario, else its first line. */
