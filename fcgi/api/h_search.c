@@ -28,7 +28,8 @@ void h_search_entries(struct request *req, struct response *res)
     if (http_query_long_or_400(req, res, "top_k", 5, 1, 50, &eq.top_k) ||
         http_query_long_or_400(req, res, "min_score", 3, 1, 5, &eq.min_score) ||
         http_query_long_or_400(req, res, "sequence", 0, 0, 1L << 50, &eq.sequence) ||
-        http_query_bool_or_400(req, res, "include_weak", &eq.include_weak))
+        http_query_bool_or_400(req, res, "include_weak", &eq.include_weak) ||
+        http_query_bool_or_400(req, res, "include_pending", &eq.include_pending))
         return;
     eq.q = http_query(req, "q");
     eq.trace_id = http_query(req, "trace_id");

@@ -112,7 +112,9 @@ static const struct tool tools[] = {
      "a quality rerank by score and by how often the knowledge helped or harmed before. "
      "Returns results [{id, title, scenario, content, tags, score, quality_score, metrics, "
      "found_by}]. Pass trace_id, goal_id and sequence to log what you "
-     "inject into your task, so it can be evaluated later (trace_eval_prompt).",
+     "inject into your task, so it can be evaluated later (trace_eval_prompt). With "
+     "include_pending (and a trace_id) knowledge still under review comes after them, marked "
+     "pending: true with its proposal_id; your verdicts on it decide whether it is approved.",
      "{\"type\":\"object\",\"properties\":{"
      "\"query\":{\"type\":\"string\",\"description\":\"what you are about to do\"},"
      "\"q\":{\"type\":\"string\",\"description\":\"the same as query (an alias kept for "
@@ -126,12 +128,15 @@ static const struct tool tools[] = {
      "configured)\"},"
      "\"trace_id\":{\"type\":\"string\"},\"goal_id\":{\"type\":\"string\"},"
      "\"sequence\":{\"type\":\"integer\",\"minimum\":0},"
+     "\"include_pending\":{\"type\":\"boolean\",\"default\":false,\"description\":\"also "
+     "knowledge still under review, marked pending (needs trace_id)\"},"
      "\"task\":{\"type\":\"string\",\"description\":\"the trace's mission, kept for its "
      "evaluation prompt\"}},\"required\":[\"query\"]}",
      ARGS_QUERY, "query:q", ROLE_READER, tool_knowledge_search, 0,
      OUT(SHAPE("\"count\",\"results\",\"routing\"",
                "\"count\":" INT ",\"results\":" LIST(HIT) ",\"routing\":" STR ",\"trace_id\":" STR
-                                                          ",\"logged\":" BOOL))},
+                                                          ",\"logged\":" BOOL
+                                                          ",\"pending_count\":" INT))},
     {"knowledge_save",
      "Save something you learned so later tasks can reuse it: the scenario (when it applies) "
      "and the content (the knowledge itself, at most 2000 characters), with its types. "

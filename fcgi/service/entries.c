@@ -8,6 +8,7 @@
 #include "domain/knowledge.h"
 #include "domain/paths.h"
 #include "service/hybrid.h"
+#include "service/promote.h"
 #include "service/search.h"
 #include "service/shortlist.h"
 #include "store/store.h"
@@ -193,30 +194,54 @@ static void entry_hit(const struct fused_hit *h, void *ctx)
 }
 
 /* A returned candidate's result object, with its passage. */
-static struct json_object *entry_item(const struct stage1 *s1, const struct ranked *r)
+/* The result item of k: its fields, score, quality, metrics, relevance and
+ * passage (flagged weak when it is). */
+static struct json_object *hit_item(const struct stage1 *s1, const struct knowledge *k,
+                                    double quality, double relevance, int weak)
 {
     static const char *const keys[] = {"id",   "title",    "scenario", "content",
                                        "tags", "category", "path"};
-    const struct fused_hit *h = &r->hit;
-    struct json_object *full = knowledge_to_json(&r->k, NULL, NULL, NULL), *o, *v;
+    struct json_object *full = knowledge_to_json(k, NULL, NULL, NULL), *o, *v;
     o = json_object_new_object();
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (json_object_object_get_ex(full, keys[i], &v))
             json_object_object_add(o, keys[i], json_object_get(v));
-    json_object_object_add(o, "score", json_object_new_int(r->k.score));
-    json_object_object_add(o, "quality_score", json_object_new_double(r->quality));
+    json_object_object_add(o, "score", json_object_new_int(k->score));
+    json_object_object_add(o, "quality_score", json_object_new_double(quality));
     if (json_object_object_get_ex(full, "metrics", &v))
         json_object_object_add(o, "metrics", json_object_get(v));
-    json_object_object_add(o, "relevance", json_object_new_double(r->relevance));
-    json_object_object_add(o, "passage", search_passage(&s1->q, r->k.content));
-    if (h->weak)
+    json_object_object_add(o, "relevance", json_object_new_double(relevance));
+    json_object_object_add(o, "passage", search_passage(&s1->q, k->content));
+    if (weak)
         json_object_object_add(o, "weak", json_object_new_boolean(1));
+    json_object_put(full);
+    return o;
+}
+
+static struct json_object *entry_item(const struct stage1 *s1, const struct ranked *r)
+{
+    const struct fused_hit *h = &r->hit;
+    struct json_object *o = hit_item(s1, &r->k, r->quality, r->relevance, h->weak);
     if (s1->mode != MODE_LEXICAL) {
         json_object_object_add(o, "lexical_score", json_object_new_double(h->lexical));
         json_object_object_add(o, "vector_score", json_object_new_double(h->vector));
         json_object_object_add(o, "found_by", hybrid_found_by(h->found));
     }
-    json_object_put(full);
+    return o;
+}
+
+/* A pending proposal served to a trace that opted in: marked pending, its
+ * id the proposal's (what the trace's verdicts name), the entry a change
+ * would change in knowledge_id; found by words only. */
+static struct json_object *pending_item(const struct stage1 *s1, const struct pending_hit *h)
+{
+    struct json_object *o = hit_item(s1, &h->k, h->k.score, h->r.score, h->r.weak);
+    json_object_object_add(o, "pending", json_object_new_boolean(1));
+    json_object_object_add(o, "proposal_id", json_object_new_string(h->k.id));
+    json_object_object_add(o, "knowledge_id",
+                           h->knowledge_id ? json_object_new_string(h->knowledge_id) : NULL);
+    if (s1->mode != MODE_LEXICAL)
+        json_object_object_add(o, "found_by", hybrid_found_by(FOUND_LEXICAL));
     return o;
 }
 
@@ -280,18 +305,25 @@ static int quality_order(const void *a, const void *b)
 /* Log the returned entries as injections into a trace (goal focus); a task,
  * when given, becomes the trace's mission. A store status. */
 static int log_injections(const struct svc_ctx *c, const char *trace_id, const char *goal_id,
-                          long sequence, const char *task, struct json_object *results)
+                          long sequence, const char *task, struct json_object *results,
+                          const struct pending_hit *pending, size_t n_pending)
 {
     int rc = store_begin(c->st);
     if (rc == STORE_OK && task && *task)
         rc = store_trace_put(c->st, c->space, trace_id, task, NULL);
     for (size_t i = 0; rc == STORE_OK && i < json_object_array_length(results); i++) {
-        struct json_object *id;
+        struct json_object *item = json_object_array_get_idx(results, i), *id;
         long log_id;
-        if (json_object_object_get_ex(json_object_array_get_idx(results, i), "id", &id))
+        if (json_object_object_get_ex(item, "pending", NULL))
+            continue; /* logged below, from its proposal */
+        if (json_object_object_get_ex(item, "id", &id))
             rc = store_log_add(c->st, c->space, trace_id, json_object_get_string(id), goal_id,
                                sequence, &log_id);
     }
+    /* one decided meanwhile is not logged (nothing to evaluate) */
+    for (size_t i = 0; rc == STORE_OK && i < n_pending; i++)
+        if ((rc = promote_log(c, trace_id, goal_id, sequence, &pending[i])) == STORE_NOT_FOUND)
+            rc = STORE_OK;
     if (rc == STORE_OK)
         return store_commit(c->st);
     store_rollback(c->st);
@@ -339,6 +371,13 @@ static int entry_query_check(const struct svc_ctx *c, const struct entry_query *
     }
     if (eq->goal_id && utf8_length(eq->goal_id, strlen(eq->goal_id)) > 256) {
         error_set(err, E_LIMIT_EXCEEDED, NULL, "'goal_id' exceeds 256 characters");
+        return -1;
+    }
+    if (eq->include_pending && !(trace_id && *trace_id)) {
+        error_set(err, E_INVALID_REQUEST, "include_pending_needs_trace",
+                  "'include_pending' needs a trace_id: pending knowledge is served to a trace "
+                  "that evaluates it");
+        error_str(err, "field", "include_pending");
         return -1;
     }
     if (trace_id && *trace_id && c->role < ROLE_AGENT) {
@@ -390,6 +429,8 @@ int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
     size_t pool = config_llm_configured(c->cfg) ? (want > 50 ? want : 50) : want;
     size_t depth = s1.mode == MODE_LEXICAL || pool >= 20 ? pool : 20, nlex = 0;
     struct ranked_id *lex = NULL;
+    struct pending_hit *pending = NULL;
+    size_t n_pending = 0;
     struct json_object *warnings = json_object_new_array();
     struct search_opts opts = search_opts_of(c->cfg, eq->include_weak);
     rc = search_entries_ids(c->st, c->space, eq->q, &f, depth, &opts, &lex, &nlex);
@@ -405,9 +446,20 @@ int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
         n_chosen = route_stage(c, eq->q, &s1, want, chosen, &routing);
         rerank(&s1, chosen, n_chosen, eq->min_score, eq->top_k, results);
         free(chosen);
+        /* A trace that opted in: the pending proposals the query matches
+         * after the live results, at most top_k, marked pending. */
+        if (eq->include_pending) {
+            rc = promote_pending_hits(c, eq->q, entry_accept, &f, &opts, (size_t)eq->top_k,
+                                      &pending, &n_pending);
+            for (size_t i = 0; rc == STORE_OK && i < n_pending; i++)
+                json_object_array_add(results, pending_item(&s1, &pending[i]));
+        }
         *data = json_object_new_object();
         json_object_object_add(*data, "count",
                                json_object_new_int64((int64_t)json_object_array_length(results)));
+        if (eq->include_pending)
+            json_object_object_add(*data, "pending_count",
+                                   json_object_new_int64((int64_t)n_pending));
         json_object_object_add(*data, "results", results);
         json_object_object_add(*data, "routing", json_object_new_string(routing));
         if (s1.mode != MODE_LEXICAL)
@@ -417,7 +469,9 @@ int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
             json_object_object_add(*data, "warnings", json_object_get(warnings));
         if (trace_id && *trace_id) {
             /* Goal focus: every returned entry is logged as injected. */
-            rc = log_injections(c, trace_id, eq->goal_id, eq->sequence, eq->task, results);
+            if (rc == STORE_OK)
+                rc = log_injections(c, trace_id, eq->goal_id, eq->sequence, eq->task, results,
+                                    pending, n_pending);
             json_object_object_add(*data, "trace_id", json_object_new_string(trace_id));
             json_object_object_add(*data, "logged", json_object_new_boolean(rc == STORE_OK));
         }
@@ -429,6 +483,7 @@ int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
     } else {
         store_status_error(rc, "Knowledge", err);
     }
+    promote_hits_free(pending, n_pending);
     for (size_t i = 0; i < s1.n; i++)
         ranked_release(&s1.r[i]);
     free(s1.r);

@@ -35,11 +35,12 @@ struct entry_query {
     const char *category; /* "" as NULL */
     const char *mode;     /* lexical, vector, hybrid; NULL: hybrid when embeddings are on */
     int include_weak;     /* 1: weak hits too, flagged (service/search.h) */
+    int include_pending;  /* 1: pending proposals too, marked (needs trace_id; promote.h) */
 };
 
-/* Checked in this order: trace_id, task, goal_id, the role for a trace_id,
- * q, tags_type, category. Data: {count, results, routing[, trace_id,
- * logged]}. */
+/* Checked in this order: trace_id, task, goal_id, include_pending without
+ * a trace_id, the role for a trace_id, q, tags_type, category. Data:
+ * {count, results, routing[, pending_count][, trace_id, logged]}. */
 int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
                        struct json_object **data, struct error *err);
 

@@ -28,7 +28,7 @@ static int store_fail(int rc, struct error *err)
 
 /* ---- policy ---- */
 
-static int policy_data(const char *policy, struct json_object **data)
+static int policy_data(const char *policy, long promote_after, struct json_object **data)
 {
     struct json_object *all = json_object_new_array();
     for (size_t i = 0; i < POLICY_COUNT; i++)
@@ -36,16 +36,22 @@ static int policy_data(const char *policy, struct json_object **data)
     *data = json_object_new_object();
     json_object_object_add(*data, "policy", json_object_new_string(policy));
     json_object_object_add(*data, "policies", all);
+    json_object_object_add(*data, "promote_after", json_object_new_int64(promote_after));
     return 0;
 }
 
 int svc_review_policy_get(const struct svc_ctx *c, struct json_object **data, struct error *err)
 {
     char *policy = NULL;
+    long after = REVIEW_PROMOTE_DEFAULT;
     int rc = store_review_policy_get(c->st, c->space, NULL, &policy);
-    if (rc)
+    if (rc == STORE_OK)
+        rc = store_review_promote_get(c->st, c->space, &after);
+    if (rc) {
+        free(policy);
         return store_fail(rc, err);
-    policy_data(policy, data);
+    }
+    policy_data(policy, after, data);
     free(policy);
     return 0;
 }
@@ -55,20 +61,36 @@ int svc_review_policy_set(const struct svc_ctx *c, struct json_object *body,
 {
     const char *policy;
     size_t i;
+    long after = -1;
     int rc;
-    if (jf_string(err, body, "policy", 1, 32, &policy))
+    if (jf_string(err, body, "policy", 0, 32, &policy) ||
+        jf_long(err, body, "promote_after", 0, REVIEW_PROMOTE_MAX, -1, &after))
         return -1;
-    for (i = 0; i < POLICY_COUNT && strcmp(policy, policies[i]) != 0; i++)
+    if (!policy && after < 0) {
+        error_set(err, E_INVALID_REQUEST, "policy_required",
+                  "Give 'policy', 'promote_after' or both");
+        error_str(err, "field", "policy");
+        return -1;
+    }
+    for (i = 0; policy && i < POLICY_COUNT && strcmp(policy, policies[i]) != 0; i++)
         ;
-    if (i == POLICY_COUNT) {
+    if (policy && i == POLICY_COUNT) {
         error_set(err, E_INVALID_REQUEST, "invalid_review_policy",
                   "'policy' must be off, agent_writes, llm_writes or all");
         error_str(err, "field", "policy");
         return -1;
     }
-    if ((rc = store_review_policy_set(c->st, c->space, policies[i], c->actor)))
+    /* both in one transaction: all or nothing */
+    if ((rc = store_begin(c->st)))
         return store_fail(rc, err);
-    return policy_data(policies[i], data);
+    if (policy)
+        rc = store_review_policy_set(c->st, c->space, policies[i], c->actor);
+    if (rc == STORE_OK && after >= 0)
+        rc = store_review_promote_set(c->st, c->space, after, c->actor);
+    rc = rc == STORE_OK ? store_commit(c->st) : (store_rollback(c->st), rc);
+    if (rc)
+        return store_fail(rc, err);
+    return svc_review_policy_get(c, data, err);
 }
 
 /* ---- the queue ---- */
@@ -262,49 +284,25 @@ static int approve_write(const struct svc_ctx *c, const struct proposal *p, cons
     return rc;
 }
 
-int svc_review_decide(const struct svc_ctx *c, const char *id, struct json_object *body,
-                      struct json_object **data, struct error *err)
+/* Decide the proposal id (decision, reason, document and into checked by
+ * the caller): the proposal as decided in *data. only_pending: a
+ * quarantined one is left as it is (CONFLICT already_decided). */
+static int decide(const struct svc_ctx *c, const char *id, const char *decision, const char *reason,
+                  const char *document, const char *into, int only_pending,
+                  struct json_object **data, struct error *err)
 {
-    const char *decision, *reason, *document, *into, *state;
+    const char *state;
     struct proposal p;
     struct buf doc;
     char *result = NULL;
     int rc, answer = -1;
 
-    memset(&p, 0, sizeof p);
     buf_init(&doc, 4 * 1024 * 1024);
-    if (jf_string(err, body, "decision", 1, 16, &decision) ||
-        jf_string(err, body, "reason", 0, 2000, &reason) ||
-        jf_string(err, body, "document", 0, 1024 * 1024, &document) ||
-        jf_string(err, body, "into", 0, 64, &into))
-        goto out;
-    if (strcmp(decision, "approve") != 0 && strcmp(decision, "reject") != 0 &&
-        strcmp(decision, "edit") != 0 && strcmp(decision, "merge") != 0) {
-        error_set(err, E_INVALID_REQUEST, "invalid_decision",
-                  "'decision' must be approve, reject, edit or merge");
-        error_str(err, "field", "decision");
-        goto out;
-    }
-    if (strcmp(decision, "reject") == 0 && (!reason || !*reason)) {
-        error_set(err, E_INVALID_REQUEST, "reason_required", "A rejection needs a 'reason'");
-        error_str(err, "field", "reason");
-        goto out;
-    }
-    if ((strcmp(decision, "edit") == 0 || strcmp(decision, "merge") == 0) && !document) {
-        error_set(err, E_INVALID_REQUEST, "document_required", "'%s' needs a 'document'", decision);
-        error_str(err, "field", "document");
-        goto out;
-    }
-    if (strcmp(decision, "merge") == 0 && !into) {
-        error_set(err, E_INVALID_REQUEST, "into_required", "'merge' needs 'into', an entry id");
-        error_str(err, "field", "into");
-        goto out;
-    }
     if ((rc = store_proposal_get(c->st, c->space, id, &p))) {
         store_fail(rc, err);
         goto out;
     }
-    if (strcmp(p.state, "pending") != 0 && strcmp(p.state, "quarantined") != 0) {
+    if (strcmp(p.state, "pending") != 0 && (only_pending || strcmp(p.state, "quarantined") != 0)) {
         already_decided(err, id);
         goto out;
     }
@@ -347,4 +345,49 @@ out:
     store_proposal_release(&p);
     buf_release(&doc);
     return answer;
+}
+
+int svc_review_decide(const struct svc_ctx *c, const char *id, struct json_object *body,
+                      struct json_object **data, struct error *err)
+{
+    const char *decision, *reason, *document, *into;
+    if (jf_string(err, body, "decision", 1, 16, &decision) ||
+        jf_string(err, body, "reason", 0, 2000, &reason) ||
+        jf_string(err, body, "document", 0, 1024 * 1024, &document) ||
+        jf_string(err, body, "into", 0, 64, &into))
+        return -1;
+    if (strcmp(decision, "approve") != 0 && strcmp(decision, "reject") != 0 &&
+        strcmp(decision, "edit") != 0 && strcmp(decision, "merge") != 0) {
+        error_set(err, E_INVALID_REQUEST, "invalid_decision",
+                  "'decision' must be approve, reject, edit or merge");
+        error_str(err, "field", "decision");
+        return -1;
+    }
+    if (strcmp(decision, "reject") == 0 && (!reason || !*reason)) {
+        error_set(err, E_INVALID_REQUEST, "reason_required", "A rejection needs a 'reason'");
+        error_str(err, "field", "reason");
+        return -1;
+    }
+    if ((strcmp(decision, "edit") == 0 || strcmp(decision, "merge") == 0) && !document) {
+        error_set(err, E_INVALID_REQUEST, "document_required", "'%s' needs a 'document'", decision);
+        error_str(err, "field", "document");
+        return -1;
+    }
+    if (strcmp(decision, "merge") == 0 && !into) {
+        error_set(err, E_INVALID_REQUEST, "into_required", "'merge' needs 'into', an entry id");
+        error_str(err, "field", "into");
+        return -1;
+    }
+    return decide(c, id, decision, reason, document, into, 0, data, err);
+}
+
+int review_decide_on_evidence(const struct svc_ctx *c, const char *id, int approve,
+                              const char *reason, struct json_object **data, struct error *err)
+{
+    /* the evidence decides as an editor would, under its own name: never a
+     * quarantined proposal, never a rule (admins edit them) */
+    struct svc_ctx as = *c;
+    as.actor = REVIEW_EVIDENCE_ACTOR;
+    as.role = ROLE_EDITOR;
+    return decide(&as, id, approve ? "approve" : "reject", reason, NULL, NULL, 1, data, err);
 }

@@ -36,6 +36,14 @@ int svc_review_get(const struct svc_ctx *c, const char *id, struct json_object *
  * the entry changed since the proposal was made. */
 int svc_review_decide(const struct svc_ctx *c, const char *id, struct json_object *body,
                       struct json_object **data, struct error *err);
+/* Who decides on evidence (service/promote.c): the decided_by and the
+ * revision's actor of an approval the traces' verdicts made. */
+#define REVIEW_EVIDENCE_ACTOR "evidence"
+/* Approve (approve 1) or reject the pending proposal id on the traces'
+ * evidence, reason said: as svc_review_decide, with the actor "evidence"
+ * and an editor's rights (a rule or a quarantined proposal stays). */
+int review_decide_on_evidence(const struct svc_ctx *c, const char *id, int approve,
+                              const char *reason, struct json_object **data, struct error *err);
 /* {pending, quarantined}: the caller's space's counts. */
 int svc_review_counts(const struct svc_ctx *c, struct json_object **data, struct error *err);
 

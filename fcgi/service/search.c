@@ -522,22 +522,23 @@ static void collector_release(struct collector *col)
     buf_release(&col->entry_text);
 }
 
-/* Collect query's best `max` candidates into col (the caller releases it
- * with collector_release). */
-static int rank(struct store *st, const char *space, struct search_query *q, const char *query,
-                unsigned categories, int skip_always_rules, const struct knowledge_filter *filter,
-                size_t max, struct json_object *table_names, enum search_ranking ranking,
-                struct collector *col)
+/* Open col for query's best `max` candidates, the space's statistics read
+ * in the open read snapshot: 0, or 1 when the query is blank (col holds
+ * nothing to release but q); a store status in *rc. */
+static int collector_open(struct store *st, const char *space, struct search_query *q,
+                          const char *query, unsigned categories, int skip_always_rules, size_t max,
+                          struct json_object *table_names, enum search_ranking ranking,
+                          struct collector *col, int *rc)
 {
-    int rc;
     memset(col, 0, sizeof *col);
     fields_init(&col->f);
     strlist_init(&col->tables);
     buf_init(&col->stem, 4096);
     buf_init(&col->entry_text, 4096);
+    *rc = STORE_OK;
     if (!query || !query[strspn(query, " \t\r\n\f\v")] || max == 0) {
         search_query_init(q, "");
-        return STORE_OK; /* a blank query finds nothing */
+        return 1; /* a blank query finds nothing */
     }
     search_query_init(q, query);
     col->q = q;
@@ -547,16 +548,27 @@ static int rank(struct store *st, const char *space, struct search_query *q, con
     col->best = xcalloc(max + 1, sizeof *col->best);
     col->ranking = ranking;
     strlist_add_json(&col->tables, table_names, 1, &col->f.tmp);
-    /* one snapshot (one read transaction) for the statistics and every pass */
-    store_read_begin(st);
     if (ranking != RANKING_REFERENCE) {
         size_t n = q->n_terms < BM25_MAX_TERMS ? q->n_terms : BM25_MAX_TERMS;
-        rc = store_search_stats(st, space, (const char *const *)q->terms, n, &col->stats, col->df);
+        *rc = store_search_stats(st, space, (const char *const *)q->terms, n, &col->stats, col->df);
         bm25_query_init(&col->bq, (const char *const *)q->terms, n, col->df, &col->stats);
-    } else {
-        rc = STORE_OK;
     }
-    if (rc == STORE_OK)
+    return 0;
+}
+
+/* Collect query's best `max` candidates into col (the caller releases it
+ * with collector_release). */
+static int rank(struct store *st, const char *space, struct search_query *q, const char *query,
+                unsigned categories, int skip_always_rules, const struct knowledge_filter *filter,
+                size_t max, struct json_object *table_names, enum search_ranking ranking,
+                struct collector *col)
+{
+    int rc;
+    /* one snapshot (one read transaction) for the statistics and every pass */
+    store_read_begin(st);
+    if (!collector_open(st, space, q, query, categories, skip_always_rules, max, table_names,
+                        ranking, col, &rc) &&
+        rc == STORE_OK)
         rc = collect(st, space, col, filter);
     store_read_end(st);
     return rc;
@@ -693,6 +705,70 @@ int search_entries_ids(struct store *st, const char *space, const char *query,
                        struct ranked_id **out, size_t *nout)
 {
     return run_ids(st, space, query, 0, 0, f, n, NULL, opts, out, nout);
+}
+
+int search_score_entries(struct store *st, const char *space, const char *query,
+                         const struct knowledge *ks, size_t n, const struct search_opts *opts,
+                         struct ranked_id *out)
+{
+    struct search_query q;
+    struct collector col;
+    struct buf rec;
+    int rc;
+    if (!opts)
+        opts = &default_opts;
+    for (size_t i = 0; i < n; i++)
+        out[i] = (struct ranked_id){0};
+    buf_init(&rec, 1 << 16);
+    store_read_begin(st);
+    if (!collector_open(st, space, &q, query, 0, 0, n, NULL, opts->ranking, &col, &rc) &&
+        rc == STORE_OK) {
+        /* each as the index would hold it: its row and its terms record */
+        for (size_t i = 0; i < n; i++) {
+            const struct knowledge *k = &ks[i];
+            const char *text[BM25_FIELDS];
+            size_t len[BM25_FIELDS];
+            path_stem(k->path ? k->path : "", &col.stem);
+            text[BM25_TITLE] = k->title ? k->title : "";
+            text[BM25_TAGS] = k->tags ? k->tags : "[]";
+            text[BM25_STEM] = col.stem.data;
+            text[BM25_SCENARIO] = k->scenario ? k->scenario : "";
+            text[BM25_BODY] = k->content ? k->content : "";
+            for (int f = 0; f < BM25_FIELDS; f++)
+                len[f] = strlen(text[f]);
+            bm25_record(text, len, &rec);
+            struct match_row r = {.id = k->id,
+                                  .category = k->category,
+                                  .path = k->path ? k->path : "",
+                                  .title = text[BM25_TITLE],
+                                  .tags = text[BM25_TAGS],
+                                  .body = text[BM25_BODY],
+                                  .scenario = text[BM25_SCENARIO],
+                                  .source = k->source ? k->source : "",
+                                  .updated_at = k->updated_at ? k->updated_at : "",
+                                  .terms = rec.data};
+            take(&r, &col);
+        }
+    }
+    store_read_end(st);
+    for (size_t b = 0; rc == STORE_OK && b < col.nbest; b++) {
+        int is_weak = weak(opts, col.best[b].score);
+        if (is_weak && !opts->include_weak)
+            break; /* the rest score lower still */
+        for (size_t i = 0; i < n; i++)
+            if (!out[i].id && strcmp(ks[i].id, col.best[b].id) == 0) {
+                out[i] = (struct ranked_id){.id = col.best[b].id,
+                                            .score = col.best[b].score,
+                                            .match = col.best[b].match,
+                                            .weak = is_weak};
+                col.best[b].id = NULL;
+                break;
+            }
+    }
+    buf_release(&rec);
+    collector_release(&col);
+    search_query_release(&q);
+    return rc;
 }
 
 struct json_object *search_passage(const struct search_query *q, const char *text)

@@ -85,6 +85,15 @@ int search_entries_ids(struct store *st, const char *space, const char *query,
                        const struct knowledge_filter *f, size_t n, const struct search_opts *opts,
                        struct ranked_id **out, size_t *nout);
 
+/* The entry-view relevance of entries the index does not hold (pending
+ * proposals, service/promote.c), scored as an indexed one would be with
+ * the space's statistics: out[i] (n of them, caller's) the score of ks[i],
+ * its id (owned, free with free) NULL when it matches nothing (or only
+ * weakly, unless opts ask for weak hits). ks[i].id must be distinct. */
+int search_score_entries(struct store *st, const char *space, const char *query,
+                         const struct knowledge *ks, size_t n, const struct search_opts *opts,
+                         struct ranked_id *out);
+
 /* The passage of text where q's terms stand densest (domain/passage.h):
  * {text, offset, highlights: [[start, length], ...]}, offsets in characters
  * (offset: in text; highlights: in the passage). */

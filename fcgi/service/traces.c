@@ -1,6 +1,7 @@
 /* traces: the feedback loop's operations (create, list, log, inject, the
  * evaluation prompt and the evaluations), for REST and MCP alike. */
 #include "service/traces.h"
+#include "service/promote.h"
 #include "service/writerate.h"
 #include "base/jfield.h"
 #include "base/util.h"
@@ -364,6 +365,10 @@ static int apply_verdicts(const struct svc_ctx *c, const char *trace_id, const c
                                   unmatched(i, kid, "no pending injection of it in this trace"));
             continue;
         }
+        /* a pending proposal served to the trace: its verdicts are its
+         * evidence (promote.h), counted once per trace and kind */
+        if (rc == STORE_OK && promote_is_proposal(kid))
+            rc = promote_counted(c, trace_id, kid, status, &rolled_up);
         if (rc)
             return rc;
         u = json_object_new_object();
@@ -374,6 +379,36 @@ static int apply_verdicts(const struct svc_ctx *c, const char *trace_id, const c
         json_object_array_add(updated, u);
     }
     return STORE_OK;
+}
+
+/* After the verdicts are stored: each pending proposal that got a helpful
+ * or harmful one is decided if its evidence now decides it (its own
+ * transaction: the verdicts stand whatever happens to it), the outcome in
+ * the item's "promotion". A proposal named twice is decided once. */
+static void promote_after_verdicts(const struct svc_ctx *c, struct json_object *updated)
+{
+    for (size_t i = 0; i < json_object_array_length(updated); i++) {
+        struct json_object *u = json_object_array_get_idx(updated, i), *outcome = NULL;
+        const char *kid = json_object_get_string(json_object_object_get(u, "knowledge_id"));
+        const char *status = json_object_get_string(json_object_object_get(u, "eval_status"));
+        int again = 0;
+        struct error err;
+        if (!promote_is_proposal(kid) ||
+            (strcmp(status, "helpful") != 0 && strcmp(status, "harmful") != 0))
+            continue;
+        for (size_t j = 0; j < i && !again; j++) {
+            struct json_object *v = json_object_array_get_idx(updated, j);
+            again =
+                json_object_object_get_ex(v, "promotion", NULL) &&
+                strcmp(kid, json_object_get_string(json_object_object_get(v, "knowledge_id"))) == 0;
+        }
+        if (again)
+            continue;
+        error_init(&err);
+        if (promote_decide(c, kid, &outcome, &err) == 0)
+            json_object_object_add(u, "promotion", outcome);
+        error_release(&err);
+    }
 }
 
 int svc_trace_evaluate(const struct svc_ctx *c, const char *trace_id, struct json_object *body,
@@ -412,6 +447,7 @@ int svc_trace_evaluate(const struct svc_ctx *c, const char *trace_id, struct jso
         store_fail(rc, err);
         goto out;
     }
+    promote_after_verdicts(c, updated);
     *data = json_object_new_object();
     json_object_object_add(*data, "trace_id", json_object_new_string(trace_id));
     json_object_object_add(*data, "trigger", json_object_new_string(trigger));

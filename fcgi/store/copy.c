@@ -87,6 +87,8 @@ static const struct copy_table tables[] = {
     /* 16: the review queue */
     {"review_policies", "space, policy, actor, updated_at", "tttt", "space"},
     {"token_reviews", "token_id, policy", "tt", "token_id"},
+    /* 18: promotion on evidence */
+    {"review_promotion", "space, promote_after, actor, updated_at", "titt", "space"},
     {"proposals",
      "id, space, kind, state, write_path, knowledge_id, base_version, category, path, document,"
      " base_document, token_id, actor, agent_id, trace_id, source, reasons, created_at, decision,"

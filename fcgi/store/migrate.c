@@ -372,6 +372,13 @@ static const char *const migrations[] = {
      * tell (app/live.c: "review" events, never to readers); PostgreSQL
      * notifies it (pg_sql.c's proposals_notify). */
     PROPOSAL_CHANGES_SQL,
+
+    /* 18: promotion on evidence: the helpful verdicts that approve a
+     * pending proposal served to traces (service/promote.c). */
+    // clang-format off
+    PROMOTE_SQL(" TEXT", " INTEGER")
+    GENERATION_TRIGGERS("review_promotion"),
+    // clang-format on
 };
 #pragma GCC diagnostic pop
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
@@ -518,7 +525,7 @@ int pg_migrate(struct store *st, int *found)
      * 13 -> 14: the LLM ledger leaves the cache generation alone;
      * 14 -> 15: the knowledge's changes notified, the MCP subscriptions;
      * 15 -> 16: the review queue; 16 -> 17: proposals notified. */
-    else if (*found >= 8 && *found <= 16) {
+    else if (*found >= 8 && *found <= 17) {
         rc = *found == 8 ? pg_exec(st, pg_migration_9) : STORE_OK;
         if (rc == STORE_OK && *found <= 9)
             rc = pg_exec(st, "UPDATE schema_version SET version = 10");
@@ -534,8 +541,10 @@ int pg_migrate(struct store *st, int *found)
             rc = pg_exec(st, pg_migration_15);
         if (rc == STORE_OK && *found <= 15)
             rc = pg_exec(st, pg_migration_16);
-        if (rc == STORE_OK)
+        if (rc == STORE_OK && *found <= 16)
             rc = pg_exec(st, pg_migration_17);
+        if (rc == STORE_OK)
+            rc = pg_exec(st, pg_migration_18);
     } else if (*found < store_schema_latest())
         rc = STORE_ERROR;
     st->tx_depth--;

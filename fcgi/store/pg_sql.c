@@ -522,6 +522,23 @@ const char *const pg_stmt_sql[S_COUNT] = {
     /* Given back: run out now, if $1 still holds it. */
     [S_EMBED_TURN_GIVE] = "UPDATE embed_turn SET expires_at = clock_timestamp()"
                           " WHERE id = 1 AND node = $1::text",
+    [S_REVIEW_PROMOTE_GET] = "SELECT promote_after FROM review_promotion WHERE space = $1",
+    [S_REVIEW_PROMOTE_SET] = "INSERT INTO review_promotion(space, promote_after, actor, updated_at)"
+                             " VALUES($1, $4::bigint, $2, $3) ON CONFLICT(space) DO UPDATE SET"
+                             " promote_after = excluded.promote_after, actor = excluded.actor,"
+                             " updated_at = excluded.updated_at",
+    [S_PROPOSAL_PENDING_DOCS] = "SELECT id, kind, knowledge_id, category, path, document"
+                                " FROM proposals WHERE space = $1 AND state = 'pending'"
+                                " AND kind IN ('create', 'update')"
+                                " ORDER BY created_at DESC, id DESC LIMIT $2",
+    [S_LOG_ADD_PROPOSAL] = "INSERT INTO knowledge_log(space, trace_id, knowledge_id, goal_id,"
+                           " injected_at_sequence, injected_at, task, content)"
+                           " SELECT $1::text, $2::text, id, $4::text, $5::bigint, $6::text,"
+                           " $7::text, $8::text FROM proposals WHERE id = $3::text"
+                           " AND space = $1::text AND state = 'pending' RETURNING id",
+    [S_PROPOSAL_VERDICTS] = "SELECT trace_id, eval_status, coalesce(eval_reason, '')"
+                            " FROM knowledge_log WHERE space = $1 AND knowledge_id = $2"
+                            " AND eval_status IN ('helpful', 'harmful') ORDER BY id LIMIT $3",
 };
 
 /* ---- the schema at version 8 (migrate.c's migrations 1..8) ---- */
@@ -545,7 +562,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
 // clang-format off
 const char pg_schema_sql[] =
     "CREATE TABLE schema_version(version int NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(17);"
+    "INSERT INTO schema_version(version) VALUES(18);"
     /* 1: foundation */
     "CREATE TABLE spaces(name" PG_T " PRIMARY KEY, created_at" PG_T " NOT NULL);"
     "CREATE TABLE tokens("
@@ -728,7 +745,9 @@ const char pg_schema_sql[] =
     REVIEW_SQL(PG_T, " bigint")
     PG_GENERATION_TRIGGER("review_policies")
     PG_GENERATION_TRIGGER("proposals")
-    PG_PROPOSALS_NOTIFY;
+    PG_PROPOSALS_NOTIFY
+    PROMOTE_SQL(PG_T, " bigint")
+    PG_GENERATION_TRIGGER("review_promotion");
 // clang-format on
 #pragma GCC diagnostic pop
 
@@ -752,6 +771,15 @@ const char pg_migration_16[] = REVIEW_SQL(
 
 /* 17: proposals made and decided notified. */
 const char pg_migration_17[] = PG_PROPOSALS_NOTIFY "UPDATE schema_version SET version = 17;";
+
+/* 18: promotion on evidence. */
+// clang-format off
+const char pg_migration_18[] =
+    PROMOTE_SQL(PG_T, " bigint")
+    "DROP TRIGGER IF EXISTS review_promotion_generation ON review_promotion;"
+    PG_GENERATION_TRIGGER("review_promotion")
+    "UPDATE schema_version SET version = 18;";
+// clang-format on
 
 /* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */
 

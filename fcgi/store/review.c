@@ -158,3 +158,61 @@ int store_proposal_totals(struct store *st, long *pending, long *quarantined)
 {
     return two_counts(stmt_get(st, S_PROPOSAL_TOTALS), pending, quarantined);
 }
+
+/* ---- promotion on evidence (migration 18; service/promote.c) ---- */
+
+int store_review_promote_get(struct store *st, const char *space, long *after)
+{
+    struct cursor *s;
+    int rc;
+    *after = REVIEW_PROMOTE_DEFAULT;
+    if (!(s = stmt_bind(st, S_REVIEW_PROMOTE_GET, "t", space)))
+        return STORE_ERROR;
+    if ((rc = stmt_step(s)) == STEP_ROW)
+        *after = (long)stmt_col_int64(s, 0);
+    rc = stmt_row_end(s, rc);
+    return rc == STORE_NOT_FOUND ? STORE_OK : rc;
+}
+
+int store_review_promote_set(struct store *st, const char *space, long after, const char *actor)
+{
+    char now[27];
+    time_utc_iso_micro(now);
+    return stmt_run(st, S_REVIEW_PROMOTE_SET, "tttl", space, actor, now, after);
+}
+
+int store_proposal_pending_docs(struct store *st, const char *space, long limit,
+                                void (*each)(const struct proposal *, void *), void *ctx)
+{
+    struct cursor *s;
+    int rc;
+    if (!(s = stmt_bind(st, S_PROPOSAL_PENDING_DOCS, "tl", space, limit)))
+        return STORE_ERROR;
+    while ((rc = stmt_step(s)) == STEP_ROW) {
+        struct proposal p;
+        memset(&p, 0, sizeof p);
+        p.id = (char *)stmt_col_text(s, 0);
+        p.kind = (char *)stmt_col_text(s, 1);
+        p.knowledge_id = (char *)stmt_col_opt(s, 2);
+        p.category = (char *)stmt_col_text(s, 3);
+        p.path = (char *)stmt_col_text(s, 4);
+        p.document = (char *)stmt_col_text(s, 5);
+        p.state = (char *)"pending";
+        each(&p, ctx);
+    }
+    return stmt_rows_end(s, rc);
+}
+
+int store_proposal_verdicts(struct store *st, const char *space, const char *id, long limit,
+                            void (*each)(const char *trace_id, const char *status,
+                                         const char *reason, void *ctx),
+                            void *ctx)
+{
+    struct cursor *s;
+    int rc;
+    if (!(s = stmt_bind(st, S_PROPOSAL_VERDICTS, "ttl", space, id, limit)))
+        return STORE_ERROR;
+    while ((rc = stmt_step(s)) == STEP_ROW)
+        each(stmt_col_text(s, 0), stmt_col_text(s, 1), stmt_col_text(s, 2), ctx);
+    return stmt_rows_end(s, rc);
+}

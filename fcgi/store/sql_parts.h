@@ -116,6 +116,13 @@
     "CREATE INDEX IF NOT EXISTS proposals_queue ON proposals(space, state, created_at);"          \
     "CREATE TABLE IF NOT EXISTS token_reviews(token_id" T " PRIMARY KEY, policy" T " NOT NULL);"
 
+/* 18: how many helpful verdicts of distinct traces approve a pending
+ * proposal of the space (service/promote.c); 0: evidence approves nothing;
+ * no row: REVIEW_PROMOTE_DEFAULT. */
+#define PROMOTE_SQL(T, I)                                                                          \
+    "CREATE TABLE IF NOT EXISTS review_promotion(space" T " PRIMARY KEY, promote_after" I          \
+    " NOT NULL, actor" T " NOT NULL, updated_at" T " NOT NULL);"
+
 /* A proposal row (struct proposal, store/review.c). */
 #define PROPOSAL_COLUMNS                                                                           \
     "id, space, kind, state, write_path, knowledge_id, base_version, category, path, document,"    \

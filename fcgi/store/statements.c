@@ -381,4 +381,22 @@ const char *const stmt_sql[S_COUNT] = {
     [S_PROPOSAL_TOTALS] = "SELECT coalesce(sum(CASE WHEN state = 'pending' THEN 1 ELSE 0 END), 0),"
                           " coalesce(sum(CASE WHEN state = 'quarantined' THEN 1 ELSE 0 END), 0)"
                           " FROM proposals",
+    /* 18: promotion on evidence (service/promote.c) */
+    [S_REVIEW_PROMOTE_GET] = "SELECT promote_after FROM review_promotion WHERE space = ?1",
+    [S_REVIEW_PROMOTE_SET] = "INSERT INTO review_promotion(space, promote_after, actor, updated_at)"
+                             " VALUES(?1, ?4, ?2, ?3) ON CONFLICT(space) DO UPDATE SET"
+                             " promote_after = excluded.promote_after, actor = excluded.actor,"
+                             " updated_at = excluded.updated_at",
+    [S_PROPOSAL_PENDING_DOCS] = "SELECT id, kind, knowledge_id, category, path, document"
+                                " FROM proposals WHERE space = ?1 AND state = 'pending'"
+                                " AND kind IN ('create', 'update')"
+                                " ORDER BY created_at DESC, id DESC LIMIT ?2",
+    /* No row: the proposal is not a pending one of the space. */
+    [S_LOG_ADD_PROPOSAL] = "INSERT INTO knowledge_log(space, trace_id, knowledge_id, goal_id,"
+                           " injected_at_sequence, injected_at, task, content)"
+                           " SELECT ?1, ?2, id, ?4, ?5, ?6, ?7, ?8 FROM proposals"
+                           " WHERE id = ?3 AND space = ?1 AND state = 'pending' RETURNING id",
+    [S_PROPOSAL_VERDICTS] = "SELECT trace_id, eval_status, coalesce(eval_reason, '')"
+                            " FROM knowledge_log WHERE space = ?1 AND knowledge_id = ?2"
+                            " AND eval_status IN ('helpful', 'harmful') ORDER BY id LIMIT ?3",
 };

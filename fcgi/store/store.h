@@ -444,6 +444,13 @@ struct log_entry {
     const char *evaluated_at_trigger;
 };
 
+/* Log the pending proposal id as injected into the trace (an opted-in
+ * search: include_pending), with its task and content as the reader was
+ * given them; STORE_NOT_FOUND when it is not a pending proposal of space. */
+STORE_MUST_CHECK int store_log_add_proposal(struct store *st, const char *space,
+                                            const char *trace_id, const char *id,
+                                            const char *goal_id, long sequence, const char *task,
+                                            const char *content, long *log_id);
 /* Log an injection of an active entry into a trace (created if missing):
  * task is the entry's scenario, content its first 500 characters.
  * STORE_NOT_FOUND when the entry is not an active one of the space. */
@@ -806,5 +813,31 @@ STORE_MUST_CHECK int store_proposal_counts(struct store *st, const char *space, 
                                            long *quarantined);
 /* Every space's pending and quarantined proposals (the /metrics gauges). */
 STORE_MUST_CHECK int store_proposal_totals(struct store *st, long *pending, long *quarantined);
+
+/* ---- promotion on evidence (migration 18; service/promote.c) ---- */
+
+/* The helpful verdicts of distinct traces that approve a pending proposal
+ * when the space says nothing. */
+#define REVIEW_PROMOTE_DEFAULT 3
+/* The most a space may ask for. */
+#define REVIEW_PROMOTE_MAX 100
+/* The space's number of helpful verdicts that approve (0: none do). */
+STORE_MUST_CHECK int store_review_promote_get(struct store *st, const char *space, long *after);
+/* Set it (a space without a policy keeps policy off). */
+STORE_MUST_CHECK int store_review_promote_set(struct store *st, const char *space, long after,
+                                              const char *actor);
+/* Call each with the space's newest pending creates and changes, at most
+ * limit: id, kind, knowledge_id, category, path and document only (borrowed,
+ * valid during the call). */
+STORE_MUST_CHECK int store_proposal_pending_docs(struct store *st, const char *space, long limit,
+                                                 void (*each)(const struct proposal *, void *),
+                                                 void *ctx);
+/* Call each with the helpful and harmful verdicts the traces gave the
+ * proposal id (its knowledge log rows), oldest first, at most limit. */
+STORE_MUST_CHECK int store_proposal_verdicts(struct store *st, const char *space, const char *id,
+                                             long limit,
+                                             void (*each)(const char *trace_id, const char *status,
+                                                          const char *reason, void *ctx),
+                                             void *ctx);
 
 #endif

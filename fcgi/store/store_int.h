@@ -199,6 +199,12 @@ enum stmt_id {
     S_PROPOSAL_COUNTS,
     S_PROPOSAL_TOTALS,
     S_TOKEN_REVIEW_SET,
+    /* 18: promotion on evidence */
+    S_REVIEW_PROMOTE_GET,
+    S_REVIEW_PROMOTE_SET,
+    S_PROPOSAL_PENDING_DOCS,
+    S_LOG_ADD_PROPOSAL,
+    S_PROPOSAL_VERDICTS,
     S_COUNT
 };
 
@@ -216,6 +222,7 @@ extern const char pg_migration_14[];
 extern const char pg_migration_15[];
 extern const char pg_migration_16[];
 extern const char pg_migration_17[];
+extern const char pg_migration_18[];
 /* `knowhub check` on PostgreSQL: each query returns one integer, its problems (pg_sql.c). */
 struct pg_check {
     const char *name, *sql;

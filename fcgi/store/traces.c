@@ -77,8 +77,11 @@ int store_traces_list(struct store *st, const char *space, long limit, long offs
     return stmt_rows_end(s, rc);
 }
 
-int store_log_add(struct store *st, const char *space, const char *trace_id,
-                  const char *knowledge_id, const char *goal_id, long sequence, long *log_id)
+/* Log an injection of id (an entry; a proposal when task is not NULL,
+ * with its task and content as served) into the trace, created if missing. */
+static int log_add(struct store *st, const char *space, const char *trace_id, const char *id,
+                   const char *goal_id, long sequence, const char *task, const char *content,
+                   long *log_id)
 {
     char now[27];
     int rc;
@@ -87,10 +90,26 @@ int store_log_add(struct store *st, const char *space, const char *trace_id,
     if ((rc = store_trace_put(st, space, trace_id, NULL, NULL)))
         return store_tx_end(st, rc);
     time_utc_iso_micro(now);
-    /* No row: the entry is not an active one of the space. */
-    rc = stmt_returning(st, S_LOG_ADD, log_id, "ttttlt", space, trace_id, knowledge_id,
-                        goal_id ? goal_id : "", sequence, now);
+    goal_id = goal_id ? goal_id : "";
+    /* No row: not an active entry (a pending proposal) of the space. */
+    rc = task ? stmt_returning(st, S_LOG_ADD_PROPOSAL, log_id, "ttttlttt", space, trace_id, id,
+                               goal_id, sequence, now, task, content)
+              : stmt_returning(st, S_LOG_ADD, log_id, "ttttlt", space, trace_id, id, goal_id,
+                               sequence, now);
     return store_tx_end(st, rc);
+}
+
+int store_log_add(struct store *st, const char *space, const char *trace_id,
+                  const char *knowledge_id, const char *goal_id, long sequence, long *log_id)
+{
+    return log_add(st, space, trace_id, knowledge_id, goal_id, sequence, NULL, NULL, log_id);
+}
+
+int store_log_add_proposal(struct store *st, const char *space, const char *trace_id,
+                           const char *id, const char *goal_id, long sequence, const char *task,
+                           const char *content, long *log_id)
+{
+    return log_add(st, space, trace_id, id, goal_id, sequence, task ? task : "", content, log_id);
 }
 
 static void log_from_row(struct cursor *s, struct log_entry *e)

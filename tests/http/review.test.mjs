@@ -81,6 +81,7 @@ describe('the policy', () => {
         assert.deepEqual(ok(await s.api('GET', '/api/review/policy', { token: v.editor })), {
             policy: 'off',
             policies: ['off', 'agent_writes', 'llm_writes', 'all'],
+            promote_after: 3,
         });
         const d = ok(await save(v, 'zephyrine'));
         assert.match(d.id, /^knowledge-/);

@@ -534,6 +534,11 @@ describe('a real nginx + knowhub', () => {
         assert.equal(q.data.total, 2);
         const one = conforms('GET', '/api/review/{id}', await call('GET', '/api/review/{id}', `/api/review/${held.data.proposal_id}`, { token: admin }));
         assert.equal(one.data.base_document, null);
+        // Served to a trace that opts in, and its verdict's promotion.
+        const served = conforms('GET', '/api/knowledge/search', await call('GET', '/api/knowledge/search', '/api/knowledge/search?q=openapi+review&trace_id=oa-prom&include_pending=true', { token: agent }));
+        assert.equal(served.data.results[0].pending, true);
+        const ev = conforms('POST', '/api/traces/{trace_id}/evaluations', await call('POST', '/api/traces/{trace_id}/evaluations', '/api/traces/oa-prom/evaluations', { token: agent, body: { trigger: 'goal_completion', evaluations: [{ knowledge_id: held.data.proposal_id, eval_status: 'helpful', reason: 'fine' }] } }));
+        assert.equal(ev.data.updated[0].promotion.helpful_traces, 1);
         const d = conforms('POST', '/api/review/{id}/decide', await call('POST', '/api/review/{id}/decide', `/api/review/${w.data.proposal_id}/decide`, { token: admin, body: { decision: 'approve' } }));
         assert.equal(d.data.state, 'approved');
         const del = conforms('POST', '/api/knowledge/delete', await call('POST', '/api/knowledge/delete', '/api/knowledge/delete', { token: agent, body: { category: 'experiences', path: 'held.md' } }));

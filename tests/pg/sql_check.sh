@@ -253,6 +253,11 @@ S_PROPOSAL_DECIDE ttttttttt
 S_PROPOSAL_COUNTS t
 S_PROPOSAL_TOTALS -
 S_TOKEN_REVIEW_SET tt
+S_REVIEW_PROMOTE_GET t
+S_REVIEW_PROMOTE_SET tttl
+S_PROPOSAL_PENDING_DOCS tl
+S_LOG_ADD_PROPOSAL ttttlttt
+S_PROPOSAL_VERDICTS ttl
 LETTERS
 
 # Does PostgreSQL type $n (type) take what letter binds (as text or bytea)?
@@ -507,13 +512,24 @@ SELECT CASE WHEN :et_taken = 1 THEN 'ok   ' ELSE 'FAIL ' END || 'S_EMBED_TURN_GI
 DELETE FROM embed_turn;
 EXECUTE s_review_policy_set('s1', 'agent_writes', 'token:a', '2026-12-03T10:00:00.000000');
 EXECUTE s_review_policy_set('s1', 'all', 'token:b', '2026-12-03T10:00:01.000000');
+EXECUTE s_review_promote_set('s1', 'token:b', '2026-12-03T10:00:01.000000', 5);
 SELECT CASE WHEN policy = 'all' AND actor = 'token:b' THEN 'ok   ' ELSE 'FAIL ' END || 'S_REVIEW_POLICY_SET: set again, one row' FROM review_policies WHERE space = 's1';
+SELECT CASE WHEN promote_after = 5 THEN 'ok   ' ELSE 'FAIL ' END || 'S_REVIEW_PROMOTE_SET' FROM review_promotion WHERE space = 's1';
 EXECUTE s_proposal_insert('p1', 's1', 'create', 'pending', 'entry', NULL, 0, 'experiences', '', 'doc', NULL, 't1', 'token:t1', '', '', 'agent', '[]', '2026-12-03T10:00:02.000000');
+EXECUTE s_log_add_proposal('s1', 'tr1', 'p1', 'g1', 1, '2026-12-03T10:00:02.500000', 'task', 'content') \gset lp_
+EXECUTE s_proposal_pending_docs('s1', 10) \gset pd_
+SELECT CASE WHEN :'pd_id' = 'p1' AND :'lp_id' <> '' THEN 'ok   ' ELSE 'FAIL ' END || 'S_PROPOSAL_PENDING_DOCS, S_LOG_ADD_PROPOSAL: the pending one, logged';
 EXECUTE s_proposal_decide('p1', 's1', 'approved', 'approve', NULL, 'token:e', '2026-12-03T10:00:03.000000', NULL, 'pending');
+EXECUTE s_log_add_proposal('s1', 'tr1', 'p1', 'g1', 2, '2026-12-03T10:00:03.500000', 'task', 'content');
+SELECT CASE WHEN count(*) = 1 THEN 'ok   ' ELSE 'FAIL ' END || 'S_LOG_ADD_PROPOSAL: a pending proposal only' FROM knowledge_log WHERE knowledge_id = 'p1';
+UPDATE knowledge_log SET eval_status = 'helpful' WHERE knowledge_id = 'p1';
+SELECT CASE WHEN count(*) = 1 THEN 'ok   ' ELSE 'FAIL ' END || 'S_PROPOSAL_VERDICTS: the helpful verdict' FROM (SELECT 1 FROM knowledge_log WHERE space = 's1' AND knowledge_id = 'p1' AND eval_status IN ('helpful', 'harmful')) v;
+DELETE FROM knowledge_log WHERE knowledge_id = 'p1';
 EXECUTE s_proposal_decide('p1', 's1', 'rejected', 'reject', 'no', 'token:f', '2026-12-03T10:00:04.000000', NULL, 'pending');
 SELECT CASE WHEN state = 'approved' AND decided_by = 'token:e' THEN 'ok   ' ELSE 'FAIL ' END || 'S_PROPOSAL_DECIDE: only from the state read' FROM proposals WHERE id = 'p1';
 DELETE FROM proposals;
 DELETE FROM review_policies;
+DELETE FROM review_promotion;
 DEALLOCATE ALL;
 SQL
 (cd "$WORK" && q -f scenario.sql) >"$WORK/scenario.out" 2>&1
