@@ -301,8 +301,9 @@ static int import_text(struct importer *im, const char *category, const char *de
     case -1:
         rc = -1;
         goto out;
-    case 1:
-        goto out; /* quarantined: said and counted */
+    case 1: /* held as a proposal: said and counted; a row of the batch too */
+        rc = batch_step(im);
+        goto out;
     default:
         break;
     }
