@@ -180,17 +180,8 @@ void h_knowledge_import(struct request *req, struct response *res)
         reply_error(res, 400, E_INVALID_REQUEST, "The file is refused: %s", reason);
         goto out;
     }
-    {
-        /* an import cannot be held as proposals yet: refused when the policy holds it */
-        struct error held;
-        error_init(&held);
-        if (review_refuse(&c, "import", 0, &held)) {
-            reply_error_of(res, &held);
-            error_release(&held);
-            goto out;
-        }
-        error_release(&held);
-    }
+    /* the caller's review policy holds each document as a proposal */
+    opt.caller = &c;
     if (!(report = open_memstream(&text, &text_len))) {
         reply_error(res, 500, E_INTERNAL, "Out of memory");
         goto out;
@@ -210,6 +201,7 @@ void h_knowledge_import(struct request *req, struct response *res)
         json_object_object_add(d, "unchanged", json_object_new_int64(counts.unchanged));
         json_object_object_add(d, "skipped", json_object_new_int64(counts.skipped));
         json_object_object_add(d, "refused", json_object_new_int64(counts.refused));
+        json_object_object_add(d, "held", json_object_new_int64(counts.held));
         json_object_object_add(d, "not_imported", json_object_new_int64(counts.not_markdown));
         json_object_object_add(d, "report", report_lines(text ? text : ""));
         json_object_object_add(d, "not_carried", json_object_new_string(interop_not_carried(f)));

@@ -214,7 +214,8 @@ static int experience_write(const struct svc_ctx *c, const char *path, const str
         /* the review gate: an LLM's distillation is an LLM write */
         struct review_write w = {
             "distill",  "create", NULL,       0,    "experiences", path,
-            final.data, NULL,     k.agent_id, NULL, source,        strcmp(source, "distill") == 0};
+            final.data, NULL,     k.agent_id, NULL, source,        strcmp(source, "distill") == 0,
+            0};
         int held = review_gate(c, &w, data, err);
         if (held) {
             ret = held > 0 ? 0 : -1;

@@ -478,12 +478,37 @@ out:
 
 /* ---- rename ---- */
 
+/* The review gate for the move of old to to: a proposal of kind rename
+ * (category and path the new place; the live document as both documents,
+ * the text does not change) when the policy holds it. 1 with *held, 0 to
+ * move now, -1 with err. */
+static int rename_held(const struct svc_ctx *c, const struct knowledge *old,
+                       const struct target *to, struct json_object **held, struct error *err)
+{
+    struct review_write w = {0};
+    w.write_path = "rename";
+    w.kind = "rename";
+    w.knowledge_id = old->id;
+    w.base_version = old->version;
+    w.category = to->category;
+    w.path = to->path;
+    w.document = old->document;
+    w.base_document = old->document;
+    w.agent_id = old->agent_id;
+    w.source = "agent";
+    w.was_live = 1;
+    return review_gate(c, &w, held, err);
+}
+
 /* One attempt at moving the document at from to to: reads it, checks the
- * destination, and moves it guarded by the version just read. A store
- * status; STORE_CONFLICT with err untouched when the document changed
- * between the read and the move (the caller may try again); -1 with err. */
+ * destination, and moves it guarded by the version just read (or, with
+ * held not NULL, asks the review gate first: STORE_OK with *held set when
+ * it was held as a proposal). A store status; STORE_CONFLICT with err
+ * untouched when the document changed between the read and the move (the
+ * caller may try again); -1 with err. */
 static int rename_once(const struct svc_ctx *c, const struct target *from, const struct target *to,
-                       long expected_version, struct knowledge *old, struct error *err)
+                       long expected_version, struct knowledge *old, struct json_object **held,
+                       struct error *err)
 {
     struct knowledge k, taken;
     int rc;
@@ -529,6 +554,8 @@ static int rename_once(const struct svc_ctx *c, const struct target *from, const
         if (bad)
             return -1;
     }
+    if (held && (rc = rename_held(c, old, to, held, err)))
+        return rc > 0 ? STORE_OK : -1;
     /* The fields the new place decides (a title from the stem, a rule's
      * alwaysApply); the text itself is never written back. */
     knowledge_init(&k);
@@ -543,7 +570,7 @@ static int rename_once(const struct svc_ctx *c, const struct target *from, const
 int svc_files_rename(const struct svc_ctx *c, struct json_object *body, struct json_object **data,
                      struct error *err)
 {
-    struct json_object *nb = NULL;
+    struct json_object *nb = NULL, *held = NULL;
     struct target from = {0}, to = {0};
     struct knowledge old;
     long expected_version;
@@ -553,7 +580,7 @@ int svc_files_rename(const struct svc_ctx *c, struct json_object *body, struct j
     knowledge_init(&old);
     if (target_of(body, "path", &from, err) ||
         jf_long(err, body, "expected_version", 1, 1L << 40, 0, &expected_version) ||
-        review_refuse(c, "rename", 0, err) || write_admit(c, 1, err))
+        write_admit(c, 1, err))
         goto out;
     /* The destination: new_path in new_category (default: the same category). */
     new_category = stripped_field(body, "new_category");
@@ -572,13 +599,16 @@ int svc_files_rename(const struct svc_ctx *c, struct json_object *body, struct j
      * the store (never a write-back of the text read); without an expected
      * version the move is tried again on what is there now. */
     for (int attempt = 0;; attempt++) {
-        rc = rename_once(c, &from, &to, expected_version, &old, err);
+        rc = rename_once(c, &from, &to, expected_version, &old, &held, err);
         if (rc != STORE_CONFLICT || expected_version || attempt == 2)
             break;
     }
     if (rc < 0)
         goto out;
-    if (rc == STORE_CONFLICT) {
+    if (held) { /* a proposal: nothing moved */
+        *data = held;
+        result = 0;
+    } else if (rc == STORE_CONFLICT) {
         error_set(err, E_CONFLICT, "rename_conflict",
                   "The document changed, or %s/%s was taken, meanwhile; reload and retry",
                   to.category, to.path);
@@ -599,6 +629,26 @@ out:
     target_release(&to);
     json_object_put(nb);
     return result;
+}
+
+int svc_files_move(const struct svc_ctx *c, const char *from_category, const char *from_path,
+                   long version, const char *category, const char *path, struct error *err)
+{
+    struct target from = {(char *)from_category, (char *)from_path};
+    struct target to = {(char *)category, (char *)path};
+    struct knowledge old;
+    int rc;
+    knowledge_init(&old);
+    rc = rename_once(c, &from, &to, version, &old, NULL, err);
+    knowledge_release(&old);
+    if (rc == STORE_CONFLICT && !err->code) {
+        error_set(err, E_CONFLICT, "path_taken", "A document already exists at %s/%s", category,
+                  path);
+        error_str(err, "category", category);
+        error_str(err, "path", path);
+        rc = -1;
+    }
+    return rc;
 }
 
 /* ---- delete ---- */

@@ -29,6 +29,13 @@ int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct js
 /* Move {category, path} to {new_category, new_path}: {category, path, id}. */
 int svc_files_rename(const struct svc_ctx *c, struct json_object *body, struct json_object **data,
                      struct error *err);
+/* Move the entry live at from_category/from_path, at version, to
+ * category/path as svc_files_rename does, with c->actor as the actor, in
+ * the caller's transaction (the approval of a rename held for review): a
+ * store status, or -1 with err (version_conflict, path_taken CONFLICT,
+ * file_not_found, a limit of the new category). */
+int svc_files_move(const struct svc_ctx *c, const char *from_category, const char *from_path,
+                   long version, const char *category, const char *path, struct error *err);
 /* Delete the document at {category, path}. */
 int svc_files_delete(const struct svc_ctx *c, struct json_object *body, struct json_object **data,
                      struct error *err);

@@ -9,6 +9,7 @@
 #include "domain/document.h"
 #include "domain/knowledge.h"
 #include "service/ctx.h"
+#include "service/files.h"
 #include "service/knowledge.h"
 #include "store/store.h"
 
@@ -177,6 +178,32 @@ int svc_review_list(const struct svc_ctx *c, const char *state, long limit, long
     return 0;
 }
 
+/* The place a rename moves its entry from: the entry's at the version the
+ * rename was made against (its revision), so the view says old -> new
+ * after the approval too. */
+struct rename_origin {
+    long version;
+    struct json_object *from;
+};
+
+static int origin_of_revision(const struct knowledge_revision *r, void *ctx)
+{
+    struct rename_origin *o = ctx;
+    struct json_object *doc, *v;
+    if (r->version != o->version)
+        return 0;
+    doc = json_parse_stored(r->document);
+    o->from = json_object_new_object();
+    json_object_object_add(
+        o->from, "category",
+        doc && json_object_object_get_ex(doc, "category", &v) ? json_object_get(v) : NULL);
+    json_object_object_add(o->from, "path",
+                           doc && json_object_object_get_ex(doc, "path", &v) ? json_object_get(v)
+                                                                             : NULL);
+    json_object_put(doc);
+    return 1;
+}
+
 int svc_review_get(const struct svc_ctx *c, const char *id, struct json_object **data,
                    struct error *err)
 {
@@ -185,6 +212,14 @@ int svc_review_get(const struct svc_ctx *c, const char *id, struct json_object *
     if (rc)
         return store_fail(rc, err);
     *data = proposal_json(&p, 1);
+    if (strcmp(p.kind, "rename") == 0 && p.knowledge_id) {
+        struct rename_origin o = {p.base_version, NULL};
+        rc =
+            store_knowledge_revisions_each(c->st, c->space, p.knowledge_id, origin_of_revision, &o);
+        json_object_object_add(*data, "from", rc == STORE_OK ? o.from : NULL);
+        if (rc != STORE_OK)
+            json_object_put(o.from);
+    }
     store_proposal_release(&p);
     return 0;
 }
@@ -237,10 +272,18 @@ static int approve_write(const struct svc_ctx *c, const struct proposal *p, cons
                          const char *document, const char *into, char **result, struct error *err)
 {
     const char *target = strcmp(decision, "merge") == 0 ? into : p->knowledge_id;
+    int rename = strcmp(p->kind, "rename") == 0;
     struct knowledge now, k;
     int rc;
     knowledge_init(&now);
     knowledge_init(&k);
+    if (rename && strcmp(decision, "approve") != 0) {
+        /* it brings no text of its own to edit or merge */
+        error_set(err, E_INVALID_REQUEST, "invalid_decision",
+                  "A rename is approved or rejected; edit the document after it");
+        error_str(err, "field", "decision");
+        return -1;
+    }
     if (!target) { /* a create */
         entry_of_document(c, p->category, p->path, document, &k);
         if (knowledge_may_change(c, p->category, err)) {
@@ -271,6 +314,11 @@ static int approve_write(const struct svc_ctx *c, const struct proposal *p, cons
         rc = -1;
     } else if (strcmp(p->kind, "delete") == 0 && strcmp(decision, "approve") == 0) {
         rc = store_knowledge_delete(c->st, c->space, now.id, c->actor);
+    } else if (rename) {
+        rc =
+            knowledge_may_change(c, p->category, err)
+                ? -1
+                : svc_files_move(c, now.category, now.path, now.version, p->category, p->path, err);
     } else {
         /* a change, a merge, or an edit (of a delete too: the entry is kept,
          * with the reviewer's document) */

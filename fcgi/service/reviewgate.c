@@ -54,7 +54,7 @@ static int screened(const struct review_write *w, char **reasons, struct error *
     struct screen_result r;
     struct json_object *codes;
     int n;
-    if (!w->document || strcmp(w->kind, "delete") == 0)
+    if (!w->document || w->was_live || strcmp(w->kind, "delete") == 0)
         return 0;
     n = screen_text(w->document, strlen(w->document), &r);
     if (n < 0) {
@@ -129,6 +129,19 @@ int review_gate(const struct svc_ctx *c, const struct review_write *w, struct js
         json_object_object_add(*data, "reasons", json_tokener_parse(found));
     free(found);
     return 1;
+}
+
+int review_holds(const struct svc_ctx *c, int by_llm, int *holds, struct error *err)
+{
+    struct review_write w = {0};
+    char *policy = NULL;
+    int rc;
+    if ((rc = store_review_policy_get(c->st, c->space, c->token_id, &policy)))
+        return store_fail(rc, err);
+    w.by_llm = by_llm;
+    *holds = policy_holds(policy, c, &w);
+    free(policy);
+    return 0;
 }
 
 int review_refuse(const struct svc_ctx *c, const char *write_path, int by_llm, struct error *err)

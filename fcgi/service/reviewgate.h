@@ -14,15 +14,17 @@ struct error;
 /* A write about to be done, as review_gate sees it. Strings borrowed. */
 struct review_write {
     const char *write_path;      /* "entry", "file" ...: the route or tool it came by */
-    const char *kind;            /* "create", "update" or "delete" */
+    const char *kind;            /* "create", "update", "delete" or "rename" */
     const char *knowledge_id;    /* the entry changed (update, delete); NULL for a create */
     long base_version;           /* the entry's version the change was made against */
-    const char *category, *path; /* path "" for an entry-view create named at approval */
+    const char *category, *path; /* path "" for an entry-view create named at approval;
+                                  * a rename's new place */
     const char *document;        /* the whole new document; the live one for a delete */
     const char *base_document;   /* the live document (update, delete); NULL for a create */
     const char *agent_id, *trace_id;
     const char *source; /* "agent", "llm" ... */
     int by_llm;         /* the text was written by an LLM (evolve, slim, distill) */
+    int was_live;       /* the text was live knowledge (a revert, a rename): not screened */
 };
 
 /* Whether w is to be held for review under the caller's space's policy:
@@ -41,8 +43,12 @@ int review_held_data(const struct svc_ctx *c, const char *id, struct json_object
 /* Whether policy is one of off, agent_writes, llm_writes, all. */
 int review_policy_valid(const char *policy);
 
-/* For a write path that cannot be held as a proposal yet (rename, revert,
- * import, slim's merges; docs/review.md): -1 with err FORBIDDEN (key
+/* Whether the space's policy (or the token's) would hold a write of this
+ * caller (by_llm as in review_write): 0 with *holds, or -1 with err. */
+int review_holds(const struct svc_ctx *c, int by_llm, int *holds, struct error *err);
+
+/* For a write that cannot be held as a proposal yet (slim's merges, the
+ * restore of a deleted entry, a revert that moves it; docs/review.md): -1 with err FORBIDDEN (key
  * review_required, param write_path) when the space's policy would hold a
  * write of this caller there (by_llm as in review_write), so no write
  * slips past review; 0 when it may be done now. */

@@ -73,25 +73,42 @@ static int last_active(const struct knowledge_revision *r, void *ctx)
     return active; /* newest first: stop at the first */
 }
 
-/* The category of revision want->version's snapshot (NULL when not found). */
+/* The category of revision want->version's snapshot (NULL when not found),
+ * its path and its document (for a revert held for review). */
 struct revision_category {
     long version;
     int found;
-    char *category;
+    char *category, *path, *document;
 };
+
+static char *snapshot_text(struct json_object *doc, const char *key)
+{
+    struct json_object *v;
+    if (doc && json_object_object_get_ex(doc, key, &v) && json_object_is_type(v, json_type_string))
+        return xstrdup(json_object_get_string(v));
+    return NULL;
+}
 
 static int revision_category(const struct knowledge_revision *r, void *ctx)
 {
     struct revision_category *want = ctx;
-    struct json_object *doc, *cat;
+    struct json_object *doc;
     if (r->version != want->version)
         return 0;
     want->found = 1;
     doc = json_parse_stored(r->document);
-    if (doc && json_object_object_get_ex(doc, "category", &cat) && json_object_get_string(cat))
-        want->category = xstrdup(json_object_get_string(cat));
+    want->category = snapshot_text(doc, "category");
+    want->path = snapshot_text(doc, "path");
+    want->document = snapshot_text(doc, "document");
     json_object_put(doc);
     return 1;
+}
+
+static void revision_category_release(struct revision_category *want)
+{
+    free(want->category);
+    free(want->path);
+    free(want->document);
 }
 
 static void revision_not_found(struct error *err, long version, const char *id)
@@ -104,7 +121,7 @@ static void revision_not_found(struct error *err, long version, const char *id)
  * decides who may revert fails closed (a store error is an error answer). */
 static int revert_in_tx(const struct svc_ctx *c, const char *id, long version, struct error *err)
 {
-    struct revision_category want = {0, 0, NULL};
+    struct revision_category want = {0, 0, NULL, NULL, NULL};
     struct knowledge k;
     int rc, result = -1;
     if ((rc = store_knowledge_get(c->st, c->space, id, 1, &k))) {
@@ -155,7 +172,75 @@ static int revert_in_tx(const struct svc_ctx *c, const char *id, long version, s
         result = 0;
     }
 out:
-    free(want.category);
+    revision_category_release(&want);
+    knowledge_release(&k);
+    return result;
+}
+
+/* The review gate for a revert of entry id to version: when the policy
+ * holds the caller's writes, the revert of an active entry is a proposal of
+ * kind update whose document is the revision's, made against the live
+ * document and version (an approval writes it as any update). A restore of
+ * a deleted entry, and a revert to a revision at another place (which moves
+ * the entry back), cannot be held yet: refused. 1 with *data when held, 0
+ * to revert now, -1 with err. */
+static int revert_held(const struct svc_ctx *c, const char *id, long version,
+                       struct json_object **data, struct error *err)
+{
+    struct revision_category want = {version, 0, NULL, NULL, NULL};
+    struct review_write w = {0};
+    struct knowledge k;
+    int rc, holds, result = -1;
+    if (review_holds(c, 0, &holds, err))
+        return -1;
+    if (!holds)
+        return 0;
+    if ((rc = store_knowledge_get(c->st, c->space, id, 1, &k))) {
+        store_status_error(rc, WHAT, err);
+        return -1;
+    }
+    if (knowledge_may_change(c, k.category, err))
+        goto out;
+    if (strcmp(k.status, "active") != 0) {
+        review_refuse(c, "revert", 0, err);
+        goto out;
+    }
+    if (!version) {
+        result = 0; /* revert_in_tx says a version is required */
+        goto out;
+    }
+    if ((rc = store_knowledge_revisions_each(c->st, c->space, k.id, revision_category, &want))) {
+        store_status_error(rc, WHAT, err);
+        goto out;
+    }
+    if (!want.found) {
+        revision_not_found(err, version, k.id);
+        goto out;
+    }
+    if (!want.category || !want.path || !want.document) {
+        error_set(err, E_INTERNAL, NULL, "Revision %ld of %s cannot be read", version, k.id);
+        goto out;
+    }
+    if (knowledge_may_change(c, want.category, err))
+        goto out;
+    if (strcmp(want.category, k.category) != 0 || strcmp(want.path, k.path) != 0) {
+        review_refuse(c, "revert", 0, err);
+        goto out;
+    }
+    w.write_path = "revert";
+    w.kind = "update";
+    w.knowledge_id = k.id;
+    w.base_version = k.version;
+    w.category = k.category;
+    w.path = k.path;
+    w.document = want.document;
+    w.base_document = k.document;
+    w.agent_id = k.agent_id;
+    w.source = "agent";
+    w.was_live = 1;
+    result = review_gate(c, &w, data, err);
+out:
+    revision_category_release(&want);
     knowledge_release(&k);
     return result;
 }
@@ -165,9 +250,10 @@ int svc_knowledge_revert(const struct svc_ctx *c, const char *id, struct json_ob
 {
     long version;
     int rc;
-    if (jf_long(err, body, "version", 1, 1000000000L, 0, &version) ||
-        review_refuse(c, "revert", 0, err) || write_admit(c, 1, err))
+    if (jf_long(err, body, "version", 1, 1000000000L, 0, &version) || write_admit(c, 1, err))
         return -1;
+    if ((rc = revert_held(c, id, version, data, err)))
+        return rc > 0 ? 0 : -1;
     /* One write transaction: the entry and revision read for the checks
      * are the ones reverted, with no change possible in between. */
     if ((rc = store_begin(c->st))) {

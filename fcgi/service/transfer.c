@@ -166,11 +166,13 @@ static void origin(struct buf *out, const char *from, const char *renamed_from)
         buf_addf(out, " (from %s)", from);
 }
 
-/* The poisoning screen on an imported document (review_gate: the import
- * is the operator's, so only the screen holds it, whatever the policy): 1
- * when it was quarantined as a proposal (a line "quarantined ..." in the
- * report, counted with the refused: it was not imported), 0 to import it,
- * -1 when the database failed. old is the live entry it would change. */
+/* The review gate on an imported document: the poisoning screen always,
+ * and the review policy of the caller of POST /api/knowledge/import
+ * (opt->caller; the CLI's import is the operator's, held by the screen
+ * only). 1 when it was held as a proposal: quarantined (a line
+ * "quarantined ..." in the report, counted with the refused: it was not
+ * imported) or pending (a line "held ...", counted as held), 0 to import
+ * it, -1 when the database failed. old is the live entry it would change. */
 static int import_screened(struct importer *im, const char *category, const char *path,
                            const struct knowledge *old, const char *doc, const char *shown)
 {
@@ -179,9 +181,13 @@ static int import_screened(struct importer *im, const char *category, const char
     struct json_object *held = NULL, *reasons;
     struct error err;
     int rc;
+    if (im->opt->caller) {
+        c = *im->opt->caller;
+    } else {
+        c.actor = "import";
+        c.role = ROLE_ADMIN;
+    }
     c.space = im->opt->space;
-    c.actor = "import";
-    c.role = ROLE_ADMIN;
     c.st = im->st;
     w.write_path = "import";
     w.kind = old ? "update" : "create";
@@ -194,7 +200,11 @@ static int import_screened(struct importer *im, const char *category, const char
     w.source = "import";
     error_init(&err);
     rc = review_gate(&c, &w, &held, &err);
-    if (rc == 1) {
+    if (rc == 1 && strcmp(jf_member_str(held, "status"), "pending") == 0) {
+        fprintf(im->report, "held %s/%s: for review, as a proposal to %s (proposal %s)\n", category,
+                path, old ? "update it" : "create it", jf_member_str(held, "proposal_id"));
+        im->counts->held++;
+    } else if (rc == 1) {
         json_object_object_get_ex(held, "reasons", &reasons);
         fprintf(im->report, "quarantined %s: the poisoning screen found %s (proposal %s)\n", shown,
                 reasons ? json_object_to_json_string_ext(reasons, JSON_C_TO_STRING_PLAIN) : "[]",
@@ -291,8 +301,9 @@ static int import_text(struct importer *im, const char *category, const char *de
     case -1:
         rc = -1;
         goto out;
-    case 1:
-        goto out; /* quarantined: said and counted */
+    case 1: /* held as a proposal: said and counted; a row of the batch too */
+        rc = batch_step(im);
+        goto out;
     default:
         break;
     }

@@ -9,6 +9,7 @@
 #include "domain/interop.h"
 
 struct store;
+struct svc_ctx;
 
 enum on_conflict { ON_CONFLICT_SKIP, ON_CONFLICT_OVERWRITE, ON_CONFLICT_RENAME };
 
@@ -21,10 +22,14 @@ struct import_options {
     const char *space;            /* created if needed */
     enum on_conflict on_conflict; /* a path already taken by another text */
     int flatten;                  /* plain folders: the file name alone as the path */
+    const struct svc_ctx *caller; /* POST /api/knowledge/import: the caller, whose review
+                                   * policy holds each document as a proposal; NULL for
+                                   * the operator's CLI (only the poisoning screen holds) */
 };
 
 struct transfer_counts {
     long imported, updated, unchanged, skipped, refused;
+    long held;         /* held for review as proposals (a caller's policy), not imported yet */
     long not_markdown; /* files skipped with a line: they are not .md */
     long hidden;       /* plain folders: names starting with '.' (.git), left out silently */
     long outside;      /* knowledge trees: what is beside rules/ and experiences/ */

@@ -3,7 +3,8 @@
 // approved in the panel it is in the knowledge panel's list; a rejection
 // needs a reason and keeps nothing; a change shows its diff against the
 // live text; a quarantined proposal shows its reasons by class and an
-// editor's approval is refused (the error is shown); the tab's badge counts
+// editor's approval is refused (the error is shown); a rename shows old →
+// new and is approved or rejected only; the tab's badge counts
 // pending + quarantined; the keys j/k, a and r decide without the mouse;
 // readers and agents have no Review tab. In English and in Chinese.
 import assert from 'node:assert/strict';
@@ -140,6 +141,28 @@ for (const [lang, S] of [
             await page.keyboard.press('Enter');
             await until(page, (id) => !document.querySelector(`.review-item[data-id="${id}"]`), w.json.data.proposal_id);
             assert.equal((await proposal(w.json.data.proposal_id)).decision_reason, 'a joke, rarely kept');
+            await page.close();
+        });
+
+        test('a rename shows its old and new place, offers no edit or merge, and approved it moves', async () => {
+            const from = `moves/old-${lang}.md`;
+            const to = `moves/new-${lang}.md`;
+            const w = await env.s.api('POST', '/api/knowledge/write', { token: editor, body: { category: 'experiences', path: from, content: `Rotate the keys quarterly (${lang}).` } });
+            assert.equal(w.json.data.created, true, w.text);
+            const r = await env.s.api('POST', '/api/knowledge/rename', { token: agent, body: { category: 'experiences', path: from, new_path: to } });
+            assert.deepEqual([r.json.data.status, r.json.data.kind], ['pending', 'rename'], r.text);
+            const page = await env.page(editor, { lang, hash: 'review' });
+            await page.waitForSelector('.review-list');
+            await openProposal(page, r.json.data.proposal_id);
+            assert.equal(await page.textContent('.review-detail .review-kind'), S.review.kindRename);
+            assert.match(await page.textContent('.review-detail .review-path'), new RegExp(`${from} → .*${to}$`));
+            assert.match(await page.textContent('.review-detail .review-rename'), new RegExp(`${from}.*${to}`));
+            assert.equal(await page.locator('.review-detail .review-edit').count(), 0);
+            assert.equal(await page.locator('.review-detail .review-merge').count(), 0);
+            await page.click('.review-detail .review-approve');
+            await until(page, (id) => !document.querySelector(`.review-item[data-id="${id}"]`), r.json.data.proposal_id);
+            assert.equal((await proposal(r.json.data.proposal_id)).state, 'approved');
+            assert.equal((await env.admin.read('experiences', to)).id, w.json.data.id);
             await page.close();
         });
 

@@ -78,20 +78,23 @@ describe('llm_writes', () => {
     });
 });
 
-describe('write paths not held yet are refused, never done unreviewed', () => {
-    test('agent_writes: an agent\'s rename and revert; all: an editor\'s import', async () => {
+describe('rename, revert and import are held, never done unreviewed', () => {
+    test('agent_writes: an agent\'s rename and revert; all: an admin\'s import', async () => {
         const v = space();
         const w = ok(await s.api('POST', '/api/knowledge/write', { token: v.editor, body: { category: 'experiences', path: 'a.md', content: 'one' } }));
         ok(await s.api('POST', '/api/knowledge/write', { token: v.editor, body: { category: 'experiences', path: 'a.md', content: 'two' } }));
         await setPolicy(v, 'agent_writes');
-        errKey(await s.api('POST', '/api/knowledge/rename', { token: v.agent, body: { category: 'experiences', path: 'a.md', new_path: 'b.md' } }), 'FORBIDDEN', 'review_required', { write_path: 'rename' }, 403);
-        errKey(await s.api('POST', `/api/knowledge/${w.id}/revert`, { token: v.agent, body: { version: 1 } }), 'FORBIDDEN', 'review_required', { write_path: 'revert' }, 403);
+        const rn = ok(await s.api('POST', '/api/knowledge/rename', { token: v.agent, body: { category: 'experiences', path: 'a.md', new_path: 'b.md' } }));
+        assert.deepEqual([rn.status, rn.kind, rn.path], ['pending', 'rename', 'b.md']);
+        const rv = ok(await s.api('POST', `/api/knowledge/${w.id}/revert`, { token: v.agent, body: { version: 1 } }));
+        assert.deepEqual([rv.status, rv.kind, rv.path], ['pending', 'update', 'a.md']);
         // an editor is not held by agent_writes
         ok(await s.api('POST', '/api/knowledge/rename', { token: v.editor, body: { category: 'experiences', path: 'a.md', new_path: 'b.md' } }));
         await setPolicy(v, 'all');
-        const r = await s.api('POST', '/api/knowledge/import?format=agents_md', { token: v.editor, rawBody: '## A rule\n\nimported\n', headers: { 'Content-Type': 'text/markdown' } });
-        errKey(r, 'FORBIDDEN', 'review_required', { write_path: 'import' }, 403);
+        const r = ok(await s.api('POST', '/api/knowledge/import?format=agents_md', { token: v.admin, rawBody: '## A rule\n\nimported\n', headers: { 'Content-Type': 'text/markdown' } }));
+        assert.deepEqual([r.held, r.imported], [1, 0]);
         const read = ok(await s.api('POST', '/api/knowledge/read', { token: v.editor, body: { category: 'experiences', path: 'b.md' } }));
         assert.match(read.content, /two/);
+        assert.equal(ok(await s.api('POST', '/api/knowledge/list', { token: v.editor, body: { category: 'rules' } })).items.length, 0);
     });
 });

@@ -545,6 +545,13 @@ describe('a real nginx + knowhub', () => {
         assert.equal(del.data.kind, 'delete');
         const del2 = conforms('DELETE', '/api/knowledge/{id}', await call('DELETE', '/api/knowledge/{id}', `/api/knowledge/${d.data.result_id}`, { token: agent }));
         assert.equal(del2.data.status, 'pending');
+        // a rename and a revert are held too; a rename's view has its old place
+        const rn = conforms('POST', '/api/knowledge/rename', await call('POST', '/api/knowledge/rename', '/api/knowledge/rename', { token: agent, body: { category: 'experiences', path: 'held.md', new_path: 'held2.md' } }));
+        assert.deepEqual([rn.data.status, rn.data.kind, rn.data.path], ['pending', 'rename', 'held2.md']);
+        const rnv = conforms('GET', '/api/review/{id}', await call('GET', '/api/review/{id}', `/api/review/${rn.data.proposal_id}`, { token: admin }));
+        assert.deepEqual(rnv.data.from, { category: 'experiences', path: 'held.md' });
+        const rv = conforms('POST', '/api/knowledge/{id}/revert', await call('POST', '/api/knowledge/{id}/revert', `/api/knowledge/${d.data.result_id}/revert`, { token: agent, body: { version: 1 } }));
+        assert.deepEqual([rv.data.status, rv.data.kind], ['pending', 'update']);
         const again = conforms('POST', '/api/review/{id}/decide', await call('POST', '/api/review/{id}/decide', `/api/review/${w.data.proposal_id}/decide`, { token: admin, body: { decision: 'reject', reason: 'late' } }));
         assert.equal(again.error.key, 'already_decided');
     });

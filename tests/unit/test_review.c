@@ -193,6 +193,17 @@ static void test_gate(struct store *st)
     error_init(&err);
     CHECK_INT(review_refuse(&trusted, "rename", 0, &err), 0);
     error_release(&err);
+    {
+        int holds = -1;
+        error_init(&err);
+        CHECK_INT(review_holds(&editor, 0, &holds, &err), 0);
+        CHECK_INT(holds, 1);
+        CHECK_INT(review_holds(&trusted, 0, &holds, &err), 0);
+        CHECK_INT(holds, 0);
+        CHECK_INT(review_holds(&cli, 0, &holds, &err), 0);
+        CHECK_INT(holds, 0);
+        error_release(&err);
+    }
     CHECK(review_policy_valid("llm_writes") && !review_policy_valid("sometimes"));
 }
 

@@ -41,7 +41,7 @@ const CLASS_OF = {
     html_comment: 'hidden_text',
 };
 
-const KIND_KEYS = { create: 'review.kindCreate', update: 'review.kindUpdate', delete: 'review.kindDelete' };
+const KIND_KEYS = { create: 'review.kindCreate', update: 'review.kindUpdate', delete: 'review.kindDelete', rename: 'review.kindRename' };
 const STATE_KEYS = { pending: 'review.statePending', quarantined: 'review.stateQuarantined', approved: 'review.stateApproved', rejected: 'review.stateRejected', all: 'review.stateAll' };
 const CLASS_KEYS = {
     instruction_override: 'review.classInstructionOverride',
@@ -53,6 +53,12 @@ const CLASS_KEYS = {
 const kindLabel = (k) => t(KIND_KEYS[k] || 'review.kindUpdate');
 const stateLabel = (s) => t(STATE_KEYS[s] || 'review.statePending');
 const enc = encodeURIComponent;
+/** Where a proposal writes: for a rename old → new (the list's items carry no old place: → new). */
+const placeOf = (p) => {
+    const to = `${categoryLabel(p.category)} / ${p.path || t('review.newPath')}`;
+    if (p.kind !== 'rename') return to;
+    return p.from ? `${categoryLabel(p.from.category)} / ${p.from.path} → ${to}` : `→ ${to}`;
+};
 const api = {
     list: (state, offset) => request('GET', `/api/review?${state === 'all' ? '' : `state=${enc(state)}&`}limit=${LIMIT}&offset=${offset}`),
     get: (id) => request('GET', `/api/review/${enc(id)}`),
@@ -290,7 +296,7 @@ function onKey(e) {
     else if (k === 'r' && decidable()) {
         const input = root.querySelector('.review-reason');
         if (input) input.focus();
-    } else if (k === 'e' && decidable()) documentDialog({ merge: false });
+    } else if (k === 'e' && decidable() && detail.kind !== 'rename') documentDialog({ merge: false });
     else return;
     e.preventDefault();
 }
@@ -314,7 +320,7 @@ function listRow(p, i) {
         'li',
         { class: ['review-item', i === sel && 'selected', `state-${p.state}`], 'data-id': p.id, tabindex: '-1' },
         h('span', { class: `chip review-kind kind-${p.kind}`, text: kindLabel(p.kind) }),
-        h('span', { class: 'review-item-path', text: `${categoryLabel(p.category)} / ${p.path || t('review.newPath')}` }),
+        h('span', { class: 'review-item-path', text: placeOf(p) }),
         h('span', { class: 'muted small review-item-when', text: `${p.provenance.actor} · ${fmtDateTime(p.created_at)}` }),
         p.reasons && p.reasons.length ? reasonChips(p.reasons) : null,
     );
@@ -342,6 +348,10 @@ function provenance(p) {
 }
 
 function change(p) {
+    if (p.kind === 'rename') {
+        const from = p.from ? `${categoryLabel(p.from.category)} / ${p.from.path}` : '';
+        return h('div', { class: 'review-document' }, h('h4', { class: 'review-rename', text: t('review.renameTitle', { from, to: `${categoryLabel(p.category)} / ${p.path}`, version: p.base_version ?? '' }) }), h('pre', { class: 'review-source', text: p.document || '' }));
+    }
     if (p.kind === 'create') {
         const { body } = splitDocument(p.document || '');
         return h('div', { class: 'review-document' }, h('h4', { text: t('review.documentTitle') }), h('pre', { class: 'review-source', text: p.document || '' }), h('div', { class: 'md review-rendered' }, renderMarkdown(body || '')));
@@ -389,8 +399,9 @@ function actions(p) {
         'div',
         { class: 'review-actions' },
         h('button', { type: 'button', class: 'btn btn-primary review-approve', text: t('review.approve'), onclick: approve }),
-        h('button', { type: 'button', class: 'btn review-edit', text: t('review.edit'), onclick: () => documentDialog({ merge: false }) }),
-        h('button', { type: 'button', class: 'btn review-merge', text: t('review.merge'), onclick: () => documentDialog({ merge: true }) }),
+        // a rename brings no text: it is approved or rejected
+        p.kind === 'rename' ? null : h('button', { type: 'button', class: 'btn review-edit', text: t('review.edit'), onclick: () => documentDialog({ merge: false }) }),
+        p.kind === 'rename' ? null : h('button', { type: 'button', class: 'btn review-merge', text: t('review.merge'), onclick: () => documentDialog({ merge: true }) }),
         h('span', { class: 'review-reject-row' }, reason, h('button', { type: 'button', class: 'btn btn-danger-outline review-reject', text: t('review.reject'), onclick: reject })),
         p.state === 'quarantined' && who.role !== 'admin' ? h('p', { class: 'muted small review-admin-only', text: t('review.quarantineAdminOnly') }) : null,
     );
@@ -407,7 +418,7 @@ function detailView() {
             { class: 'review-detail-head' },
             h('span', { class: `chip review-kind kind-${p.kind}`, text: kindLabel(p.kind) }),
             h('span', { class: `chip review-state state-${p.state}`, text: stateLabel(p.state) }),
-            h('h3', { class: 'review-path', text: `${categoryLabel(p.category)} / ${p.path || t('review.newPath')}` }),
+            h('h3', { class: 'review-path', text: placeOf(p) }),
             h('code', { class: 'muted small', text: p.id }),
         ),
         p.reasons && p.reasons.length ? h('div', { class: 'review-why' }, h('h4', { text: t('review.reasons') }), reasonChips(p.reasons)) : null,
