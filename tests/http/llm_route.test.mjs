@@ -185,7 +185,10 @@ describe('routing with an LLM', () => {
         const ms = Date.now() - t0;
         assert.equal(r.routing, 'lexical_fallback');
         assert.equal(r.count, 2);
-        assert.ok(ms >= 7500 && ms < 9000, `fell back after ${ms} ms`);
+        // At the router's 8 s, far from the 60 s call timeout: the upper bound
+        // leaves room for a sanitizer build on a loaded CI machine (one run
+        // answered in 11.9 s there, the search around the call included).
+        assert.ok(ms >= 7500 && ms < 20000, `fell back after ${ms} ms`);
         assert.equal(llm.calls.length, 1, 'a timeout is not retried');
         llm.reset();
     });
