@@ -4,7 +4,6 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/util.h"
-#include "domain/document.h"
 #include "service/ctx.h"
 #include "service/review.h"
 #include "store/store.h"
@@ -32,11 +31,9 @@ static void take_doc(const struct proposal *p, void *arg)
     struct docs *d = arg;
     struct pending_hit *h = &d->h[d->n];
     knowledge_init(&h->k);
-    h->k.space = xstrdup(d->c->space);
-    h->k.category = xstrdup(p->category);
-    h->k.path = xstrdup(p->path);
-    h->k.score = 3;
-    document_fill(&h->k, p->category, p->path, p->document, strlen(p->document));
+    review_entry_of(d->c, p->category, p->path, p->document, &h->k);
+    if (!h->k.path)
+        h->k.path = xstrdup(""); /* a create's path is named at approval */
     free(h->k.id);
     h->k.id = xstrdup(p->id);
     h->knowledge_id = p->knowledge_id ? xstrdup(p->knowledge_id) : NULL;
@@ -221,13 +218,17 @@ int promote_decide(const struct svc_ctx *c, const char *id, struct json_object *
     *outcome = NULL;
     memset(&p, 0, sizeof p);
     buf_init(&reason, 4096);
-    if ((rc = store_review_promote_get(c->st, c->space, &after)) || (rc = tally_of(c, id, &t))) {
+    if ((rc = store_review_promote_get(c->st, c->space, &after)) || (rc = tally_of(c, id, &t)) ||
+        (rc = store_proposal_get(c->st, c->space, id, &p))) {
         store_status_error(rc, "Proposal", err);
+        store_proposal_release(&p);
         tally_release(&t);
         buf_release(&reason);
         return -1;
     }
-    if (t.n_harmful) {
+    if (strcmp(p.state, "pending") != 0) {
+        /* decided already: a late verdict is in the log only */
+    } else if (t.n_harmful) {
         approve = 0;
         buf_addf(&reason, "Rejected on evidence: trace %s found it harmful", t.harmful_trace);
         if (*t.harmful_reason)
@@ -237,10 +238,6 @@ int promote_decide(const struct svc_ctx *c, const char *id, struct json_object *
         approval_reason(&t, after, &reason);
     }
     *outcome = json_object_new_object();
-    if (approve >= 0 && store_proposal_get(c->st, c->space, id, &p) == STORE_OK &&
-        strcmp(p.state, "pending") != 0)
-        approve = -1; /* decided already: a late verdict is in the log only */
-    store_proposal_release(&p);
     if (approve >= 0) {
         /* the reason fits a decision's (2000 characters) */
         reason.len = utf8_prefix(reason.data, reason.len, 2000);
@@ -250,20 +247,24 @@ int promote_decide(const struct svc_ctx *c, const char *id, struct json_object *
         if (review_decide_on_evidence(c, id, approve, reason.data, &decided, &why) == 0) {
             json_object_object_add(*outcome, "decided", json_object_new_boolean(1));
             json_object_object_add(*outcome, "reason", json_object_new_string(reason.data));
+            free(p.state);
+            p.state = xstrdup(approve ? "approved" : "rejected");
         } else {
             /* decided by a reviewer first, a rule, a moved base: it waits */
             json_object_object_add(*outcome, "decided", json_object_new_boolean(0));
             json_object_object_add(
                 *outcome, "error",
                 json_object_new_string(why.message.data ? why.message.data : ""));
+            store_proposal_release(&p); /* its state now (a reviewer may have won) */
+            if (store_proposal_get(c->st, c->space, id, &p) != STORE_OK)
+                p.state = xstrdup("pending");
         }
         error_release(&why);
     } else {
         json_object_object_add(*outcome, "decided", json_object_new_boolean(0));
     }
     json_object_put(decided);
-    if (store_proposal_get(c->st, c->space, id, &p) == STORE_OK)
-        json_object_object_add(*outcome, "state", json_object_new_string(p.state));
+    json_object_object_add(*outcome, "state", json_object_new_string(p.state));
     store_proposal_release(&p);
     json_object_object_add(*outcome, "helpful_traces", json_object_new_int64(t.n_helpful));
     json_object_object_add(*outcome, "harmful_traces", json_object_new_int64(t.n_harmful));

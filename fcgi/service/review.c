@@ -254,10 +254,8 @@ static void base_moved(struct error *err, const struct knowledge *now)
     error_int(err, "version", now->version);
 }
 
-/* The entry k of a document: the fields read from it, for category and
- * path (path "" leaves it to knowledge_create). */
-static void entry_of_document(const struct svc_ctx *c, const char *category, const char *path,
-                              const char *document, struct knowledge *k)
+void review_entry_of(const struct svc_ctx *c, const char *category, const char *path,
+                     const char *document, struct knowledge *k)
 {
     k->space = xstrdup(c->space);
     k->category = xstrdup(category);
@@ -285,7 +283,7 @@ static int approve_write(const struct svc_ctx *c, const struct proposal *p, cons
         return -1;
     }
     if (!target) { /* a create */
-        entry_of_document(c, p->category, p->path, document, &k);
+        review_entry_of(c, p->category, p->path, document, &k);
         if (knowledge_may_change(c, p->category, err)) {
             rc = -1;
         } else if ((rc = knowledge_create(c->st, &k, c->actor)) == STORE_CONFLICT) {
@@ -322,7 +320,7 @@ static int approve_write(const struct svc_ctx *c, const struct proposal *p, cons
     } else {
         /* a change, a merge, or an edit (of a delete too: the entry is kept,
          * with the reviewer's document) */
-        entry_of_document(c, now.category, now.path, document, &k);
+        review_entry_of(c, now.category, now.path, document, &k);
         rc = store_knowledge_update(c->st, c->space, now.id, &k, now.version, c->actor, "review");
     }
     if (rc == STORE_OK)

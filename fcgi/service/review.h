@@ -13,6 +13,7 @@
 #include "service/reviewgate.h"
 
 struct svc_ctx;
+struct knowledge;
 struct error;
 
 /* The most proposals one page of the queue answers. */
@@ -36,6 +37,10 @@ int svc_review_get(const struct svc_ctx *c, const char *id, struct json_object *
  * the entry changed since the proposal was made. */
 int svc_review_decide(const struct svc_ctx *c, const char *id, struct json_object *body,
                       struct json_object **data, struct error *err);
+/* The entry k of a proposal's document: the fields read from it, for
+ * category and path (path "" left NULL, for knowledge_create to name). */
+void review_entry_of(const struct svc_ctx *c, const char *category, const char *path,
+                     const char *document, struct knowledge *k);
 /* Who decides on evidence (service/promote.c): the decided_by and the
  * revision's actor of an approval the traces' verdicts made. */
 #define REVIEW_EVIDENCE_ACTOR "evidence"

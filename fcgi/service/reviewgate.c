@@ -131,28 +131,34 @@ int review_gate(const struct svc_ctx *c, const struct review_write *w, struct js
     return 1;
 }
 
-int review_holds(const struct svc_ctx *c, int by_llm, int *holds, struct error *err)
+/* The caller's policy into *policy (caller frees) and whether it holds a
+ * write of this caller (by_llm as in review_write) into *holds; -1 with err. */
+static int caller_policy(const struct svc_ctx *c, int by_llm, char **policy, int *holds,
+                         struct error *err)
 {
     struct review_write w = {0};
-    char *policy = NULL;
     int rc;
-    if ((rc = store_review_policy_get(c->st, c->space, c->token_id, &policy)))
+    if ((rc = store_review_policy_get(c->st, c->space, c->token_id, policy)))
         return store_fail(rc, err);
     w.by_llm = by_llm;
-    *holds = policy_holds(policy, c, &w);
-    free(policy);
+    *holds = policy_holds(*policy, c, &w);
     return 0;
+}
+
+int review_holds(const struct svc_ctx *c, int by_llm, int *holds, struct error *err)
+{
+    char *policy = NULL;
+    int rc = caller_policy(c, by_llm, &policy, holds, err);
+    free(policy);
+    return rc;
 }
 
 int review_refuse(const struct svc_ctx *c, const char *write_path, int by_llm, struct error *err)
 {
-    struct review_write w = {0};
     char *policy = NULL;
-    int rc, holds;
-    if ((rc = store_review_policy_get(c->st, c->space, c->token_id, &policy)))
-        return store_fail(rc, err);
-    w.by_llm = by_llm;
-    holds = policy_holds(policy, c, &w);
+    int holds;
+    if (caller_policy(c, by_llm, &policy, &holds, err))
+        return -1;
     if (holds) {
         error_set(err, E_FORBIDDEN, "review_required",
                   "The space's review policy (%s) holds this write, and %s cannot be held for "
