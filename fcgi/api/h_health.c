@@ -1,12 +1,36 @@
 /* h_health: GET /api/health, the one public endpoint. */
 #include "api/handlers.h"
+#include "service/auth.h"
+#include "service/review.h"
 #include "store/store.h"
 
 #define KNOWHUB_VERSION "0.1.0"
 
+/* The caller's space, when it came with a valid token: its name and role,
+ * and for editors and admins the review queue's counts (docs/review.md).
+ * NULL without a token or with a bad one: the endpoint stays public and
+ * says nothing of any space then. */
+static struct json_object *space_summary(struct request *req)
+{
+    struct json_object *o, *counts = NULL;
+    struct svc_ctx c;
+    struct error err;
+    if (!req->authorization || auth_check(req->store, req->authorization, &req->who) != AUTH_OK)
+        return NULL;
+    o = json_object_new_object();
+    json_object_object_add(o, "name", json_object_new_string(req->who.space));
+    json_object_object_add(o, "role", json_object_new_string(role_name(req->who.role)));
+    http_svc_ctx(req, &c);
+    error_init(&err);
+    if (c.role >= ROLE_EDITOR && svc_review_counts(&c, &counts, &err) == 0)
+        json_object_object_add(o, "review", counts);
+    error_release(&err);
+    return o;
+}
+
 void h_health(struct request *req, struct response *res)
 {
-    struct json_object *data = json_object_new_object();
+    struct json_object *data = json_object_new_object(), *space;
     int schema = store_schema_version(req->store);
     if (schema < 0) {
         json_object_put(data);
@@ -19,5 +43,7 @@ void h_health(struct request *req, struct response *res)
     json_object_object_add(data, "schema", json_object_new_int(schema));
     /* the backend's name only: never a path or a connection string */
     json_object_object_add(data, "store", json_object_new_string(store_backend(req->store)));
+    if ((space = space_summary(req)))
+        json_object_object_add(data, "space", space);
     reply_data(res, data);
 }

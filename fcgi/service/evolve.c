@@ -107,9 +107,9 @@ int evolve_apply(const struct svc_ctx *c, const struct knowledge *k, const char 
     buf_init(&doc, 4 << 20);
     document_with_body(k->document, content, &doc);
     {
-        struct review_write w = {
-            "evolve",    "update",    k->id, k->version, k->category, k->path, doc.data,
-            k->document, k->agent_id, NULL,  "llm",      1,           0};
+        struct review_write w = {"evolve", "update", k->id,       k->version,  k->category,
+                                 k->path,  doc.data, k->document, k->agent_id, NULL,
+                                 "llm",    1,        0,           NULL,        0};
         gate = review_gate(c, &w, &pending, &err);
     }
     if (gate) {

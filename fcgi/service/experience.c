@@ -215,7 +215,7 @@ static int experience_write(const struct svc_ctx *c, const char *path, const str
         struct review_write w = {
             "distill",  "create", NULL,       0,    "experiences", path,
             final.data, NULL,     k.agent_id, NULL, source,        strcmp(source, "distill") == 0,
-            0};
+            0,          NULL,     0};
         int held = review_gate(c, &w, data, err);
         if (held) {
             ret = held > 0 ? 0 : -1;

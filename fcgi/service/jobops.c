@@ -48,7 +48,7 @@ int svc_slim(const struct svc_ctx *c, struct json_object *body, struct json_obje
     struct json_object *params;
     const char *model;
     double threshold;
-    int dry_run, existing, rc;
+    int dry_run, existing, rc, holds;
     char id[40];
     *data = NULL;
     if (jf_bool(err, body, "dry_run", 0, &dry_run) || slim_args(c, body, &threshold, &model, err))
@@ -65,10 +65,13 @@ int svc_slim(const struct svc_ctx *c, struct json_object *body, struct json_obje
         json_object_object_add(*data, "dry_run", json_object_new_boolean(1));
         return 0;
     }
-    /* slim's merges cannot be held as proposals yet */
-    if (review_refuse(c, "slim", 1, err))
+    /* Under a policy that holds the caller's LLM writes, each merge is held
+     * as a proposal (service/slim.c): decided now, run later. */
+    if (review_holds(c, 1, &holds, err))
         return -1;
     params = json_object_new_object();
+    if (holds)
+        json_object_object_add(params, "hold", json_object_new_boolean(1));
     json_object_object_add(params, "threshold", json_object_new_double(threshold));
     /* Rules are merged only when an admin asks. */
     json_object_object_add(params, "with_rules", json_object_new_boolean(c->role >= ROLE_ADMIN));

@@ -87,6 +87,7 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
 {
     struct json_object *plan = NULL, *groups, *v, *done = json_object_new_array();
     struct json_object *failed = json_object_new_array(), *result = json_object_new_object();
+    struct json_object *held = json_object_new_array();
     double threshold = SLIM_DEFAULT_THRESHOLD;
     struct slim_ctx c = {.svc = {.space = job->space,
                                  .actor = job->actor,
@@ -95,11 +96,15 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
                                  .st = st,
                                  .llm = llm,
                                  .cfg = cfg},
-                         .model = NULL};
+                         .model = NULL,
+                         .hold = 0};
     size_t n;
     if (json_object_object_get_ex(params, "threshold", &v))
         threshold = json_object_get_double(v);
     c.model = jf_member_str(params, "model");
+    /* started under a review policy that holds slim's merges: each group
+     * becomes a proposal (docs/review.md) */
+    c.hold = json_object_object_get_ex(params, "hold", &v) && json_object_get_boolean(v);
     v = NULL;
     json_object_object_get_ex(params, "with_rules", &v);
     if (slim_plan(st, job->space, threshold, v && json_object_get_boolean(v),
@@ -111,9 +116,13 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
     n = json_object_array_length(groups);
     store_ignore(store_job_progress(st, job->id, 0, (long)n)); /* best effort */
     for (size_t i = 0; i < n; i++) {
-        struct json_object *g = json_object_array_get_idx(groups, i), *err = NULL;
-        if (slim_merge_group(&c, g, &err) == 0) {
+        struct json_object *g = json_object_array_get_idx(groups, i), *err = NULL, *h = NULL;
+        int rc = slim_merge_group(&c, g, &h, &err);
+        if (rc == 0) {
             json_object_array_add(done, json_object_get(g));
+        } else if (rc == 1) {
+            json_object_object_add(h, "group", json_object_get(g));
+            json_object_array_add(held, h);
         } else {
             struct json_object *f = json_object_new_object();
             json_object_object_add(f, "group", json_object_get(g));
@@ -126,13 +135,15 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
     json_object_object_add(result, "threshold", json_object_new_double(threshold));
     json_object_object_add(result, "merged_groups", done);
     json_object_object_add(result, "failed_groups", failed);
+    json_object_object_add(result, "held_groups", held);
     json_object_object_add(result, "llm", json_object_new_boolean(config_llm_configured(cfg)));
-    done = failed = NULL;
+    done = failed = held = NULL;
     store_ignore(store_job_finish(st, job->id, "done", json_text(result),
                                   NULL)); /* else requeued at start */
 out:
     json_object_put(done);
     json_object_put(failed);
+    json_object_put(held);
     json_object_put(result);
     json_object_put(plan);
 }

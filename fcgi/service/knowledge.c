@@ -720,7 +720,7 @@ int svc_knowledge_delete(const struct svc_ctx *c, const char *id, struct json_ob
     {
         struct review_write w = {"entry",  "delete",   k.id,       k.version,  k.category,
                                  k.path,   k.document, k.document, k.agent_id, NULL,
-                                 k.source, 0,          0};
+                                 k.source, 0,          0,          NULL,       0};
         int held = review_gate(c, &w, data, err);
         if (held) { /* the proposal is kept, the entry left as it is */
             rc = held > 0 ? store_commit(c->st) : STORE_ERROR;

@@ -204,6 +204,18 @@ static int origin_of_revision(const struct knowledge_revision *r, void *ctx)
     return 1;
 }
 
+static void member_add(const struct proposal_member *m, void *ctx)
+{
+    struct json_object *o = json_object_new_object();
+    add_text(o, "id", m->knowledge_id);
+    json_object_object_add(o, "base_version", json_object_new_int64(m->base_version));
+    add_text(o, "title", m->title);
+    add_text(o, "path", m->path);
+    add_text(o, "status", m->status ? m->status : "gone");
+    json_object_object_add(o, "version", m->status ? json_object_new_int64(m->version) : NULL);
+    json_object_array_add(ctx, o);
+}
+
 int svc_review_get(const struct svc_ctx *c, const char *id, struct json_object **data,
                    struct error *err)
 {
@@ -219,6 +231,16 @@ int svc_review_get(const struct svc_ctx *c, const char *id, struct json_object *
         json_object_object_add(*data, "from", rc == STORE_OK ? o.from : NULL);
         if (rc != STORE_OK)
             json_object_put(o.from);
+    }
+    if (strcmp(p.kind, "slim_merge") == 0) {
+        struct json_object *members = json_object_new_array();
+        if ((rc = store_proposal_members(c->st, c->space, p.id, member_add, members))) {
+            json_object_put(members);
+            json_object_put(*data);
+            store_proposal_release(&p);
+            return store_fail(rc, err);
+        }
+        json_object_object_add(*data, "members", members);
     }
     store_proposal_release(&p);
     return 0;
@@ -264,13 +286,55 @@ void review_entry_of(const struct svc_ctx *c, const char *category, const char *
     document_fill(k, category, path, document, strlen(document));
 }
 
+/* The members of a slim merge, read before any is written. */
+struct members {
+    char **id;
+    long *version;
+    size_t n;
+};
+
+static void member_keep(const struct proposal_member *m, void *ctx)
+{
+    struct members *ms = ctx;
+    ms->id = xrealloc(ms->id, (ms->n + 1) * sizeof *ms->id);
+    ms->version = xrealloc(ms->version, (ms->n + 1) * sizeof *ms->version);
+    ms->id[ms->n] = xstrdup(m->knowledge_id);
+    ms->version[ms->n++] = m->base_version;
+}
+
+/* Merge the slim merge p's members into its survivor id, each still at
+ * the version it was read at (actor the reviewer): a store status or -1
+ * with err CONFLICT member_moved. */
+static int members_merge(const struct svc_ctx *c, const struct proposal *p, const char *survivor,
+                         struct error *err)
+{
+    struct members ms = {0};
+    int rc = store_proposal_members(c->st, c->space, p->id, member_keep, &ms);
+    for (size_t i = 0; rc == STORE_OK && i < ms.n; i++) {
+        rc = store_knowledge_merge(c->st, c->space, survivor, ms.id[i], ms.version[i], c->actor);
+        if (rc == STORE_CONFLICT || rc == STORE_NOT_FOUND) {
+            error_set(err, E_CONFLICT, "member_moved",
+                      "Entry %s changed or went since the merge was proposed; reject this one "
+                      "and run slim again",
+                      ms.id[i]);
+            error_str(err, "id", ms.id[i]);
+            rc = -1;
+        }
+    }
+    for (size_t i = 0; i < ms.n; i++)
+        free(ms.id[i]);
+    free(ms.id);
+    free(ms.version);
+    return rc;
+}
+
 /* The write an approval makes, in the caller's transaction: a store status
  * or -1 with err; *result the entry made or changed (caller frees). */
 static int approve_write(const struct svc_ctx *c, const struct proposal *p, const char *decision,
                          const char *document, const char *into, char **result, struct error *err)
 {
     const char *target = strcmp(decision, "merge") == 0 ? into : p->knowledge_id;
-    int rename = strcmp(p->kind, "rename") == 0;
+    int rename = strcmp(p->kind, "rename") == 0, slim = strcmp(p->kind, "slim_merge") == 0;
     struct knowledge now, k;
     int rc;
     knowledge_init(&now);
@@ -279,6 +343,13 @@ static int approve_write(const struct svc_ctx *c, const struct proposal *p, cons
         /* it brings no text of its own to edit or merge */
         error_set(err, E_INVALID_REQUEST, "invalid_decision",
                   "A rename is approved or rejected; edit the document after it");
+        error_str(err, "field", "decision");
+        return -1;
+    }
+    if (slim && strcmp(decision, "merge") == 0) {
+        /* it merges into its own survivor */
+        error_set(err, E_INVALID_REQUEST, "invalid_decision",
+                  "A slim merge is approved, edited or rejected");
         error_str(err, "field", "decision");
         return -1;
     }
@@ -319,9 +390,13 @@ static int approve_write(const struct svc_ctx *c, const struct proposal *p, cons
                 : svc_files_move(c, now.category, now.path, now.version, p->category, p->path, err);
     } else {
         /* a change, a merge, or an edit (of a delete too: the entry is kept,
-         * with the reviewer's document) */
+         * with the reviewer's document); a slim merge's survivor gets its
+         * "merge" revision, as slim gives it, and then its members */
         review_entry_of(c, now.category, now.path, document, &k);
-        rc = store_knowledge_update(c->st, c->space, now.id, &k, now.version, c->actor, "review");
+        rc = store_knowledge_update(c->st, c->space, now.id, &k, now.version, c->actor,
+                                    slim ? "merge" : "review");
+        if (rc == STORE_OK && slim)
+            rc = members_merge(c, p, now.id, err);
     }
     if (rc == STORE_OK)
         *result = xstrdup(now.id);

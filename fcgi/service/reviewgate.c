@@ -72,17 +72,30 @@ static int screened(const struct review_write *w, char **reasons, struct error *
     return 1;
 }
 
-int review_gate(const struct svc_ctx *c, const struct review_write *w, struct json_object **data,
-                struct error *err)
+/* The proposal of w, with its members, in one transaction: a store status. */
+static int proposal_store(const struct svc_ctx *c, const struct review_write *w,
+                          const struct proposal *p)
+{
+    int rc = w->member_count ? store_begin(c->st) : STORE_OK;
+    if (rc == STORE_OK)
+        rc = store_proposal_insert(c->st, p);
+    for (size_t i = 0; rc == STORE_OK && i < w->member_count; i++)
+        rc = store_proposal_member_add(c->st, c->space, p->id, w->members[i].id,
+                                       w->members[i].version);
+    if (w->member_count)
+        rc = rc == STORE_OK ? store_commit(c->st) : (store_rollback(c->st), rc);
+    return rc;
+}
+
+/* Screen w and store it as a proposal when holds (or when the screen found
+ * something): 1 with *data, 0 when not held, -1 with err. */
+static int hold(const struct svc_ctx *c, const struct review_write *w, int holds,
+                struct json_object **data, struct error *err)
 {
     struct proposal p;
-    char *policy = NULL, *found = NULL, id[40], now[27];
+    char *found = NULL, id[40], now[27];
     const char *state = "pending", *reasons = "[]";
-    int rc, holds;
-    if ((rc = store_review_policy_get(c->st, c->space, c->token_id, &policy)))
-        return store_fail(rc, err);
-    holds = policy_holds(policy, c, w);
-    free(policy);
+    int rc;
     /* Text that tries to steer its reader is quarantined on every write,
      * whatever the policy: held, never served, approved by admins only. */
     switch (screened(w, &found, err)) {
@@ -119,8 +132,7 @@ int review_gate(const struct svc_ctx *c, const struct review_write *w, struct js
     p.source = (char *)(w->source ? w->source : "");
     p.reasons = (char *)reasons;
     p.created_at = now;
-    rc = store_proposal_insert(c->st, &p);
-    if (rc) {
+    if ((rc = proposal_store(c, w, &p))) {
         free(found);
         return store_fail(rc, err);
     }
@@ -129,6 +141,24 @@ int review_gate(const struct svc_ctx *c, const struct review_write *w, struct js
         json_object_object_add(*data, "reasons", json_tokener_parse(found));
     free(found);
     return 1;
+}
+
+int review_gate(const struct svc_ctx *c, const struct review_write *w, struct json_object **data,
+                struct error *err)
+{
+    char *policy = NULL;
+    int rc, holds;
+    if ((rc = store_review_policy_get(c->st, c->space, c->token_id, &policy)))
+        return store_fail(rc, err);
+    holds = policy_holds(policy, c, w);
+    free(policy);
+    return hold(c, w, holds, data, err);
+}
+
+int review_propose(const struct svc_ctx *c, const struct review_write *w, struct json_object **data,
+                   struct error *err)
+{
+    return hold(c, w, 1, data, err);
 }
 
 /* The caller's policy into *policy (caller frees) and whether it holds a

@@ -7,6 +7,7 @@
 #include "domain/screen.h"
 #include "llm/llm.h"
 #include "service/llmcall.h"
+#include "service/reviewgate.h"
 #include "store/store.h"
 #include "domain/tokenize.h"
 #include "base/util.h"
@@ -537,7 +538,80 @@ store_failed:
     return -1;
 }
 
-int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
+/* A held slim merge (pending or quarantined) one of the group is in
+ * already: -1 with *error CONFLICT naming it, else 0. */
+static int group_held(const struct slim_ctx *c, const struct knowledge *survivor,
+                      const struct knowledge *members, size_t n, struct json_object **error)
+{
+    char *id = NULL;
+    int rc = STORE_NOT_FOUND;
+    for (size_t i = 0; i <= n && rc == STORE_NOT_FOUND; i++)
+        rc = store_proposal_member_held(c->svc.st, c->svc.space,
+                                        i == n ? survivor->id : members[i].id, &id);
+    if (rc == STORE_NOT_FOUND)
+        return 0;
+    if (rc == STORE_OK) {
+        struct buf msg;
+        buf_init(&msg, 256);
+        buf_addf(&msg,
+                 "An entry of the group is in slim merge %s, held for review; decide it "
+                 "first. The group was left as it was",
+                 id);
+        *error = error_json_text("CONFLICT", msg.data);
+        json_object_object_add(*error, "proposal_id", json_object_new_string(id));
+        buf_release(&msg);
+    } else {
+        *error = error_json_text("SERVICE_UNAVAILABLE", "The review queue could not be read; "
+                                                        "the group was left as it was");
+    }
+    free(id);
+    return -1;
+}
+
+/* Hold the merge for review: one proposal of kind slim_merge, the
+ * survivor's new document (the merged text, or its own without an LLM)
+ * against its live one, its members at the versions read. 1 with *held,
+ * or -1 with *error. */
+static int group_propose(const struct slim_ctx *c, const struct knowledge *survivor,
+                         const struct knowledge *members, size_t n, const struct buf *text,
+                         struct json_object **held, struct json_object **error)
+{
+    struct review_member *list = xcalloc(n, sizeof *list);
+    struct error err;
+    struct buf doc;
+    int rc;
+    buf_init(&doc, 4 << 20);
+    if (text->len)
+        document_with_body(survivor->document, text->data, &doc);
+    else
+        buf_adds(&doc, survivor->document);
+    for (size_t i = 0; i < n; i++)
+        list[i] = (struct review_member){members[i].id, members[i].version};
+    struct review_write w = {.write_path = "slim",
+                             .kind = "slim_merge",
+                             .knowledge_id = survivor->id,
+                             .base_version = survivor->version,
+                             .category = survivor->category,
+                             .path = survivor->path,
+                             .document = doc.data,
+                             .base_document = survivor->document,
+                             .source = "slim",
+                             .by_llm = text->len > 0,
+                             /* the survivor's own text: nothing new to screen */
+                             .was_live = text->len == 0,
+                             .members = list,
+                             .member_count = n};
+    error_init(&err);
+    rc = review_propose(&c->svc, &w, held, &err) < 0 ? -1 : 1;
+    if (rc < 0)
+        *error = error_json(&err);
+    error_release(&err);
+    buf_release(&doc);
+    free(list);
+    return rc;
+}
+
+int slim_merge_group(const struct slim_ctx *c, struct json_object *group, struct json_object **held,
                      struct json_object **error)
 {
     struct knowledge survivor, *members = NULL;
@@ -554,10 +628,13 @@ int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
         rc = 0; /* merged meanwhile: nothing left to do */
         goto out;
     }
+    if (c->hold && group_held(c, &survivor, members, n, error))
+        goto out;
     /* The LLM first, outside the transaction; a failure leaves all as it was. */
     if (config_llm_configured(c->svc.cfg) && merged_text(c, &survivor, members, n, &text, error))
         goto out;
-    rc = group_write(c, &survivor, members, n, &text, error);
+    rc = c->hold ? group_propose(c, &survivor, members, n, &text, held, error)
+                 : group_write(c, &survivor, members, n, &text, error);
 out:
     knowledge_release(&survivor);
     for (size_t i = 0; i < n; i++)

@@ -39,11 +39,16 @@ int slim_plan(struct store *st, const char *space, double threshold, int with_ru
 struct slim_ctx {
     struct svc_ctx svc;
     const char *model; /* NULL: the configured model */
+    int hold;          /* the job was started under a review policy that holds it */
 };
 
-/* Merge one planned group (an element of plan.groups). 0 on success, else
- * -1 with a message in error (the group is then left untouched). */
-int slim_merge_group(const struct slim_ctx *c, struct json_object *group,
+/* Merge one planned group (an element of plan.groups): 0 when merged; with
+ * c->hold, 1 when held for review instead (the merge stored as a proposal
+ * of kind slim_merge, *held {proposal_id, state, ...} the caller's); else
+ * -1 with a message in error (the group is then left untouched). A group
+ * with an entry already in a held slim merge is not merged again (-1,
+ * CONFLICT). */
+int slim_merge_group(const struct slim_ctx *c, struct json_object *group, struct json_object **held,
                      struct json_object **error);
 
 #endif

@@ -96,6 +96,9 @@ static const struct copy_table tables[] = {
      "tttttti"
      "tttttttttttttttt",
      "id"},
+    /* 19: held slim merges */
+    {"proposal_members", "space, proposal_id, knowledge_id, base_version", "ttti",
+     "space, proposal_id, knowledge_id"},
 };
 #define TABLE_COUNT (sizeof tables / sizeof tables[0])
 

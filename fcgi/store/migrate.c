@@ -379,6 +379,10 @@ static const char *const migrations[] = {
     PROMOTE_SQL(" TEXT", " INTEGER")
     GENERATION_TRIGGERS("review_promotion"),
     // clang-format on
+
+    /* 19: slim's merges held for review: the members of a slim_merge
+     * proposal (service/slim.c, service/review.c). */
+    PROPOSAL_MEMBERS_SQL(" TEXT", " INTEGER"),
 };
 #pragma GCC diagnostic pop
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
@@ -524,8 +528,9 @@ int pg_migrate(struct store *st, int *found)
      * 11 -> 12: the Idempotency-Keys; 12 -> 13: the embedding turn's lease;
      * 13 -> 14: the LLM ledger leaves the cache generation alone;
      * 14 -> 15: the knowledge's changes notified, the MCP subscriptions;
-     * 15 -> 16: the review queue; 16 -> 17: proposals notified. */
-    else if (*found >= 8 && *found <= 17) {
+     * 15 -> 16: the review queue; 16 -> 17: proposals notified;
+     * 17 -> 18: promotion on evidence; 18 -> 19: held slim merges. */
+    else if (*found >= 8 && *found <= 18) {
         rc = *found == 8 ? pg_exec(st, pg_migration_9) : STORE_OK;
         if (rc == STORE_OK && *found <= 9)
             rc = pg_exec(st, "UPDATE schema_version SET version = 10");
@@ -543,8 +548,10 @@ int pg_migrate(struct store *st, int *found)
             rc = pg_exec(st, pg_migration_16);
         if (rc == STORE_OK && *found <= 16)
             rc = pg_exec(st, pg_migration_17);
-        if (rc == STORE_OK)
+        if (rc == STORE_OK && *found <= 17)
             rc = pg_exec(st, pg_migration_18);
+        if (rc == STORE_OK)
+            rc = pg_exec(st, pg_migration_19);
     } else if (*found < store_schema_latest())
         rc = STORE_ERROR;
     st->tx_depth--;

@@ -539,6 +539,22 @@ const char *const pg_stmt_sql[S_COUNT] = {
     [S_PROPOSAL_VERDICTS] = "SELECT trace_id, eval_status, coalesce(eval_reason, '')"
                             " FROM knowledge_log WHERE space = $1 AND knowledge_id = $2"
                             " AND eval_status IN ('helpful', 'harmful') ORDER BY id LIMIT $3",
+    /* 19: held slim merges (service/slim.c, service/review.c) */
+    [S_PROPOSAL_MEMBER_ADD] = "INSERT INTO proposal_members(space, proposal_id, knowledge_id,"
+                              " base_version) VALUES($1, $2, $3, $4::bigint)",
+    /* with what the entry is now: NULL columns when it is gone */
+    [S_PROPOSAL_MEMBERS] = "SELECT m.knowledge_id, m.base_version, k.title, k.path, k.status,"
+                           " k.version FROM proposal_members m LEFT JOIN knowledge k"
+                           " ON k.id = m.knowledge_id AND k.space = m.space"
+                           " WHERE m.space = $1 AND m.proposal_id = $2 ORDER BY m.knowledge_id",
+    /* a held slim merge (pending or quarantined) of the entry, as survivor
+     * or as member; no row: none */
+    [S_PROPOSAL_MEMBER_HELD] =
+        "SELECT p.id FROM proposals p WHERE p.space = $1"
+        " AND p.kind = 'slim_merge' AND p.state IN ('pending', 'quarantined')"
+        " AND (p.knowledge_id = $2 OR EXISTS (SELECT 1 FROM proposal_members m"
+        " WHERE m.space = p.space AND m.proposal_id = p.id"
+        " AND m.knowledge_id = $2)) LIMIT 1",
 };
 
 /* ---- the schema at version 8 (migrate.c's migrations 1..8) ---- */
@@ -562,7 +578,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
 // clang-format off
 const char pg_schema_sql[] =
     "CREATE TABLE schema_version(version int NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(18);"
+    "INSERT INTO schema_version(version) VALUES(19);"
     /* 1: foundation */
     "CREATE TABLE spaces(name" PG_T " PRIMARY KEY, created_at" PG_T " NOT NULL);"
     "CREATE TABLE tokens("
@@ -747,7 +763,8 @@ const char pg_schema_sql[] =
     PG_GENERATION_TRIGGER("proposals")
     PG_PROPOSALS_NOTIFY
     PROMOTE_SQL(PG_T, " bigint")
-    PG_GENERATION_TRIGGER("review_promotion");
+    PG_GENERATION_TRIGGER("review_promotion")
+    PROPOSAL_MEMBERS_SQL(PG_T, " bigint");
 // clang-format on
 #pragma GCC diagnostic pop
 
@@ -780,6 +797,10 @@ const char pg_migration_18[] =
     PG_GENERATION_TRIGGER("review_promotion")
     "UPDATE schema_version SET version = 18;";
 // clang-format on
+
+/* 19: the members of held slim merges. */
+const char pg_migration_19[] =
+    PROPOSAL_MEMBERS_SQL(PG_T, " bigint") "UPDATE schema_version SET version = 19;";
 
 /* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */
 

@@ -159,6 +159,43 @@ int store_proposal_totals(struct store *st, long *pending, long *quarantined)
     return two_counts(stmt_get(st, S_PROPOSAL_TOTALS), pending, quarantined);
 }
 
+/* ---- held slim merges (migration 19) ---- */
+
+int store_proposal_member_add(struct store *st, const char *space, const char *id,
+                              const char *knowledge_id, long base_version)
+{
+    return stmt_run(st, S_PROPOSAL_MEMBER_ADD, "tttl", space, id, knowledge_id, base_version);
+}
+
+int store_proposal_members(struct store *st, const char *space, const char *id,
+                           void (*each)(const struct proposal_member *, void *), void *ctx)
+{
+    struct cursor *s;
+    int rc;
+    if (!(s = stmt_bind(st, S_PROPOSAL_MEMBERS, "tt", space, id)))
+        return STORE_ERROR;
+    while ((rc = stmt_step(s)) == STEP_ROW) {
+        struct proposal_member m = {stmt_col_text(s, 0), (long)stmt_col_int64(s, 1),
+                                    stmt_col_opt(s, 2),  stmt_col_opt(s, 3),
+                                    stmt_col_opt(s, 4),  (long)stmt_col_int64(s, 5)};
+        each(&m, ctx);
+    }
+    return stmt_rows_end(s, rc);
+}
+
+int store_proposal_member_held(struct store *st, const char *space, const char *knowledge_id,
+                               char **id)
+{
+    struct cursor *s;
+    int rc;
+    *id = NULL;
+    if (!(s = stmt_bind(st, S_PROPOSAL_MEMBER_HELD, "tt", space, knowledge_id)))
+        return STORE_ERROR;
+    if ((rc = stmt_step(s)) == STEP_ROW)
+        *id = stmt_col_dup(s, 0);
+    return stmt_row_end(s, rc);
+}
+
 /* ---- promotion on evidence (migration 18; service/promote.c) ---- */
 
 int store_review_promote_get(struct store *st, const char *space, long *after)

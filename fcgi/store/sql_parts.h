@@ -123,6 +123,16 @@
     "CREATE TABLE IF NOT EXISTS review_promotion(space" T " PRIMARY KEY, promote_after" I          \
     " NOT NULL, actor" T " NOT NULL, updated_at" T " NOT NULL);"
 
+/* 19: the entries a held slim merge (kind slim_merge) merges into its
+ * survivor (the proposal's knowledge_id), each at the version it was read
+ * at. Written with its proposal in one transaction and never changed: the
+ * proposal's generation trigger covers what answers read of it. */
+#define PROPOSAL_MEMBERS_SQL(T, I)                                                                 \
+    "CREATE TABLE IF NOT EXISTS proposal_members(space" T " NOT NULL, proposal_id" T " NOT NULL," \
+    " knowledge_id" T " NOT NULL, base_version" I " NOT NULL,"                                    \
+    " PRIMARY KEY(space, proposal_id, knowledge_id));"                                            \
+    "CREATE INDEX IF NOT EXISTS proposal_members_entry ON proposal_members(space, knowledge_id);"
+
 /* A proposal row (struct proposal, store/review.c). */
 #define PROPOSAL_COLUMNS                                                                           \
     "id, space, kind, state, write_path, knowledge_id, base_version, category, path, document,"    \

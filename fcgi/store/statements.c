@@ -399,4 +399,20 @@ const char *const stmt_sql[S_COUNT] = {
     [S_PROPOSAL_VERDICTS] = "SELECT trace_id, eval_status, coalesce(eval_reason, '')"
                             " FROM knowledge_log WHERE space = ?1 AND knowledge_id = ?2"
                             " AND eval_status IN ('helpful', 'harmful') ORDER BY id LIMIT ?3",
+    /* 19: held slim merges (service/slim.c, service/review.c) */
+    [S_PROPOSAL_MEMBER_ADD] = "INSERT INTO proposal_members(space, proposal_id, knowledge_id,"
+                              " base_version) VALUES(?1, ?2, ?3, ?4)",
+    /* with what the entry is now: NULL columns when it is gone */
+    [S_PROPOSAL_MEMBERS] = "SELECT m.knowledge_id, m.base_version, k.title, k.path, k.status,"
+                           " k.version FROM proposal_members m LEFT JOIN knowledge k"
+                           " ON k.id = m.knowledge_id AND k.space = m.space"
+                           " WHERE m.space = ?1 AND m.proposal_id = ?2 ORDER BY m.knowledge_id",
+    /* a held slim merge (pending or quarantined) of the entry, as survivor
+     * or as member; no row: none */
+    [S_PROPOSAL_MEMBER_HELD] =
+        "SELECT p.id FROM proposals p WHERE p.space = ?1"
+        " AND p.kind = 'slim_merge' AND p.state IN ('pending', 'quarantined')"
+        " AND (p.knowledge_id = ?2 OR EXISTS (SELECT 1 FROM proposal_members m"
+        " WHERE m.space = p.space AND m.proposal_id = p.id"
+        " AND m.knowledge_id = ?2)) LIMIT 1",
 };

@@ -814,6 +814,29 @@ STORE_MUST_CHECK int store_proposal_counts(struct store *st, const char *space, 
 /* Every space's pending and quarantined proposals (the /metrics gauges). */
 STORE_MUST_CHECK int store_proposal_totals(struct store *st, long *pending, long *quarantined);
 
+/* ---- held slim merges (migration 19; service/slim.c, service/review.c) ---- */
+
+/* A member of a slim_merge proposal: the entry and the version it was read
+ * at; title, path, status and version are the entry's now (NULL / 0 when
+ * it is gone). Texts borrowed, valid during the callback. */
+struct proposal_member {
+    const char *knowledge_id;
+    long base_version;
+    const char *title, *path, *status;
+    long version;
+};
+/* Add a member to the proposal id (in the transaction that inserts it). */
+STORE_MUST_CHECK int store_proposal_member_add(struct store *st, const char *space, const char *id,
+                                               const char *knowledge_id, long base_version);
+/* Call each with the members of the proposal id, by entry id. */
+STORE_MUST_CHECK int store_proposal_members(struct store *st, const char *space, const char *id,
+                                            void (*each)(const struct proposal_member *, void *),
+                                            void *ctx);
+/* The held (pending or quarantined) slim merge the entry is in, as survivor
+ * or member, into *id (the caller frees); STORE_NOT_FOUND when none. */
+STORE_MUST_CHECK int store_proposal_member_held(struct store *st, const char *space,
+                                                const char *knowledge_id, char **id);
+
 /* ---- promotion on evidence (migration 18; service/promote.c) ---- */
 
 /* The helpful verdicts of distinct traces that approve a pending proposal

@@ -205,6 +205,10 @@ enum stmt_id {
     S_PROPOSAL_PENDING_DOCS,
     S_LOG_ADD_PROPOSAL,
     S_PROPOSAL_VERDICTS,
+    /* 19: held slim merges */
+    S_PROPOSAL_MEMBER_ADD,
+    S_PROPOSAL_MEMBERS,
+    S_PROPOSAL_MEMBER_HELD,
     S_COUNT
 };
 
@@ -223,6 +227,7 @@ extern const char pg_migration_15[];
 extern const char pg_migration_16[];
 extern const char pg_migration_17[];
 extern const char pg_migration_18[];
+extern const char pg_migration_19[];
 /* `knowhub check` on PostgreSQL: each query returns one integer, its problems (pg_sql.c). */
 struct pg_check {
     const char *name, *sql;

@@ -4,7 +4,8 @@
 // needs a reason and keeps nothing; a change shows its diff against the
 // live text; a quarantined proposal shows its reasons by class and an
 // editor's approval is refused (the error is shown); a rename shows old →
-// new and is approved or rejected only; the tab's badge counts
+// new and is approved or rejected only; an agent's slim merge shows the
+// survivor's diff and its members, and approved it merges; the tab's badge counts
 // pending + quarantined; the keys j/k, a and r decide without the mouse;
 // readers and agents have no Review tab. In English and in Chinese.
 import assert from 'node:assert/strict';
@@ -163,6 +164,39 @@ for (const [lang, S] of [
             await until(page, (id) => !document.querySelector(`.review-item[data-id="${id}"]`), r.json.data.proposal_id);
             assert.equal((await proposal(r.json.data.proposal_id)).state, 'approved');
             assert.equal((await env.admin.read('experiences', to)).id, w.json.data.id);
+            await page.close();
+        });
+
+        test("an agent's slim merge shows the survivor's diff and its members, offers no merge, and approved it merges", async () => {
+            const twin = { scenario: `Upgrade the database driver in production (${lang}) without downtime`, content: `Pin the driver version in the image and test the upgrade on a copy first, always (${lang}).` };
+            const ids = [];
+            for (let i = 0; i < 2; i++) {
+                const w = await env.s.api('POST', '/api/knowledge', { token: editor, body: twin });
+                assert.equal(w.json.status, 'success', w.text);
+                ids.push(w.json.data.id);
+            }
+            const started = await env.s.api('POST', '/api/knowledge/slim', { token: agent, body: {} });
+            assert.equal(started.json.data.params.hold, true, started.text);
+            let job;
+            for (let i = 0; i < 100 && !['done', 'failed'].includes(job?.status); i++) {
+                if (i) await new Promise((r) => setTimeout(r, 100));
+                job = (await env.s.api('GET', `/api/jobs/${started.json.data.id}`, { token: agent })).json.data;
+            }
+            const held = job.result.held_groups.find((g) => ids.includes(g.group.survivor.id));
+            assert.ok(held, JSON.stringify(job.result));
+            const member = ids.find((id) => id !== held.group.survivor.id);
+            const page = await env.page(editor, { lang, hash: 'review' });
+            await page.waitForSelector('.review-list');
+            await openProposal(page, held.proposal_id);
+            assert.equal(await page.textContent('.review-detail .review-kind'), S.review.kindSlimMerge);
+            assert.equal(await page.textContent('.review-detail .review-members h4'), S.review.membersTitle.replace('{{count}}', '1'));
+            assert.equal(await page.locator(`.review-detail .review-members li[data-id="${member}"]`).count(), 1);
+            assert.equal(await page.locator('.review-detail .review-merge').count(), 0);
+            assert.equal(await page.locator('.review-detail .review-edit').count(), 1);
+            await page.click('.review-detail .review-approve');
+            await until(page, (id) => !document.querySelector(`.review-item[data-id="${id}"]`), held.proposal_id);
+            assert.equal((await proposal(held.proposal_id)).state, 'approved');
+            assert.equal((await env.s.api('GET', `/api/knowledge/${member}`, { token: editor })).json.error.code, 'NOT_FOUND');
             await page.close();
         });
 

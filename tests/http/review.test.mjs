@@ -171,7 +171,7 @@ describe('agent_writes', () => {
         assert.equal(ok(await s.api('GET', '/api/review?state=rejected', { token: v.editor })).total, 1);
     });
 
-    test('the counts: /api/overview of the space, /metrics of every space', async () => {
+    test('the counts: /api/overview and /api/health of the space, /metrics of every space', async () => {
         const v = space();
         await setPolicy(v, 'agent_writes');
         const gauge = async () => Number(/^knowhub_review_pending (\d+)$/m.exec((await s.api('GET', '/metrics')).text)[1]);
@@ -181,6 +181,11 @@ describe('agent_writes', () => {
         ok(await save(v, 'countwordtwo'));
         assert.deepEqual(ok(await s.api('GET', '/api/overview', { token: v.reader })).review, { pending: 2, quarantined: 0 });
         assert.equal(await gauge(), before + 2);
+        // /api/health: the space's summary with a token, its queue for editors; public without
+        assert.deepEqual(ok(await s.api('GET', '/api/health', { token: v.editor })).space, { name: v.name, role: 'editor', review: { pending: 2, quarantined: 0 } });
+        assert.deepEqual(ok(await s.api('GET', '/api/health', { token: v.reader })).space, { name: v.name, role: 'reader' });
+        assert.equal(ok(await s.api('GET', '/api/health', { token: 'kh_not_a_token' })).space, undefined);
+        assert.equal(ok(await s.api('GET', '/api/health')).space, undefined);
         ok(await decide(v, a.proposal_id, { decision: 'reject', reason: 'no' }));
         assert.deepEqual(ok(await s.api('GET', '/api/overview', { token: v.reader })).review, { pending: 1, quarantined: 0 });
         assert.equal(await gauge(), before + 1);

@@ -1,14 +1,14 @@
 // review_llm: issue 24's llm_writes policy. An LLM's rewrite (evolve, by PUT
-// and by batch_update) and an LLM's distillation are held as proposals
-// whoever asked; an approval applies the rewrite. The write paths that
-// cannot be held yet (rename, revert, slim, import) are refused with
-// review_required while the policy would hold them, never done unreviewed.
+// and by batch_update), an LLM's distillation and slim's merges are held as
+// proposals whoever asked; an approval applies the rewrite, or the merge
+// with its members. Renames, reverts and imports are held too, never done
+// unreviewed.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startStack } from './lib/stack.mjs';
 import { startFakeLlm } from './lib/fakellm.mjs';
 import { errKey, ok } from './lib/expect.mjs';
-import { experienceContext, llmEnv } from './lib/llmtest.mjs';
+import { experienceContext, llmEnv, waitJob } from './lib/llmtest.mjs';
 
 let llm, s;
 before(async () => {
@@ -70,11 +70,71 @@ describe('llm_writes', () => {
         assert.equal(read.id, a.result_id);
     });
 
-    test('slim is refused while LLM writes are held', async () => {
+    test("slim's merges are held: one slim_merge proposal a group, applied with its members on approval", async () => {
         const v = space();
+        const scenario = 'Load a very large CSV file with pandas by reading it in chunks with the right encoding';
+        const text = 'Use read_csv with chunksize and encoding utf-8, then concatenate the chunks afterwards.';
+        const mk = async (body) => ok(await s.api('POST', '/api/knowledge', { token: v.agent, body })).id;
+        const a1 = await mk({ scenario, content: text, score: 5 });
+        const a2 = await mk({ scenario, content: `${text} Quickly.`, score: 2 });
+        const loner = await mk({ scenario: 'Configure nginx fastcgi buffers for large uploads', content: 'Raise fastcgi_buffers.' });
         await setPolicy(v, 'llm_writes');
-        errKey(await s.api('POST', '/api/knowledge/slim', { token: v.admin, body: {} }), 'FORBIDDEN', 'review_required', { write_path: 'slim' }, 403);
-        assert.equal(ok(await s.api('POST', '/api/knowledge/slim', { token: v.admin, body: { dry_run: true } })).dry_run, true);
+        const before = await get(v, a1);
+        const started = ok(await s.api('POST', '/api/knowledge/slim', { token: v.admin, body: {} }));
+        assert.equal(started.params.hold, true);
+        const job = await waitJob(s, v.admin, started.id);
+        assert.equal(job.status, 'done');
+        assert.deepEqual([job.result.merged_groups, job.result.failed_groups], [[], []]);
+        assert.equal(job.result.held_groups.length, 1);
+        const held = job.result.held_groups[0];
+        assert.deepEqual([held.status, held.kind, held.group.survivor.id], ['pending', 'slim_merge', a1]);
+        // nothing merged yet: both live, unchanged
+        assert.equal((await get(v, a1)).version, before.version);
+        assert.equal((await get(v, a2)).content, `${text} Quickly.`);
+        const p = ok(await s.api('GET', `/api/review/${held.proposal_id}`, { token: v.editor }));
+        assert.deepEqual([p.kind, p.write_path, p.knowledge_id, p.base_version, p.provenance.source], ['slim_merge', 'slim', a1, before.version, 'slim']);
+        assert.deepEqual(p.members.map((m) => [m.id, m.status, m.base_version === m.version]), [[a2, 'active', true]]);
+        assert.match(p.document, /Merged: one entry that keeps every method\./);
+        assert.match(p.base_document, /Use read_csv with chunksize/);
+        // a second run proposes nothing new for the same entries
+        const again = await waitJob(s, v.admin, ok(await s.api('POST', '/api/knowledge/slim', { token: v.admin, body: {} })).id);
+        assert.deepEqual(again.result.held_groups, []);
+        assert.equal(again.result.failed_groups[0].error.code, 'CONFLICT');
+        assert.equal(again.result.failed_groups[0].error.proposal_id, held.proposal_id);
+        assert.equal(ok(await s.api('GET', '/api/review?state=pending', { token: v.editor })).total, 1);
+        // it merges into its own survivor only
+        errKey(await s.api('POST', `/api/review/${held.proposal_id}/decide`, { token: v.editor, body: { decision: 'merge', into: loner, document: 'x' } }), 'INVALID_REQUEST', 'invalid_decision', { field: 'decision' });
+        const a = ok(await s.api('POST', `/api/review/${held.proposal_id}/decide`, { token: v.editor, body: { decision: 'approve' } }));
+        assert.deepEqual([a.state, a.result_id, a.members[0].status], ['approved', a1, 'merged']);
+        const merged = await get(v, a1);
+        assert.equal(merged.content, 'Merged: one entry that keeps every method.');
+        const revs = ok(await s.api('GET', `/api/knowledge/${a1}/revisions`, { token: v.editor })).items;
+        assert.equal(revs[0].reason, 'merge');
+        assert.match(revs[0].actor, /:editor$/);
+        errKey(await s.api('GET', `/api/knowledge/${a2}`, { token: v.editor }), 'NOT_FOUND', 'not_found');
+    });
+
+    test('a held slim merge whose member changed is not applied; rejected, nothing moves', async () => {
+        const v = space();
+        const scenario = 'Plot a monthly revenue trend line chart with matplotlib using a datetime index';
+        const text = 'Resample the dataframe by month, then plot it as a line chart and label both axes.';
+        const b1 = ok(await s.api('POST', '/api/knowledge', { token: v.agent, body: { scenario, content: text, score: 5 } })).id;
+        const b2 = ok(await s.api('POST', '/api/knowledge', { token: v.agent, body: { scenario, content: `${text} Done.` } })).id;
+        // all: every write of a token is held, the admin's slim too
+        await setPolicy(v, 'all');
+        const job = await waitJob(s, v.admin, ok(await s.api('POST', '/api/knowledge/slim', { token: v.admin, body: {} })).id);
+        const id = job.result.held_groups[0].proposal_id;
+        // the member is edited meanwhile (the CLI-free way: the policy off for a moment)
+        await setPolicy(v, 'off');
+        const b2path = (await get(v, b2)).path;
+        ok(await s.api('POST', '/api/knowledge/write', { token: v.editor, body: { category: 'experiences', path: b2path, content: `${text} Edited.` } }));
+        const survivor = await get(v, b1);
+        errKey(await s.api('POST', `/api/review/${id}/decide`, { token: v.editor, body: { decision: 'approve' } }), 'CONFLICT', 'member_moved', { id: b2 });
+        assert.deepEqual(await get(v, b1), survivor);
+        assert.equal((await get(v, b2)).content, `${text} Edited.`);
+        const r = ok(await s.api('POST', `/api/review/${id}/decide`, { token: v.editor, body: { decision: 'reject', reason: 'stale' } }));
+        assert.equal(r.state, 'rejected');
+        assert.equal((await get(v, b2)).status ?? 'active', 'active');
     });
 });
 

@@ -16,6 +16,7 @@ import YAML from 'yaml';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ROOT, startStack } from '../http/lib/stack.mjs';
+import { ok } from '../http/lib/expect.mjs';
 
 const SPEC_PATH = path.join(ROOT, 'docs/openapi.yaml');
 const SPEC_TEXT = fs.readFileSync(SPEC_PATH, 'utf8');
@@ -278,6 +279,7 @@ describe('a real nginx + knowhub', () => {
     test('the entry view, its search and its errors answer as described', async () => {
         const t = s.admin;
         conforms('GET', '/api/health', await call('GET', '/api/health', '/api/health'));
+        assert.equal(conforms('GET', '/api/health', await call('GET', '/api/health', '/api/health', { token: t })).data.space.review.pending, 0);
         conforms('GET', '/api/auth/me', await call('GET', '/api/auth/me', '/api/auth/me', { token: t }));
         const body = { scenario: 'Load a CSV larger than memory', content: 'Use read_csv with chunksize.', tags_type: ['tool'], tags: ['pandas'], agent_id: 'oa', urls: ['https://example.com'] };
         const c = conforms('POST', '/api/knowledge', await call('POST', '/api/knowledge', '/api/knowledge', { token: t, body, headers: { 'Idempotency-Key': 'openapi-1' } }));
@@ -554,6 +556,19 @@ describe('a real nginx + knowhub', () => {
         assert.deepEqual([rv.data.status, rv.data.kind], ['pending', 'update']);
         const again = conforms('POST', '/api/review/{id}/decide', await call('POST', '/api/review/{id}/decide', `/api/review/${w.data.proposal_id}/decide`, { token: admin, body: { decision: 'reject', reason: 'late' } }));
         assert.equal(again.error.key, 'already_decided');
+        // under all, an admin's slim holds each merge: its view lists the members
+        const twin = { scenario: 'openapi slim twin scenario for a held merge of two entries', content: 'the very same text in both twins, word for word, to merge them' };
+        for (let i = 0; i < 2; i++) ok(await s.api('POST', '/api/knowledge', { token: admin, body: twin }));
+        ok(await s.api('PUT', '/api/review/policy', { token: admin, body: { policy: 'all' } }));
+        const sj = ok(await s.api('POST', '/api/knowledge/slim', { token: admin, body: {} }));
+        let job;
+        for (let i = 0; i < 100 && !['done', 'failed'].includes(job?.data.status); i++) {
+            if (i) await new Promise((r) => setTimeout(r, 100));
+            job = conforms('GET', '/api/jobs/{id}', await call('GET', '/api/jobs/{id}', `/api/jobs/${sj.id}`, { token: admin }));
+        }
+        assert.equal(job.data.result.held_groups.length, 1);
+        const sm = conforms('GET', '/api/review/{id}', await call('GET', '/api/review/{id}', `/api/review/${job.data.result.held_groups[0].proposal_id}`, { token: admin }));
+        assert.deepEqual([sm.data.kind, sm.data.members.length, sm.data.members[0].status], ['slim_merge', 1, 'active']);
     });
 
     test('every operation of the file had a live answer checked above', () => {

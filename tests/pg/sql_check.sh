@@ -258,6 +258,9 @@ S_REVIEW_PROMOTE_SET tttl
 S_PROPOSAL_PENDING_DOCS tl
 S_LOG_ADD_PROPOSAL ttttlttt
 S_PROPOSAL_VERDICTS ttl
+S_PROPOSAL_MEMBER_ADD tttl
+S_PROPOSAL_MEMBERS tt
+S_PROPOSAL_MEMBER_HELD tt
 LETTERS
 
 # Does PostgreSQL type $n (type) take what letter binds (as text or bytea)?
@@ -525,9 +528,19 @@ SELECT CASE WHEN count(*) = 1 THEN 'ok   ' ELSE 'FAIL ' END || 'S_LOG_ADD_PROPOS
 UPDATE knowledge_log SET eval_status = 'helpful' WHERE knowledge_id = 'p1';
 SELECT CASE WHEN count(*) = 1 THEN 'ok   ' ELSE 'FAIL ' END || 'S_PROPOSAL_VERDICTS: the helpful verdict' FROM (SELECT 1 FROM knowledge_log WHERE space = 's1' AND knowledge_id = 'p1' AND eval_status IN ('helpful', 'harmful')) v;
 DELETE FROM knowledge_log WHERE knowledge_id = 'p1';
+EXECUTE s_proposal_insert('p2', 's1', 'slim_merge', 'pending', 'slim', 'k1', 3, 'experiences', 'a.md', 'doc', 'base', NULL, 'job', '', '', 'slim', '[]', '2026-12-03T10:00:02.100000');
+EXECUTE s_proposal_member_add('s1', 'p2', 'k2', 4);
+EXECUTE s_proposal_members('s1', 'p2') \gset pm_
+SELECT CASE WHEN :'pm_knowledge_id' = 'k2' AND :pm_base_version = 4 THEN 'ok   ' ELSE 'FAIL ' END || 'S_PROPOSAL_MEMBER_ADD, S_PROPOSAL_MEMBERS: the member';
+EXECUTE s_proposal_member_held('s1', 'k1') \gset mh1_
+EXECUTE s_proposal_member_held('s1', 'k2') \gset mh2_
+SELECT CASE WHEN :'mh1_id' = 'p2' AND :'mh2_id' = 'p2' THEN 'ok   ' ELSE 'FAIL ' END || 'S_PROPOSAL_MEMBER_HELD: as survivor and as member';
+EXECUTE s_proposal_decide('p2', 's1', 'rejected', 'reject', 'no', 'token:e', '2026-12-03T10:00:02.200000', NULL, 'pending');
+SELECT CASE WHEN count(*) = 0 THEN 'ok   ' ELSE 'FAIL ' END || 'S_PROPOSAL_MEMBER_HELD: not once decided' FROM proposals p WHERE p.space = 's1' AND p.kind = 'slim_merge' AND p.state IN ('pending', 'quarantined');
 EXECUTE s_proposal_decide('p1', 's1', 'rejected', 'reject', 'no', 'token:f', '2026-12-03T10:00:04.000000', NULL, 'pending');
 SELECT CASE WHEN state = 'approved' AND decided_by = 'token:e' THEN 'ok   ' ELSE 'FAIL ' END || 'S_PROPOSAL_DECIDE: only from the state read' FROM proposals WHERE id = 'p1';
 DELETE FROM proposals;
+DELETE FROM proposal_members;
 DELETE FROM review_policies;
 DELETE FROM review_promotion;
 DEALLOCATE ALL;

@@ -41,7 +41,7 @@ const CLASS_OF = {
     html_comment: 'hidden_text',
 };
 
-const KIND_KEYS = { create: 'review.kindCreate', update: 'review.kindUpdate', delete: 'review.kindDelete', rename: 'review.kindRename' };
+const KIND_KEYS = { create: 'review.kindCreate', update: 'review.kindUpdate', delete: 'review.kindDelete', rename: 'review.kindRename', slim_merge: 'review.kindSlimMerge' };
 const STATE_KEYS = { pending: 'review.statePending', quarantined: 'review.stateQuarantined', approved: 'review.stateApproved', rejected: 'review.stateRejected', all: 'review.stateAll' };
 const CLASS_KEYS = {
     instruction_override: 'review.classInstructionOverride',
@@ -366,6 +366,32 @@ function change(p) {
             { class: 'diff review-diff' },
             ops.map((o) => h('span', { class: `diff-line diff-${o.op}`, text: `${o.op === 'add' ? '+' : o.op === 'del' ? '−' : ' '} ${o.text}\n` })),
         ),
+        p.kind === 'slim_merge' ? memberList(p.members || []) : null,
+    );
+}
+
+/** A slim merge's members: each becomes a tombstone of the survivor on approval. */
+function memberList(members) {
+    const note = (m) => {
+        if (m.status === 'active' && m.version === m.base_version) return '';
+        return m.status === 'active' ? t('review.memberChanged', { version: m.version }) : t('review.memberGone');
+    };
+    return h(
+        'div',
+        { class: 'review-members' },
+        h('h4', { text: t('review.membersTitle', { count: members.length }) }),
+        h(
+            'ol',
+            {},
+            members.map((m) =>
+                h(
+                    'li',
+                    { 'data-id': m.id },
+                    m.status === 'active' ? h('button', { type: 'button', class: 'review-member-open', text: m.title || m.id, onclick: () => openEntry(m.id) }) : h('span', { text: m.title || m.id }),
+                    h('span', { class: 'muted small', text: ` ${m.path || ''} ${note(m)}` }),
+                ),
+            ),
+        ),
     );
 }
 
@@ -401,7 +427,8 @@ function actions(p) {
         h('button', { type: 'button', class: 'btn btn-primary review-approve', text: t('review.approve'), onclick: approve }),
         // a rename brings no text: it is approved or rejected
         p.kind === 'rename' ? null : h('button', { type: 'button', class: 'btn review-edit', text: t('review.edit'), onclick: () => documentDialog({ merge: false }) }),
-        p.kind === 'rename' ? null : h('button', { type: 'button', class: 'btn review-merge', text: t('review.merge'), onclick: () => documentDialog({ merge: true }) }),
+        // a slim merge merges into its own survivor only
+        p.kind === 'rename' || p.kind === 'slim_merge' ? null : h('button', { type: 'button', class: 'btn review-merge', text: t('review.merge'), onclick: () => documentDialog({ merge: true }) }),
         h('span', { class: 'review-reject-row' }, reason, h('button', { type: 'button', class: 'btn btn-danger-outline review-reject', text: t('review.reject'), onclick: reject })),
         p.state === 'quarantined' && who.role !== 'admin' ? h('p', { class: 'muted small review-admin-only', text: t('review.quarantineAdminOnly') }) : null,
     );
