@@ -27,7 +27,6 @@
 /* How often the thread looks (SQLite's changes, heartbeats, stop), and the
  * other periods, in ms. */
 #define TICK_MS 200
-#define HEARTBEAT_MS 15000
 #define TOKEN_CHECK_MS 5000
 #define HOUSEKEEPING_MS (5 * 60 * 1000)
 /* Subscriptions outlive their session's last stream by this (seconds), and
@@ -433,7 +432,7 @@ static void *live_main(void *arg)
         }
         now = monotonic_ms();
         for (size_t i = 0; i < lv->n; i++)
-            if (now - lv->streams[i]->last_write_ms >= HEARTBEAT_MS)
+            if (now - lv->streams[i]->last_write_ms >= lv->cfg->streams_heartbeat_ms)
                 send_text(lv->streams[i], ": heartbeat\n\n", 13);
         if (now >= lv->next_token_check_ms) {
             check_tokens(lv);

@@ -84,6 +84,7 @@ void config_from_env(struct config *cfg)
     /* Live streams (docs/agents.md "Live updates"): a thread holds them all. */
     cfg->streams_max = env_long("KNOWHUB_STREAMS_MAX", 0, 16384, 1024);
     cfg->streams_per_token = env_long("KNOWHUB_STREAMS_PER_TOKEN", 1, 16384, 64);
+    cfg->streams_heartbeat_ms = env_long("KNOWHUB_STREAMS_HEARTBEAT", 1, 3600, 15) * 1000;
     cfg->access_log = env_choice("KNOWHUB_ACCESS_LOG", on_off) == 0;
     cfg->log_max_bytes = env_long("KNOWHUB_LOG_MAX_BYTES", 0, 1L << 40, 64L * 1024 * 1024);
     cfg->log_keep = (int)env_long("KNOWHUB_LOG_KEEP", 1, 100, 5);

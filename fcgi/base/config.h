@@ -23,12 +23,14 @@ struct config {
     int cache_slots;        /* KNOWHUB_CACHE_SLOTS: answers cached per thread; 0 = none */
 
     /* Memory bounds (docs/operations.md) */
-    size_t cache_bytes;      /* KNOWHUB_CACHE_BYTES: all threads' caches together; 0 = none */
-    size_t mcp_budget_bytes; /* KNOWHUB_MCP_BUDGET_BYTES: one /mcp answer, default 4 MiB */
-    long mcp_budget_ms;      /* KNOWHUB_MCP_BUDGET_MS: a batch starts nothing after, 10000 */
-    long streams_max;        /* KNOWHUB_STREAMS_MAX: live streams open at once (GET /mcp,
-                              * GET /api/events), 1024; 0 = none */
-    long streams_per_token;  /* KNOWHUB_STREAMS_PER_TOKEN: of them one token's, 64 */
+    size_t cache_bytes;        /* KNOWHUB_CACHE_BYTES: all threads' caches together; 0 = none */
+    size_t mcp_budget_bytes;   /* KNOWHUB_MCP_BUDGET_BYTES: one /mcp answer, default 4 MiB */
+    long mcp_budget_ms;        /* KNOWHUB_MCP_BUDGET_MS: a batch starts nothing after, 10000 */
+    long streams_max;          /* KNOWHUB_STREAMS_MAX: live streams open at once (GET /mcp,
+                                * GET /api/events), 1024; 0 = none */
+    long streams_per_token;    /* KNOWHUB_STREAMS_PER_TOKEN: of them one token's, 64 */
+    long streams_heartbeat_ms; /* KNOWHUB_STREAMS_HEARTBEAT: seconds of silence before a
+                                * comment line keeps a stream open, 15 */
 
     /* Logs under $KNOWHUB_DATA/logs (docs/operations.md "Logs") */
     int access_log; /* KNOWHUB_ACCESS_LOG: on (default) or off: access + audit JSON lines */

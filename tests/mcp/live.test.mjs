@@ -3,14 +3,19 @@
 // transport's server-to-client stream) as the official SDK client receives
 // them: notifications/resources/updated within a second of a REST edit, on
 // one node (SQLite) and across two nodes on one PostgreSQL (an edit made on
-// the other node), list_changed on create and delete; the stream's limits,
-// a client that leaves, a token revoked, DELETE /mcp.
+// the other node), list_changed on create and delete, imports (REST and the
+// CLI on the same database) told like edits; the stream's limits (per token,
+// per process, off), heartbeats, a client that leaves, a token revoked,
+// DELETE /mcp.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startStack } from '../http/lib/stack.mjs';
 import { onPostgres, startNodes } from '../http/lib/nodes.mjs';
 import { connect, rawPost } from './lib/mcp.mjs';
+import { knowhub, tempDir } from '../http/lib/files_helpers.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -114,6 +119,34 @@ describe('live updates on one node', () => {
         }
     });
 
+    test('an import is told like an edit: POST /api/knowledge/import and knowhub import on the same database', async () => {
+        const c = await listener(s, s.admin);
+        try {
+            await c.subscribeResource({ uri: 'knowhub://rules' });
+            await sleep(300);
+            c.updates.length = 0;
+            c.listChanges.length = 0;
+            const t0 = Date.now();
+            const r = await s.api('POST', '/api/knowledge/import?format=agents_md', { token: s.admin, rawBody: '## Imported live rule\n\nAlways pin the image digest.\n', headers: { 'Content-Type': 'text/markdown' } });
+            assert.equal(r.json?.data?.imported, 1, r.text);
+            await until(() => c.updates.some((u) => u.uri === 'knowhub://rules') && c.listChanges.length >= 1, 1000, 'updated and list_changed after the REST import');
+            assert.ok(c.updates.every((u) => u.at - t0 <= 1000));
+            // The CLI writes the database itself (no server asked): the stream thread reads its change rows.
+            const dir = tempDir('live-import');
+            fs.mkdirSync(path.join(dir, 'rules'), { recursive: true });
+            fs.writeFileSync(path.join(dir, 'rules', 'cli-live.md'), '---\ntitle: A rule from the CLI\n---\nRotate the keys every quarter.\n');
+            const n = c.updates.length;
+            const lists = c.listChanges.length;
+            const t1 = Date.now();
+            const cli = knowhub(s.dir, ['import', dir]);
+            assert.equal(cli.status, 0, cli.stderr);
+            await until(() => c.updates.slice(n).some((u) => u.uri === 'knowhub://rules') && c.listChanges.length > lists, 1500, 'updated and list_changed after knowhub import');
+            assert.ok(Date.now() - t1 < 1500 + 1000);
+        } finally {
+            await c.close();
+        }
+    });
+
     test('another space edits: a subscriber of this space hears nothing', async () => {
         const other = await s.token('other-space', 'admin');
         const c = await listener(s, s.admin);
@@ -208,6 +241,98 @@ describe('live updates on one node', () => {
         }
         assert.ok(done, 'the stream ended');
         assert.ok(Date.now() - t0 < 12000);
+    });
+});
+
+/** Open GET /api/events with token: {r, ac}. */
+async function openEvents(s, token) {
+    const ac = new AbortController();
+    const r = await fetch(`${s.base}/api/events`, { headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' }, signal: ac.signal });
+    return { r, ac };
+}
+
+describe("a process's stream limits and heartbeats", () => {
+    let s;
+    before(async () => {
+        s = await startStack({ KNOWHUB_STREAMS_MAX: '2', KNOWHUB_STREAMS_HEARTBEAT: '1' });
+    });
+    after(async () => {
+        await s?.stop();
+    });
+
+    test('a silent stream gets a heartbeat comment after KNOWHUB_STREAMS_HEARTBEAT seconds', async () => {
+        const o = await openEvents(s, await s.token('default', 'reader'));
+        try {
+            assert.equal(o.r.status, 200);
+            const reader = o.r.body.getReader();
+            const dec = new TextDecoder();
+            let text = '';
+            const t0 = Date.now();
+            while (!text.includes(': heartbeat\n\n') && Date.now() - t0 < 4000) {
+                const { value, done } = await Promise.race([reader.read(), sleep(4000).then(() => ({ done: true }))]);
+                if (done) break;
+                text += dec.decode(value, { stream: true });
+            }
+            assert.ok(text.startsWith(': knowhub live stream\n\n'), JSON.stringify(text));
+            assert.ok(text.includes(': heartbeat\n\n'), `no heartbeat within 4 s: ${JSON.stringify(text)}`);
+            const ms = Date.now() - t0;
+            assert.ok(ms >= 800, `a heartbeat only after a second of silence (${ms} ms)`);
+        } finally {
+            o.ac.abort();
+        }
+    });
+
+    test('the process holds at most KNOWHUB_STREAMS_MAX streams, whoever asks (429), and frees a place when one leaves', async () => {
+        const open = [];
+        try {
+            for (const role of ['reader', 'agent']) {
+                const o = await openEvents(s, await s.token('default', role));
+                assert.equal(o.r.status, 200);
+                open.push(o);
+            }
+            const over = await openEvents(s, await s.token('default', 'editor'));
+            assert.equal(over.r.status, 429);
+            const body = await over.r.json();
+            assert.equal(body.error.code, 'LIMIT_EXCEEDED');
+            assert.match(body.error.message, /KNOWHUB_STREAMS_MAX/);
+            open.shift().ac.abort();
+            const t0 = Date.now();
+            for (;;) {
+                const o = await openEvents(s, await s.token('default', 'editor'));
+                if (o.r.status === 200) {
+                    open.push(o);
+                    break;
+                }
+                await o.r.body?.cancel();
+                if (Date.now() - t0 > 3000) assert.fail('the place of a client that left was not freed within 3 s');
+                await sleep(50);
+            }
+        } finally {
+            for (const o of open) o.ac.abort();
+        }
+    });
+});
+
+describe('streams off (KNOWHUB_STREAMS_MAX=0)', () => {
+    let s;
+    before(async () => {
+        s = await startStack({ KNOWHUB_STREAMS_MAX: '0' });
+    });
+    after(async () => {
+        await s?.stop();
+    });
+
+    test('GET /api/events and GET /mcp are 503 SERVICE_UNAVAILABLE; everything else answers', async () => {
+        const token = await s.token('default', 'reader');
+        const o = await openEvents(s, token);
+        assert.equal(o.r.status, 503);
+        const body = await o.r.json();
+        assert.equal(body.error.code, 'SERVICE_UNAVAILABLE');
+        assert.match(body.error.message, /KNOWHUB_STREAMS_MAX=0/);
+        const m = await fetch(`${s.base}/mcp`, { headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' } });
+        assert.equal(m.status, 503);
+        await m.body?.cancel();
+        assert.equal((await s.api('GET', '/api/knowledge/search?q=anything', { token })).json.status, 'success');
     });
 });
 
