@@ -71,14 +71,20 @@ export async function setup({ examples = true, sessions = true, stackEnv = {} } 
     const admin = client(s, s.admin);
     if (sessions) for (const sess of exampleSessions()) await admin.putSession(sess);
 
-    const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'knowhub-e2e-chromium-'));
-    const ctx = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: LAUNCH_ARGS,
-        viewport: { width: 1440, height: 900 },
-        locale: 'en-US',
-    });
+    /** A browser of its own: a Chromium with a fresh profile (its own cookies). */
+    const launch = async () => {
+        const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'knowhub-e2e-chromium-'));
+        const ctx = await chromium.launchPersistentContext(profile, {
+            executablePath: CHROMIUM,
+            headless: true,
+            args: LAUNCH_ARGS,
+            viewport: { width: 1440, height: 900 },
+            locale: 'en-US',
+        });
+        return { ctx, profile };
+    };
+    const browsers = [await launch()];
+    const { ctx } = browsers[0];
     const problems = [];
     const pages = [];
     const expectedFailures = new WeakMap(); // page -> [{ path, status, left }]
@@ -117,10 +123,17 @@ export async function setup({ examples = true, sessions = true, stackEnv = {} } 
                 else if (m.type() === 'error' && !expectedFailure(page, m)) problems.push(`console: ${text}${m.location().url ? ` (${m.location().url})` : ''}`);
             });
         },
+        /** A second browser (its own profile and cookies), for env.page's browser option. */
+        async secondBrowser() {
+            const b = await launch();
+            browsers.push(b);
+            return b.ctx;
+        },
         /** A new page logged in with token through the one-click link (null: not logged in), in lang (?lang=).
-         * The browser's cookies are shared: this logs every other open page in as token too. */
-        async page(token, { lang = 'en', hash = '' } = {}) {
-            const page = await ctx.newPage();
+         * The browser's cookies are shared: this logs every other open page of the
+         * browser (default the first; env.secondBrowser() gives another) in as token too. */
+        async page(token, { lang = 'en', hash = '', browser = ctx } = {}) {
+            const page = await browser.newPage();
             pages.push(page);
             page.setDefaultTimeout(10000);
             env.watch(page);
@@ -135,7 +148,7 @@ export async function setup({ examples = true, sessions = true, stackEnv = {} } 
             if (token) {
                 // A fresh login, as the tests mean it: over another token's
                 // cookie the panel would ask first (login_link.test.mjs).
-                await ctx.clearCookies();
+                await browser.clearCookies();
                 await page.goto(`${s.base}/${q}#token=${encodeURIComponent(token)}`);
                 await page.waitForSelector('#app:not([hidden])');
                 await page.waitForSelector('.kb-section');
@@ -153,9 +166,9 @@ export async function setup({ examples = true, sessions = true, stackEnv = {} } 
         async teardown() {
             try {
                 for (const p of pages) await p.close().catch(() => {});
-                await ctx.close();
+                for (const b of browsers) await b.ctx.close();
             } finally {
-                fs.rmSync(profile, { recursive: true, force: true });
+                for (const b of browsers) fs.rmSync(b.profile, { recursive: true, force: true });
                 await s.stop();
             }
             assert.deepEqual(problems, [], problems.join('\n'));
