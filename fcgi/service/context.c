@@ -3,6 +3,7 @@
 #include "base/buf.h"
 #include "base/jfield.h"
 #include "base/util.h"
+#include "domain/simset.h"
 #include "domain/tokcount.h"
 #include "service/search.h"
 #include "store/store.h"
@@ -243,11 +244,25 @@ static void omitted_add(struct json_object *omitted, const char *id, const char 
     json_object_array_add(omitted, o);
 }
 
+/* Two hits whose bodies (every word in order, as word 3-shingles: slim's
+ * rule without an LLM) agree at least this much say the same thing, under
+ * whatever titles: the later one is a near-duplicate. Order and "not"
+ * count, so opposite advice in the same words never collapses. */
+#define NEAR_DUPLICATE 0.9
+
+/* The hit's body as word 3-shingles into *s (finished; empty: no body). */
+static void shingles_of(const struct ctx_hit *h, struct simset *s)
+{
+    simset_add_words(s, h->content);
+    simset_shingle(s, 3);
+    simset_finish(s);
+}
+
 /* With a budget: the hits in the search's order, duplicates (same title
- * key as an earlier hit) omitted; then each whole while it fits, from the
- * first that does not each as its summary while it fits, from the first
- * that does not the rest omitted. rules_tokens are already spent; the sum of
- * the pieces' estimates bounds the block's (the pieces meet at newlines). */
+ * key as an earlier hit, or near-identical text: NEAR_DUPLICATE) omitted; then each whole while it
+ * fits, from the first that does not each as its summary while it fits, from the first that does
+ * not the rest omitted. rules_tokens are already spent; the sum of the pieces' estimates bounds the
+ * block's (the pieces meet at newlines). */
 static void knowledge_budgeted(const struct knowledge_ctx *kn, size_t rules_tokens, long budget,
                                struct json_object *items, struct json_object *omitted,
                                struct buf *block)
@@ -255,6 +270,7 @@ static void knowledge_budgeted(const struct knowledge_ctx *kn, size_t rules_toke
     size_t used = rules_tokens, header = tokcount_str(KNOWLEDGE_HEADER);
     enum form form = rules_tokens > (size_t)budget ? FORM_OMITTED : FORM_WHOLE;
     struct buf piece, text, *keys = xcalloc(kn->n ? kn->n : 1, sizeof *keys);
+    struct simset *sets = xcalloc(kn->n ? kn->n : 1, sizeof *sets);
     buf_init(&piece, 16 * 1024 * 1024);
     buf_init(&text, 16 * 1024 * 1024);
     for (size_t i = 0; i < kn->n; i++) {
@@ -263,10 +279,14 @@ static void knowledge_budgeted(const struct knowledge_ctx *kn, size_t rules_toke
         size_t extra = block->len ? 0 : header;
         buf_init(&keys[i], 4096);
         title_key(h->title, &keys[i]);
-        for (size_t j = 0; j < i && keys[i].len && !duplicate; j++)
-            duplicate = strcmp(keys[i].data, keys[j].data) == 0;
+        shingles_of(h, &sets[i]);
+        /* against the earlier hits kept (an omitted duplicate's set is empty) */
+        for (size_t j = 0; j < i && !duplicate; j++)
+            duplicate = (keys[i].len && strcmp(keys[i].data, keys[j].data) == 0) ||
+                        simset_jaccard(&sets[i], &sets[j]) >= NEAR_DUPLICATE;
         if (duplicate) {
             omitted_add(omitted, h->id, "duplicate");
+            simset_release(&sets[i]);
             continue;
         }
         for (; form != FORM_OMITTED; form++) {
@@ -299,9 +319,12 @@ static void knowledge_budgeted(const struct knowledge_ctx *kn, size_t rules_toke
         buf_add(block, piece.data, piece.len);
         used += extra + tokcount_estimate(piece.data, piece.len);
     }
-    for (size_t i = 0; i < kn->n; i++)
+    for (size_t i = 0; i < kn->n; i++) {
         buf_release(&keys[i]);
+        simset_release(&sets[i]);
+    }
     free(keys);
+    free(sets);
     buf_release(&piece);
     buf_release(&text);
 }

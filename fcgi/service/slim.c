@@ -5,11 +5,11 @@
 #include "domain/document.h"
 #include "domain/knowledge_limits.h"
 #include "domain/screen.h"
+#include "domain/simset.h"
 #include "llm/llm.h"
 #include "service/llmcall.h"
 #include "service/reviewgate.h"
 #include "store/store.h"
-#include "domain/tokenize.h"
 #include "base/util.h"
 
 #include <stdint.h>
@@ -25,8 +25,7 @@
 struct item {
     char *id, *title, *path, *category, *updated_at;
     double quality;
-    uint64_t *tokens; /* sorted, distinct token hashes */
-    size_t n_tokens;
+    struct simset tokens; /* token set or word 3-shingles */
     uint64_t sig[MINHASH];
 };
 
@@ -37,74 +36,10 @@ struct items {
     int shingles; /* compare word 3-shingles (order-aware), not token sets */
 };
 
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
-
-struct token_set {
-    uint64_t *h;
-    size_t n, cap;
-};
-
-static int add_token(void *ctx, const char *token, size_t n, size_t start, size_t end)
-{
-    struct token_set *t = ctx;
-    (void)start;
-    (void)end;
-    if (t->n == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 64;
-        t->h = xrealloc(t->h, t->cap * sizeof *t->h);
-    }
-    t->h[t->n++] = hash_fnv1a(token, n);
-    return 0;
-}
-
-/* Every word of text, in order, for shingles: runs of ASCII letters and
- * digits (lower-cased) and each other character on its own. Unlike the
- * search tokenizer it drops nothing: "not" and "no" count here. */
-static void add_words(const char *text, struct token_set *t)
-{
-    const unsigned char *p = (const unsigned char *)text;
-    char word[64];
-    size_t n = 0;
-    for (;; p++) {
-        int alnum =
-            (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
-        if (alnum && n < sizeof word) {
-            word[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
-            continue;
-        }
-        if (n)
-            add_token(t, word, n, 0, 0);
-        n = 0;
-        if (!*p)
-            break;
-        if (*p >= 0x80) { /* one character of a non-ASCII script */
-            size_t len = 1;
-            while (len < 4 && (p[len] & 0xC0) == 0x80)
-                len++;
-            add_token(t, (const char *)p, len, 0, 0);
-            p += len - 1;
-        } else if (alnum) {
-            word[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p); /* a long word goes on */
-        }
-    }
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int collect(const struct knowledge *k, void *ctx)
 {
     struct items *it = ctx;
-    struct token_set t = {0};
+    const char *fields[] = {k->title, k->tags, k->scenario, k->content};
     struct item *e;
     if (!it->with_rules && strcmp(k->category, "rules") == 0)
         return 0;
@@ -120,42 +55,19 @@ static int collect(const struct knowledge *k, void *ctx)
     e->category = xstrdup(k->category);
     e->updated_at = xstrdup(k->updated_at);
     e->quality = k->score + (double)k->helpful - 2.0 * (double)k->harmful;
-    if (it->shingles) {
-        add_words(k->title, &t);
-        add_words(k->tags, &t);
-        add_words(k->scenario, &t);
-        add_words(k->content, &t);
-    } else {
-        tokenize(k->title, strlen(k->title), add_token, &t);
-        tokenize(k->tags, strlen(k->tags), add_token, &t);
-        tokenize(k->scenario, strlen(k->scenario), add_token, &t);
-        tokenize(k->content, strlen(k->content), add_token, &t);
+    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
+        if (it->shingles)
+            simset_add_words(&e->tokens, fields[f]);
+        else
+            simset_add_tokens(&e->tokens, fields[f]);
     }
-    if (it->shingles && t.n) {
-        /* Each run of SHINGLE consecutive tokens becomes one hash, so "enable
-         * A, disable B" and "disable A, enable B" share almost nothing. A
-         * text shorter than a shingle is one shingle of all its tokens. */
-        size_t n = t.n >= SHINGLE ? t.n - SHINGLE + 1 : 1;
-        for (size_t i = 0; i < n; i++) {
-            uint64_t h = mix(t.h[i]);
-            for (size_t j = 1; j < SHINGLE && i + j < t.n; j++)
-                h = mix(h ^ t.h[i + j]);
-            t.h[i] = h; /* t.h[i] is not read again: later shingles start after it */
-        }
-        t.n = n;
-    }
-    if (t.n > 1)
-        qsort(t.h, t.n, sizeof *t.h, cmp_u64);
-    size_t u = 0;
-    for (size_t i = 0; i < t.n; i++)
-        if (u == 0 || t.h[u - 1] != t.h[i])
-            t.h[u++] = t.h[i];
-    e->tokens = t.h;
-    e->n_tokens = u;
+    if (it->shingles)
+        simset_shingle(&e->tokens, SHINGLE);
+    simset_finish(&e->tokens);
     for (int j = 0; j < MINHASH; j++) {
-        uint64_t best = UINT64_MAX, seed = mix((uint64_t)j + 1);
-        for (size_t i = 0; i < u; i++) {
-            uint64_t v = mix(t.h[i] ^ seed);
+        uint64_t best = UINT64_MAX, seed = simset_mix((uint64_t)j + 1);
+        for (size_t i = 0; i < e->tokens.n; i++) {
+            uint64_t v = simset_mix(e->tokens.h[i] ^ seed);
             if (v < best)
                 best = v;
         }
@@ -166,21 +78,7 @@ static int collect(const struct knowledge *k, void *ctx)
 
 static double jaccard(const struct item *a, const struct item *b)
 {
-    size_t i = 0, j = 0, both = 0;
-    if (!a->n_tokens || !b->n_tokens)
-        return 0;
-    while (i < a->n_tokens && j < b->n_tokens) {
-        if (a->tokens[i] == b->tokens[j]) {
-            both++;
-            i++;
-            j++;
-        } else if (a->tokens[i] < b->tokens[j]) {
-            i++;
-        } else {
-            j++;
-        }
-    }
-    return (double)both / (double)(a->n_tokens + b->n_tokens - both);
+    return simset_jaccard(&a->tokens, &b->tokens);
 }
 
 /* Union-find over item indexes. */
@@ -259,7 +157,7 @@ static void items_release(struct items *it)
         free(it->v[i].path);
         free(it->v[i].category);
         free(it->v[i].updated_at);
-        free(it->v[i].tokens);
+        simset_release(&it->v[i].tokens);
     }
     free(it->v);
 }
@@ -274,13 +172,13 @@ static size_t *similar_groups(const struct items *it, double least)
     for (size_t i = 0; i < it->n; i++)
         parent[i] = i;
     for (size_t i = 0; i < it->n; i++) {
-        if (!it->v[i].n_tokens)
+        if (!it->v[i].tokens.n)
             continue;
         for (int b = 0; b < BANDS; b++) {
-            uint64_t h = mix((uint64_t)b * 0x51ED27ULL) ^
+            uint64_t h = simset_mix((uint64_t)b * 0x51ED27ULL) ^
                          hash_fnv1a(it->v[i].category, strlen(it->v[i].category));
             for (int r = 0; r < ROWS; r++)
-                h = mix(h ^ it->v[i].sig[b * ROWS + r]);
+                h = simset_mix(h ^ it->v[i].sig[b * ROWS + r]);
             keys[nkeys].key = h;
             keys[nkeys++].item = i;
         }

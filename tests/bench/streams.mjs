@@ -3,14 +3,17 @@
 // search in a closed loop with no stream open, then with N streams open
 // (half MCP sessions subscribed to knowhub://rules on GET /mcp, half panels
 // on GET /api/events); in both a rule is edited every second (with the
-// streams, every stream is told of each edit); rounds interleaved. A measurement, not a test: it prints figures and
-// never fails on time (exit 1 when a request failed or a stream was not
-// told).
+// streams, every stream is told of each edit). Rounds interleaved, the
+// order of the two phases alternating; the streams are opened before each
+// "with" phase and closed after it (the "without" phase has none open). A
+// measurement, not a test: it prints figures and never fails on time (exit
+// 1 when a request failed or a stream was not told).
 //
 //   node tests/bench/streams.mjs [--streams 500] [--clients 8] [--seconds 5] [--rounds 3] [--json FILE]
 //
 // Printed per operation: the medians over the rounds of requests/s, p50 and
-// p99 (ms) without and with the streams, and the ratio with/without (the
+// p99 (ms) without and with the streams, the ratio of those medians, and
+// the median of each round's own ratio with/without with its range (the
 // issue's bar: at least 0.95); and knowhub's RSS and threads with the
 // streams open. docs/performance.md, "Live streams", has a run's figures.
 import fs from 'node:fs';
@@ -47,7 +50,7 @@ try {
         search: () => ['GET', `/api/knowledge/search?mode=lexical&q=${encodeURIComponent(`${WORDS[seq % WORDS.length]} ${WORDS[(seq++ * 3) % WORDS.length]}`)}`],
     };
 
-    // The streams, opened once and kept between the "with" rounds (held, not read by the loop).
+    // The streams of a "with" phase (held, not read by the loop), closed after it.
     const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
     const streams = [];
     const open = (p, headers) =>
@@ -65,6 +68,22 @@ try {
             req.on('error', reject);
             req.end();
         });
+    async function closeAll() {
+        for (const st of streams) st.req.destroy();
+        // the MCP sessions end too (their subscriptions with them: a token holds at most 1,000)
+        for (const st of streams)
+            if (st.session)
+                await new Promise((resolve) => {
+                    const r = http.request({ host: '127.0.0.1', port: s.port, path: '/mcp', method: 'DELETE', headers: { Authorization: `Bearer ${s.admin}`, 'Mcp-Session-Id': st.session } }, (x) => {
+                        x.resume();
+                        x.on('end', resolve);
+                    });
+                    r.on('error', resolve);
+                    r.end();
+                });
+        streams.length = 0;
+        await sleep(1000); // the stream thread notices the closed connections within its ticks
+    }
     async function openAll() {
         for (let i = 0; i < opt.streams; i++) {
             if (i % 2) {
@@ -72,7 +91,9 @@ try {
                 continue;
             }
             const session = await sessionOf();
-            streams.push(await open('/mcp', { 'Mcp-Session-Id': session }));
+            const st = await open('/mcp', { 'Mcp-Session-Id': session });
+            st.session = session;
+            streams.push(st);
         }
     }
     // A new MCP session (initialize: the id is a response header) subscribed to the rules block.
@@ -103,8 +124,8 @@ try {
     let editor = null;
     let edits = 0;
     for (let round = 0; round < opt.rounds; round++) {
-        for (const phase of ['without', 'with']) {
-            if (phase === 'with' && streams.length === 0) await openAll();
+        for (const phase of round % 2 ? ['with', 'without'] : ['without', 'with']) {
+            if (phase === 'with') await openAll();
             // A rule edited every second in both phases: the same writes; with the streams each is told.
             editor = setInterval(() => {
                 edits++;
@@ -120,27 +141,29 @@ try {
             }
             if (editor) clearInterval(editor);
             editor = null;
-            if (phase === 'with' && round === opt.rounds - 1) {
+            if (phase === 'with') {
                 await sleep(1500);
                 const st = fs.readFileSync(`/proc/${s.knowhubPid()}/status`, 'utf8');
                 results.rss_mb = +(Number(/^VmRSS:\s+(\d+)/m.exec(st)[1]) / 1024).toFixed(1);
                 results.threads = Number(/^Threads:\s+(\d+)/m.exec(st)[1]);
-                results.untold = streams.filter((x) => x.told === 0).length;
+                results.untold = (results.untold || 0) + streams.filter((x) => x.told === 0).length;
                 results.edits = edits;
+                await closeAll();
             }
         }
     }
     console.log(`live streams beside the load: ${opt.streams} streams (half GET /mcp subscribed, half GET /api/events), a rule edited every second in both phases; ${opt.clients} clients, ${opt.seconds} s, ${opt.rounds} rounds, cache off`);
-    console.log('op       without: req/s   p50   p99 | with: req/s   p50   p99 | ratio');
+    console.log('op       without: req/s   p50   p99 | with: req/s   p50   p99 | ratio | per round: median (min-max)');
     for (const op of Object.keys(ops)) {
         const m = (phase, k) => median(results[op][phase].map((r) => r[k]));
         const ratio = m('with', 'rps') / m('without', 'rps');
+        const paired = results[op].with.map((r, i) => r.rps / results[op].without[i].rps);
         results[op].ratio = +ratio.toFixed(3);
-        console.log(`${op.padEnd(8)} ${m('without', 'rps').toFixed(0).padStart(13)} ${m('without', 'p50').toFixed(2).padStart(5)} ${m('without', 'p99').toFixed(2).padStart(5)} | ${m('with', 'rps').toFixed(0).padStart(11)} ${m('with', 'p50').toFixed(2).padStart(5)} ${m('with', 'p99').toFixed(2).padStart(5)} | ${ratio.toFixed(3)}`);
+        results[op].paired = paired.map((x) => +x.toFixed(3));
+        console.log(`${op.padEnd(8)} ${m('without', 'rps').toFixed(0).padStart(13)} ${m('without', 'p50').toFixed(2).padStart(5)} ${m('without', 'p99').toFixed(2).padStart(5)} | ${m('with', 'rps').toFixed(0).padStart(11)} ${m('with', 'p50').toFixed(2).padStart(5)} ${m('with', 'p99').toFixed(2).padStart(5)} | ${ratio.toFixed(3)} | ${median(paired).toFixed(3)} (${Math.min(...paired).toFixed(3)}-${Math.max(...paired).toFixed(3)})`);
     }
     console.log(`with the streams open: knowhub RSS ${results.rss_mb} MB, ${results.threads} threads; ${results.edits} edits, streams never told: ${results.untold}`);
     if (results.untold) failed++;
-    for (const st of streams) st.req.destroy();
     if (opt.json) fs.writeFileSync(opt.json, JSON.stringify({ opt, results }, null, 1));
 } finally {
     await s.stop();

@@ -2,7 +2,7 @@
 // POST /api/knowledge/context and GET /api/knowledge/rules, through nginx.
 // The rules first and never cut (over_budget when they alone pass the
 // budget); then the knowledge in the search's order, duplicates (same
-// title) omitted, each whole while it fits, then as a one-line summary with
+// title, or a body near-identical to an earlier one's) omitted, each whole while it fits, then as a one-line summary with
 // its knowhub:// URI, then omitted; tokens_used <= budget_tokens for every
 // budget; golden answers at 500, 2,000 and 8,000 tokens on a fixture space;
 // without budget_tokens the answers are as they always were.
@@ -227,6 +227,22 @@ describe('budget_tokens on POST /api/knowledge/context', () => {
         // the second hit is the first one's duplicate
         assert.deepEqual(d.knowledge.map((k) => k.id), [order[0], order[2]]);
         assert.deepEqual(d.omitted, [{ id: order[1], reason: 'duplicate' }]);
+    });
+});
+
+describe('near-duplicates by their text', () => {
+    test('a body near-identical to an earlier hit\'s is omitted as a duplicate whatever its title; opposite advice in the same words is not', async () => {
+        const { admin, reader } = freshSpace();
+        const body = 'When the disk fills up on the billing hosts, rotate the application logs daily with logrotate, compress the rotated files, keep fourteen of them, and let logrotate signal the service to reopen its files instead of restarting it.';
+        const flipped = body.replace('rotate the application logs daily', 'never rotate the application logs').replace('instead of restarting it', 'and restart it');
+        await admin.write('experiences', 'disk/one.md', `---\ntitle: Disk full on the billing hosts\n---\n${body}\n`);
+        await admin.write('experiences', 'disk/two.md', `---\ntitle: Log rotation when a disk fills\n---\n${body} Quickly.\n`);
+        await admin.write('experiences', 'disk/three.md', `---\ntitle: What not to do with billing logs\n---\n${flipped}\n`);
+        const d = ok(await context(reader, { question: 'disk fills up billing hosts rotate application logs logrotate', budget_tokens: 8000 }));
+        // one.md ranks first (the question's words are in its title): two.md is its near-duplicate
+        assert.deepEqual(d.knowledge.map((k) => k.path), ['disk/one.md', 'disk/three.md'], JSON.stringify(d));
+        const two = ok(await s.api('POST', '/api/knowledge/read', { token: reader, body: { category: 'experiences', path: 'disk/two.md' } }));
+        assert.deepEqual(d.omitted, [{ id: two.id, reason: 'duplicate' }]);
     });
 });
 
