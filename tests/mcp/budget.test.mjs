@@ -43,7 +43,8 @@ before(async () => {
     for (let i = 0; i < 8; i++)
         await write('experiences', `joins/join-${i}.md`,
             `---\ntitle: Joining large tables, lesson ${i}\ndescription: Lesson ${i} about joins of large tables.\n---\n` +
-            `${'Filter both sides of a large join before joining; a join of large tables without filters scans everything. '.repeat(4 + i)}\n`);
+            // each lesson's own words (its number), so no two bodies are near-duplicates
+            `${`Filter both sides of a large join before joining, as lesson ${i} says; a join of large tables without filters scans everything. `.repeat(4 + i)}\n`);
     await write('experiences', 'joins/join-copy.md', '---\ntitle: "Joining large tables, LESSON 0!"\n---\nThe same lesson about large table joins again.\n');
     agent = await connect(s, s.token(SPACE, 'agent', 'mcp-budget-agent'));
     tools = Object.fromEntries((await agent.listTools()).tools.map((t) => [t.name, t]));
