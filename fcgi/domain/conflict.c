@@ -19,17 +19,21 @@
  * advice on one shared word is two topics that meet (enable compression for
  * JSON, disable it for event streams), not a conflict. */
 #define TOPIC_FLOOR 0.34
+/* A swap of antonyms (sync/async) is a contradiction only between entries
+ * this close: everything else about them is the same advice. */
+#define ANTONYM_FLOOR 0.5
 /* Duplicates share this much of all their words (Jaccard): rewordings of one
  * advice keep most content words, two advices on one topic do not. */
 #define DUPLICATE_JACCARD 0.6
 /* A refinement holds this share of the smaller entry's words and adds words
  * of its own (a narrower scenario, a condition, a further step). */
 #define REFINEMENT_CONTAINMENT 0.75
-/* ... and adds at least this many words, and a quarter of the smaller
- * one's count (a reworded duplicate gains a word or two). */
-#define REFINEMENT_EXTRA_WORDS 2
-/* Words of a statement's target (the words after its cue in the clause). */
-#define TARGET_MAX 4
+/* ... and adds at least this many words, and a third of the smaller one's
+ * count (a reworded duplicate gains a word or two; with fewer it is one). */
+#define REFINEMENT_EXTRA_WORDS 3
+/* Words of a statement's target: the words after its cue in the clause, up
+ * to an English preposition (Chinese bigrams take two words a character). */
+#define TARGET_MAX 8
 /* Words before a number that can be its key (since the previous number). */
 #define KEY_MAX 3
 
@@ -50,6 +54,7 @@ enum cue_kind {
     CUE_ACTION,   /* opens a statement on its axis */
     CUE_MODIFIER, /* sets the sign of what follows */
     CUE_FLIP,     /* "without": flips the open statement ("never ... without") */
+    CUE_BREAK,    /* "and", "but": ends the statement and the modifiers' reach */
     CUE_NOT_HAN   /* 不: a modifier only right before an action (不启用, not 不同) */
 };
 
@@ -74,6 +79,15 @@ static const struct cue_rule CUES[] = {
     {"dont", AX_POLARITY, -1, CUE_MODIFIER, 0},
     {"avoid", AX_POLARITY, -1, CUE_MODIFIER, 1},
     {"without", AX_POLARITY, -1, CUE_FLIP, 0},
+    {"instead", AX_POLARITY, -1, CUE_MODIFIER, 0},
+    {"and", AX_POLARITY, 1, CUE_BREAK, 0},
+    {"but", AX_POLARITY, 1, CUE_BREAK, 0},
+    {"or", AX_POLARITY, 1, CUE_BREAK, 0},
+    {"then", AX_POLARITY, 1, CUE_BREAK, 0},
+    {"但是", AX_POLARITY, 1, CUE_BREAK, 0},
+    {"然后", AX_POLARITY, 1, CUE_BREAK, 0},
+    {"而是", AX_POLARITY, 1, CUE_BREAK, 0},
+    {"并且", AX_POLARITY, 1, CUE_BREAK, 0},
     {"必须", AX_POLARITY, 1, CUE_MODIFIER, 0},
     {"务必", AX_POLARITY, 1, CUE_MODIFIER, 0},
     {"总是", AX_POLARITY, 1, CUE_MODIFIER, 0},
@@ -246,6 +260,8 @@ struct number {
 struct statement {
     enum axis axis;
     int sign;
+    int action;                  /* the cue rule of its action, -1: modifiers only */
+    int closed;                  /* its phrase ended: no more target words */
     uint32_t cue_start, cue_end; /* the cue words, for the reason */
     uint32_t target[TARGET_MAX]; /* indices of words */
     int ntarget;
@@ -595,6 +611,34 @@ static int side_word(void *ctx, const char *term, size_t n, size_t start, size_t
 
 /* ---- statements ---------------------------------------------------------- */
 
+/* English words that end a target's phrase ("enable the slow query log on
+ * replicas" is about the log, not the replicas). */
+static const char *const PHRASE_ENDS[] = {
+    "on",   "in",    "for",   "to",    "with", "at",  "from", "by",  "of",
+    "into", "over",  "under", "per",   "than", "via", "when", "if",  "because",
+    "so",   "since", "until", "while", "as",   "is",  "are",  "was", "be"};
+
+/* 1 when text[from..to) holds one of PHRASE_ENDS as a word. */
+static int phrase_ends(const struct side *s, size_t from, size_t to)
+{
+    for (size_t i = from; i < to;) {
+        size_t e = i, n;
+        while (e < to && is_ascii_alpha((unsigned char)s->text[e]))
+            e++;
+        n = e - i;
+        for (size_t k = 0; n && k < sizeof PHRASE_ENDS / sizeof *PHRASE_ENDS; k++)
+            if (strlen(PHRASE_ENDS[k]) == n) {
+                size_t m = 0;
+                while (m < n && lower((unsigned char)s->text[i + m]) == PHRASE_ENDS[k][m])
+                    m++;
+                if (m == n)
+                    return 1;
+            }
+        i = e > i ? e : i + 1;
+    }
+    return 0;
+}
+
 struct builder {
     struct side *s;
     int open; /* cur is being filled */
@@ -620,11 +664,14 @@ static void builder_close(struct builder *b)
     b->nbefore = 0;
 }
 
-static void builder_open(struct builder *b, enum axis axis, int sign, uint32_t start, uint32_t end)
+static void builder_open(struct builder *b, enum axis axis, int sign, int action, uint32_t start,
+                         uint32_t end)
 {
     b->open = 1;
     b->cur.axis = axis;
     b->cur.sign = sign;
+    b->cur.action = action;
+    b->cur.closed = 0;
     b->cur.cue_start = start;
     b->cur.cue_end = end;
     b->cur.ntarget = 0;
@@ -634,7 +681,7 @@ static void builder_open(struct builder *b, enum axis axis, int sign, uint32_t s
 static void builder_end_clause(struct builder *b)
 {
     if (b->pending && !b->open)
-        builder_open(b, AX_POLARITY, b->pending_sign, b->pending_start, b->pending_end);
+        builder_open(b, AX_POLARITY, b->pending_sign, -1, b->pending_start, b->pending_end);
     builder_close(b);
     b->pending = 0;
     b->nbefore = 0;
@@ -642,11 +689,16 @@ static void builder_end_clause(struct builder *b)
 
 static void builder_word(struct builder *b, uint32_t w)
 {
+    const struct word *word = &b->s->word[w];
     if (!b->open && b->pending)
-        builder_open(b, AX_POLARITY, b->pending_sign, b->pending_start, b->pending_end);
+        builder_open(b, AX_POLARITY, b->pending_sign, -1, b->pending_start, b->pending_end);
     if (b->open) {
-        if (b->cur.ntarget < TARGET_MAX)
-            b->cur.target[b->cur.ntarget++] = w;
+        struct statement *st = &b->cur;
+        if (st->ntarget > 0 && !st->closed &&
+            phrase_ends(b->s, b->s->word[st->target[st->ntarget - 1]].end, word->start))
+            st->closed = 1;
+        if (!st->closed && st->ntarget < TARGET_MAX)
+            st->target[st->ntarget++] = w;
         return;
     }
     if (b->nbefore == TARGET_MAX) {
@@ -659,13 +711,19 @@ static void builder_word(struct builder *b, uint32_t w)
 static void builder_cue(struct builder *b, const struct cue_hit *c)
 {
     const struct cue_rule *r = &CUES[c->rule];
+    int sign;
+    uint32_t start;
     if (r->kind == CUE_FLIP && b->open) {
         b->cur.sign = -b->cur.sign;
         return;
     }
+    if (r->kind == CUE_BREAK) {
+        builder_close(b);
+        b->pending = 0;
+        return;
+    }
     if (r->kind != CUE_ACTION) {
-        if (b->open)
-            builder_close(b);
+        builder_close(b);
         if (!b->pending) {
             b->pending = 1;
             b->pending_sign = 1;
@@ -675,11 +733,17 @@ static void builder_cue(struct builder *b, const struct cue_hit *c)
         b->pending_end = c->end;
         return;
     }
+    /* 禁止在测试环境使用生产数据: the modifier reaches over the words
+     * between it and the action, up to a break ("avoid X and use Y"). */
+    if (b->open && b->cur.action < 0) {
+        sign = b->cur.sign * r->sign;
+        start = b->cur.cue_start;
+    } else {
+        sign = b->pending ? b->pending_sign * r->sign : r->sign;
+        start = b->pending ? b->pending_start : c->start;
+    }
     builder_close(b);
-    if (b->pending)
-        builder_open(b, r->axis, b->pending_sign * r->sign, b->pending_start, c->end);
-    else
-        builder_open(b, r->axis, r->sign, c->start, c->end);
+    builder_open(b, r->axis, sign, c->rule, start, c->end);
     /* "run migrations before deploying": the order is between the words on
      * both sides of the cue, so the target starts with the words before. */
     if (r->axis == AX_ORDER) {
@@ -901,6 +965,101 @@ static int number_conflict(const struct side *a, const struct side *b, struct bu
     return 0;
 }
 
+/* 1 when side s has the word hash h. */
+static int side_has(const struct side *s, uint64_t h)
+{
+    size_t lo = 0, hi = s->nset;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->set[mid] < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->nset && s->set[lo] == h;
+}
+
+static int in_target(const struct side *s, const struct statement *st, uint64_t h)
+{
+    for (int i = 0; i < st->ntarget; i++)
+        if (s->word[st->target[i]].h == h)
+            return 1;
+    return 0;
+}
+
+/* The first word of statement x's clause that side o lacks, when all such
+ * words are in x's target (the clause differs from o only in what x is
+ * about); -1 when there is none or one lies outside the target. */
+static long only_difference(const struct side *s, const struct statement *x, const struct side *o)
+{
+    uint32_t clause = s->clause[x->cue_start];
+    long first = -1;
+    for (size_t i = 0; i < s->nword; i++) {
+        if (s->word[i].clause != clause || side_has(o, s->word[i].h))
+            continue;
+        if (!in_target(s, x, s->word[i].h))
+            return -1;
+        if (first < 0)
+            first = (long)i;
+    }
+    return first;
+}
+
+/* The same positive action on different objects in otherwise equal clauses
+ * ("use the fiscal quarter" / "use the calendar quarter"): 1 and the reason. */
+static int choice_conflict(const struct side *a, const struct side *b, struct buf *reason)
+{
+    for (size_t i = 0; i < a->nstmt; i++)
+        for (size_t j = 0; j < b->nstmt; j++) {
+            const struct statement *x = &a->stmt[i], *y = &b->stmt[j];
+            long wa, wb;
+            if (x->action < 0 || x->action != y->action || x->sign < 0 || y->sign < 0 ||
+                (wa = only_difference(a, x, b)) < 0 || (wb = only_difference(b, y, a)) < 0)
+                continue;
+            buf_adds(reason, "different choices for ");
+            quote(reason, a, x->cue_start, x->cue_end);
+            buf_adds(reason, ": ");
+            quote(reason, a, a->word[wa].start, a->word[wa].end);
+            buf_adds(reason, " vs ");
+            quote(reason, b, b->word[wb].start, b->word[wb].end);
+            return 1;
+        }
+    return 0;
+}
+
+/* Antonyms whose swap turns one advice into its opposite. */
+static const char *const ANTONYMS[][2] = {
+    {"synchronously", "asynchronously"},
+    {"sync", "async"},
+    {"同步", "异步"},
+};
+
+static int first_term(void *ctx, const char *term, size_t n, size_t start, size_t end)
+{
+    (void)start, (void)end;
+    *(uint64_t *)ctx = hash_fnv1a(term, n);
+    return 1;
+}
+
+/* One side has one antonym and not the other, the other side the reverse:
+ * 1 and the reason. */
+static int antonym_conflict(const struct side *a, const struct side *b, struct buf *reason)
+{
+    for (size_t k = 0; k < sizeof ANTONYMS / sizeof *ANTONYMS; k++) {
+        uint64_t x = 0, y = 0;
+        (void)tokenize_terms(ANTONYMS[k][0], strlen(ANTONYMS[k][0]), first_term, &x);
+        (void)tokenize_terms(ANTONYMS[k][1], strlen(ANTONYMS[k][1]), first_term, &y);
+        int ab = side_has(a, x) && !side_has(a, y) && side_has(b, y) && !side_has(b, x);
+        int ba = side_has(a, y) && !side_has(a, x) && side_has(b, x) && !side_has(b, y);
+        if (ab || ba) {
+            buf_addf(reason, "opposite words \"%s\" vs \"%s\" in otherwise close entries",
+                     ANTONYMS[k][ab ? 0 : 1], ANTONYMS[k][ab ? 1 : 0]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int conflict_check(const struct conflict_entry *a, const struct conflict_entry *b,
                    struct conflict_result *out, struct buf *reason)
 {
@@ -915,17 +1074,19 @@ int conflict_check(const struct conflict_entry *a, const struct conflict_entry *
     out->jaccard =
         sa->nset + sb->nset > shared ? (double)shared / (double)(sa->nset + sb->nset - shared) : 0;
     out->containment = small ? (double)shared / (double)small : 0;
-    if (out->containment >= TOPIC_FLOOR &&
-        (polarity_conflict(sa, sb, reason) || number_conflict(sa, sb, reason))) {
+    if ((out->containment >= TOPIC_FLOOR &&
+         (polarity_conflict(sa, sb, reason) || number_conflict(sa, sb, reason) ||
+          choice_conflict(sa, sb, reason))) ||
+        (out->containment >= ANTONYM_FLOOR && antonym_conflict(sa, sb, reason))) {
         out->verdict = CONFLICT_CONTRADICTION;
     } else if (out->containment >= REFINEMENT_CONTAINMENT &&
-               large >= shared + REFINEMENT_EXTRA_WORDS && large - shared >= small / 4) {
+               large - shared >= REFINEMENT_EXTRA_WORDS && 3 * (large - shared) >= small) {
         out->verdict = CONFLICT_REFINEMENT;
         buf_addf(reason,
                  "the %s entry holds %zu of the other's %zu words and adds %zu, no "
                  "contradiction signal",
                  sa->nset < sb->nset ? "second" : "first", shared, small, large - shared);
-    } else if (out->jaccard >= DUPLICATE_JACCARD) {
+    } else if (out->jaccard >= DUPLICATE_JACCARD || out->containment >= REFINEMENT_CONTAINMENT) {
         out->verdict = CONFLICT_DUPLICATE;
         buf_addf(reason, "near-identical words (%zu of %zu shared), no contradiction signal",
                  shared, sa->nset + sb->nset - shared);

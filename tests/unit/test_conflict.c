@@ -48,8 +48,8 @@ static const struct example EXAMPLES[] = {
     {"polarity_zh", "从不在主库上跑分析查询。", "总是在主库上跑分析查询。", "contradiction", NULL},
     {"polarity_zh", "不启用自动提交。", "启用自动提交。", "contradiction", "\"不启用\""},
     {"polarity_zh", "禁止在代码里写死密钥。", "不得在代码里写死密钥。", "duplicate", NULL},
-    {"polarity_zh", "不同环境的配置分开存放。", "不同环境的配置分开存放在仓库里。", "refinement",
-     NULL},
+    {"polarity_zh", "不同环境的配置分开存放。",
+     "不同环境的配置分开存放在各自仓库，变更由运维审批。", "refinement", NULL},
     /* different numbers for the same key and unit */
     {"numbers", "Set the request timeout to 30 s.", "Set the request timeout to 60 s.",
      "contradiction", "different numbers for \"timeout\": \"30 s\" vs \"60 s\""},
@@ -76,6 +76,21 @@ static const struct example EXAMPLES[] = {
      "Run the migrations after deploying the app.", "contradiction", "opposite order"},
     {"order", "Take a backup before upgrading Postgres.", "Restart the service after upgrading.",
      "unrelated", NULL},
+    /* the same positive action on different objects, the rest equal */
+    {"choice", "Use the fiscal quarter in finance reports.",
+     "Use the calendar quarter in finance reports.", "contradiction",
+     "different choices for \"Use\": \"fiscal\" vs \"calendar\""},
+    {"choice", "Prefer Protobuf for internal RPC payloads.",
+     "Prefer JSON for internal RPC payloads; it is easier to debug.", "contradiction", NULL},
+    {"choice", "Use Postgres for the job queue.", "Use Redis for the session cache.", "unrelated",
+     NULL},
+    /* antonyms swapped in otherwise close entries */
+    {"antonyms", "Send the confirmation email synchronously in the request.",
+     "Send the confirmation email asynchronously from a queue.", "contradiction",
+     "\"synchronously\" vs \"asynchronously\""},
+    {"antonyms", "注册时同步发送验证短信。", "注册时异步发送验证短信。", "contradiction", NULL},
+    {"antonyms", "Replicate the payments database synchronously.",
+     "Ship nightly exports to the analytics bucket asynchronously.", "unrelated", NULL},
     /* duplicate, refinement, unrelated: no contradiction signal */
     {"similarity", "Rotate the API keys every quarter and store them in the vault.",
      "Store the API keys in the vault and rotate them every quarter.", "duplicate", NULL},
