@@ -159,6 +159,12 @@ node_stage screen tests/screen/
 grep -E '^# (injections caught|benign flagged|other benign|  (instruction_override|role_tag|exfiltration|hidden_text|heldout|blind))' \
     "$OUT/screen.log" | sed 's/^# /  /'
 
+# The local contradiction detector's benchmark (tests/conflict/pairs.jsonl):
+# every pair gets a verdict; the figures per split are printed, never judged.
+echo "== conflict (tests/conflict: fcgi/domain/conflict.c on the labelled pairs)"
+node_stage conflict tests/conflict/
+grep -E '^# (dev|heldout|overall): |^# heldout contradiction' "$OUT/conflict.log" | sed 's/^# /  /'
+
 echo "== OpenAPI (docs/openapi.yaml: the route table, an OpenAPI 3.1 validator, live answers)"
 if npm_ready tests/openapi; then
     node_stage openapi tests/openapi/
