@@ -48,7 +48,7 @@ export function figures(rows) {
     const neg = rows.filter((r) => r.label !== 'contradiction');
     const fp = neg.filter((r) => r.verdict === 'contradiction').length;
     f.contradiction_fp = { fp, of: neg.length, rate: neg.length ? fp / neg.length : 0 };
-    const same = rows.filter((r) => r.label === 'unrelated' && /^same-entity/.test(r.note || ''));
+    const same = rows.filter((r) => r.label === 'unrelated' && /same-entity/.test(r.note || ''));
     f.same_entity = { pairs: same.length, contradiction: same.filter((r) => r.verdict === 'contradiction').length,
         duplicate: same.filter((r) => r.verdict === 'duplicate').length };
     return f;
