@@ -44,6 +44,9 @@
 #define MAX_NUMBERS 256
 #define MAX_STATEMENTS 512
 #define QUOTE_MAX 60 /* bytes of quoted evidence in a reason */
+/* Statements of the other side compared under one target word, at most: a
+ * word repeated in hundreds of statements costs no more than 16. */
+#define CANDIDATES_MAX 16
 
 /* ---- the cue table ------------------------------------------------------- */
 
@@ -267,6 +270,19 @@ struct statement {
     int ntarget;
 };
 
+/* A statement under one of its target words, and a number under one of its
+ * key words: the indexes that find the other side's candidates by word. */
+struct target_ref {
+    uint64_t h;
+    uint32_t stmt;
+};
+
+struct number_ref {
+    uint64_t h, dim;
+    double value;
+    uint32_t num;
+};
+
 struct side {
     char text[CONFLICT_MAX_INPUT + 1];
     size_t len;
@@ -281,7 +297,12 @@ struct side {
     size_t nstmt;
     uint64_t set[MAX_TOKENS]; /* the words' hashes, sorted, unique */
     size_t nset;
-    size_t cue_cursor, num_cursor; /* tokenizing: the first cue/number not yet passed */
+    struct target_ref by_target[MAX_STATEMENTS * TARGET_MAX]; /* sorted by word */
+    size_t nby_target;
+    struct number_ref by_key[MAX_NUMBERS * KEY_MAX]; /* sorted by key, unit, value */
+    size_t nby_key;
+    long difference[MAX_STATEMENTS]; /* only_difference of each statement */
+    size_t cue_cursor, num_cursor;   /* tokenizing: the first cue/number not yet passed */
 };
 
 /* Append s to the side's text, cut on a character boundary when full. */
@@ -815,6 +836,47 @@ static void side_set(struct side *s)
     s->nset = n;
 }
 
+static int cmp_target_ref(const void *a, const void *b)
+{
+    const struct target_ref *x = a, *y = b;
+    if (x->h != y->h)
+        return x->h < y->h ? -1 : 1;
+    return x->stmt < y->stmt ? -1 : x->stmt > y->stmt;
+}
+
+static int cmp_number_ref(const void *a, const void *b)
+{
+    const struct number_ref *x = a, *y = b;
+    if (x->h != y->h)
+        return x->h < y->h ? -1 : 1;
+    if (x->dim != y->dim)
+        return x->dim < y->dim ? -1 : 1;
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    return x->num < y->num ? -1 : x->num > y->num;
+}
+
+/* The statements by target word and the numbers by key word, sorted. */
+static void side_index(struct side *s)
+{
+    s->nby_target = s->nby_key = 0;
+    for (size_t i = 0; i < s->nstmt; i++)
+        for (int k = 0; k < s->stmt[i].ntarget; k++) {
+            s->by_target[s->nby_target].h = s->word[s->stmt[i].target[k]].h;
+            s->by_target[s->nby_target++].stmt = (uint32_t)i;
+        }
+    qsort(s->by_target, s->nby_target, sizeof *s->by_target, cmp_target_ref);
+    for (size_t i = 0; i < s->nnum; i++)
+        for (int k = 0; k < s->num[i].nkey; k++) {
+            struct number_ref *r = &s->by_key[s->nby_key++];
+            r->h = s->word[s->num[i].key[k]].h;
+            r->dim = s->num[i].dim;
+            r->value = s->num[i].value;
+            r->num = (uint32_t)i;
+        }
+    qsort(s->by_key, s->nby_key, sizeof *s->by_key, cmp_number_ref);
+}
+
 static void side_read(struct side *s, const struct conflict_entry *e)
 {
     s->len = 0;
@@ -831,6 +893,7 @@ static void side_read(struct side *s, const struct conflict_entry *e)
     side_statements(s);
     side_number_keys(s);
     side_set(s);
+    side_index(s);
 }
 
 /* ---- comparing ----------------------------------------------------------- */
@@ -884,85 +947,115 @@ static void quote(struct buf *out, const struct side *s, uint32_t start, uint32_
     buf_addch(out, '"');
 }
 
-/* Opposite statements on the same target: 1 and the reason, else 0. */
+/* Opposite statements on the same target: 1 and the reason, else 0. The
+ * candidates for a statement of a are b's statements under its target
+ * words (the index), at most CANDIDATES_MAX a word. */
 static int polarity_conflict(const struct side *a, const struct side *b, struct buf *reason)
 {
-    for (size_t i = 0; i < a->nstmt; i++)
-        for (size_t j = 0; j < b->nstmt; j++) {
-            const struct statement *x = &a->stmt[i], *y = &b->stmt[j];
-            uint32_t w = 0;
-            int need = x->ntarget < y->ntarget ? x->ntarget : y->ntarget;
-            need = need < 2 ? need : 2;
-            if (x->axis != y->axis || x->sign == y->sign || shared_target(a, x, b, y, &w) < need)
-                continue;
-            buf_addf(reason, "%s on ",
-                     x->axis == AX_POLARITY ? "opposite polarity"
-                     : x->axis == AX_ORDER  ? "opposite order"
-                                            : "opposite actions");
-            quote(reason, a, a->word[w].start, a->word[w].end);
-            buf_adds(reason, ": ");
-            quote(reason, a, x->cue_start, x->cue_end);
-            buf_adds(reason, " vs ");
-            quote(reason, b, y->cue_start, y->cue_end);
-            return 1;
+    for (size_t i = 0; i < a->nstmt; i++) {
+        const struct statement *x = &a->stmt[i];
+        for (int k = 0; k < x->ntarget; k++) {
+            uint64_t h = a->word[x->target[k]].h;
+            size_t lo = 0, hi = b->nby_target;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (b->by_target[mid].h < h)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (size_t c = lo;
+                 c < b->nby_target && c < lo + CANDIDATES_MAX && b->by_target[c].h == h; c++) {
+                const struct statement *y = &b->stmt[b->by_target[c].stmt];
+                uint32_t w = 0;
+                int need = x->ntarget < y->ntarget ? x->ntarget : y->ntarget;
+                need = need < 2 ? need : 2;
+                if (x->axis != y->axis || x->sign == y->sign ||
+                    shared_target(a, x, b, y, &w) < need)
+                    continue;
+                buf_addf(reason, "%s on ",
+                         x->axis == AX_POLARITY ? "opposite polarity"
+                         : x->axis == AX_ORDER  ? "opposite order"
+                                                : "opposite actions");
+                quote(reason, a, a->word[w].start, a->word[w].end);
+                buf_adds(reason, ": ");
+                quote(reason, a, x->cue_start, x->cue_end);
+                buf_adds(reason, " vs ");
+                quote(reason, b, y->cue_start, y->cue_end);
+                return 1;
+            }
         }
+    }
     return 0;
 }
 
-/* 1 when side s has a number with key word h in dimension dim and value v;
- * 2 when it has such a key and dimension but only other values; else 0. */
-static int number_lookup(const struct side *s, uint64_t h, uint64_t dim, double v)
+/* The end of the run of s->by_key from i with the key and unit of entry i. */
+static size_t key_run_end(const struct side *s, size_t i)
 {
-    int seen = 0;
-    for (size_t k = 0; k < s->nnum; k++) {
-        const struct number *n = &s->num[k];
-        if (n->dim != dim)
-            continue;
-        for (int i = 0; i < n->nkey; i++)
-            if (s->word[n->key[i]].h == h) {
-                double d = n->value - v;
-                if (d < 1e-9 * (v < 0 ? -v : v) + 1e-12 && d > -1e-9 * (v < 0 ? -v : v) - 1e-12)
-                    return 1;
-                seen = 1;
-            }
-    }
-    return seen ? 2 : 0;
+    size_t e = i;
+    while (e < s->nby_key && s->by_key[e].h == s->by_key[i].h &&
+           s->by_key[e].dim == s->by_key[i].dim)
+        e++;
+    return e;
 }
 
-/* Different numbers for the same key and unit, and no number that agrees:
- * 1 and the reason, else 0. */
+static int same_value(double x, double y)
+{
+    double d = x - y, m = (x < 0 ? -x : x) * 1e-9 + 1e-12;
+    return d < m && d > -m;
+}
+
+/* The same key and unit on both sides with no value in common: 1 and the
+ * reason, else 0. Both indexes are sorted, so one merge finds the keys and
+ * one merge per key compares the values. The reason names the key nearest
+ * to its number ("request timeout 30 s": timeout). */
 static int number_conflict(const struct side *a, const struct side *b, struct buf *reason)
 {
-    for (size_t k = 0; k < a->nnum; k++) {
-        const struct number *n = &a->num[k];
-        for (int i = 0; i < n->nkey; i++) {
-            uint64_t h = a->word[n->key[i]].h;
-            if (number_lookup(b, h, n->dim, n->value) != 2)
-                continue;
-            /* b disagrees with this value; does any value of a agree with b? */
-            int agree = 0;
-            for (size_t m = 0; m < b->nnum && !agree; m++)
-                if (b->num[m].dim == n->dim)
-                    for (int j = 0; j < b->num[m].nkey; j++)
-                        if (b->word[b->num[m].key[j]].h == h &&
-                            number_lookup(a, h, n->dim, b->num[m].value) == 1)
-                            agree = 1;
-            if (agree)
-                continue;
-            for (size_t m = 0; m < b->nnum; m++)
-                for (int j = 0; j < b->num[m].nkey; j++)
-                    if (b->num[m].dim == n->dim && b->word[b->num[m].key[j]].h == h) {
-                        buf_adds(reason, "different numbers for ");
-                        quote(reason, a, a->word[n->key[i]].start, a->word[n->key[i]].end);
-                        buf_adds(reason, ": ");
-                        quote(reason, a, n->start, n->end);
-                        buf_adds(reason, " vs ");
-                        quote(reason, b, b->num[m].start, b->num[m].end);
-                        return 1;
-                    }
+    size_t i = 0, j = 0, best_i = 0, best_j = 0;
+    int best = KEY_MAX;
+    while (i < a->nby_key && j < b->nby_key) {
+        const struct number_ref *x = &a->by_key[i], *y = &b->by_key[j];
+        size_t ie, je, p, q;
+        int common = 0;
+        if (x->h != y->h || x->dim != y->dim) {
+            if (x->h < y->h || (x->h == y->h && x->dim < y->dim))
+                i = key_run_end(a, i);
+            else
+                j = key_run_end(b, j);
+            continue;
         }
+        ie = key_run_end(a, i);
+        je = key_run_end(b, j);
+        for (p = i, q = j; p < ie && q < je && !common;) {
+            if (same_value(a->by_key[p].value, b->by_key[q].value))
+                common = 1;
+            else if (a->by_key[p].value < b->by_key[q].value)
+                p++;
+            else
+                q++;
+        }
+        if (!common) {
+            const struct number *n = &a->num[x->num];
+            for (int k = 0; k < n->nkey; k++)
+                if (a->word[n->key[k]].h == x->h && k < best) {
+                    best = k;
+                    best_i = i;
+                    best_j = j;
+                }
+        }
+        i = ie;
+        j = je;
     }
-    return 0;
+    if (best == KEY_MAX)
+        return 0;
+    const struct number *n = &a->num[a->by_key[best_i].num], *m = &b->num[b->by_key[best_j].num];
+    buf_adds(reason, "different numbers for ");
+    quote(reason, a, a->word[n->key[best]].start, a->word[n->key[best]].end);
+    buf_adds(reason, ": ");
+    quote(reason, a, n->start, n->end);
+    buf_adds(reason, " vs ");
+    quote(reason, b, m->start, m->end);
+    return 1;
 }
 
 /* 1 when side s has the word hash h. */
@@ -987,43 +1080,69 @@ static int in_target(const struct side *s, const struct statement *st, uint64_t 
     return 0;
 }
 
-/* The first word of statement x's clause that side o lacks, when all such
- * words are in x's target (the clause differs from o only in what x is
- * about); -1 when there is none or one lies outside the target. */
-static long only_difference(const struct side *s, const struct statement *x, const struct side *o)
+/* For each statement of s: the first word of its clause that side o lacks,
+ * when all such words are in its target (the clause differs from o only in
+ * what the statement is about), else -1. The words of a clause that o lacks
+ * are listed once per clause (statements come in text order); a clause with
+ * more of them than a target holds has no such statement. */
+static void side_differences(struct side *s, const struct side *o)
 {
-    uint32_t clause = s->clause[x->cue_start];
-    long first = -1;
-    for (size_t i = 0; i < s->nword; i++) {
-        if (s->word[i].clause != clause || side_has(o, s->word[i].h))
-            continue;
-        if (!in_target(s, x, s->word[i].h))
-            return -1;
-        if (first < 0)
-            first = (long)i;
+    uint32_t diff[TARGET_MAX + 1], clause = UINT32_MAX;
+    int ndiff = 0;
+    size_t w = 0;
+    for (size_t i = 0; i < s->nstmt; i++) {
+        const struct statement *x = &s->stmt[i];
+        uint32_t c = s->clause[x->cue_start];
+        long first = -1;
+        if (c != clause) {
+            clause = c;
+            ndiff = 0;
+            while (w < s->nword && s->word[w].clause < c)
+                w++;
+            for (; w < s->nword && s->word[w].clause == c; w++)
+                if (!side_has(o, s->word[w].h) && ndiff <= TARGET_MAX)
+                    diff[ndiff++] = (uint32_t)w;
+        }
+        for (int k = 0; k < ndiff && ndiff <= TARGET_MAX; k++) {
+            if (!in_target(s, x, s->word[diff[k]].h)) {
+                first = -1;
+                break;
+            }
+            if (first < 0)
+                first = (long)diff[k];
+        }
+        s->difference[i] = ndiff <= TARGET_MAX ? first : -1;
     }
-    return first;
 }
 
 /* The same positive action on different objects in otherwise equal clauses
- * ("use the fiscal quarter" / "use the calendar quarter"): 1 and the reason. */
-static int choice_conflict(const struct side *a, const struct side *b, struct buf *reason)
+ * ("use the fiscal quarter" / "use the calendar quarter"): 1 and the reason.
+ * Linear: the first such statement of b per action is kept. */
+static int choice_conflict(struct side *a, struct side *b, struct buf *reason)
 {
-    for (size_t i = 0; i < a->nstmt; i++)
-        for (size_t j = 0; j < b->nstmt; j++) {
-            const struct statement *x = &a->stmt[i], *y = &b->stmt[j];
-            long wa, wb;
-            if (x->action < 0 || x->action != y->action || x->sign < 0 || y->sign < 0 ||
-                (wa = only_difference(a, x, b)) < 0 || (wb = only_difference(b, y, a)) < 0)
-                continue;
-            buf_adds(reason, "different choices for ");
-            quote(reason, a, x->cue_start, x->cue_end);
-            buf_adds(reason, ": ");
-            quote(reason, a, a->word[wa].start, a->word[wa].end);
-            buf_adds(reason, " vs ");
-            quote(reason, b, b->word[wb].start, b->word[wb].end);
-            return 1;
-        }
+    long first_b[sizeof CUES / sizeof *CUES];
+    side_differences(a, b);
+    side_differences(b, a);
+    for (size_t r = 0; r < N_CUES; r++)
+        first_b[r] = -1;
+    for (size_t j = 0; j < b->nstmt; j++)
+        if (b->stmt[j].action >= 0 && b->stmt[j].sign > 0 && b->difference[j] >= 0 &&
+            first_b[b->stmt[j].action] < 0)
+            first_b[b->stmt[j].action] = (long)j;
+    for (size_t i = 0; i < a->nstmt; i++) {
+        const struct statement *x = &a->stmt[i];
+        long wa = a->difference[i], wb;
+        if (x->action < 0 || x->sign < 0 || wa < 0 || first_b[x->action] < 0)
+            continue;
+        wb = b->difference[first_b[x->action]];
+        buf_adds(reason, "different choices for ");
+        quote(reason, a, x->cue_start, x->cue_end);
+        buf_adds(reason, ": ");
+        quote(reason, a, a->word[wa].start, a->word[wa].end);
+        buf_adds(reason, " vs ");
+        quote(reason, b, b->word[wb].start, b->word[wb].end);
+        return 1;
+    }
     return 0;
 }
 
