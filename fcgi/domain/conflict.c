@@ -353,7 +353,7 @@ static size_t clause_break_at(const char *text, size_t len, size_t i)
                    : 1;
     if (c == '!' || c == '?' || c == ';' || c == ':' || c == '\n' || c == '\r')
         return 1;
-    if (c >= 0xE0)
+    if (c == 0xE3 || c == 0xEF) /* the Chinese and full-width punctuation blocks */
         for (size_t k = 0; k < sizeof han_breaks / sizeof *han_breaks; k++) {
             size_t n = strlen(han_breaks[k]);
             if (i + n <= len && memcmp(text + i, han_breaks[k], n) == 0)
@@ -381,7 +381,10 @@ static void side_clauses(struct side *s)
 static int ascii_cue_matches(const struct cue_rule *r, const char *w, size_t n)
 {
     static const char *const suffixes[] = {"s", "es", "d", "ed", "ing"};
-    size_t k = strlen(r->word);
+    size_t k;
+    if (r->word[0] != w[0])
+        return 0;
+    k = strlen(r->word);
     if (n < k || memcmp(w, r->word, k) != 0)
         return 0;
     if (n == k)
@@ -411,8 +414,11 @@ static int han_cue_at(const struct side *s, size_t i, size_t *n)
 {
     for (size_t r = 0; r < N_CUES; r++) {
         const char *w = CUES[r].word;
-        size_t k = strlen(w);
-        if ((unsigned char)w[0] < 0x80 || i + k > s->len || memcmp(s->text + i, w, k) != 0)
+        size_t k;
+        if (w[0] != s->text[i] || (unsigned char)w[0] < 0x80 || w[1] != s->text[i + 1])
+            continue;
+        k = strlen(w);
+        if (i + k > s->len || memcmp(s->text + i, w, k) != 0)
             continue;
         if (CUES[r].kind == CUE_NOT_HAN) {
             size_t m;

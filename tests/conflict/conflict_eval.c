@@ -3,7 +3,8 @@
  * "content"}, "b": {...}, "label", "split", "note"}, as in
  * tests/conflict/pairs.jsonl). One line per pair on stdout:
  *   LINE<tab>VERDICT<tab>LABEL<tab>SPLIT<tab>REASON
- * (LINE counts from 1; a line that is no pair gives VERDICT "error").
+ * (LINE counts from 1; a line that is no pair gives VERDICT "error"), and on
+ * stderr the time conflict_check took: "# N pairs, T ms judging (mean, max)".
  * tests/conflict/bench.mjs turns these into figures. */
 #include "base/buf.h"
 #include "domain/conflict.h"
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *field(json_object *o, const char *key)
 {
@@ -30,8 +32,16 @@ static struct conflict_entry entry(json_object *pair, const char *key)
     return e;
 }
 
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
 int main(void)
 {
+    double total = 0, slowest = 0;
     struct buf line, reason;
     size_t n = 0;
     int c;
@@ -50,7 +60,11 @@ int main(void)
         } else {
             struct conflict_entry a = entry(pair, "a"), b = entry(pair, "b");
             struct conflict_result r;
+            double t0 = now_us(), t;
             (void)conflict_check(&a, &b, &r, &reason);
+            t = now_us() - t0;
+            total += t;
+            slowest = t > slowest ? t : slowest;
             printf("%zu\t%s\t%s\t%s\t%s\n", n, conflict_verdict_name(r.verdict),
                    field(pair, "label"), field(pair, "split"), reason.data);
         }
@@ -58,6 +72,8 @@ int main(void)
         if (c == EOF)
             break;
     }
+    fprintf(stderr, "# %zu pairs, %.1f ms judging (mean %.1f us, max %.1f us)\n", n, total / 1e3,
+            n ? total / (double)n : 0, slowest);
     buf_release(&line);
     buf_release(&reason);
     return 0;
