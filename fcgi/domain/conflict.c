@@ -309,6 +309,8 @@ struct side {
 static void side_append(struct side *s, const char *t)
 {
     size_t n = t ? strlen(t) : 0, room = CONFLICT_MAX_INPUT - s->len;
+    if (n == 0)
+        return;
     if (n > room) {
         n = room;
         while (n > 0 && ((unsigned char)t[n] & 0xC0) == 0x80)
