@@ -54,7 +54,7 @@ unit_stage build
 
 echo "== format (clang-format, .clang-format)"
 if deps_ensure clang-format &&
-    clang-format --dry-run --Werror fcgi/*/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c tests/bench/*.c \
+    clang-format --dry-run --Werror fcgi/*/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c tests/bench/*.c tests/conflict/*.c \
         > "$OUT/format.log" 2>&1; then
     stage_report format 1 0
 else

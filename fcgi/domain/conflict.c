@@ -957,7 +957,8 @@ static void quote(struct buf *out, const struct side *s, uint32_t start, uint32_
 
 /* Opposite statements on the same target: 1 and the reason, else 0. The
  * candidates for a statement of a are b's statements under its target
- * words (the index), at most CANDIDATES_MAX a word. */
+ * words (the index), at most CANDIDATES_MAX a word; the caller asks both
+ * ways, so the verdict does not depend on the order of the entries. */
 static int polarity_conflict(const struct side *a, const struct side *b, struct buf *reason)
 {
     for (size_t i = 0; i < a->nstmt; i++) {
@@ -1202,8 +1203,8 @@ int conflict_check(const struct conflict_entry *a, const struct conflict_entry *
         sa->nset + sb->nset > shared ? (double)shared / (double)(sa->nset + sb->nset - shared) : 0;
     out->containment = small ? (double)shared / (double)small : 0;
     if ((out->containment >= TOPIC_FLOOR &&
-         (polarity_conflict(sa, sb, reason) || number_conflict(sa, sb, reason) ||
-          choice_conflict(sa, sb, reason))) ||
+         (polarity_conflict(sa, sb, reason) || polarity_conflict(sb, sa, reason) ||
+          number_conflict(sa, sb, reason) || choice_conflict(sa, sb, reason))) ||
         (out->containment >= ANTONYM_FLOOR && antonym_conflict(sa, sb, reason))) {
         out->verdict = CONFLICT_CONTRADICTION;
     } else if (out->containment >= REFINEMENT_CONTAINMENT &&
