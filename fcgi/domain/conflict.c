@@ -986,7 +986,13 @@ static int polarity_conflict(const struct side *a, const struct side *b, struct 
                          x->axis == AX_POLARITY ? "opposite polarity"
                          : x->axis == AX_ORDER  ? "opposite order"
                                                 : "opposite actions");
-                quote(reason, a, a->word[w].start, a->word[w].end);
+                /* a Han bigram ("财年") says less than its target's words
+                 * ("财年季度统计") */
+                if ((unsigned char)a->text[a->word[w].start] >= 0x80)
+                    quote(reason, a, a->word[x->target[0]].start,
+                          a->word[x->target[x->ntarget - 1]].end);
+                else
+                    quote(reason, a, a->word[w].start, a->word[w].end);
                 buf_adds(reason, ": ");
                 quote(reason, a, x->cue_start, x->cue_end);
                 buf_adds(reason, " vs ");

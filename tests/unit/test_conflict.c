@@ -43,7 +43,7 @@ static const struct example EXAMPLES[] = {
     {"polarity_zh", "总是启用压缩。", "不要启用压缩。", "contradiction",
      "\"总是启用\" vs \"不要启用\""},
     {"polarity_zh", "导出报表必须使用财年季度。", "导出报表禁止使用财年季度。", "contradiction",
-     "opposite polarity"},
+     "opposite polarity on \"财年季度\": \"必须使用\" vs \"禁止使用\""},
     {"polarity_zh", "生产环境启用查询缓存。", "生产环境禁用查询缓存。", "contradiction", NULL},
     {"polarity_zh", "从不在主库上跑分析查询。", "总是在主库上跑分析查询。", "contradiction", NULL},
     {"polarity_zh", "不启用自动提交。", "启用自动提交。", "contradiction", "\"不启用\""},
