@@ -176,8 +176,14 @@ static const struct cue_rule CUES[] = {
 };
 #define N_CUES (sizeof CUES / sizeof *CUES)
 
-/* The rule of an English contraction ("don't", "shouldn't"): "not". */
-#define CUE_NOT_INDEX 5
+/* The row of "not": an English contraction ("don't", "shouldn't") is one. */
+static size_t cue_not_row(void)
+{
+    size_t r = 0;
+    while (r + 1 < N_CUES && strcmp(CUES[r].word, "not") != 0)
+        r++;
+    return r;
+}
 
 /* ---- units --------------------------------------------------------------- */
 
@@ -573,7 +579,7 @@ static void side_scan(struct side *s)
                         ? 1
                         : (e + 3 <= s->len && memcmp(s->text + e, "\xe2\x80\x99", 3) == 0 ? 3 : 0);
                 if (q && e + q < s->len && lower((unsigned char)s->text[e + q]) == 't') {
-                    add_cue(s, i, e + q + 1, CUE_NOT_INDEX);
+                    add_cue(s, i, e + q + 1, cue_not_row());
                     i = e + q + 1;
                     continue;
                 }
