@@ -54,7 +54,7 @@ unit_stage build
 
 echo "== format (clang-format, .clang-format)"
 if deps_ensure clang-format &&
-    clang-format --dry-run --Werror fcgi/*/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c tests/bench/*.c \
+    clang-format --dry-run --Werror fcgi/*/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c tests/bench/*.c tests/conflict/*.c \
         > "$OUT/format.log" 2>&1; then
     stage_report format 1 0
 else
@@ -158,6 +158,12 @@ echo "== screen (tests/screen: fcgi/domain/screen.c on the injection and benign 
 node_stage screen tests/screen/
 grep -E '^# (injections caught|benign flagged|other benign|  (instruction_override|role_tag|exfiltration|hidden_text|heldout|blind))' \
     "$OUT/screen.log" | sed 's/^# /  /'
+
+# The local contradiction detector's benchmark (tests/conflict/pairs.jsonl):
+# every pair gets a verdict; the figures per split are printed, never judged.
+echo "== conflict (tests/conflict: fcgi/domain/conflict.c on the labelled pairs)"
+node_stage conflict tests/conflict/
+grep -E '^# (dev|heldout|overall): |^# heldout contradiction' "$OUT/conflict.log" | sed 's/^# /  /'
 
 echo "== OpenAPI (docs/openapi.yaml: the route table, an OpenAPI 3.1 validator, live answers)"
 if npm_ready tests/openapi; then

@@ -1,0 +1,44 @@
+// The local contradiction detector's benchmark (tests/conflict/bench.mjs on
+// tests/conflict/pairs.jsonl through build/conflict_eval). It checks that the
+// benchmark runs and that every pair gets a verdict, and prints the figures
+// (docs/conflicts.md "The local detector" gives them); it never fails on them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { LABELS, figures, report, run } from './bench.mjs';
+
+const HAN = /[\u4e00-\u9fff]/;
+
+test('the labelled pairs: 200+, en and zh about 2:1, both splits, every label, hard negatives', () => {
+    const rows = run();
+    assert.ok(rows.length >= 200, `${rows.length} pairs`);
+    const zh = rows.filter((r) => HAN.test(r.a.content + r.b.content)).length;
+    assert.ok(zh >= rows.length / 4 && zh <= rows.length / 2, `${zh} Chinese pairs of ${rows.length}`);
+    for (const split of ['dev', 'heldout']) {
+        const part = rows.filter((r) => r.split === split);
+        assert.ok(part.length >= 100, `${split}: ${part.length}`);
+        for (const l of LABELS)
+            assert.ok(part.filter((r) => r.label === l).length >= 15, `${split}: ${l}`);
+    }
+    assert.ok(rows.every((r) => ['dev', 'heldout'].includes(r.split) && LABELS.includes(r.label)));
+    assert.ok(rows.every((r) => typeof r.note === 'string' && r.note !== ''), 'every pair has a note');
+    assert.ok(rows.filter((r) => /same-entity/.test(r.note)).length >= 20, 'same-entity unrelated pairs');
+    const keys = rows.map((r) => JSON.stringify([r.a, r.b]));
+    assert.equal(new Set(keys).size, rows.length, 'no pair twice');
+});
+
+test('every pair gets a verdict and a reason; the figures per split are printed', () => {
+    const rows = run();
+    for (const r of rows) {
+        assert.ok(LABELS.includes(r.verdict), `line ${r.line}: ${r.verdict}`);
+        assert.ok(r.reason && r.reason.length > 10, `line ${r.line}: reason`);
+    }
+    const lines = [];
+    for (const split of ['dev', 'heldout'])
+        lines.push(report(split, figures(rows.filter((r) => r.split === split))));
+    lines.push(report('overall', figures(rows)));
+    const h = figures(rows.filter((r) => r.split === 'heldout'));
+    const c = h.labels.contradiction;
+    lines.push(`heldout contradiction: precision ${c.precision.toFixed(2)} recall ${c.recall.toFixed(2)} ` +
+        `false-positive rate ${h.contradiction_fp.rate.toFixed(2)} (${h.contradiction_fp.fp}/${h.contradiction_fp.of})`);
+    console.log(lines.join('\n'));
+});
