@@ -12,6 +12,7 @@
 #include "domain/knowledge.h"
 #include "domain/knowledge_limits.h"
 #include "domain/paths.h"
+#include "service/conflicts.h"
 #include "service/ctx.h"
 #include "service/knowledge.h"
 #include "service/reviewgate.h"
@@ -468,6 +469,7 @@ int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct js
         knowledge_release(&now);
     }
     json_object_object_add(*data, "created", json_object_new_boolean(created));
+    json_object_object_add(*data, "conflicts", conflicts_check(c, &k));
     result = 0;
 out:
     knowledge_release(&k);

@@ -13,6 +13,7 @@
 #include "domain/knowledge_limits.h"
 #include "domain/paths.h"
 #include "llm/llm.h"
+#include "service/conflicts.h"
 #include "service/ctx.h"
 #include "service/evolve.h"
 #include "service/idempotency.h"
@@ -464,8 +465,8 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
         error_str(err, "path", k.path);
     } else if (rc) {
         store_fail(rc, err);
-    } else {
-        result = knowledge_entry_data(c, k.id, NULL, data, err);
+    } else if ((result = knowledge_entry_data(c, k.id, NULL, data, err)) == 0) {
+        json_object_object_add(*data, "conflicts", conflicts_check(c, &k));
     }
 out:
     knowledge_release(&k);

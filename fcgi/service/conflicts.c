@@ -1,0 +1,70 @@
+/* conflicts (service): the conflict check of a write. */
+#include "service/conflicts.h"
+#include "base/buf.h"
+#include "base/util.h"
+#include "domain/conflict.h"
+#include "service/ctx.h"
+#include "service/search.h"
+#include "store/store.h"
+
+#include <string.h>
+
+/* The query a check searches with: the entry's title, scenario and the
+ * beginning of its body (the words a replacement would share). */
+#define QUERY_BODY_CHARS 300
+
+struct check {
+    const struct knowledge *k;
+    struct json_object *list;
+    struct buf reason;
+};
+
+static void judge(const struct search_hit *h, void *ctx)
+{
+    struct check *ch = ctx;
+    const struct knowledge *o = h->k;
+    struct conflict_entry a = {o->title, o->scenario, o->content};
+    struct conflict_entry b = {ch->k->title, ch->k->scenario, ch->k->content};
+    struct conflict_result r;
+    struct json_object *item;
+    if (strcmp(o->id, ch->k->id) == 0)
+        return;
+    conflict_check(&a, &b, &r, &ch->reason);
+    if (r.verdict == CONFLICT_UNRELATED)
+        return;
+    item = json_object_new_object();
+    json_object_object_add(item, "id", json_object_new_string(o->id));
+    json_object_object_add(item, "title", json_object_new_string(o->title));
+    json_object_object_add(item, "path", json_object_new_string(o->path));
+    json_object_object_add(item, "category", json_object_new_string(o->category));
+    json_object_object_add(item, "verdict",
+                           json_object_new_string(conflict_verdict_name(r.verdict)));
+    json_object_object_add(item, "reason", json_object_new_string(ch->reason.data));
+    json_object_object_add(item, "similarity", json_object_new_double(r.jaccard));
+    json_object_array_add(ch->list, item);
+}
+
+struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowledge *k)
+{
+    struct knowledge_filter f = {0};
+    struct search_opts opts = search_opts_of(c->cfg, 0);
+    struct check ch = {k, json_object_new_array(), {0}};
+    struct buf q;
+    const char *body = k->content ? k->content : "";
+    buf_init(&q, 4096);
+    buf_init(&ch.reason, 1024);
+    buf_add_one_line(&q, k->title ? k->title : "");
+    buf_addch(&q, ' ');
+    buf_add_one_line(&q, k->scenario ? k->scenario : "");
+    buf_addch(&q, ' ');
+    buf_add(&q, body, utf8_prefix(body, strlen(body), QUERY_BODY_CHARS));
+    f.category = k->category;
+    /* one more than asked: the entry itself is found too */
+    store_ignore(
+        search_entries(c->st, c->space, q.data, &f, CONFLICTS_CANDIDATES + 1, &opts, judge, &ch));
+    while (json_object_array_length(ch.list) > CONFLICTS_CANDIDATES)
+        json_object_array_del_idx(ch.list, CONFLICTS_CANDIDATES, 1);
+    buf_release(&q);
+    buf_release(&ch.reason);
+    return ch.list;
+}

@@ -1,0 +1,26 @@
+/* conflicts (service): the conflict check of a write (docs/conflicts.md
+ * "The check on every write"): the live entries that could plausibly
+ * replace the one just written — the same category, found by the entry
+ * view's lexical search with its own words — each judged against it by the
+ * local detector (domain/conflict.h). Nothing is retired: the write's answer
+ * lists them. */
+#ifndef KNOWHUB_SVC_CONFLICTS_H
+#define KNOWHUB_SVC_CONFLICTS_H
+
+#include <json-c/json.h>
+
+struct svc_ctx;
+struct knowledge;
+
+/* The entries a check judges at most, the best the search found. */
+#define CONFLICTS_CANDIDATES 5
+
+/* The check of k, just written (k->id set): a new array (the caller's) of
+ * {id, title, path, category, verdict, reason, similarity} for each
+ * candidate the detector finds a duplicate, a contradiction or a
+ * refinement of (unrelated ones are left out), most relevant first. Best
+ * effort: the write is done whatever happens here, so a failed search
+ * answers an empty array. */
+struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowledge *k);
+
+#endif
