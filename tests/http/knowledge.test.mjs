@@ -92,8 +92,10 @@ describe('create', () => {
         assert.equal(d.category, 'experiences');
         assert.equal(d.path, '在什么场景下要完成什么目标.md', 'the title\'s own characters, no agent folder');
         assert.equal(d.title, body.scenario);
-        // GET returns the same document.
-        assert.deepEqual(ok(await get(d.id)), d);
+        // GET returns the same document; the save's answer adds its conflict check
+        assert.deepEqual(d.conflicts, []);
+        const { conflicts, ...saved } = d;
+        assert.deepEqual(ok(await get(d.id)), saved);
     });
 
     test('every tags_type is accepted, each once', async () => {
