@@ -432,7 +432,7 @@ const char *const stmt_sql[S_COUNT] = {
         " WHERE space = ?1 AND from_id = ?2 UNION ALL SELECT from_id, to_id, type, actor,"
         " reason, created_at, 'in' AS dir, from_id AS other FROM knowledge_links"
         " WHERE space = ?1 AND to_id = ?2) l JOIN knowledge k ON k.id = l.other"
-        " AND k.space = ?1 ORDER BY l.created_at, l.dir DESC, k.id, l.type LIMIT ?3",
+        " AND k.space = ?1 ORDER BY l.created_at, l.type, l.dir DESC, k.id LIMIT ?3",
     /* whether the space has any contradicts link: a search asks once */
     [S_LINKS_ANY_CONTRADICTS] = "SELECT count(*) FROM (SELECT 1 FROM knowledge_links"
                                 " WHERE space = ?1 AND type = 'contradicts' LIMIT 1) t",

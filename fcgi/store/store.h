@@ -867,7 +867,8 @@ STORE_MUST_CHECK int store_link_get(struct store *st, const char *space, const s
 /* Remove the link key: *removed 0 when there was none. */
 STORE_MUST_CHECK int store_link_remove(struct store *st, const char *space,
                                        const struct link_key *key, int *removed);
-/* Call each with at most limit links of entry id, both ways, oldest first. */
+/* Call each with at most limit links of entry id, both ways, oldest first
+ * (then by type). */
 STORE_MUST_CHECK int store_links_of(struct store *st, const char *space, const char *id, long limit,
                                     void (*each)(const struct knowledge_link *, void *), void *ctx);
 /* *any 1 when the space has a contradicts link at all (one cheap read). */
