@@ -61,7 +61,7 @@ static int link_entries(const struct svc_ctx *c, const struct link_key *key, str
         store_fail(rc, err);
         goto fail;
     }
-    if (supersedes && c->role < ROLE_EDITOR) {
+    if (c->role < (supersedes ? ROLE_EDITOR : ROLE_AGENT)) { /* the MCP tool lists for readers */
         error_set(err, E_FORBIDDEN, "role_forbidden", "The %s role may not do this",
                   role_name(c->role));
         error_str(err, "role", role_name(c->role));
