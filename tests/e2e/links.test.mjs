@@ -1,0 +1,111 @@
+// Typed links in the panel (docs/conflicts.md), in a real browser against a
+// real stack, en and zh: a document's details list its links both ways
+// (text only, never markup from data), add one with the form, open the
+// other side, remove one; a supersede retires the other document from the
+// list and removing the link brings it back.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { setup } from './lib/harness.mjs';
+import { EN, ZH, assertNoEnglish, englishOnPage, item, toastText, until } from './lib/ui.mjs';
+
+let env;
+before(async () => {
+    env = await setup({ examples: false, sessions: false });
+});
+after(async () => {
+    await env?.teardown();
+});
+
+const linkTypes = (page) => page.$$eval('.detail .link-item', (els) => els.map((e) => [e.dataset.type, e.dataset.direction, e.querySelector('.link-type').textContent]));
+
+describe('links in the details', () => {
+    test('en: add with the form, listed both ways as text, open the other side, remove', async () => {
+        const token = env.s.token('links-en', 'admin', 'links-en');
+        const api = env.client(token);
+        await api.write('experiences', 'quarter/fiscal.md', '---\ntitle: Report by fiscal quarter\n---\n\nUse the fiscal quarter.\n');
+        await api.write('experiences', 'quarter/calendar.md', '---\ntitle: <img src=x onerror=alert(1)> calendar\n---\n\nUse the calendar quarter.\n');
+        const cal = await api.read('experiences', 'quarter/calendar.md');
+        const page = await env.page(token, { lang: 'en' });
+        await item(page, 'experiences', 'quarter/fiscal.md').locator('.item-main').click();
+        await page.waitForSelector('.detail[data-path="quarter/fiscal.md"] .links-body');
+        assert.equal(await page.textContent('.detail .links h3'), EN.details.links);
+        assert.equal(await page.textContent('.detail .links-body > p'), EN.details.noLinks);
+        await page.selectOption('.link-type-select', 'contradicts');
+        await page.selectOption('.link-target', cal.id);
+        await page.fill('.link-reason-input', 'fiscal <b>or</b> calendar');
+        await page.click('.link-add');
+        await toastText(page, EN.details.linkAdded);
+        await page.waitForSelector('.detail .link-item');
+        assert.deepEqual(await linkTypes(page), [['contradicts', 'out', EN.details.linkContradicts]]);
+        // the other title and the reason are text, never markup
+        assert.equal(await page.textContent('.detail .link-other'), '<img src=x onerror=alert(1)> calendar');
+        assert.equal(await page.textContent('.detail .link-reason'), 'fiscal <b>or</b> calendar');
+        assert.equal(await page.evaluate(() => document.querySelectorAll('.links img, .links b').length), 0);
+        await env.shot(page, 'links-en');
+        // the other side lists it as in, and opens back
+        await page.click('.detail .link-other');
+        await page.waitForSelector('.detail[data-path="quarter/calendar.md"] .link-item');
+        assert.deepEqual(await linkTypes(page), [['contradicts', 'in', EN.details.linkContradicts]]);
+        await page.click('.detail .link-remove');
+        await toastText(page, EN.details.linkRemoved);
+        await page.waitForSelector('.detail .links-body > p');
+        assert.equal((await api.call('GET', `/api/knowledge/${cal.id}/links`)).items.length, 0);
+        await page.close();
+    });
+
+    test('en: supersede retires the other document from the list; removing the link brings it back', async () => {
+        const token = env.s.token('links-sup', 'admin', 'links-sup');
+        const api = env.client(token);
+        await api.write('experiences', 'deploy-new.md', '---\ntitle: Deploy with the new script\n---\n\nRun deploy.sh.\n');
+        await api.write('experiences', 'deploy-old.md', '---\ntitle: Deploy by hand\n---\n\nCopy the files.\n');
+        const old = await api.read('experiences', 'deploy-old.md');
+        const page = await env.page(token, { lang: 'en' });
+        await item(page, 'experiences', 'deploy-new.md').locator('.item-main').click();
+        await page.waitForSelector('.detail[data-path="deploy-new.md"] .link-form');
+        await page.selectOption('.link-type-select', 'supersedes');
+        await page.selectOption('.link-target', old.id);
+        await page.click('.link-add');
+        await toastText(page, EN.details.linkAdded);
+        await page.waitForSelector('.detail .link-retired');
+        assert.deepEqual(await linkTypes(page), [['supersedes', 'out', EN.details.linkSupersedes]]);
+        await until(page, () => !document.querySelector('.item[data-path="deploy-old.md"]'));
+        await page.click('.detail .link-remove');
+        await toastText(page, EN.details.linkRemoved);
+        await page.waitForSelector('.item[data-category="experiences"][data-path="deploy-old.md"]');
+        assert.equal((await api.read('experiences', 'deploy-old.md')).id, old.id);
+        await page.close();
+    });
+
+    test('zh: the card, the form and a link in Chinese, no English label', async () => {
+        const token = env.s.token('zl', 'admin', 'zl');
+        const api = env.client(token);
+        await api.write('experiences', '口径/财年.md', '---\ntitle: 按财年季度统计\n---\n\n使用财年季度。\n');
+        await api.write('experiences', '口径/自然年.md', '---\ntitle: 按自然季度统计\n---\n\n使用自然季度。\n');
+        const a = await api.read('experiences', '口径/财年.md');
+        const b = await api.read('experiences', '口径/自然年.md');
+        await api.call('POST', `/api/knowledge/${b.id}/links`, { to: a.id, type: 'refines', reason: '更细' });
+        const page = await env.page(token, { lang: 'zh' });
+        await item(page, 'experiences', '口径/财年.md').locator('.item-main').click();
+        await page.waitForSelector('.detail[data-path="口径/财年.md"] .link-item');
+        assert.equal(await page.textContent('.detail .links h3'), ZH.details.links);
+        assert.deepEqual(await linkTypes(page), [['refines', 'in', ZH.details.linkRefinedBy]]);
+        assert.equal(await page.textContent('.link-add'), ZH.details.linkAdd);
+        assertNoEnglish(await englishOnPage(page), 'links');
+        await env.shot(page, 'links-zh');
+        await page.close();
+    });
+
+    test('a reader sees the links, without the form or remove buttons', async () => {
+        const admin = env.client(env.s.token('links-ro', 'admin', 'links-ro'));
+        await admin.write('experiences', 'a.md', '---\ntitle: A\n---\n\nA.\n');
+        await admin.write('experiences', 'b.md', '---\ntitle: B\n---\n\nB.\n');
+        const [a, b] = [await admin.read('experiences', 'a.md'), await admin.read('experiences', 'b.md')];
+        await admin.call('POST', `/api/knowledge/${a.id}/links`, { to: b.id, type: 'related' });
+        const page = await env.page(env.s.token('links-ro', 'reader', 'links-ro-reader'), { lang: 'en' });
+        await item(page, 'experiences', 'a.md').locator('.item-main').click();
+        await page.waitForSelector('.detail[data-path="a.md"] .link-item');
+        assert.deepEqual(await linkTypes(page), [['related', 'out', EN.details.linkRelated]]);
+        assert.equal(await page.locator('.detail .link-form, .detail .link-remove').count(), 0);
+        await page.close();
+    });
+});
