@@ -16,18 +16,34 @@ after(async () => {
     await env?.teardown();
 });
 
+/** Space name's admin client, with an experience at each [path, title, body]; the documents read back. */
+async function spaceWith(name, docs) {
+    const token = env.s.token(name, 'admin', name);
+    const api = env.client(token);
+    for (const [p, title, body] of docs) await api.write('experiences', p, `---\ntitle: ${title}\n---\n\n${body}\n`);
+    const read = [];
+    for (const [p] of docs) read.push(await api.read('experiences', p));
+    return { token, api, docs: read };
+}
+
+/** A page of token in lang, showing the experience at path once its links card is there (sel). */
+async function openDoc(token, lang, path, sel = '.links-body') {
+    const page = await env.page(token, { lang });
+    await item(page, 'experiences', path).locator('.item-main').click();
+    await page.waitForSelector(`.detail[data-path="${path}"] ${sel}`);
+    return page;
+}
+
 const linkTypes = (page) => page.$$eval('.detail .link-item', (els) => els.map((e) => [e.dataset.type, e.dataset.direction, e.querySelector('.link-type').textContent]));
 
 describe('links in the details', () => {
     test('en: add with the form, listed both ways as text, open the other side, remove', async () => {
-        const token = env.s.token('links-en', 'admin', 'links-en');
-        const api = env.client(token);
-        await api.write('experiences', 'quarter/fiscal.md', '---\ntitle: Report by fiscal quarter\n---\n\nUse the fiscal quarter.\n');
-        await api.write('experiences', 'quarter/calendar.md', '---\ntitle: <img src=x onerror=alert(1)> calendar\n---\n\nUse the calendar quarter.\n');
-        const cal = await api.read('experiences', 'quarter/calendar.md');
-        const page = await env.page(token, { lang: 'en' });
-        await item(page, 'experiences', 'quarter/fiscal.md').locator('.item-main').click();
-        await page.waitForSelector('.detail[data-path="quarter/fiscal.md"] .links-body');
+        const { token, api, docs } = await spaceWith('links-en', [
+            ['quarter/fiscal.md', 'Report by fiscal quarter', 'Use the fiscal quarter.'],
+            ['quarter/calendar.md', '<img src=x onerror=alert(1)> calendar', 'Use the calendar quarter.'],
+        ]);
+        const cal = docs[1];
+        const page = await openDoc(token, 'en', 'quarter/fiscal.md');
         assert.equal(await page.textContent('.detail .links h3'), EN.details.links);
         assert.equal(await page.textContent('.detail .links-body > p'), EN.details.noLinks);
         await page.selectOption('.link-type-select', 'contradicts');
@@ -54,14 +70,12 @@ describe('links in the details', () => {
     });
 
     test('en: supersede retires the other document from the list; removing the link brings it back', async () => {
-        const token = env.s.token('links-sup', 'admin', 'links-sup');
-        const api = env.client(token);
-        await api.write('experiences', 'deploy-new.md', '---\ntitle: Deploy with the new script\n---\n\nRun deploy.sh.\n');
-        await api.write('experiences', 'deploy-old.md', '---\ntitle: Deploy by hand\n---\n\nCopy the files.\n');
-        const old = await api.read('experiences', 'deploy-old.md');
-        const page = await env.page(token, { lang: 'en' });
-        await item(page, 'experiences', 'deploy-new.md').locator('.item-main').click();
-        await page.waitForSelector('.detail[data-path="deploy-new.md"] .link-form');
+        const { token, api, docs } = await spaceWith('links-sup', [
+            ['deploy-new.md', 'Deploy with the new script', 'Run deploy.sh.'],
+            ['deploy-old.md', 'Deploy by hand', 'Copy the files.'],
+        ]);
+        const old = docs[1];
+        const page = await openDoc(token, 'en', 'deploy-new.md', '.link-form');
         await page.selectOption('.link-type-select', 'supersedes');
         await page.selectOption('.link-target', old.id);
         await page.click('.link-add');
@@ -77,16 +91,13 @@ describe('links in the details', () => {
     });
 
     test('zh: the card, the form and a link in Chinese, no English label', async () => {
-        const token = env.s.token('zl', 'admin', 'zl');
-        const api = env.client(token);
-        await api.write('experiences', '口径/财年.md', '---\ntitle: 按财年季度统计\n---\n\n使用财年季度。\n');
-        await api.write('experiences', '口径/自然年.md', '---\ntitle: 按自然季度统计\n---\n\n使用自然季度。\n');
-        const a = await api.read('experiences', '口径/财年.md');
-        const b = await api.read('experiences', '口径/自然年.md');
+        const { token, api, docs } = await spaceWith('zl', [
+            ['口径/财年.md', '按财年季度统计', '使用财年季度。'],
+            ['口径/自然年.md', '按自然季度统计', '使用自然季度。'],
+        ]);
+        const [a, b] = docs;
         await api.call('POST', `/api/knowledge/${b.id}/links`, { to: a.id, type: 'refines', reason: '更细' });
-        const page = await env.page(token, { lang: 'zh' });
-        await item(page, 'experiences', '口径/财年.md').locator('.item-main').click();
-        await page.waitForSelector('.detail[data-path="口径/财年.md"] .link-item');
+        const page = await openDoc(token, 'zh', '口径/财年.md', '.link-item');
         assert.equal(await page.textContent('.detail .links h3'), ZH.details.links);
         assert.deepEqual(await linkTypes(page), [['refines', 'in', ZH.details.linkRefinedBy]]);
         assert.equal(await page.textContent('.link-add'), ZH.details.linkAdd);
@@ -96,14 +107,12 @@ describe('links in the details', () => {
     });
 
     test('a reader sees the links, without the form or remove buttons', async () => {
-        const admin = env.client(env.s.token('links-ro', 'admin', 'links-ro'));
-        await admin.write('experiences', 'a.md', '---\ntitle: A\n---\n\nA.\n');
-        await admin.write('experiences', 'b.md', '---\ntitle: B\n---\n\nB.\n');
-        const [a, b] = [await admin.read('experiences', 'a.md'), await admin.read('experiences', 'b.md')];
-        await admin.call('POST', `/api/knowledge/${a.id}/links`, { to: b.id, type: 'related' });
-        const page = await env.page(env.s.token('links-ro', 'reader', 'links-ro-reader'), { lang: 'en' });
-        await item(page, 'experiences', 'a.md').locator('.item-main').click();
-        await page.waitForSelector('.detail[data-path="a.md"] .link-item');
+        const { api, docs } = await spaceWith('links-ro', [
+            ['a.md', 'A', 'A.'],
+            ['b.md', 'B', 'B.'],
+        ]);
+        await api.call('POST', `/api/knowledge/${docs[0].id}/links`, { to: docs[1].id, type: 'related' });
+        const page = await openDoc(env.s.token('links-ro', 'reader', 'links-ro-reader'), 'en', 'a.md', '.link-item');
         assert.deepEqual(await linkTypes(page), [['related', 'out', EN.details.linkRelated]]);
         assert.equal(await page.locator('.detail .link-form, .detail .link-remove').count(), 0);
         await page.close();
