@@ -95,4 +95,9 @@ void h_review_list(struct request *req, struct response *res);
 void h_review_get(struct request *req, struct response *res);
 void h_review_decide(struct request *req, struct response *res);
 
+/* h_links.c: an entry's typed links (docs/conflicts.md) */
+void h_links_list(struct request *req, struct response *res);
+void h_links_add(struct request *req, struct response *res);
+void h_links_remove(struct request *req, struct response *res);
+
 #endif

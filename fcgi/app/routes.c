@@ -73,6 +73,10 @@ static const struct route table[] = {
     {"GET", "/api/review", ROLE_EDITOR, h_review_list, 0},
     {"GET", "/api/review/{id}", ROLE_EDITOR, h_review_get, 0},
     {"POST", "/api/review/{id}/decide", ROLE_EDITOR, h_review_decide, 0},
+    /* Typed links (docs/conflicts.md); supersedes needs an editor: the service decides. */
+    {"GET", "/api/knowledge/{id}/links", ROLE_READER, h_links_list, 1},
+    {"POST", "/api/knowledge/{id}/links", ROLE_AGENT, h_links_add, 0},
+    {"DELETE", "/api/knowledge/{id}/links/{to}/{type}", ROLE_AGENT, h_links_remove, 0},
 };
 
 void routes_install(void)

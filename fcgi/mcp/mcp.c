@@ -73,7 +73,8 @@ enum { HINT_READ_ONLY = 1, HINT_DESTRUCTIVE = 2, HINT_IDEMPOTENT = 4 };
           "\"id\":" STR ",\"title\":" STR ",\"scenario\":" STR ",\"content\":" STR                 \
           ",\"tags\":" OBJ ",\"category\":" CATEGORY ",\"path\":" STR                              \
           ",\"score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5},"                         \
-          "\"quality_score\":{\"type\":\"number\"},\"metrics\":" OBJ)
+          "\"quality_score\":{\"type\":\"number\"},\"metrics\":" OBJ                               \
+          ",\"conflicts_with\":" LIST(STR))
 #define RULES LIST(SHAPE("\"title\",\"body\"", "\"title\":" STR ",\"body\":" STR))
 /* Token budgets (service/context.h): the argument, and the answer's fields
  * when it was given. */
@@ -91,6 +92,20 @@ enum { HINT_READ_ONLY = 1, HINT_DESTRUCTIVE = 2, HINT_IDEMPOTENT = 4 };
           "\"threshold\":{\"type\":\"number\"},\"entries\":" INT                                   \
           ",\"groups\":{\"type\":\"array\"},"                                                      \
           "\"dry_run\":{\"const\":true}")
+
+/* A typed link (docs/conflicts.md), and one of an entry's links. */
+#define LINK_FIELDS                                                                                \
+    "\"from\":" STR ",\"to\":" STR ",\"type\":{\"enum\":[\"supersedes\",\"contradicts\","          \
+    "\"refines\",\"related\"]},\"actor\":" STR ",\"reason\":" STR ",\"created_at\":" STR
+#define LINK                                                                                       \
+    SHAPE("\"from\",\"to\",\"type\",\"actor\",\"reason\",\"created_at\",\"added\"",                \
+          LINK_FIELDS ",\"added\":" BOOL)
+#define LINK_ITEM                                                                                  \
+    SHAPE("\"from\",\"to\",\"type\",\"direction\",\"other\"",                                      \
+          LINK_FIELDS ",\"direction\":{\"enum\":[\"out\",\"in\"]},\"other\":" SHAPE(               \
+              "\"id\",\"title\",\"path\",\"category\",\"status\"",                                 \
+              "\"id\":" STR ",\"title\":" STR ",\"path\":" STR ",\"category\":" CATEGORY           \
+              ",\"status\":" STR))
 
 /* A write held for review (docs/review.md), and a proposal of the queue. */
 #define HELD                                                                                       \
@@ -281,6 +296,24 @@ static const struct tool tools[] = {
      "\"reason\":{\"type\":\"string\"},\"document\":{\"type\":\"string\"},"
      "\"into\":{\"type\":\"string\"}},\"required\":[\"proposal_id\",\"decision\"]}",
      ARGS_BODY, NULL, ROLE_EDITOR, tool_knowledge_review_decide, HINT_DESTRUCTIVE, OUT(PROPOSAL)},
+    {"knowledge_link",
+     "Typed links between entries (docs/conflicts.md): list an entry's links both ways, or add "
+     "or remove one: supersedes (the entry replaces `to`, which leaves search and context; "
+     "editors), contradicts (search results then name the other side in conflicts_with), "
+     "refines or related. Adding a link that exists changes nothing; removing a supersedes "
+     "link brings `to` back.",
+     "{\"type\":\"object\",\"properties\":{"
+     "\"action\":{\"enum\":[\"list\",\"add\",\"remove\"]},"
+     "\"id\":{\"type\":\"string\",\"description\":\"the entry the link is from (list: "
+     "whose links)\"},"
+     "\"to\":{\"type\":\"string\",\"description\":\"the other entry (add, remove)\"},"
+     "\"type\":{\"enum\":[\"supersedes\",\"contradicts\",\"refines\",\"related\"]},"
+     "\"reason\":{\"type\":\"string\",\"maxLength\":2000}},"
+     "\"required\":[\"action\",\"id\"]}",
+     ARGS_BODY, NULL, ROLE_READER, tool_knowledge_link, HINT_DESTRUCTIVE | HINT_IDEMPOTENT,
+     OUT("{\"type\":\"object\",\"anyOf\":[" SHAPE(
+         "\"items\"", "\"items\":" LIST(LINK_ITEM)) "," LINK "," SHAPE("\"removed\"",
+                                                                       "\"removed\":" BOOL) "]}")},
 };
 #define TOOL_COUNT (sizeof tools / sizeof tools[0])
 

@@ -9,6 +9,7 @@
 #include "service/feedback.h"
 #include "service/files.h"
 #include "service/knowledge.h"
+#include "service/links.h"
 #include "service/review.h"
 #include "store/store.h"
 
@@ -88,4 +89,19 @@ int tool_knowledge_review_decide(const struct svc_ctx *c, struct json_object *ar
     if (jf_string(err, args, "proposal_id", 1, 64, &id))
         return -1;
     return svc_review_decide(c, id, args, data, err);
+}
+
+int tool_knowledge_link(const struct svc_ctx *c, struct json_object *args,
+                        struct json_object **data, struct error *err)
+{
+    const char *action, *id, *to, *type;
+    if (jf_string(err, args, "action", 1, 16, &action) || jf_string(err, args, "id", 1, 64, &id))
+        return -1;
+    if (strcmp(action, "list") == 0)
+        return svc_links_list(c, id, data, err);
+    if (strcmp(action, "add") == 0)
+        return svc_links_add(c, id, args, data, err);
+    if (jf_string(err, args, "to", 1, 64, &to) || jf_string(err, args, "type", 1, 32, &type))
+        return -1;
+    return svc_links_remove(c, id, to, type, data, err); /* the schema allows no other action */
 }

@@ -8,6 +8,7 @@
 #include "domain/knowledge.h"
 #include "domain/paths.h"
 #include "service/hybrid.h"
+#include "service/links.h"
 #include "service/promote.h"
 #include "service/search.h"
 #include "service/shortlist.h"
@@ -446,9 +447,12 @@ int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
         n_chosen = route_stage(c, eq->q, &s1, want, chosen, &routing);
         rerank(&s1, chosen, n_chosen, eq->min_score, eq->top_k, results);
         free(chosen);
+        /* Both sides of a known contradiction: before the pending hits,
+         * which are no entries yet. */
+        rc = links_conflicts_annotate(c, results);
         /* A trace that opted in: the pending proposals the query matches
          * after the live results, at most top_k, marked pending. */
-        if (eq->include_pending) {
+        if (rc == STORE_OK && eq->include_pending) {
             rc = promote_pending_hits(c, eq->q, entry_accept, &f, &opts, (size_t)eq->top_k,
                                       &pending, &n_pending);
             for (size_t i = 0; rc == STORE_OK && i < n_pending; i++)

@@ -99,6 +99,9 @@ static const struct copy_table tables[] = {
     /* 19: held slim merges */
     {"proposal_members", "space, proposal_id, knowledge_id, base_version", "ttti",
      "space, proposal_id, knowledge_id"},
+    /* 20: typed links */
+    {"knowledge_links", "space, from_id, to_id, type, actor, reason, created_at", "ttttttt",
+     "space, from_id, to_id, type"},
 };
 #define TABLE_COUNT (sizeof tables / sizeof tables[0])
 

@@ -296,6 +296,8 @@ int store_knowledge_revert(struct store *st, const char *space, const char *id, 
         rc = store_place_clash(st, space, id);
     if (rc == STORE_OK)
         rc = store_terms_refresh(st, id);
+    if (rc == STORE_OK) /* back in force: nothing supersedes it any more */
+        rc = stmt_run(st, S_LINKS_DROP_SUPERSEDES, "tt", space, id);
     if (rc == STORE_OK)
         rc = revision_add(st, id, actor, "revert", now);
     if (rc == STORE_OK)
@@ -352,27 +354,45 @@ int store_knowledge_feedback_mark(struct store *st, long feedback_id, const char
     return stmt_run(st, S_FEEDBACK_MARK, "lt", feedback_id, status);
 }
 
-int store_knowledge_merge(struct store *st, const char *space, const char *survivor,
-                          const char *member, long member_version, const char *actor)
+/* Retire member (active) into survivor (active) in one transaction: a
+ * merge sums the counters and copies the cases first; both leave member a
+ * tombstone (status merged, merged_into) with a revision and an audit row
+ * named reason. */
+static int retire_into(struct store *st, const char *space, const char *survivor,
+                       const char *member, long member_version, const char *actor,
+                       const char *reason)
 {
-    char now[20];
-    int rc;
+    char now[20], action[32];
+    int merge = strcmp(reason, "merge") == 0, rc;
     if ((rc = store_begin(st)))
         return rc;
     if ((rc = entry_active(st, space, survivor)) || (rc = entry_active(st, space, member)))
         return store_tx_end(st, rc);
     time_utc_text(now);
-    if ((rc = stmt_run(st, S_MERGE_COUNTERS, "tt", survivor, member)) ||
-        (rc = stmt_run(st, S_MERGE_CASES, "tt", survivor, member)) ||
+    if ((merge && ((rc = stmt_run(st, S_MERGE_COUNTERS, "tt", survivor, member)) ||
+                   (rc = stmt_run(st, S_MERGE_CASES, "tt", survivor, member)))) ||
         (rc = stmt_run(st, S_MERGE_TOMBSTONE, "ttttl", survivor, member, now, space,
                        member_version)))
         return store_tx_end(st, rc);
     if (stmt_rows_changed(st) == 0) /* active (checked above): it changed since it was read */
         return store_tx_end(st, STORE_CONFLICT);
-    rc = revision_add(st, member, actor, "merge", now);
+    rc = revision_add(st, member, actor, reason, now);
+    snprintf(action, sizeof action, "knowledge.%s", reason);
     if (rc == STORE_OK)
-        rc = store_audit_at(st, now, space, actor, "knowledge.merge", member);
+        rc = store_audit_at(st, now, space, actor, action, member);
     return store_tx_end(st, rc);
+}
+
+int store_knowledge_merge(struct store *st, const char *space, const char *survivor,
+                          const char *member, long member_version, const char *actor)
+{
+    return retire_into(st, space, survivor, member, member_version, actor, "merge");
+}
+
+int store_knowledge_supersede(struct store *st, const char *space, const char *by, const char *old,
+                              const char *actor)
+{
+    return retire_into(st, space, by, old, 0, actor, "supersede");
 }
 
 int store_knowledge_move(struct store *st, const char *space, const char *id, long expected_version,

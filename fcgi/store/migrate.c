@@ -383,6 +383,13 @@ static const char *const migrations[] = {
     /* 19: slim's merges held for review: the members of a slim_merge
      * proposal (service/slim.c, service/review.c). */
     PROPOSAL_MEMBERS_SQL(" TEXT", " INTEGER"),
+
+    /* 20: typed links between entries (service/links.c), read by answers
+     * (an entry's links, a search's conflicts_with). */
+    // clang-format off
+    LINKS_SQL(" TEXT", " INTEGER")
+    GENERATION_TRIGGERS("knowledge_links"),
+    // clang-format on
 };
 #pragma GCC diagnostic pop
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
@@ -529,8 +536,9 @@ int pg_migrate(struct store *st, int *found)
      * 13 -> 14: the LLM ledger leaves the cache generation alone;
      * 14 -> 15: the knowledge's changes notified, the MCP subscriptions;
      * 15 -> 16: the review queue; 16 -> 17: proposals notified;
-     * 17 -> 18: promotion on evidence; 18 -> 19: held slim merges. */
-    else if (*found >= 8 && *found <= 18) {
+     * 17 -> 18: promotion on evidence; 18 -> 19: held slim merges;
+     * 19 -> 20: typed links. */
+    else if (*found >= 8 && *found <= 19) {
         rc = *found == 8 ? pg_exec(st, pg_migration_9) : STORE_OK;
         if (rc == STORE_OK && *found <= 9)
             rc = pg_exec(st, "UPDATE schema_version SET version = 10");
@@ -550,8 +558,10 @@ int pg_migrate(struct store *st, int *found)
             rc = pg_exec(st, pg_migration_17);
         if (rc == STORE_OK && *found <= 17)
             rc = pg_exec(st, pg_migration_18);
-        if (rc == STORE_OK)
+        if (rc == STORE_OK && *found <= 18)
             rc = pg_exec(st, pg_migration_19);
+        if (rc == STORE_OK)
+            rc = pg_exec(st, pg_migration_20);
     } else if (*found < store_schema_latest())
         rc = STORE_ERROR;
     st->tx_depth--;

@@ -555,6 +555,36 @@ const char *const pg_stmt_sql[S_COUNT] = {
         " AND (p.knowledge_id = $2 OR EXISTS (SELECT 1 FROM proposal_members m"
         " WHERE m.space = p.space AND m.proposal_id = p.id"
         " AND m.knowledge_id = $2)) LIMIT 1",
+    /* 20: typed links (service/links.c); adding one again changes nothing */
+    [S_LINK_ADD] = "INSERT INTO knowledge_links(space, from_id, to_id, type, actor, reason,"
+                   " created_at) VALUES($1, $2, $3, $4, $5, $6, $7)"
+                   " ON CONFLICT DO NOTHING",
+    [S_LINK_GET] = "SELECT actor, reason, created_at FROM knowledge_links"
+                   " WHERE space = $1 AND from_id = $2 AND to_id = $3 AND type = $4",
+    [S_LINK_REMOVE] = "DELETE FROM knowledge_links"
+                      " WHERE space = $1 AND from_id = $2 AND to_id = $3 AND type = $4",
+    /* an entry's links both ways, with the other entry as it is now (any
+     * status): by the primary key out, by knowledge_links_to in */
+    [S_LINKS_OF] =
+        "SELECT l.from_id, l.to_id, l.type, l.actor, l.reason, l.created_at, l.dir, k.id,"
+        " k.title, k.path, k.category, k.status FROM (SELECT from_id, to_id, type, actor,"
+        " reason, created_at, 'out' AS dir, to_id AS other FROM knowledge_links"
+        " WHERE space = $1 AND from_id = $2 UNION ALL SELECT from_id, to_id, type, actor,"
+        " reason, created_at, 'in' AS dir, from_id AS other FROM knowledge_links"
+        " WHERE space = $1 AND to_id = $2) l JOIN knowledge k ON k.id = l.other"
+        " AND k.space = $1 ORDER BY l.created_at, l.type, l.dir DESC, k.id LIMIT $3",
+    /* whether the space has any contradicts link: a search asks once */
+    [S_LINKS_ANY_CONTRADICTS] = "SELECT count(*) FROM (SELECT 1 FROM knowledge_links"
+                                " WHERE space = $1 AND type = 'contradicts' LIMIT 1) t",
+    /* the active entries linked to $2 by contradicts, either way */
+    [S_LINKS_CONTRADICTS_OF] =
+        "SELECT k.id FROM knowledge_links l JOIN knowledge k ON k.space = l.space"
+        " AND k.id = CASE WHEN l.from_id = $2 THEN l.to_id ELSE l.from_id END"
+        " WHERE l.space = $1 AND l.type = 'contradicts' AND (l.from_id = $2 OR l.to_id = $2)"
+        " AND k.status = 'active' ORDER BY k.id",
+    /* a revert of a superseded entry undoes the supersede */
+    [S_LINKS_DROP_SUPERSEDES] = "DELETE FROM knowledge_links WHERE space = $1 AND to_id = $2"
+                                " AND type = 'supersedes'",
 };
 
 /* ---- the schema at version 8 (migrate.c's migrations 1..8) ---- */
@@ -578,7 +608,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
 // clang-format off
 const char pg_schema_sql[] =
     "CREATE TABLE schema_version(version int NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(19);"
+    "INSERT INTO schema_version(version) VALUES(20);"
     /* 1: foundation */
     "CREATE TABLE spaces(name" PG_T " PRIMARY KEY, created_at" PG_T " NOT NULL);"
     "CREATE TABLE tokens("
@@ -764,7 +794,9 @@ const char pg_schema_sql[] =
     PG_PROPOSALS_NOTIFY
     PROMOTE_SQL(PG_T, " bigint")
     PG_GENERATION_TRIGGER("review_promotion")
-    PROPOSAL_MEMBERS_SQL(PG_T, " bigint");
+    PROPOSAL_MEMBERS_SQL(PG_T, " bigint")
+    LINKS_SQL(PG_T, " bigint")
+    PG_GENERATION_TRIGGER("knowledge_links");
 // clang-format on
 #pragma GCC diagnostic pop
 
@@ -801,6 +833,15 @@ const char pg_migration_18[] =
 /* 19: the members of held slim merges. */
 const char pg_migration_19[] =
     PROPOSAL_MEMBERS_SQL(PG_T, " bigint") "UPDATE schema_version SET version = 19;";
+
+/* 20: typed links between entries. */
+// clang-format off
+const char pg_migration_20[] =
+    LINKS_SQL(PG_T, " bigint")
+    "DROP TRIGGER IF EXISTS knowledge_links_generation ON knowledge_links;"
+    PG_GENERATION_TRIGGER("knowledge_links")
+    "UPDATE schema_version SET version = 20;";
+// clang-format on
 
 /* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */
 

@@ -133,6 +133,17 @@
     " PRIMARY KEY(space, proposal_id, knowledge_id));"                                            \
     "CREATE INDEX IF NOT EXISTS proposal_members_entry ON proposal_members(space, knowledge_id);"
 
+/* 20: typed links between entries (service/links.c): from supersedes,
+ * contradicts, refines or is related to to (the type is checked by the
+ * service); by whom, why and when. Links of a deleted or retired entry
+ * stay (history); readers see the other entry's status. */
+#define LINKS_SQL(T, I)                                                                            \
+    "CREATE TABLE IF NOT EXISTS knowledge_links(space" T " NOT NULL, from_id" T " NOT NULL,"      \
+    " to_id" T " NOT NULL, type" T " NOT NULL, actor" T " NOT NULL, reason" T " NOT NULL,"        \
+    " created_at" T " NOT NULL, PRIMARY KEY(space, from_id, to_id, type));"                       \
+    "CREATE INDEX IF NOT EXISTS knowledge_links_to ON knowledge_links(space, to_id);"             \
+    "CREATE INDEX IF NOT EXISTS knowledge_links_type ON knowledge_links(space, type);"
+
 /* A proposal row (struct proposal, store/review.c). */
 #define PROPOSAL_COLUMNS                                                                           \
     "id, space, kind, state, write_path, knowledge_id, base_version, category, path, document,"    \

@@ -415,4 +415,34 @@ const char *const stmt_sql[S_COUNT] = {
         " AND (p.knowledge_id = ?2 OR EXISTS (SELECT 1 FROM proposal_members m"
         " WHERE m.space = p.space AND m.proposal_id = p.id"
         " AND m.knowledge_id = ?2)) LIMIT 1",
+    /* 20: typed links (service/links.c); adding one again changes nothing */
+    [S_LINK_ADD] = "INSERT INTO knowledge_links(space, from_id, to_id, type, actor, reason,"
+                   " created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+                   " ON CONFLICT DO NOTHING",
+    [S_LINK_GET] = "SELECT actor, reason, created_at FROM knowledge_links"
+                   " WHERE space = ?1 AND from_id = ?2 AND to_id = ?3 AND type = ?4",
+    [S_LINK_REMOVE] = "DELETE FROM knowledge_links"
+                      " WHERE space = ?1 AND from_id = ?2 AND to_id = ?3 AND type = ?4",
+    /* an entry's links both ways, with the other entry as it is now (any
+     * status): by the primary key out, by knowledge_links_to in */
+    [S_LINKS_OF] =
+        "SELECT l.from_id, l.to_id, l.type, l.actor, l.reason, l.created_at, l.dir, k.id,"
+        " k.title, k.path, k.category, k.status FROM (SELECT from_id, to_id, type, actor,"
+        " reason, created_at, 'out' AS dir, to_id AS other FROM knowledge_links"
+        " WHERE space = ?1 AND from_id = ?2 UNION ALL SELECT from_id, to_id, type, actor,"
+        " reason, created_at, 'in' AS dir, from_id AS other FROM knowledge_links"
+        " WHERE space = ?1 AND to_id = ?2) l JOIN knowledge k ON k.id = l.other"
+        " AND k.space = ?1 ORDER BY l.created_at, l.type, l.dir DESC, k.id LIMIT ?3",
+    /* whether the space has any contradicts link: a search asks once */
+    [S_LINKS_ANY_CONTRADICTS] = "SELECT count(*) FROM (SELECT 1 FROM knowledge_links"
+                                " WHERE space = ?1 AND type = 'contradicts' LIMIT 1) t",
+    /* the active entries linked to ?2 by contradicts, either way */
+    [S_LINKS_CONTRADICTS_OF] =
+        "SELECT k.id FROM knowledge_links l JOIN knowledge k ON k.space = l.space"
+        " AND k.id = CASE WHEN l.from_id = ?2 THEN l.to_id ELSE l.from_id END"
+        " WHERE l.space = ?1 AND l.type = 'contradicts' AND (l.from_id = ?2 OR l.to_id = ?2)"
+        " AND k.status = 'active' ORDER BY k.id",
+    /* a revert of a superseded entry undoes the supersede */
+    [S_LINKS_DROP_SUPERSEDES] = "DELETE FROM knowledge_links WHERE space = ?1 AND to_id = ?2"
+                                " AND type = 'supersedes'",
 };

@@ -837,6 +837,57 @@ STORE_MUST_CHECK int store_proposal_members(struct store *st, const char *space,
 STORE_MUST_CHECK int store_proposal_member_held(struct store *st, const char *space,
                                                 const char *knowledge_id, char **id);
 
+/* ---- typed links (migration 20; service/links.c) ---- */
+
+/* A link's key: from_id <type> to_id. Strings borrowed. */
+struct link_key {
+    const char *from_id, *to_id, *type;
+};
+/* A stored link's other columns (owned; link_row_release frees them). */
+struct link_row {
+    char *actor, *reason, *created_at;
+};
+void link_row_release(struct link_row *r);
+/* An entry's link as store_links_of reads it: direction "out" (the entry
+ * is from_id) or "in", and the other entry as it is now (any status).
+ * Texts borrowed, valid during the callback. */
+struct knowledge_link {
+    const char *from_id, *to_id, *type, *actor, *reason, *created_at, *direction;
+    const char *other_id, *other_title, *other_path, *other_category, *other_status;
+};
+/* Add the link key of the space (in the caller's transaction; the entries
+ * are the caller's to check): *added 0 when it existed, which is left as
+ * it was. */
+STORE_MUST_CHECK int store_link_add(struct store *st, const char *space, const struct link_key *key,
+                                    const char *actor, const char *reason, const char *now,
+                                    int *added);
+/* The link key into *out (caller releases); STORE_NOT_FOUND when none. */
+STORE_MUST_CHECK int store_link_get(struct store *st, const char *space, const struct link_key *key,
+                                    struct link_row *out);
+/* Remove the link key: *removed 0 when there was none. */
+STORE_MUST_CHECK int store_link_remove(struct store *st, const char *space,
+                                       const struct link_key *key, int *removed);
+/* Call each with at most limit links of entry id, both ways, oldest first
+ * (then by type). */
+STORE_MUST_CHECK int store_links_of(struct store *st, const char *space, const char *id, long limit,
+                                    void (*each)(const struct knowledge_link *, void *), void *ctx);
+/* *any 1 when the space has a contradicts link at all (one cheap read). */
+STORE_MUST_CHECK int store_links_any_contradicts(struct store *st, const char *space, int *any);
+/* Call each with the ids of the active entries linked to id by contradicts,
+ * either way, by id. */
+STORE_MUST_CHECK int store_links_contradicts_of(struct store *st, const char *space, const char *id,
+                                                void (*each)(const char *other_id, void *),
+                                                void *ctx);
+/* Retire entry old (active) because entry by (active) supersedes it: old
+ * becomes a tombstone (status merged, merged_into by; counters and cases
+ * untouched) with revision "supersede" and an audit row, in the caller's
+ * transaction or its own. STORE_NOT_FOUND when either is not active,
+ * STORE_CONFLICT when old changed since it was checked.
+ * Reverting old (store_knowledge_revert) brings it back and drops the
+ * supersedes links to it. */
+STORE_MUST_CHECK int store_knowledge_supersede(struct store *st, const char *space, const char *by,
+                                               const char *old, const char *actor);
+
 /* ---- promotion on evidence (migration 18; service/promote.c) ---- */
 
 /* The helpful verdicts of distinct traces that approve a pending proposal

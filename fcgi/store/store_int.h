@@ -209,6 +209,14 @@ enum stmt_id {
     S_PROPOSAL_MEMBER_ADD,
     S_PROPOSAL_MEMBERS,
     S_PROPOSAL_MEMBER_HELD,
+    /* 20: typed links */
+    S_LINK_ADD,
+    S_LINK_GET,
+    S_LINK_REMOVE,
+    S_LINKS_OF,
+    S_LINKS_ANY_CONTRADICTS,
+    S_LINKS_CONTRADICTS_OF,
+    S_LINKS_DROP_SUPERSEDES,
     S_COUNT
 };
 
@@ -228,6 +236,7 @@ extern const char pg_migration_16[];
 extern const char pg_migration_17[];
 extern const char pg_migration_18[];
 extern const char pg_migration_19[];
+extern const char pg_migration_20[];
 /* `knowhub check` on PostgreSQL: each query returns one integer, its problems (pg_sql.c). */
 struct pg_check {
     const char *name, *sql;

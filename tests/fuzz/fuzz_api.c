@@ -6,7 +6,7 @@
  * picks the route by its index in app/routes.c's table; the rest is the
  * query (GET) or the body. A route's {name} segments are objects made in
  * setup (an entry, a trace, a session and its table, a job, a token, a
- * proposal). Every answer
+ * proposal, a second entry linked to the first). Every answer
  * is a JSON envelope, or the metrics' text, or a stream of JSON lines
  * (export); a 500 is a bug. */
 #include "service/auth.h"
@@ -38,7 +38,7 @@ static struct config cfg;
 static const struct route *routes;
 static size_t n_routes;
 static char **route_paths; /* each route's pattern with its {name} segments filled */
-static char entry_id[64], job_id[64], token_id[64], proposal_id[64];
+static char entry_id[64], other_id[64], job_id[64], token_id[64], proposal_id[64];
 static struct buf streamed; /* a streamed answer, head and body, as knowhub serve sends it */
 
 static int sink(void *ctx, const char *data, size_t n)
@@ -104,6 +104,10 @@ static const char *segment_value(const char *pattern, const char *name, size_t n
         return "fuzz";
     if (n == 8 && memcmp(name, "table_id", n) == 0)
         return "t1";
+    if (n == 2 && memcmp(name, "to", n) == 0)
+        return other_id; /* a link's other entry (docs/conflicts.md) */
+    if (n == 4 && memcmp(name, "type", n) == 0)
+        return "related";
     if (n == 2 && memcmp(name, "id", n) == 0) {
         if (strncmp(pattern, "/api/knowledge/", 15) == 0)
             return entry_id;
@@ -171,6 +175,15 @@ static void setup(void)
     /* The objects the routes' {name} segments name. */
     seed("/api/knowledge", "{\"scenario\":\"fuzz seed\",\"content\":\"seed body\"}", entry_id,
          sizeof entry_id);
+    seed("/api/knowledge", "{\"scenario\":\"fuzz other\",\"content\":\"other body\"}", other_id,
+         sizeof other_id);
+    {
+        /* a link between the two entries (docs/conflicts.md) */
+        char path[160], body[160];
+        snprintf(path, sizeof path, "/api/knowledge/%s/links", entry_id);
+        snprintf(body, sizeof body, "{\"to\":\"%s\",\"type\":\"related\"}", other_id);
+        seed(path, body, NULL, 0);
+    }
     seed("/api/traces", "{\"trace_id\":\"fuzz\",\"task\":\"fuzz\"}", NULL, 0);
     seed("/api/sessions", "{\"id\":\"fuzz\",\"tables\":[{\"id\":\"t1\"}]}", NULL, 0);
     seed("/api/knowledge/slim", "{}", job_id, sizeof job_id);

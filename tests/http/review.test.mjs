@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BIN, run, startStack, tokenId } from './lib/stack.mjs';
 import { err, errKey, ok } from './lib/expect.mjs';
+import { answersOf } from './lib/reads.mjs';
 
 let s;
 before(async () => {
@@ -64,14 +65,7 @@ async function everyRead(token, word) {
         'mcp knowledge_context': mcp(token, 'knowledge_context', { question: `deploying ${word}` }),
         'mcp knowledge_rules': mcp(token, 'knowledge_rules', {}),
     };
-    const out = {};
-    for (const [name, p] of Object.entries(reads)) {
-        const r = await p;
-        assert.equal(r.status, 200, `${name}: ${r.text}`);
-        assert.ok(!/"status":"error"/.test(r.text.slice(0, 40)) && !/"isError":true/.test(r.text), `${name}: ${r.text}`);
-        out[name] = r.text;
-    }
-    return out;
+    return answersOf(reads);
 }
 const holding = (reads, word) => Object.keys(reads).filter((k) => reads[k].includes(word));
 

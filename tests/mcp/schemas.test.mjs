@@ -27,6 +27,7 @@ const HINTS = {
     trace_submit_evaluation: [false, false, false],
     knowledge_review_list: [true, false, true],
     knowledge_review_decide: [false, true, false],
+    knowledge_link: [false, true, true],
 };
 
 let s;
@@ -100,7 +101,7 @@ describe('structuredContent conforms to outputSchema', () => {
 
     test('a call of every tool, success path', async () => {
         saved = await ok('knowledge_save', { scenario: 'Join two large tables', content: 'Filter both sides before the join.', tags_type: ['strategy'] });
-        await ok('knowledge_save', { scenario: 'Plot a weekly trend', content: 'Resample by week, then draw a line.', idempotency_key: 'k-1' });
+        const second = await ok('knowledge_save', { scenario: 'Plot a weekly trend', content: 'Resample by week, then draw a line.', idempotency_key: 'k-1' });
         await ok('knowledge_list', { limit: 5 });
         const found = await ok('knowledge_search', { query: 'join large tables', trace_id: 'trace-schemas', goal_id: 'g1', sequence: 1 });
         assert.equal(found.logged, true);
@@ -113,6 +114,12 @@ describe('structuredContent conforms to outputSchema', () => {
         const p = await ok('trace_eval_prompt', { trace_id: 'trace-schemas', goal: 'join' });
         assert.equal(p.pending, 1);
         await ok('trace_submit_evaluation', { trace_id: 'trace-schemas', trigger: 'task_completion', evaluations: [{ knowledge_id: saved.id, eval_status: 'helpful', reason: 'used' }] });
+        // typed links (docs/conflicts.md): add, list, remove
+        const l = await ok('knowledge_link', { action: 'add', id: saved.id, to: second.id, type: 'contradicts', reason: 'schemas' });
+        assert.equal(l.added, true);
+        const ls = await ok('knowledge_link', { action: 'list', id: second.id });
+        assert.deepEqual(ls.items.map((i) => [i.direction, i.other.id]), [['in', saved.id]]);
+        assert.equal((await ok('knowledge_link', { action: 'remove', id: saved.id, to: second.id, type: 'contradicts' })).removed, true);
         const plan = await ok('knowledge_slim', { dry_run: true });
         assert.equal(plan.dry_run, true);
         const job = await ok('knowledge_slim', {});
@@ -148,6 +155,8 @@ describe('structuredContent conforms to outputSchema', () => {
             ['knowledge_read', { category: 'experiences', path: 'missing.md' }, 'TABLE_NOT_FOUND'],
             ['trace_submit_evaluation', { trace_id: 't', trigger: 'compression' }, 'INVALID_REQUEST'],
             ['knowledge_search', {}, 'INVALID_REQUEST'],
+            ['knowledge_link', { action: 'add', id: saved.id, to: saved.id, type: 'related' }, 'INVALID_REQUEST'],
+            ['knowledge_link', { action: 'add', id: saved.id, to: saved.id, type: 'supersedes' }, 'INVALID_REQUEST'],
         ];
         for (const [name, args, code] of cases) {
             const r = await callChecked(name, args);

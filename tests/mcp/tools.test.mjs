@@ -229,6 +229,33 @@ describe('every tool with valid arguments', () => {
         }
     });
 
+    test('knowledge_link: a supersede hides the old entry from knowledge_search, removing the link brings it back; conflicts_with', async () => {
+        const space = 'mcp-tools-links';
+        const bot = await connect(s, s.token(space, 'agent', 'mcp-links-agent'));
+        const editor = await connect(s, s.token(space, 'editor', 'mcp-links-editor'));
+        try {
+            const a = await call(bot, 'knowledge_save', { scenario: 'Quarterly wintercress report', content: 'Use the calendar quarter.' });
+            const b = await call(bot, 'knowledge_save', { scenario: 'Quarterly wintercress report', content: 'Use the fiscal quarter.' });
+            const c = await call(bot, 'knowledge_link', { action: 'add', id: a.id, to: b.id, type: 'contradicts', reason: 'calendar or fiscal' });
+            assert.deepEqual([c.from, c.to, c.type, c.added], [a.id, b.id, 'contradicts', true]);
+            const hits = (await call(bot, 'knowledge_search', { query: 'wintercress quarter', min_score: 1 })).results;
+            assert.deepEqual(Object.fromEntries(hits.map((h) => [h.id, h.conflicts_with])), { [a.id]: [b.id], [b.id]: [a.id] });
+            const no = await toolError(bot, 'knowledge_link', { action: 'add', id: a.id, to: b.id, type: 'supersedes' });
+            assert.equal(no.code, 'FORBIDDEN');
+            assert.equal((await call(editor, 'knowledge_link', { action: 'add', id: a.id, to: b.id, type: 'supersedes' })).added, true);
+            const after = (await call(bot, 'knowledge_search', { query: 'wintercress quarter', min_score: 1 })).results;
+            assert.deepEqual(after.map((h) => [h.id, h.conflicts_with]), [[a.id, []]]);
+            const ls = await call(bot, 'knowledge_link', { action: 'list', id: b.id });
+            assert.deepEqual(ls.items.map((i) => [i.type, i.direction]), [['contradicts', 'in'], ['supersedes', 'in']]);
+            assert.equal((await call(editor, 'knowledge_link', { action: 'remove', id: a.id, to: b.id, type: 'supersedes' })).removed, true);
+            const back = (await call(bot, 'knowledge_search', { query: 'wintercress quarter', min_score: 1 })).results;
+            assert.deepEqual(back.map((h) => h.id).sort(), [a.id, b.id].sort());
+        } finally {
+            await bot.close();
+            await editor.close();
+        }
+    });
+
     test('every listed tool was called', async () => {
         const { tools } = await agent.listTools();
         assert.deepEqual([...called].sort(), tools.map((t) => t.name).sort());

@@ -571,6 +571,26 @@ describe('a real nginx + knowhub', () => {
         assert.deepEqual([sm.data.kind, sm.data.members.length, sm.data.members[0].status], ['slim_merge', 1, 'active']);
     });
 
+    test('typed links and supersede answer as described, and a search\'s conflicts_with', async () => {
+        const t = s.token('openapi-links', 'admin', 'openapi links');
+        const save = async (word) => ok(await s.api('POST', '/api/knowledge', { token: t, body: { scenario: `openapi ${word} links`, content: `thistlemoor ${word}` } })).id;
+        const [a, b, c] = [await save('alpha'), await save('beta'), await save('gamma')];
+        const l = conforms('POST', '/api/knowledge/{id}/links', await call('POST', '/api/knowledge/{id}/links', `/api/knowledge/${a}/links`, { token: t, body: { to: b, type: 'contradicts', reason: 'openapi' } }));
+        assert.equal(l.data.added, true);
+        const bad = conforms('POST', '/api/knowledge/{id}/links', await call('POST', '/api/knowledge/{id}/links', `/api/knowledge/${a}/links`, { token: t, body: { to: a, type: 'related' } }));
+        assert.equal(bad.error.key, 'link_self');
+        const hits = conforms('GET', '/api/knowledge/search', await call('GET', '/api/knowledge/search', '/api/knowledge/search?q=thistlemoor', { token: t }));
+        assert.deepEqual(hits.data.results.find((h) => h.id === b).conflicts_with, [a]);
+        const sup = conforms('POST', '/api/knowledge/{id}/links', await call('POST', '/api/knowledge/{id}/links', `/api/knowledge/${a}/links`, { token: t, body: { to: c, type: 'supersedes' } }));
+        assert.equal(sup.data.type, 'supersedes');
+        const ls = conforms('GET', '/api/knowledge/{id}/links', await call('GET', '/api/knowledge/{id}/links', `/api/knowledge/${c}/links`, { token: t }));
+        assert.deepEqual(ls.data.items.map((i) => [i.direction, i.type, i.other.id]), [['in', 'supersedes', a]]);
+        const revs = conforms('GET', '/api/knowledge/{id}/revisions', await call('GET', '/api/knowledge/{id}/revisions', `/api/knowledge/${c}/revisions`, { token: t }));
+        assert.equal(revs.data.items[0].reason, 'supersede');
+        const rm = conforms('DELETE', '/api/knowledge/{id}/links/{to}/{type}', await call('DELETE', '/api/knowledge/{id}/links/{to}/{type}', `/api/knowledge/${a}/links/${c}/supersedes`, { token: t }));
+        assert.equal(rm.data.removed, true);
+    });
+
     test('every operation of the file had a live answer checked above', () => {
         const missing = specOperations(SPEC).map((o) => `${o.method} ${o.path}`).filter((k) => !checked.has(k));
         assert.deepEqual(missing, [], 'operations without a live check in this file');

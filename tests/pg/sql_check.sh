@@ -261,6 +261,13 @@ S_PROPOSAL_VERDICTS ttl
 S_PROPOSAL_MEMBER_ADD tttl
 S_PROPOSAL_MEMBERS tt
 S_PROPOSAL_MEMBER_HELD tt
+S_LINK_ADD ttttttt
+S_LINK_GET tttt
+S_LINK_REMOVE tttt
+S_LINKS_OF ttl
+S_LINKS_ANY_CONTRADICTS t
+S_LINKS_CONTRADICTS_OF tt
+S_LINKS_DROP_SUPERSEDES tt
 LETTERS
 
 # Does PostgreSQL type $n (type) take what letter binds (as text or bytea)?
@@ -539,6 +546,26 @@ EXECUTE s_proposal_decide('p2', 's1', 'rejected', 'reject', 'no', 'token:e', '20
 SELECT CASE WHEN count(*) = 0 THEN 'ok   ' ELSE 'FAIL ' END || 'S_PROPOSAL_MEMBER_HELD: not once decided' FROM proposals p WHERE p.space = 's1' AND p.kind = 'slim_merge' AND p.state IN ('pending', 'quarantined');
 EXECUTE s_proposal_decide('p1', 's1', 'rejected', 'reject', 'no', 'token:f', '2026-12-03T10:00:04.000000', NULL, 'pending');
 SELECT CASE WHEN state = 'approved' AND decided_by = 'token:e' THEN 'ok   ' ELSE 'FAIL ' END || 'S_PROPOSAL_DECIDE: only from the state read' FROM proposals WHERE id = 'p1';
+EXECUTE s_links_any_contradicts('s1') \gset la_
+SELECT CASE WHEN :la_count = 0 THEN 'ok   ' ELSE 'FAIL ' END || 'S_LINKS_ANY_CONTRADICTS: none yet';
+SELECT sum(n) AS g FROM generation \gset
+EXECUTE s_link_add('s1', 'k3', 'k4', 'contradicts', 'alice', 'why', :T0);
+SELECT CASE WHEN sum(n) > :g THEN 'ok   ' ELSE 'FAIL ' END || 'generation: grows with a link' FROM generation;
+EXECUTE s_link_add('s1', 'k3', 'k4', 'contradicts', 'bob', 'again', :T0);
+SELECT CASE WHEN count(*) = 1 AND min(actor) = 'alice' THEN 'ok   ' ELSE 'FAIL ' END || 'S_LINK_ADD: again changes nothing' FROM knowledge_links;
+EXECUTE s_link_get('s1', 'k3', 'k4', 'contradicts') \gset lg_
+SELECT CASE WHEN :'lg_actor' = 'alice' AND :'lg_reason' = 'why' THEN 'ok   ' ELSE 'FAIL ' END || 'S_LINK_GET: the link';
+EXECUTE s_link_add('s1', 'k4', 'k3', 'refines', 'alice', '', :T0);
+EXECUTE s_links_of('s1', 'k3', 10) \g /dev/null
+SELECT CASE WHEN :ROW_COUNT = 2 THEN 'ok   ' ELSE 'FAIL ' END || 'S_LINKS_OF: both ways';
+EXECUTE s_links_any_contradicts('s1') \gset la_
+EXECUTE s_links_contradicts_of('s1', 'k4') \gset lc_
+SELECT CASE WHEN :la_count = 1 AND :'lc_id' = 'k3' THEN 'ok   ' ELSE 'FAIL ' END || 'S_LINKS_ANY_CONTRADICTS, S_LINKS_CONTRADICTS_OF: the other side';
+EXECUTE s_link_add('s1', 'k3', 'k4', 'supersedes', 'alice', '', :T0);
+EXECUTE s_links_drop_supersedes('s1', 'k4');
+EXECUTE s_link_remove('s1', 'k3', 'k4', 'contradicts');
+SELECT CASE WHEN string_agg(type, ' ') = 'refines' THEN 'ok   ' ELSE 'FAIL ' END || 'S_LINK_REMOVE, S_LINKS_DROP_SUPERSEDES: one left' FROM knowledge_links;
+DELETE FROM knowledge_links;
 DELETE FROM proposals;
 DELETE FROM proposal_members;
 DELETE FROM review_policies;

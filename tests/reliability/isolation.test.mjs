@@ -197,6 +197,9 @@ const PROBES = {
     'GET /api/knowledge/{id}/revisions': (att, role, vic) => ({ m: 'GET', p: `/api/knowledge/${vic.e1}/revisions`, check: (r) => err(r, 'NOT_FOUND') }),
     'GET /api/knowledge/{id}/cases': (att, role, vic) => ({ m: 'GET', p: `/api/knowledge/${vic.e1}/cases?kind=helpful`, check: (r) => err(r, 'NOT_FOUND') }),
     'POST /api/knowledge/{id}/revert': (att, role, vic) => ({ m: 'POST', p: `/api/knowledge/${vic.ruleId}/revert`, body: { version: 1 }, check: (r) => err(r, 'NOT_FOUND') }),
+    'GET /api/knowledge/{id}/links': (att, role, vic) => ({ m: 'GET', p: `/api/knowledge/${vic.e1}/links`, check: (r) => err(r, 'NOT_FOUND') }),
+    'POST /api/knowledge/{id}/links': (att, role, vic) => ({ m: 'POST', p: `/api/knowledge/${att.e1}/links`, body: { to: vic.e1, type: 'contradicts' }, check: (r) => err(r, 'NOT_FOUND') }),
+    'DELETE /api/knowledge/{id}/links/{to}/{type}': (att, role, vic) => ({ m: 'DELETE', p: `/api/knowledge/${vic.e1}/links/${att.e1}/related`, check: (r) => err(r, 'NOT_FOUND') }),
     // The same trace id in another space is another trace: the victim's keeps its task.
     'POST /api/traces': (att, role, vic) => ({ m: 'POST', p: '/api/traces', body: { trace_id: vic.trace.shared, task: `tour task ${role}` }, check: (r) => assert.equal(ok(r).trace_id, vic.trace.shared) }),
     'GET /api/traces': (att) => ({ m: 'GET', p: '/api/traces?limit=100', check: (r) => assert.ok(ok(r).items.some((t) => t.trace_id === att.trace.only)) }),

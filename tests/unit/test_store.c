@@ -658,6 +658,85 @@ static void test_delete_revert(struct store *st)
     revs_release(&v);
 }
 
+/* ---- typed links and supersede (migration 20) ---- */
+
+static void count_link(const struct knowledge_link *l, void *ctx)
+{
+    int *n = ctx;
+    (*n)++;
+    CHECK(strcmp(l->direction, "out") == 0 || strcmp(l->direction, "in") == 0);
+}
+
+static void count_id(const char *id, void *ctx)
+{
+    int *n = ctx;
+    (void)id;
+    (*n)++;
+}
+
+static void test_links_supersede(struct store *st)
+{
+    struct link_key c = {"lk-a", "lk-b", "contradicts"}, sup = {"lk-a", "lk-b", "supersedes"};
+    struct link_row row;
+    struct knowledge k;
+    struct revs v = {0};
+    int added = -1, removed = -1, any = -1, n = 0;
+
+    CHECK_INT(insert_entry(st, "L", "lk-a", "experiences", "l/a.md", 0, NULL), STORE_OK);
+    CHECK_INT(insert_entry(st, "L", "lk-b", "experiences", "l/b.md", 0, NULL), STORE_OK);
+    CHECK_INT(store_links_any_contradicts(st, "L", &any), STORE_OK);
+    CHECK_INT(any, 0);
+    CHECK_INT(store_link_add(st, "L", &c, ACTOR, "why", "2026-12-06T10:00:00", &added), STORE_OK);
+    CHECK_INT(added, 1);
+    /* again: nothing changes, the first reason stays */
+    CHECK_INT(store_link_add(st, "L", &c, "other", "again", "2026-12-06T11:00:00", &added),
+              STORE_OK);
+    CHECK_INT(added, 0);
+    CHECK_INT(store_link_get(st, "L", &c, &row), STORE_OK);
+    CHECK_STR(row.reason, "why");
+    CHECK_STR(row.actor, ACTOR);
+    link_row_release(&row);
+    CHECK_INT(store_link_get(st, "other", &c, &row), STORE_NOT_FOUND);
+    link_row_release(&row);
+    CHECK_INT(store_links_of(st, "L", "lk-b", 10, count_link, &n), STORE_OK);
+    CHECK_INT(n, 1);
+    CHECK_INT(store_links_any_contradicts(st, "L", &any), STORE_OK);
+    CHECK_INT(any, 1);
+    n = 0;
+    CHECK_INT(store_links_contradicts_of(st, "L", "lk-a", count_id, &n), STORE_OK);
+    CHECK_INT(n, 1);
+
+    /* supersede: b is a tombstone into a, counters untouched, revision "supersede" */
+    CHECK_INT(store_link_add(st, "L", &sup, ACTOR, "", "2026-12-06T10:00:01", &added), STORE_OK);
+    CHECK_INT(store_knowledge_supersede(st, "L", "lk-a", "lk-b", ACTOR), STORE_OK);
+    CHECK(!active(st, "L", "lk-b"));
+    CHECK_INT(store_knowledge_get(st, "L", "lk-b", 1, &k), STORE_OK);
+    CHECK_STR(k.status, "merged");
+    CHECK_STR(k.merged_into, "lk-a");
+    knowledge_release(&k);
+    CHECK_INT(revisions(st, "L", "lk-b", &v), STORE_OK);
+    if (CHECK(v.n >= 2))
+        CHECK_STR(v.reason[0], "supersede");
+    CHECK_INT(store_knowledge_supersede(st, "L", "lk-a", "lk-b", ACTOR), STORE_NOT_FOUND);
+    /* a retired side is not named by conflicts_with */
+    n = 0;
+    CHECK_INT(store_links_contradicts_of(st, "L", "lk-a", count_id, &n), STORE_OK);
+    CHECK_INT(n, 0);
+    /* the revert brings it back and drops the supersedes link, not the others */
+    CHECK_INT(store_knowledge_revert(st, "L", "lk-b", version_of(st, "L", "lk-b") - 1, ACTOR),
+              STORE_OK);
+    CHECK(active(st, "L", "lk-b"));
+    CHECK_INT(store_link_get(st, "L", &sup, &row), STORE_NOT_FOUND);
+    link_row_release(&row);
+    CHECK_INT(store_link_get(st, "L", &c, &row), STORE_OK);
+    link_row_release(&row);
+    CHECK_INT(store_link_remove(st, "L", &c, &removed), STORE_OK);
+    CHECK_INT(removed, 1);
+    CHECK_INT(store_link_remove(st, "L", &c, &removed), STORE_OK);
+    CHECK_INT(removed, 0);
+    revs_release(&v);
+}
+
 /* ---- transactions ---- */
 
 static void test_transactions(struct store *st)
@@ -1067,6 +1146,7 @@ int main(void)
     test_list(st);
     test_cases_and_score(st);
     test_delete_revert(st);
+    test_links_supersede(st);
     test_transactions(st);
     test_space_scoping(st);
     test_knowledge_create(st);

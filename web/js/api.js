@@ -100,6 +100,10 @@ export const knowledge = {
     entry: (id) => get(`/api/knowledge/${enc(id)}`),
     revisions: (id) => get(`/api/knowledge/${enc(id)}/revisions`),
     revert: (id, version) => post(`/api/knowledge/${enc(id)}/revert`, { version }),
+    /** Typed links (docs/conflicts.md): an entry's, add one {to, type, reason}, remove one. */
+    links: (id) => get(`/api/knowledge/${enc(id)}/links`),
+    link: (id, body) => post(`/api/knowledge/${enc(id)}/links`, body),
+    unlink: (id, to, type) => del(`/api/knowledge/${enc(id)}/links/${enc(to)}/${enc(type)}`),
     /** The server's safe rendering of unsaved Markdown (POST /api/knowledge/preview). */
     preview: (category, content) => post('/api/knowledge/preview', { category, content }),
     distill: (body, { lang, signal } = {}) =>

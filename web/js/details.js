@@ -7,6 +7,7 @@ import { cumulativeChart } from './charts.js';
 import { clear, errorText, h, toast } from './dom.js';
 import { icon } from './icons.js';
 import { lineDiff } from './diff.js';
+import { linksView } from './links.js';
 import { openEditor } from './editor.js';
 import { leaveHome, renderHome } from './home.js';
 import { fmtDate, fmtDateTime, fmtNumber, parseTime, t } from './i18n.js';
@@ -59,12 +60,13 @@ export async function showDetails(category, path, { quiet = false } = {}) {
     if (!quiet) clear(root).append(h('p', { class: 'muted loading', text: t('app.loading') }));
     try {
         const doc = await knowledge.read(category, path);
-        const [entry, revs] = await Promise.all([
+        const [entry, revs, links] = await Promise.all([
             knowledge.entry(doc.id).catch(() => null),
             knowledge.revisions(doc.id).catch(() => ({ items: [] })),
+            knowledge.links(doc.id).catch(() => ({ items: [] })),
         ]);
         if (my !== token) return;
-        shown = { doc, entry, revisions: revs.items || [] };
+        shown = { doc, entry, revisions: revs.items || [], links: links.items || [] };
         render();
     } catch (e) {
         if (my !== token) return;
@@ -169,8 +171,15 @@ function render() {
             h('section', { class: 'card feedback' }, h('h3', { text: t('details.feedback') }), stats, feedbackChart(ev), cases(ev)),
             h('section', { class: 'card injections' }, h('h3', { text: t('details.injections') }), injections(entry)),
             h('section', { class: 'card revisions' }, h('h3', { text: t('details.revisions') }), revisionsView(doc, revisions, why)),
+            h('section', { class: 'card links' }, h('h3', { text: t('details.links') }), linksView(doc, shown.links, showDetails, linksChanged)),
         ),
     );
+}
+
+/** After a link changed: reload the lists of the categories it touched (a
+ * supersede retires the other entry), this document's details with them. */
+function linksChanged(categories) {
+    for (const c of new Set(categories.filter(Boolean))) notifyChanged(c);
 }
 
 function meta(labelKey, value) {

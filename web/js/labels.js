@@ -28,6 +28,7 @@ const REASON_KEYS = {
     delete: 'reason.delete',
     revert: 'reason.revert',
     import: 'reason.import',
+    supersede: 'reason.supersede',
 };
 
 const ROLE_KEYS = { reader: 'role.reader', agent: 'role.agent', editor: 'role.editor', admin: 'role.admin' };

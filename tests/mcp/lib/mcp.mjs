@@ -21,6 +21,7 @@ export const TOOL_NAMES = [
     'trace_submit_evaluation',
     'knowledge_review_list',
     'knowledge_review_decide',
+    'knowledge_link',
 ];
 
 /** An SDK client connected to the stack's /mcp with a Bearer token (none when token is null). */

@@ -1,0 +1,42 @@
+/* links (service): typed links between entries of a space (docs/conflicts.md
+ * "Typed links and supersede"): supersedes, contradicts, refines and
+ * related, for REST and MCP alike. A supersedes link retires its target in
+ * the same transaction (a tombstone into its source, revertable); removing
+ * it brings the target back. Each operation gives its answer's data (the
+ * caller puts it) and 0, or sets err and returns -1. */
+#ifndef KNOWHUB_SVC_LINKS_H
+#define KNOWHUB_SVC_LINKS_H
+
+#include <json-c/json.h>
+
+struct svc_ctx;
+struct error;
+
+/* The longest reason a link keeps, in characters. */
+#define LINK_REASON_MAX 2000
+
+/* The links of entry id (any status), both ways, oldest first: {items:
+ * [{from, to, type, direction, actor, reason, created_at, other: {id,
+ * title, path, category, status}}]}. */
+int svc_links_list(const struct svc_ctx *c, const char *id, struct json_object **data,
+                   struct error *err);
+
+/* body {to, type, reason?}: link id to `to` (both active entries of the
+ * caller's space); a link that exists is answered as it is. supersedes
+ * needs an editor and retires `to`; a rule on either side needs an admin.
+ * Data: {from, to, type, actor, reason, created_at, added}. */
+int svc_links_add(const struct svc_ctx *c, const char *id, struct json_object *body,
+                  struct json_object **data, struct error *err);
+
+/* Remove the link id -type-> to (same roles as adding it): {removed}; the
+ * removal of the supersedes link of an entry it retired restores that entry. */
+int svc_links_remove(const struct svc_ctx *c, const char *id, const char *to, const char *type,
+                     struct json_object **data, struct error *err);
+
+/* Add conflicts_with [ids] to each result (an object with "id") of a
+ * search: the active entries linked to it by contradicts, either way. One
+ * read when the space has no such link, one more per result when it has.
+ * Returns a store status. */
+int links_conflicts_annotate(const struct svc_ctx *c, struct json_object *results);
+
+#endif
