@@ -19,6 +19,26 @@ struct check {
     struct buf reason;
 };
 
+/* The actor of the links the check makes (the audit trail tells them from
+ * a person's). */
+#define CHECK_ACTOR "conflict-check"
+
+/* A contradiction becomes a contradicts link from the new entry to the
+ * other (kept as it is when one exists): item.link says "contradicts"
+ * once it is there. Best effort, like the whole check. */
+static void link_contradiction(const struct svc_ctx *c, const char *from, struct json_object *item)
+{
+    struct link_key key = {from, json_object_get_string(json_object_object_get(item, "id")),
+                           "contradicts"};
+    char now[20];
+    int added = 0;
+    time_utc_text(now);
+    if (store_link_add(c->st, c->space, &key, CHECK_ACTOR,
+                       json_object_get_string(json_object_object_get(item, "reason")), now,
+                       &added) == STORE_OK)
+        json_object_object_add(item, "link", json_object_new_string("contradicts"));
+}
+
 static void judge(const struct search_hit *h, void *ctx)
 {
     struct check *ch = ctx;
@@ -64,6 +84,12 @@ struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowle
         search_entries(c->st, c->space, q.data, &f, CONFLICTS_CANDIDATES + 1, &opts, judge, &ch));
     while (json_object_array_length(ch.list) > CONFLICTS_CANDIDATES)
         json_object_array_del_idx(ch.list, CONFLICTS_CANDIDATES, 1);
+    for (size_t i = 0; i < json_object_array_length(ch.list); i++) {
+        struct json_object *item = json_object_array_get_idx(ch.list, i);
+        if (strcmp(json_object_get_string(json_object_object_get(item, "verdict")),
+                   "contradiction") == 0)
+            link_contradiction(c, k->id, item);
+    }
     buf_release(&q);
     buf_release(&ch.reason);
     return ch.list;

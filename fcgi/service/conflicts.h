@@ -3,7 +3,7 @@
  * replace the one just written — the same category, found by the entry
  * view's lexical search with its own words — each judged against it by the
  * local detector (domain/conflict.h). Nothing is retired: the write's answer
- * lists them. */
+ * lists them, and a contradiction becomes a contradicts link. */
 #ifndef KNOWHUB_SVC_CONFLICTS_H
 #define KNOWHUB_SVC_CONFLICTS_H
 
@@ -16,10 +16,12 @@ struct knowledge;
 #define CONFLICTS_CANDIDATES 5
 
 /* The check of k, just written (k->id set): a new array (the caller's) of
- * {id, title, path, category, verdict, reason, similarity} for each
+ * {id, title, path, category, verdict, reason, similarity, link?} for each
  * candidate the detector finds a duplicate, a contradiction or a
- * refinement of (unrelated ones are left out), most relevant first. Best
- * effort: the write is done whatever happens here, so a failed search
+ * refinement of (unrelated ones are left out), most relevant first. A
+ * contradiction is linked: k contradicts it (actor "conflict-check", the
+ * reason the detector's; link: "contradicts"), so searches show both sides.
+ * Best effort: the write is done whatever happens here, so a failed search
  * answers an empty array. */
 struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowledge *k);
 

@@ -3,7 +3,8 @@
 // view (POST /api/knowledge/write) answers `conflicts`, the live entries of
 // the same category that the local detector finds the new one duplicates,
 // contradicts or refines, with the reason; unrelated ones and other
-// categories are left out; nothing is retired.
+// categories are left out; nothing is retired; a contradiction becomes a
+// contradicts link (actor conflict-check), so a search shows both sides.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startStack } from './lib/stack.mjs';
@@ -31,8 +32,15 @@ describe('the conflict check of a write', () => {
         assert.deepEqual([c.id, c.verdict, c.category], [a.id, 'contradiction', 'experiences']);
         assert.match(c.reason, /compression|gzip/);
         assert.ok(c.similarity > 0 && c.similarity <= 1);
+        assert.equal(c.link, 'contradicts');
         // nothing is retired
         assert.equal(ok(await s.api('GET', `/api/knowledge/${a.id}`, { token: v.agent })).id, a.id);
+        // the link, made by the check, and both sides in a search
+        const links = ok(await s.api('GET', `/api/knowledge/${a.id}/links`, { token: v.agent })).items;
+        assert.deepEqual(links.map((l) => [l.from, l.to, l.type, l.direction, l.actor]), [[b.id, a.id, 'contradicts', 'in', 'conflict-check']]);
+        assert.equal(links[0].reason, c.reason);
+        const hits = ok(await s.api('GET', '/api/knowledge/search?q=gzip+compression+nginx&top_k=5', { token: v.agent })).results;
+        assert.deepEqual(hits.map((h) => [h.id, h.conflicts_with]).sort(), [[a.id, [b.id]], [b.id, [a.id]]].sort());
     });
 
     test('a different number for the same key and unit is a contradiction; the same text a duplicate', async () => {
@@ -41,7 +49,9 @@ describe('the conflict check of a write', () => {
         const b = await save(v.agent, { scenario: 'Call the billing API from a batch job', content: 'Set the HTTP client timeout to 90 s for the billing API.' });
         assert.deepEqual(b.conflicts.map((c) => [c.id, c.verdict]), [[a.id, 'contradiction']]);
         const d = await save(v.agent, { scenario: 'Call the billing API from a batch job', content: 'Set the HTTP client timeout to 30 s for the billing API.' });
-        assert.deepEqual(d.conflicts.find((c) => c.id === a.id)?.verdict, 'duplicate', JSON.stringify(d.conflicts));
+        const dup = d.conflicts.find((c) => c.id === a.id);
+        assert.equal(dup?.verdict, 'duplicate', JSON.stringify(d.conflicts));
+        assert.equal(dup.link, undefined, 'only a contradiction is linked');
     });
 
     test('unrelated entries and other categories are not listed', async () => {
