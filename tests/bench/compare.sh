@@ -53,10 +53,11 @@ measure() { # NAME BUILD_DIR PAIR
     KNOWHUB_BIN=$dir/knowhub "$ROOT/tests/bench/run.sh" --rounds 1 --duration "$duration" \
         --conns "$conns" 2>/dev/null |
         awk '
-            /^(static \/index.html|GET \/api\/health|GET \/api\/knowledge\/\{id\}|POST \/api\/knowledge) / {
+            /^(static \/index.html|GET \/api\/health|GET \/api\/knowledge\/\{id\}|POST \/api\/knowledge|GET search|POST search) / {
+                # label..., conns, req/s, p99 ms, errors, cache hits
                 n = split($0, f, / +/)
-                label = f[1]; for (i = 2; i <= n - 4; i++) label = label "_" f[i]
-                printf "%s@%s_req/s %s\n%s@%s_p99_ms %s\n", label, f[n-3], f[n-2], label, f[n-3], f[n-1]
+                label = f[1]; for (i = 2; i <= n - 5; i++) label = label "_" f[i]
+                printf "%s@%s_req/s %s\n%s@%s_p99_ms %s\n", label, f[n-4], f[n-3], label, f[n-4], f[n-2]
             }' >>"$out/$name"
     "$dir/bench_search" --rounds 3 "$entries" 2>/dev/null |
         awk '
