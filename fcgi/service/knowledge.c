@@ -41,10 +41,67 @@ static void derived_path(const struct knowledge *k, int n, struct buf *out)
     buf_adds(out, ".md");
 }
 
+/* The names a slug has taken, as read: taken[n] for "slug.md" (n 1) and
+ * "slug-n.md" (n 2 .. 99). */
+struct slug_names {
+    const char *slug;
+    size_t len;
+    unsigned char taken[100];
+};
+
+static void slug_name(const char *path, void *ctx)
+{
+    struct slug_names *sn = ctx;
+    const char *p = path + sn->len, *end;
+    long n = 1;
+    if (strncmp(path, sn->slug, sn->len) != 0)
+        return;
+    if (*p == '-') {
+        n = strtol(p + 1, (char **)&end, 10);
+        if (end == p + 1 || p[1] == '0' || n < 2 || n > 99)
+            return;
+        p = end;
+    }
+    if (strcmp(p, ".md") == 0)
+        sn->taken[n] = 1;
+}
+
+/* The first "-n" (1: none) free for k's title in its category, read in one
+ * query, so a common title costs one insert, not one per name taken; 1
+ * when the title has no slug or the names cannot be read (the insert's
+ * retries find the free one then), 100 when 1 .. 99 are all taken (the
+ * entry's id names it). */
+static int first_free_name(struct store *st, const struct knowledge *k)
+{
+    struct slug_names sn = {0};
+    struct buf slug, from, to;
+    int n = 1;
+    buf_init(&slug, 256);
+    buf_init(&from, 256);
+    buf_init(&to, 256);
+    if (path_slug(k->title, &slug) == 0) {
+        /* "slug-..." and "slug.md": every name from "slug-" (0x2d) to
+         * before "slug/" (0x2f), "." (0x2e) between */
+        buf_addf(&from, "%s-", slug.data);
+        buf_addf(&to, "%s/", slug.data);
+        sn.slug = slug.data;
+        sn.len = slug.len;
+        if (store_knowledge_paths_range(st, k->space, k->category, from.data, to.data, 1000,
+                                        slug_name, &sn) == STORE_OK)
+            while (n < 100 && sn.taken[n])
+                n++;
+    }
+    buf_release(&slug);
+    buf_release(&from);
+    buf_release(&to);
+    return n;
+}
+
 int knowledge_create(struct store *st, struct knowledge *k, const char *actor)
 {
     char id[36];
-    int rc = STORE_ERROR, derive_path = k->path == NULL, derive_document = 0, id_tries = 0, n = 1;
+    int rc = STORE_ERROR, derive_path = k->path == NULL, derive_document = 0, id_tries = 0;
+    int n = derive_path ? first_free_name(st, k) : 1;
     /* 32 random bits a day: collisions are rare but real at scale, so retry;
      * a derived path taken (or clashing with a folder) tries the next "-n". */
     while (id_tries < 8 && n <= 100) {

@@ -216,3 +216,16 @@ void store_knowledge_from_row(struct cursor *s, struct knowledge *k, int with_do
     if (with_document)
         k->document = stmt_col_dup(s, 28);
 }
+
+int store_knowledge_paths_range(struct store *st, const char *space, const char *category,
+                                const char *from, const char *to, long limit,
+                                void (*each)(const char *path, void *), void *ctx)
+{
+    struct cursor *s;
+    int rc;
+    if (!(s = stmt_bind(st, S_K_PATHS_RANGE, "ttttl", space, category, from, to, limit)))
+        return STORE_ERROR;
+    while ((rc = stmt_step(s)) == STEP_ROW)
+        each(stmt_col_text(s, 0), ctx);
+    return stmt_rows_end(s, rc);
+}

@@ -355,6 +355,11 @@ const char *const pg_stmt_sql[S_COUNT] = {
     [S_K_FOLDER_TAKEN] = "SELECT 1 FROM knowledge WHERE space = $1 AND category = $2"
                          " AND status = 'active' AND path > ($3::text || '/')"
                          " AND path < ($3::text || '0') AND id <> $4 LIMIT 1",
+    /* The active paths of category from ?3 up to ?4 (by bytes), at most ?5:
+     * the names a title's slug has taken ("slug.md", "slug-2.md" ...). */
+    [S_K_PATHS_RANGE] = "SELECT path FROM knowledge WHERE space = $1 AND category = $2"
+                        " AND status = 'active' AND path >= $3 AND path < $4"
+                        " ORDER BY path LIMIT $5",
     [S_K_FILE_TAKEN] = "SELECT 1 FROM knowledge WHERE space = $1 AND category = $2"
                        " AND status = 'active' AND path = $3 AND id <> $4",
     [S_K_PLACE] = "SELECT category, path FROM knowledge WHERE id = $1 AND status = 'active'",

@@ -260,6 +260,13 @@ STORE_MUST_CHECK int store_knowledge_feedback_mark(struct store *st, long feedba
 STORE_MUST_CHECK int store_knowledge_delete(struct store *st, const char *space, const char *id,
                                             const char *actor);
 
+/* Call each with the paths of the space's active entries of category from
+ * `from` up to `to` (by bytes), in order, at most limit. */
+STORE_MUST_CHECK int store_knowledge_paths_range(struct store *st, const char *space,
+                                                 const char *category, const char *from,
+                                                 const char *to, long limit,
+                                                 void (*each)(const char *path, void *), void *ctx);
+
 /* The active entry at (category, path) of the space, document included. */
 STORE_MUST_CHECK int store_knowledge_get_by_path(struct store *st, const char *space,
                                                  const char *category, const char *path,

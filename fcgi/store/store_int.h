@@ -217,6 +217,8 @@ enum stmt_id {
     S_LINKS_ANY_CONTRADICTS,
     S_LINKS_CONTRADICTS_OF,
     S_LINKS_DROP_SUPERSEDES,
+    /* a title's free name (service/knowledge.c) */
+    S_K_PATHS_RANGE,
     S_COUNT
 };
 

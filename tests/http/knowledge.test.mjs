@@ -126,6 +126,22 @@ describe('create', () => {
         assert.equal(ok(await create({ scenario: 'fallback', content: 'c', title: '' })).title, 'fallback');
     });
 
+    test('a common title: the first free -n (a deleted name is used again), then the id after -99; other names of the slug do not count', async () => {
+        const title = 'Lesson learned from the nightly batch';
+        // names that share the slug's beginning but are not its -n
+        ok(await create({ scenario: 's', content: 'c', title: 'Lesson learned from the nightly batch job' }));
+        ok(await create({ scenario: 's', content: 'c', path: 'lesson-learned-from-the-nightly-batch-07.md' }));
+        const paths = [];
+        for (let i = 0; i < 101; i++) paths.push(ok(await create({ scenario: 's', content: `lesson ${i}`, title })).path);
+        assert.equal(paths[0], 'lesson-learned-from-the-nightly-batch.md');
+        assert.deepEqual(paths.slice(1, 99), Array.from({ length: 98 }, (_, i) => `lesson-learned-from-the-nightly-batch-${i + 2}.md`));
+        assert.match(paths[99], /^knowledge-\d{8}-[0-9a-f]{8}\.md$/);
+        assert.match(paths[100], /^knowledge-\d{8}-[0-9a-f]{8}\.md$/);
+        // a name freed is the first free one again
+        ok(await s.api('POST', '/api/knowledge/delete', { token: agent, body: { category: 'experiences', path: 'lesson-learned-from-the-nightly-batch-5.md' } }));
+        assert.equal(ok(await create({ scenario: 's', content: 'again', title })).path, 'lesson-learned-from-the-nightly-batch-5.md');
+    });
+
     test('a path from the title: a short slug, no agent folder, -2 when taken, the id without letters', async () => {
         const d = ok(await create({ scenario: 's', content: 'c', agent_id: '../../etc/x y', title: 'Group and aggregate: revenue per region and quarter — shown as a bar chart' }));
         assert.equal(d.source.agent_id, '../../etc/x y', 'the agent stays in the metadata');

@@ -268,6 +268,7 @@ S_LINKS_OF ttl
 S_LINKS_ANY_CONTRADICTS t
 S_LINKS_CONTRADICTS_OF tt
 S_LINKS_DROP_SUPERSEDES tt
+S_K_PATHS_RANGE ttttl
 LETTERS
 
 # Does PostgreSQL type $n (type) take what letter binds (as text or bytea)?
@@ -546,6 +547,8 @@ EXECUTE s_proposal_decide('p2', 's1', 'rejected', 'reject', 'no', 'token:e', '20
 SELECT CASE WHEN count(*) = 0 THEN 'ok   ' ELSE 'FAIL ' END || 'S_PROPOSAL_MEMBER_HELD: not once decided' FROM proposals p WHERE p.space = 's1' AND p.kind = 'slim_merge' AND p.state IN ('pending', 'quarantined');
 EXECUTE s_proposal_decide('p1', 's1', 'rejected', 'reject', 'no', 'token:f', '2026-12-03T10:00:04.000000', NULL, 'pending');
 SELECT CASE WHEN state = 'approved' AND decided_by = 'token:e' THEN 'ok   ' ELSE 'FAIL ' END || 'S_PROPOSAL_DECIDE: only from the state read' FROM proposals WHERE id = 'p1';
+EXECUTE s_k_paths_range('s1', 'experiences', 'B-', 'B/', 10) \gset pr_
+SELECT CASE WHEN :'pr_path' = 'B.md' THEN 'ok   ' ELSE 'FAIL ' END || 'S_K_PATHS_RANGE: the names of a slug, by bytes';
 EXECUTE s_links_any_contradicts('s1') \gset la_
 SELECT CASE WHEN :la_count = 0 THEN 'ok   ' ELSE 'FAIL ' END || 'S_LINKS_ANY_CONTRADICTS: none yet';
 SELECT sum(n) AS g FROM generation \gset
