@@ -443,7 +443,7 @@ const char *const stmt_sql[S_COUNT] = {
                                 " WHERE space = ?1 AND type = 'contradicts' LIMIT 1) t",
     /* the active entries linked to ?2 by contradicts, either way */
     [S_LINKS_CONTRADICTS_OF] =
-        "SELECT k.id FROM knowledge_links l JOIN knowledge k ON k.space = l.space"
+        "SELECT DISTINCT k.id FROM knowledge_links l JOIN knowledge k ON k.space = l.space"
         " AND k.id = CASE WHEN l.from_id = ?2 THEN l.to_id ELSE l.from_id END"
         " WHERE l.space = ?1 AND l.type = 'contradicts' AND (l.from_id = ?2 OR l.to_id = ?2)"
         " AND k.status = 'active' ORDER BY k.id",

@@ -93,7 +93,8 @@ describe('links in the details', () => {
     test('zh: the card, the form and a link in Chinese, no English label', async () => {
         const { token, api, docs } = await spaceWith('zl', [
             ['口径/财年.md', '按财年季度统计', '使用财年季度。'],
-            ['口径/自然年.md', '按自然季度统计', '使用自然季度。'],
+            // not a contradiction of the first (the write check would link it, with an English reason)
+            ['口径/自然年.md', '按月汇总季度数据', '季度数据按月汇总后再比较。'],
         ]);
         const [a, b] = docs;
         await api.call('POST', `/api/knowledge/${b.id}/links`, { to: a.id, type: 'refines', reason: '更细' });

@@ -148,6 +148,10 @@ describe('supersede', () => {
         const v = space();
         const a = await write(v.admin, 'quarter-new.md', 'Use the calendar quarter for gravelwick reports.', 'rules');
         const b = await write(v.admin, 'quarter-old.md', 'Use the fiscal quarter for gravelwick reports, says quillfeather.', 'rules');
+        // the write check saw the contradiction and linked it (docs/conflicts.md)
+        const checked = ok(await links(v.reader, b)).items;
+        assert.deepEqual(checked.map((i) => [i.type, i.direction, i.other.id, i.actor]), [['contradicts', 'out', a, 'conflict-check']]);
+        const supersedesOf = async (id) => ok(await links(v.reader, id)).items.filter((i) => i.type === 'supersedes');
         const before = (await holding(v.reader, 'quillfeather'));
         assert.deepEqual(before.filter((k) => /search|rules|context/.test(k)).length > 0, true, String(before));
         errKey(await link(v.editor, a, { to: b, type: 'supersedes' }), 'FORBIDDEN', 'rules_admin_only', {}, 403);
@@ -159,9 +163,9 @@ describe('supersede', () => {
         const gone = await s.api('GET', `/api/knowledge/${b}`, { token: v.reader });
         err(gone, 'NOT_FOUND');
         // a reader learns superseded_by from either side's links
-        const ofB = ok(await links(v.reader, b)).items;
+        const ofB = await supersedesOf(b);
         assert.deepEqual(ofB.map((i) => [i.type, i.direction, i.other.id, i.other.status]), [['supersedes', 'in', a, 'active']]);
-        const ofA = ok(await links(v.reader, a)).items;
+        const ofA = await supersedesOf(a);
         assert.deepEqual(ofA.map((i) => [i.type, i.direction, i.other.id, i.other.status]), [['supersedes', 'out', b, 'merged']]);
         const revs = ok(await s.api('GET', `/api/knowledge/${b}/revisions`, { token: v.reader })).items;
         assert.equal(revs[0].reason, 'supersede');
@@ -171,7 +175,8 @@ describe('supersede', () => {
         ok(await s.api('POST', `/api/knowledge/${b}/revert`, { token: v.admin, body: {} }));
         const back = (await holding(v.reader, 'quillfeather'));
         assert.deepEqual(back, before);
-        assert.deepEqual(ok(await links(v.reader, b)).items, []);
+        assert.deepEqual(await supersedesOf(b), []);
+        assert.equal(ok(await links(v.reader, b)).items.length, 1, 'the contradicts link stays');
         assert.ok(!(await trash(v.reader)).includes('quarter-old.md'));
     });
 
@@ -215,14 +220,16 @@ describe('conflicts_with', () => {
         const a = await write(v.agent, 'fiscal.md', 'Revenue in the larkspire report uses the fiscal quarter.');
         const b = await write(v.agent, 'calendar.md', 'Revenue in the larkspire report uses the calendar quarter.');
         const c = await write(v.agent, 'other.md', 'The larkspire report is due on Monday.');
+        // the write check linked b to a (b contradicts a): both sides at once
         let hits = await search(v.reader, 'larkspire');
         assert.equal(hits.length, 3);
-        assert.ok(hits.every((h) => Array.isArray(h.conflicts_with) && h.conflicts_with.length === 0));
-        ok(await link(v.agent, a, { to: b, type: 'contradicts' }));
-        ok(await link(v.agent, c, { to: a, type: 'related' }));
-        hits = await search(v.reader, 'larkspire');
         const by = Object.fromEntries(hits.map((h) => [h.id, h.conflicts_with]));
         assert.deepEqual(by, { [a]: [b], [b]: [a], [c]: [] });
+        // the other way too, by hand, and a related link: each side still named once
+        assert.equal(ok(await link(v.agent, a, { to: b, type: 'contradicts' })).added, true);
+        ok(await link(v.agent, c, { to: a, type: 'related' }));
+        hits = await search(v.reader, 'larkspire');
+        assert.deepEqual(Object.fromEntries(hits.map((h) => [h.id, h.conflicts_with])), by);
         const m = await mcpData(v.reader, 'knowledge_search', { query: 'larkspire' });
         assert.deepEqual(Object.fromEntries(m.results.map((h) => [h.id, h.conflicts_with])), by);
         // a side that is deleted is no longer named

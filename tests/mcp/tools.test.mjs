@@ -236,6 +236,8 @@ describe('every tool with valid arguments', () => {
         try {
             const a = await call(bot, 'knowledge_save', { scenario: 'Quarterly wintercress report', content: 'Use the calendar quarter.' });
             const b = await call(bot, 'knowledge_save', { scenario: 'Quarterly wintercress report', content: 'Use the fiscal quarter.' });
+            // the save's conflict check found a, and linked b contradicts a
+            assert.deepEqual(b.conflicts.map((x) => [x.id, x.verdict, x.link]), [[a.id, 'contradiction', 'contradicts']]);
             const c = await call(bot, 'knowledge_link', { action: 'add', id: a.id, to: b.id, type: 'contradicts', reason: 'calendar or fiscal' });
             assert.deepEqual([c.from, c.to, c.type, c.added], [a.id, b.id, 'contradicts', true]);
             const hits = (await call(bot, 'knowledge_search', { query: 'wintercress quarter', min_score: 1 })).results;
@@ -246,7 +248,7 @@ describe('every tool with valid arguments', () => {
             const after = (await call(bot, 'knowledge_search', { query: 'wintercress quarter', min_score: 1 })).results;
             assert.deepEqual(after.map((h) => [h.id, h.conflicts_with]), [[a.id, []]]);
             const ls = await call(bot, 'knowledge_link', { action: 'list', id: b.id });
-            assert.deepEqual(ls.items.map((i) => [i.type, i.direction]), [['contradicts', 'in'], ['supersedes', 'in']]);
+            assert.deepEqual(ls.items.map((i) => [i.type, i.direction]), [['contradicts', 'out'], ['contradicts', 'in'], ['supersedes', 'in']]);
             assert.equal((await call(editor, 'knowledge_link', { action: 'remove', id: a.id, to: b.id, type: 'supersedes' })).removed, true);
             const back = (await call(bot, 'knowledge_search', { query: 'wintercress quarter', min_score: 1 })).results;
             assert.deepEqual(back.map((h) => h.id).sort(), [a.id, b.id].sort());
