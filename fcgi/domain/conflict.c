@@ -6,6 +6,7 @@
 #include "domain/conflict.h"
 
 #include "base/util.h"
+#include "domain/simset.h"
 #include "domain/tokenize.h"
 
 #include <stdint.h>
@@ -832,22 +833,11 @@ static void side_number_keys(struct side *s)
     }
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void side_set(struct side *s)
 {
-    size_t n = 0;
     for (size_t i = 0; i < s->nword; i++)
         s->set[i] = s->word[i].h;
-    qsort(s->set, s->nword, sizeof *s->set, cmp_u64);
-    for (size_t i = 0; i < s->nword; i++)
-        if (n == 0 || s->set[n - 1] != s->set[i])
-            s->set[n++] = s->set[i];
-    s->nset = n;
+    s->nset = hashes_sort_unique(s->set, s->nword);
 }
 
 static int cmp_target_ref(const void *a, const void *b)
@@ -914,16 +904,7 @@ static void side_read(struct side *s, const struct conflict_entry *e)
 
 static size_t shared_words(const struct side *a, const struct side *b)
 {
-    size_t i = 0, j = 0, n = 0;
-    while (i < a->nset && j < b->nset) {
-        if (a->set[i] < b->set[j])
-            i++;
-        else if (a->set[i] > b->set[j])
-            j++;
-        else
-            n++, i++, j++;
-    }
-    return n;
+    return hashes_shared(a->set, a->nset, b->set, b->nset);
 }
 
 /* The number of target words two statements share, 0 when neither's first
@@ -1082,15 +1063,7 @@ static int number_conflict(const struct side *a, const struct side *b, struct bu
 /* 1 when side s has the word hash h. */
 static int side_has(const struct side *s, uint64_t h)
 {
-    size_t lo = 0, hi = s->nset;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->set[mid] < h)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < s->nset && s->set[lo] == h;
+    return hashes_has(s->set, s->nset, h);
 }
 
 static int in_target(const struct side *s, const struct statement *st, uint64_t h)

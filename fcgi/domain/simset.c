@@ -86,33 +86,58 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-void simset_finish(struct simset *s)
+size_t hashes_sort_unique(uint64_t *h, size_t n)
 {
     size_t u = 0;
-    if (s->n > 1)
-        qsort(s->h, s->n, sizeof *s->h, cmp_u64);
-    for (size_t i = 0; i < s->n; i++)
-        if (u == 0 || s->h[u - 1] != s->h[i])
-            s->h[u++] = s->h[i];
-    s->n = u;
+    if (n > 1)
+        qsort(h, n, sizeof *h, cmp_u64);
+    for (size_t i = 0; i < n; i++)
+        if (u == 0 || h[u - 1] != h[i])
+            h[u++] = h[i];
+    return u;
 }
 
-double simset_jaccard(const struct simset *a, const struct simset *b)
+size_t hashes_shared(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
 {
     size_t i = 0, j = 0, both = 0;
-    if (!a->n || !b->n)
-        return 0;
-    while (i < a->n && j < b->n) {
-        if (a->h[i] == b->h[j]) {
+    while (i < na && j < nb) {
+        if (a[i] == b[j]) {
             both++;
             i++;
             j++;
-        } else if (a->h[i] < b->h[j]) {
+        } else if (a[i] < b[j]) {
             i++;
         } else {
             j++;
         }
     }
+    return both;
+}
+
+int hashes_has(const uint64_t *h, size_t n, uint64_t v)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && h[lo] == v;
+}
+
+void simset_finish(struct simset *s)
+{
+    s->n = hashes_sort_unique(s->h, s->n);
+}
+
+double simset_jaccard(const struct simset *a, const struct simset *b)
+{
+    size_t both;
+    if (!a->n || !b->n)
+        return 0;
+    both = hashes_shared(a->h, a->n, b->h, b->n);
     return (double)both / (double)(a->n + b->n - both);
 }
 

@@ -27,6 +27,13 @@ void simset_shingle(struct simset *s, size_t k);
 void simset_finish(struct simset *s);
 /* The Jaccard index of two finished sets, 0 when either is empty. */
 double simset_jaccard(const struct simset *a, const struct simset *b);
+/* The primitives under a set, for callers that keep their own arrays (the
+ * conflict detector's fixed allocation): sort h[0..n) and drop repeats,
+ * returning the count left; the count of values two such sorted, distinct
+ * arrays share; whether one holds v (binary search). */
+size_t hashes_sort_unique(uint64_t *h, size_t n);
+size_t hashes_shared(const uint64_t *a, size_t na, const uint64_t *b, size_t nb);
+int hashes_has(const uint64_t *h, size_t n, uint64_t v);
 /* A well-mixed 64-bit hash of x (MinHash seeds, shingles). */
 uint64_t simset_mix(uint64_t x);
 void simset_release(struct simset *s);
