@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BIN, run, startStack, tokenId } from './lib/stack.mjs';
 import { err, errKey, ok } from './lib/expect.mjs';
-import { answersOf } from './lib/reads.mjs';
+import { answersOf, roleTokens } from './lib/reads.mjs';
 
 let s;
 before(async () => {
@@ -22,13 +22,7 @@ let spaces = 0;
 /** A fresh space with an admin, an editor, an agent and a reader. */
 function space() {
     const name = `review${++spaces}`;
-    return {
-        name,
-        admin: s.token(name, 'admin', 'admin'),
-        editor: s.token(name, 'editor', 'editor'),
-        agent: s.token(name, 'agent', 'agent'),
-        reader: s.token(name, 'reader', 'reader'),
-    };
+    return roleTokens(s, name);
 }
 const setPolicy = async (v, policy) =>
     ok(await s.api('PUT', '/api/review/policy', { token: v.admin, body: { policy } }));

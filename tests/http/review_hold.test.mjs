@@ -7,6 +7,7 @@
 // path is a CONFLICT. The restore of a deleted entry is still refused.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { roleTokens } from './lib/reads.mjs';
 import { startStack, tokenId } from './lib/stack.mjs';
 import { err, errKey, ok } from './lib/expect.mjs';
 
@@ -21,13 +22,7 @@ after(async () => {
 let spaces = 0;
 function space() {
     const name = `reviewhold${++spaces}`;
-    return {
-        name,
-        admin: s.token(name, 'admin', 'admin'),
-        editor: s.token(name, 'editor', 'editor'),
-        agent: s.token(name, 'agent', 'agent'),
-        reader: s.token(name, 'reader', 'reader'),
-    };
+    return roleTokens(s, name);
 }
 const setPolicy = async (v, policy) => ok(await s.api('PUT', '/api/review/policy', { token: v.admin, body: { policy } }));
 const write = (token, path, content, category = 'experiences') =>

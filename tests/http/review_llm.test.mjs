@@ -5,6 +5,7 @@
 // unreviewed.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { roleTokens } from './lib/reads.mjs';
 import { startStack } from './lib/stack.mjs';
 import { startFakeLlm } from './lib/fakellm.mjs';
 import { errKey, ok } from './lib/expect.mjs';
@@ -21,11 +22,7 @@ after(async () => {
 });
 
 let n = 0;
-function space(policy) {
-    const name = `reviewllm${++n}`;
-    const v = { name, admin: s.token(name, 'admin', 'admin'), editor: s.token(name, 'editor', 'editor'), agent: s.token(name, 'agent', 'agent') };
-    return v;
-}
+const space = () => roleTokens(s, `reviewllm${++n}`);
 const setPolicy = async (v, policy) => ok(await s.api('PUT', '/api/review/policy', { token: v.admin, body: { policy } }));
 const get = async (v, id) => ok(await s.api('GET', `/api/knowledge/${id}`, { token: v.editor }));
 

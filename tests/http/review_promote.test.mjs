@@ -8,6 +8,7 @@
 // and (KNOWHUB_TEST_PG) PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { roleTokens } from './lib/reads.mjs';
 import { startStack } from './lib/stack.mjs';
 import { err, errKey, ok } from './lib/expect.mjs';
 
@@ -23,13 +24,7 @@ let spaces = 0;
 /** A fresh space reviewing agents' writes, promote_after n (undefined: the default). */
 async function space(n) {
     const name = `promote${++spaces}`;
-    const v = {
-        name,
-        admin: s.token(name, 'admin', 'admin'),
-        editor: s.token(name, 'editor', 'editor'),
-        agent: s.token(name, 'agent', 'agent'),
-        reader: s.token(name, 'reader', 'reader'),
-    };
+    const v = roleTokens(s, name);
     const body = n === undefined ? { policy: 'agent_writes' } : { policy: 'agent_writes', promote_after: n };
     const p = ok(await s.api('PUT', '/api/review/policy', { token: v.admin, body }));
     assert.equal(p.policy, 'agent_writes');
