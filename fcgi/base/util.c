@@ -2,6 +2,7 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,9 +181,43 @@ void utf8_copy(char *dst, size_t cap, const char *src)
     utf8_repair(dst);
 }
 
+/* The wall clock's offset from the system's, in seconds: 0 unless
+ * KNOWHUB_NOW names the moment the clock reads when the process starts
+ * (tests of expiry and ageing; docs/operations.md). */
+static long clock_offset;
+static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
+
+static void clock_init(void)
+{
+    const char *v = getenv("KNOWHUB_NOW");
+    struct tm tm;
+    time_t at;
+    int used = 0;
+    if (!v || !*v)
+        return;
+    memset(&tm, 0, sizeof tm);
+    if (sscanf(v, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+               &tm.tm_min, &tm.tm_sec, &used) != 6 ||
+        v[used] || tm.tm_mon < 1 || tm.tm_mon > 12) {
+        fprintf(stderr,
+                "knowhub: KNOWHUB_NOW=%s is not YYYY-MM-DDTHH:MM:SSZ; using the system clock\n", v);
+        return;
+    }
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    at = timegm(&tm);
+    clock_offset = (long)(at - time(NULL));
+}
+
+time_t time_now(void)
+{
+    pthread_once(&clock_once, clock_init);
+    return time(NULL) + clock_offset;
+}
+
 static void utc_now(struct tm *tm)
 {
-    time_t t = time(NULL);
+    time_t t = time_now();
     gmtime_r(&t, tm);
 }
 
@@ -204,7 +239,8 @@ void time_utc_iso_micro_offset(char out[static 27], long offset)
     struct tm tm;
     time_t t;
     clock_gettime(CLOCK_REALTIME, &ts);
-    t = ts.tv_sec + offset;
+    pthread_once(&clock_once, clock_init);
+    t = ts.tv_sec + clock_offset + offset;
     gmtime_r(&t, &tm);
     strftime(out, 20, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(out + 19, 8, ".%06u", (unsigned)(ts.tv_nsec / 1000) % 1000000u);
@@ -213,7 +249,7 @@ void time_utc_iso_micro_offset(char out[static 27], long offset)
 void time_utc_text_offset(char out[static 20], long offset)
 {
     struct tm tm;
-    time_t t = time(NULL) + offset;
+    time_t t = time_now() + offset;
     gmtime_r(&t, &tm);
     strftime(out, 20, "%Y-%m-%d %H:%M:%S", &tm);
 }

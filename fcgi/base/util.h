@@ -4,6 +4,7 @@
 #define KNOWHUB_UTIL_H
 
 #include <stddef.h>
+#include <time.h>
 #include <stdint.h>
 
 /* malloc/realloc/strdup that abort the process when memory is exhausted. */
@@ -53,6 +54,11 @@ int has_line_break(const char *s);
 
 /* Milliseconds of the monotonic clock (for durations and deadlines). */
 long monotonic_ms(void);
+
+/* Seconds since the epoch by KnowHub's wall clock: the system's, or, with
+ * KNOWHUB_NOW=YYYY-MM-DDTHH:MM:SSZ, a clock that reads that moment when the
+ * process starts and runs on from it (for tests). Every time below reads it. */
+time_t time_now(void);
 
 /* Current UTC time: "YYYY-MM-DD HH:MM:SS" into out (at least 20 bytes). */
 void time_utc_text(char out[static 20]);

@@ -433,7 +433,7 @@ int store_backup_before_migrating(struct store *st, const char *path, const char
                                   struct buf *backup, const char **why)
 {
     char stamp[20];
-    time_t now = time(NULL);
+    time_t now = time_now();
     struct tm tm;
     int fd, rc;
     buf_reset(backup);

@@ -219,6 +219,18 @@ class Stack {
         if (r.status !== 0) throw new Error(`token revoke failed (${r.status}): ${r.stderr}`);
     }
 
+    /** Stop knowhub alone and start it again on the same directory and
+     * database (nginx stays); env is added to its environment from now on
+     * (KNOWHUB_NOW moves the clock: docs/operations.md). */
+    restartKnowhub(env = {}) {
+        Object.assign(this.env, env);
+        run('bash', [STACK_SH, 'knowhub-stop', this.dir]);
+        const r = run('bash', [STACK_SH, 'knowhub-start', this.dir], this.env, 'ignore');
+        if (r.status !== 0) throw new Error(`knowhub-start failed (${r.status})`);
+        this.agent.destroy();
+        this.agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+    }
+
     /** The environment of a knowhub CLI command on this stack (cliEnv). */
     cliEnv() {
         return this.databaseUrl ? { KNOWHUB_DATA: this.dir, KNOWHUB_DATABASE_URL: this.databaseUrl } : { KNOWHUB_DATA: this.dir };
