@@ -686,6 +686,28 @@ struct builder {
     int nbefore;
 };
 
+/* A Chinese target "X的Y" is about Y of X, as an English one ends at "of":
+ * 日志主题的保留时间 (the topic's retention) and 日志主题的分区数 (its
+ * partitions) are different things of one topic. Keep the words after the
+ * target's last 的 when there are any. */
+static void target_head(const struct side *s, struct statement *st)
+{
+    static const char DE[] = "\xe7\x9a\x84"; /* 的 */
+    size_t from = s->word[st->target[0]].start, to = s->word[st->target[st->ntarget - 1]].end;
+    size_t head = 0;
+    int keep = 0;
+    for (size_t i = from; i + 3 <= to; i++)
+        if (memcmp(s->text + i, DE, 3) == 0)
+            head = i + 3;
+    if (!head)
+        return;
+    for (int i = 0; i < st->ntarget; i++)
+        if (s->word[st->target[i]].start >= head)
+            st->target[keep++] = st->target[i];
+    if (keep > 0)
+        st->ntarget = keep;
+}
+
 static void builder_close(struct builder *b)
 {
     struct statement *st = &b->cur;
@@ -695,6 +717,8 @@ static void builder_close(struct builder *b)
     if (st->ntarget == 0)
         for (int i = 0; i < b->nbefore && st->ntarget < TARGET_MAX; i++)
             st->target[st->ntarget++] = b->before[i];
+    if (st->ntarget > 0 && st->axis != AX_ORDER)
+        target_head(b->s, st);
     if (st->ntarget > 0 && b->s->nstmt < MAX_STATEMENTS)
         b->s->stmt[b->s->nstmt++] = *st;
     b->nbefore = 0;

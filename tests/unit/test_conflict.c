@@ -71,6 +71,11 @@ static const struct example EXAMPLES[] = {
     {"actions", "高峰期提高批量大小。", "高峰期降低批量大小。", "contradiction", NULL},
     {"actions", "Add an index on orders.customer_id.",
      "Do not remove the index on orders.customer_id.", "duplicate", NULL},
+    /* a Chinese target X的Y is about Y: other things of one X do not clash */
+    {"actions", "高峰期增加缓存集群的节点数。", "高峰期减少缓存集群的节点数。", "contradiction",
+     NULL},
+    {"actions", "高峰期增加缓存集群的节点数。", "高峰期减少缓存集群的过期时间。", "unrelated",
+     NULL},
     /* opposite order */
     {"order", "Run the migrations before deploying the app.",
      "Run the migrations after deploying the app.", "contradiction", "opposite order"},
