@@ -15,6 +15,8 @@
 #include "service/conflicts.h"
 #include "service/ctx.h"
 #include "service/knowledge.h"
+#include "service/linkdoc.h"
+#include "service/linkmatter.h"
 #include "service/reviewgate.h"
 #include "service/writerate.h"
 #include "store/store.h"
@@ -274,8 +276,13 @@ int svc_files_read(const struct svc_ctx *c, struct json_object *body, struct jso
         json_object_object_add(fields, "updated",
                                json_object_new_string(meta_text(meta, "updated")));
         json_object_put(meta);
+        struct buf shown;
+        buf_init(&shown, 8 * 1024 * 1024);
+        linkdoc_document(c->st, c->space, &k, &shown); /* its outgoing links as front matter */
         *data = json_object_new_object();
-        json_object_object_add(*data, "content", json_object_new_string(k.document));
+        json_object_object_add(*data, "content",
+                               json_object_new_string_len(shown.data, (int)shown.len));
+        buf_release(&shown);
         json_object_object_add(*data, "category", json_object_new_string(k.category));
         json_object_object_add(*data, "path", json_object_new_string(k.path));
         json_object_object_add(*data, "id", json_object_new_string(k.id));
@@ -409,6 +416,24 @@ static int file_held(const struct svc_ctx *c, const struct target *t, const char
     return rc;
 }
 
+/* The link keys of a written document's front matter (service/linkmatter.h):
+ * when it has any, the answer's links {added, removed, warnings}. */
+static void files_write_links(const struct svc_ctx *c, const struct knowledge *k,
+                              struct json_object *data)
+{
+    struct json_object *meta = json_parse_stored(k->meta), *o;
+    struct linkmatter_result res;
+    if (linkdoc_present(meta)) {
+        linkmatter_apply(c, k->id, k->category, meta, 0, &res);
+        o = json_object_new_object();
+        json_object_object_add(o, "added", json_object_new_int64(res.added));
+        json_object_object_add(o, "removed", json_object_new_int64(res.removed));
+        json_object_object_add(o, "warnings", res.warnings);
+        json_object_object_add(data, "links", o);
+    }
+    json_object_put(meta);
+}
+
 int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct json_object **data,
                     struct error *err)
 {
@@ -470,6 +495,7 @@ int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct js
     }
     json_object_object_add(*data, "created", json_object_new_boolean(created));
     json_object_object_add(*data, "conflicts", conflicts_check(c, &k));
+    files_write_links(c, &k, *data);
     result = 0;
 out:
     knowledge_release(&k);

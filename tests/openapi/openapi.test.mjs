@@ -376,6 +376,10 @@ describe('a real nginx + knowhub', () => {
         const w = conforms('POST', '/api/knowledge/write', await call('POST', '/api/knowledge/write', '/api/knowledge/write', { token: t, body: { category: 'experiences', path: 'oa/doc.md', content: '---\ntitle: A doc\ntags: [x]\n---\nThe **body**.' } }));
         assert.equal(w.data.created, true);
         await call('POST', '/api/knowledge/write', '/api/knowledge/write', { token: t, body: { category: 'rules', path: 'r.md', content: '---\ntitle: R\ndescription: d\n---\nAlways r.' } });
+        // link keys in front matter: the answer says what they did
+        const linked = conforms('POST', '/api/knowledge/write', await call('POST', '/api/knowledge/write', '/api/knowledge/write', { token: t, body: { category: 'experiences', path: 'oa/linked.md', content: '---\ntitle: Linked\nrelated: [experiences/oa/doc.md, rules/none.md]\n---\nSee the doc.' } }));
+        assert.equal(linked.data.links.added, 1);
+        assert.equal(linked.data.links.warnings[0].code, 'link_target_not_found');
         for (const category of ['experiences', 'rules']) {
             const l = conforms('POST', '/api/knowledge/list', await call('POST', '/api/knowledge/list', '/api/knowledge/list', { token: t, body: { category } }));
             assert.ok(l.data.items.length >= 1);
