@@ -188,3 +188,31 @@ describe('the conflict check on import', () => {
         assert.ok(!quiet.stdout.includes('conflict '), quiet.stdout);
     });
 });
+
+describe('the conflict check at approval and in the REST import', () => {
+    test('an approved proposal answers conflicts as the write would have, and links a contradiction', async () => {
+        const v = space('lt-review');
+        const editor = s.token(v.name, 'editor', 'lt-editor');
+        const live = ok(await v.files.write('experiences', 'gzip-on.md', doc('Gzip on the proxy', 'Always enable gzip compression on the nginx proxy for JSON answers.')));
+        ok(await s.api('PUT', '/api/review/policy', { token: v.admin, body: { policy: 'agent_writes' } }));
+        const held = ok(await fileView(s, v.agent).write('experiences', 'gzip-off.md', doc('Gzip on the proxy', 'Never enable gzip compression on the nginx proxy for JSON answers.')));
+        assert.ok(held.proposal_id, JSON.stringify(held));
+        const d = ok(await s.api('POST', `/api/review/${held.proposal_id}/decide`, { token: editor, body: { decision: 'approve' } }));
+        assert.equal(d.state, 'approved');
+        assert.deepEqual(d.conflicts.map((c) => [c.id, c.verdict, c.link]), [[live.id, 'contradiction', 'contradicts']]);
+        assert.deepEqual(await outLinks(v, d.result_id), [['contradicts', 'experiences/gzip-on.md', 'active']]);
+        // a rejection writes nothing and checks nothing
+        const held2 = ok(await fileView(s, v.agent).write('experiences', 'gzip-maybe.md', doc('Gzip on the proxy', 'Never enable gzip compression on the nginx proxy.')));
+        const r = ok(await s.api('POST', `/api/review/${held2.proposal_id}/decide`, { token: editor, body: { decision: 'reject', reason: 'no' } }));
+        assert.equal(r.conflicts, undefined);
+    });
+
+    test('POST /api/knowledge/import counts the conflicts and reports them', async () => {
+        const v = space('lt-rest');
+        ok(await v.files.write('rules', 'gzip.md', doc('Gzip on the proxy', 'Always enable gzip compression on the nginx proxy for JSON answers.', 'description: gzip\nalwaysApply: true\n')));
+        const md = '# Rules\n\n## Gzip on the proxy\n\nNever enable gzip compression on the nginx proxy for JSON answers.\n';
+        const d = ok(await s.api('POST', '/api/knowledge/import?format=agents_md', { token: v.admin, rawBody: md, headers: { 'Content-Type': 'text/markdown' } }));
+        assert.equal(d.conflicts, 1, JSON.stringify(d));
+        assert.ok(d.report.some((l) => /^conflict rules\/.*: contradiction of rules\/gzip\.md/.test(l)), JSON.stringify(d.report));
+    });
+});

@@ -547,6 +547,7 @@ describe('a real nginx + knowhub', () => {
         assert.equal(ev.data.updated[0].promotion.helpful_traces, 1);
         const d = conforms('POST', '/api/review/{id}/decide', await call('POST', '/api/review/{id}/decide', `/api/review/${w.data.proposal_id}/decide`, { token: admin, body: { decision: 'approve' } }));
         assert.equal(d.data.state, 'approved');
+        assert.ok(Array.isArray(d.data.conflicts), 'an approval answers the conflict check of its write');
         const del = conforms('POST', '/api/knowledge/delete', await call('POST', '/api/knowledge/delete', '/api/knowledge/delete', { token: agent, body: { category: 'experiences', path: 'held.md' } }));
         assert.equal(del.data.kind, 'delete');
         const del2 = conforms('DELETE', '/api/knowledge/{id}', await call('DELETE', '/api/knowledge/{id}', `/api/knowledge/${d.data.result_id}`, { token: agent }));
