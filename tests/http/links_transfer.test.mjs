@@ -216,3 +216,40 @@ describe('the conflict check at approval and in the REST import', () => {
         assert.ok(d.report.some((l) => /^conflict rules\/.*: contradiction of rules\/gzip\.md/.test(l)), JSON.stringify(d.report));
     });
 });
+
+describe('the conflict check in slim', () => {
+    test('a member that contradicts its group is split off, listed in the job result and linked; the rest merges', async () => {
+        const { waitJob } = await import('./lib/llmtest.mjs');
+        const v = space('lt-slim');
+        const common = 'The reporting service answers large JSON documents to the dashboards of the finance team every morning, ' +
+            'and the proxy in front of it is the nginx instance that the platform team runs on the shared edge hosts in both regions, ' +
+            'with its configuration kept in the infrastructure repository and reviewed by the platform team before each release.';
+        const mk = async (content, score = 3) => ok(await s.api('POST', '/api/knowledge', { token: v.agent, body: { scenario: 'Serve JSON answers through the nginx proxy', content, score } })).id;
+        // the survivor (the best quality) is the group's reference
+        const on = await mk(`${common} Always enable gzip compression on the nginx proxy for JSON answers.`, 5);
+        const off = await mk(`${common} Never enable gzip compression on the nginx proxy for JSON answers.`);
+        const same = await mk(`${common} Always enable gzip compression on the nginx proxy for JSON answers`);
+        const plan = ok(await s.api('POST', '/api/knowledge/slim', { token: v.agent, body: { dry_run: true } }));
+        const grouped = plan.groups.flatMap((g) => [g.survivor.id, ...g.members.map((m) => m.id)]).sort();
+        assert.deepEqual(grouped, [on, off, same].sort(), JSON.stringify(plan.groups));
+        const job = await waitJob(s, v.agent, ok(await s.api('POST', '/api/knowledge/slim', { token: v.agent, body: {} })).id);
+        assert.equal(job.status, 'done', JSON.stringify(job));
+        assert.equal(job.result.conflicts.length, 1, JSON.stringify(job.result));
+        const c = job.result.conflicts[0];
+        assert.equal(c.verdict, 'contradiction');
+        assert.equal(c.link, 'contradicts');
+        assert.match(c.reason, /opposite polarity/);
+        assert.deepEqual([c.member, c.id], [off, on]);
+        const g = job.result.merged_groups[0];
+        assert.deepEqual(g.conflicts, job.result.conflicts);
+        assert.ok(!g.members.some((m) => m.id === c.member), 'the split member is not among the merged');
+        // the contradicting one stays live, linked to the one it contradicts; the duplicate merged
+        const live = ok(await s.api('GET', `/api/knowledge/${c.member}`, { token: v.agent }));
+        assert.equal(live.id, c.member);
+        const l = (await links(v, c.member)).filter((x) => x.type === 'contradicts');
+        // (the check of each save linked them already; slim keeps the link, or makes it)
+        assert.ok(l.some((x) => x.other.id === c.id && x.actor === 'conflict-check'), JSON.stringify(l));
+        assert.deepEqual(g.members.map((m) => m.id), [same]);
+        assert.equal((await s.api('GET', `/api/knowledge/${same}`, { token: v.agent })).json.status, 'error', 'the duplicate merged');
+    });
+});
