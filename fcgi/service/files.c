@@ -416,24 +416,6 @@ static int file_held(const struct svc_ctx *c, const struct target *t, const char
     return rc;
 }
 
-/* The link keys of a written document's front matter (service/linkmatter.h):
- * when it has any, the answer's links {added, removed, warnings}. */
-static void files_write_links(const struct svc_ctx *c, const struct knowledge *k,
-                              struct json_object *data)
-{
-    struct json_object *meta = json_parse_stored(k->meta), *o;
-    struct linkmatter_result res;
-    if (linkdoc_present(meta)) {
-        linkmatter_apply(c, k->id, k->category, meta, 0, &res);
-        o = json_object_new_object();
-        json_object_object_add(o, "added", json_object_new_int64(res.added));
-        json_object_object_add(o, "removed", json_object_new_int64(res.removed));
-        json_object_object_add(o, "warnings", res.warnings);
-        json_object_object_add(data, "links", o);
-    }
-    json_object_put(meta);
-}
-
 int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct json_object **data,
                     struct error *err)
 {
@@ -495,7 +477,7 @@ int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct js
     }
     json_object_object_add(*data, "created", json_object_new_boolean(created));
     json_object_object_add(*data, "conflicts", conflicts_check(c, &k));
-    files_write_links(c, &k, *data);
+    linkmatter_answer(c, &k, *data); /* its front matter's link keys */
     result = 0;
 out:
     knowledge_release(&k);

@@ -178,3 +178,18 @@ out:
     json_object_put(current);
     return (long)json_object_array_length(res->warnings);
 }
+
+void linkmatter_answer(const struct svc_ctx *c, const struct knowledge *k, struct json_object *data)
+{
+    struct json_object *meta = json_parse_stored(k->meta), *o;
+    struct linkmatter_result res;
+    if (linkdoc_present(meta)) {
+        linkmatter_apply(c, k->id, k->category, meta, 0, &res);
+        o = json_object_new_object();
+        json_object_object_add(o, "added", json_object_new_int64(res.added));
+        json_object_object_add(o, "removed", json_object_new_int64(res.removed));
+        json_object_object_add(o, "warnings", res.warnings);
+        json_object_object_add(data, "links", o);
+    }
+    json_object_put(meta);
+}

@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 struct svc_ctx;
+struct knowledge;
 
 /* What an apply did. */
 struct linkmatter_result {
@@ -26,5 +27,11 @@ struct linkmatter_result {
  * result's warnings array is always set. Returns the number of warnings. */
 long linkmatter_apply(const struct svc_ctx *c, const char *from_id, const char *from_category,
                       struct json_object *meta, int in_tx, struct linkmatter_result *res);
+
+/* A write's (or a revert's) link keys: when k's front matter (k->meta, k->id,
+ * k->category) has any, apply them (each change in its own transaction)
+ * and add links {added, removed, warnings} to data. */
+void linkmatter_answer(const struct svc_ctx *c, const struct knowledge *k,
+                       struct json_object *data);
 
 #endif

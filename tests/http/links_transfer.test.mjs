@@ -113,6 +113,23 @@ describe('links in front matter', () => {
     });
 });
 
+describe('links in revisions', () => {
+    test('a revision keeps the link keys it was written with; a revert to it applies them again', async () => {
+        const v = space();
+        const b = ok(await v.files.write('experiences', 'b.md', doc('Retry budget', 'Retry failed calls with a budget.')));
+        const a1 = ok(await v.files.write('experiences', 'a.md', doc('Backoff', 'Back off exponentially between retries.', 'related: [b.md]\n')));
+        const a2 = ok(await v.files.write('experiences', 'a.md', doc('Backoff', 'Back off exponentially between retries.', 'related: []\n')));
+        assert.deepEqual(a2.links, { added: 0, removed: 1, warnings: [] });
+        const revs = ok(await s.api('GET', `/api/knowledge/${a1.id}/revisions`, { token: v.admin })).items;
+        const first = revs.find((r) => r.version === a1.version);
+        assert.match(JSON.stringify(first), /related: \[b\.md\]/, 'the revision holds the link keys');
+        const back = ok(await s.api('POST', `/api/knowledge/${a1.id}/revert`, { token: v.admin, body: { version: a1.version } }));
+        assert.deepEqual(back.links, { added: 1, removed: 0, warnings: [] });
+        assert.deepEqual(await outLinks(v, a1.id), [['related', 'experiences/b.md', 'active']]);
+        assert.ok(b.id);
+    });
+});
+
 describe('links through export and import', () => {
     test('JSON Lines: all four types survive GET /api/knowledge/export -> knowhub import, the superseded entry retired again', async () => {
         const v = space();
