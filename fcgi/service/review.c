@@ -12,6 +12,7 @@
 #include "service/ctx.h"
 #include "service/files.h"
 #include "service/knowledge.h"
+#include "service/linkmatter.h"
 #include "store/store.h"
 
 #include <stdlib.h>
@@ -406,15 +407,18 @@ static int approve_write(const struct svc_ctx *c, const struct proposal *p, cons
     return rc;
 }
 
-/* An approval answers conflicts as the write it makes would have
- * (service/conflicts.h): the check of the entry it created or changed, when
- * that entry is live (not after a delete or a rejection). */
+/* An approval answers as the write it makes would have: the conflict check
+ * (service/conflicts.h) of the entry it created or changed, when that entry
+ * is live (not after a delete or a rejection), and its front matter's link
+ * keys applied (service/linkmatter.h, answer links). */
 static void approved_checked(const struct svc_ctx *c, const char *result, struct json_object *data)
 {
     struct knowledge k;
     knowledge_init(&k);
-    if (result && data && store_knowledge_get(c->st, c->space, result, 0, &k) == STORE_OK)
+    if (result && data && store_knowledge_get(c->st, c->space, result, 0, &k) == STORE_OK) {
         json_object_object_add(data, "conflicts", conflicts_check(c, &k));
+        linkmatter_answer(c, &k, data);
+    }
     knowledge_release(&k);
 }
 

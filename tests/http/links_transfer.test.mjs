@@ -218,6 +218,11 @@ describe('the conflict check at approval and in the REST import', () => {
         assert.equal(d.state, 'approved');
         assert.deepEqual(d.conflicts.map((c) => [c.id, c.verdict, c.link]), [[live.id, 'contradiction', 'contradicts']]);
         assert.deepEqual(await outLinks(v, d.result_id), [['contradicts', 'experiences/gzip-on.md', 'active']]);
+        // a held document's link keys are applied at its approval
+        const held3 = ok(await fileView(s, v.agent).write('experiences', 'gzip-json.md', doc('Gzip for JSON', 'Compress JSON answers of more than 1 KB.', 'related: [gzip-on.md]\n')));
+        const d3 = ok(await s.api('POST', `/api/review/${held3.proposal_id}/decide`, { token: editor, body: { decision: 'approve' } }));
+        assert.deepEqual(d3.links, { added: 1, removed: 0, warnings: [] });
+        assert.deepEqual(await outLinks(v, d3.result_id), [['related', 'experiences/gzip-on.md', 'active']]);
         // a rejection writes nothing and checks nothing
         const held2 = ok(await fileView(s, v.agent).write('experiences', 'gzip-maybe.md', doc('Gzip on the proxy', 'Never enable gzip compression on the nginx proxy.')));
         const r = ok(await s.api('POST', `/api/review/${held2.proposal_id}/decide`, { token: editor, body: { decision: 'reject', reason: 'no' } }));
