@@ -203,6 +203,7 @@ void h_knowledge_import(struct request *req, struct response *res)
         json_object_object_add(d, "refused", json_object_new_int64(counts.refused));
         json_object_object_add(d, "held", json_object_new_int64(counts.held));
         json_object_object_add(d, "not_imported", json_object_new_int64(counts.not_markdown));
+        json_object_object_add(d, "conflicts", json_object_new_int64(counts.conflicts));
         json_object_object_add(d, "report", report_lines(text ? text : ""));
         json_object_object_add(d, "not_carried", json_object_new_string(interop_not_carried(f)));
         reply_data(res, d);

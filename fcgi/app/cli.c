@@ -199,6 +199,7 @@ static int transfer_args(int argc, char **argv, const char **src, const char **s
     if (opt) {
         opt->on_conflict = ON_CONFLICT_SKIP;
         opt->flatten = 0;
+        opt->no_conflict_check = 0;
     }
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--space") == 0 && i + 1 < argc) {
@@ -215,6 +216,8 @@ static int transfer_args(int argc, char **argv, const char **src, const char **s
                 return 2;
         } else if (opt && strcmp(argv[i], "--flatten") == 0) {
             opt->flatten = 1;
+        } else if (opt && strcmp(argv[i], "--no-conflict-check") == 0) {
+            opt->no_conflict_check = 1;
         } else if (opt && strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
             *format = argv[++i];
         } else if ((argv[i][0] != '-' || (opt && strcmp(argv[i], "-") == 0)) && !*src) {
@@ -253,7 +256,8 @@ int cli_import(const struct config *cfg, int argc, char **argv)
     int source_errno;
     if (transfer_args(argc, argv, &src, &space, &opt, &format)) {
         fputs("usage: knowhub import DIR|FILE.jsonl|- [--space NAME]"
-              " [--on-conflict skip|overwrite|rename] [--flatten]\n"
+              " [--on-conflict skip|overwrite|rename] [--flatten]"
+              " [--no-conflict-check]\n"
               "       knowhub import AGENTS.md|CLAUDE.md|DIR|FILE.tar [--format F] [--space NAME]"
               " [--on-conflict ...]\n"
               "  DIR with rules/ or experiences/: rules/*.md, experiences/*.md and\n"
@@ -294,6 +298,11 @@ int cli_import(const struct config *cfg, int argc, char **argv)
             "knowhub: %ld imported, %ld updated, %ld unchanged, %ld skipped, %ld refused, %ld not "
             "Markdown, %ld hidden\n",
             c.imported, c.updated, c.unchanged, c.skipped, c.refused, c.not_markdown, c.hidden);
+    if (c.conflicts || c.linked || c.link_warnings)
+        fprintf(stderr,
+                "knowhub: import: %ld conflict(s) found (the first 100 have a line \"conflict\"),"
+                " %ld link(s) made from front matter, %ld not made (a line \"unlinked\")\n",
+                c.conflicts, c.linked, c.link_warnings);
     store_close(st);
     return status != TRANSFER_OK ? 1 : c.refused ? 3 : 0;
 }

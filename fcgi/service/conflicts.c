@@ -39,19 +39,17 @@ static void link_contradiction(const struct svc_ctx *c, const char *from, struct
         json_object_object_add(item, "link", json_object_new_string("contradicts"));
 }
 
-static void judge(const struct search_hit *h, void *ctx)
+/* The detector's item for o judged against k, or NULL when unrelated. */
+static struct json_object *judged(const struct knowledge *k, const struct knowledge *o,
+                                  struct buf *reason)
 {
-    struct check *ch = ctx;
-    const struct knowledge *o = h->k;
     struct conflict_entry a = {o->title, o->scenario, o->content};
-    struct conflict_entry b = {ch->k->title, ch->k->scenario, ch->k->content};
+    struct conflict_entry b = {k->title, k->scenario, k->content};
     struct conflict_result r;
     struct json_object *item;
-    if (strcmp(o->id, ch->k->id) == 0)
-        return;
-    conflict_check(&a, &b, &r, &ch->reason);
+    conflict_check(&a, &b, &r, reason);
     if (r.verdict == CONFLICT_UNRELATED)
-        return;
+        return NULL;
     item = json_object_new_object();
     json_object_object_add(item, "id", json_object_new_string(o->id));
     json_object_object_add(item, "title", json_object_new_string(o->title));
@@ -59,9 +57,36 @@ static void judge(const struct search_hit *h, void *ctx)
     json_object_object_add(item, "category", json_object_new_string(o->category));
     json_object_object_add(item, "verdict",
                            json_object_new_string(conflict_verdict_name(r.verdict)));
-    json_object_object_add(item, "reason", json_object_new_string(ch->reason.data));
+    json_object_object_add(item, "reason", json_object_new_string(reason->data));
     json_object_object_add(item, "similarity", json_object_new_double(r.jaccard));
-    json_object_array_add(ch->list, item);
+    return item;
+}
+
+static void judge(const struct search_hit *h, void *ctx)
+{
+    struct check *ch = ctx;
+    struct json_object *item;
+    if (strcmp(h->k->id, ch->k->id) != 0 && (item = judged(ch->k, h->k, &ch->reason)))
+        json_object_array_add(ch->list, item);
+}
+
+static int is_contradiction(struct json_object *item)
+{
+    return strcmp(json_object_get_string(json_object_object_get(item, "verdict")),
+                  "contradiction") == 0;
+}
+
+struct json_object *conflicts_pair(const struct svc_ctx *c, const struct knowledge *k,
+                                   const struct knowledge *other)
+{
+    struct buf reason;
+    struct json_object *item;
+    buf_init(&reason, 1024);
+    item = judged(k, other, &reason);
+    if (item && is_contradiction(item))
+        link_contradiction(c, k->id, item);
+    buf_release(&reason);
+    return item;
 }
 
 struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowledge *k)
@@ -86,8 +111,7 @@ struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowle
         json_object_array_del_idx(ch.list, CONFLICTS_CANDIDATES, 1);
     for (size_t i = 0; i < json_object_array_length(ch.list); i++) {
         struct json_object *item = json_object_array_get_idx(ch.list, i);
-        if (strcmp(json_object_get_string(json_object_object_get(item, "verdict")),
-                   "contradiction") == 0)
+        if (is_contradiction(item))
             link_contradiction(c, k->id, item);
     }
     buf_release(&q);

@@ -25,4 +25,11 @@ struct knowledge;
  * answers an empty array. */
 struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowledge *k);
 
+/* One pair: other judged against k by the detector, as an item of
+ * conflicts_check (a new object, the caller's), or NULL when unrelated; a
+ * contradiction is linked (k contradicts other) in the caller's
+ * transaction, if any. Slim splits such members off its groups. */
+struct json_object *conflicts_pair(const struct svc_ctx *c, const struct knowledge *k,
+                                   const struct knowledge *other);
+
 #endif

@@ -15,6 +15,8 @@
 #include "service/conflicts.h"
 #include "service/ctx.h"
 #include "service/knowledge.h"
+#include "service/linkdoc.h"
+#include "service/linkmatter.h"
 #include "service/reviewgate.h"
 #include "service/writerate.h"
 #include "store/store.h"
@@ -274,8 +276,13 @@ int svc_files_read(const struct svc_ctx *c, struct json_object *body, struct jso
         json_object_object_add(fields, "updated",
                                json_object_new_string(meta_text(meta, "updated")));
         json_object_put(meta);
+        struct buf shown;
+        buf_init(&shown, 8 * 1024 * 1024);
+        linkdoc_document(c->st, c->space, &k, &shown); /* its outgoing links as front matter */
         *data = json_object_new_object();
-        json_object_object_add(*data, "content", json_object_new_string(k.document));
+        json_object_object_add(*data, "content",
+                               json_object_new_string_len(shown.data, (int)shown.len));
+        buf_release(&shown);
         json_object_object_add(*data, "category", json_object_new_string(k.category));
         json_object_object_add(*data, "path", json_object_new_string(k.path));
         json_object_object_add(*data, "id", json_object_new_string(k.id));
@@ -470,6 +477,7 @@ int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct js
     }
     json_object_object_add(*data, "created", json_object_new_boolean(created));
     json_object_object_add(*data, "conflicts", conflicts_check(c, &k));
+    linkmatter_answer(c, &k, *data); /* its front matter's link keys */
     result = 0;
 out:
     knowledge_release(&k);

@@ -87,7 +87,7 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
 {
     struct json_object *plan = NULL, *groups, *v, *done = json_object_new_array();
     struct json_object *failed = json_object_new_array(), *result = json_object_new_object();
-    struct json_object *held = json_object_new_array();
+    struct json_object *held = json_object_new_array(), *conflicts = json_object_new_array();
     double threshold = SLIM_DEFAULT_THRESHOLD;
     struct slim_ctx c = {.svc = {.space = job->space,
                                  .actor = job->actor,
@@ -118,6 +118,10 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
     for (size_t i = 0; i < n; i++) {
         struct json_object *g = json_object_array_get_idx(groups, i), *err = NULL, *h = NULL;
         int rc = slim_merge_group(&c, g, &h, &err);
+        /* members split off for contradicting the others (docs/conflicts.md) */
+        if (json_object_object_get_ex(g, "conflicts", &v))
+            for (size_t j = 0; j < json_object_array_length(v); j++)
+                json_object_array_add(conflicts, json_object_get(json_object_array_get_idx(v, j)));
         if (rc == 0) {
             json_object_array_add(done, json_object_get(g));
         } else if (rc == 1) {
@@ -136,14 +140,16 @@ static void run_slim(struct store *st, struct llm *llm, const struct config *cfg
     json_object_object_add(result, "merged_groups", done);
     json_object_object_add(result, "failed_groups", failed);
     json_object_object_add(result, "held_groups", held);
+    json_object_object_add(result, "conflicts", conflicts);
     json_object_object_add(result, "llm", json_object_new_boolean(config_llm_configured(cfg)));
-    done = failed = held = NULL;
+    done = failed = held = conflicts = NULL;
     store_ignore(store_job_finish(st, job->id, "done", json_text(result),
                                   NULL)); /* else requeued at start */
 out:
     json_object_put(done);
     json_object_put(failed);
     json_object_put(held);
+    json_object_put(conflicts);
     json_object_put(result);
     json_object_put(plan);
 }

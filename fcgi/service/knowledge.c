@@ -17,6 +17,7 @@
 #include "service/ctx.h"
 #include "service/evolve.h"
 #include "service/idempotency.h"
+#include "service/linkdoc.h"
 #include "service/reviewgate.h"
 #include "service/writerate.h"
 #include "store/store.h"
@@ -839,6 +840,7 @@ struct export_ctx {
     int (*each)(struct json_object *line, void *ctx);
     void *ctx;
     int failed; /* the store status of an entry whose histories could not be read */
+    const char *space;
 };
 
 static int export_line(const struct knowledge *k, void *ctx)
@@ -852,16 +854,27 @@ static int export_line(const struct knowledge *k, void *ctx)
         ec->failed = rc;
         return -1;
     }
-    json_object_object_add(o, "document", json_object_new_string(k->document));
+    {
+        struct buf doc; /* its outgoing links as front matter, which import reads back */
+        buf_init(&doc, 8 * 1024 * 1024);
+        linkdoc_document(ec->st, ec->space, k, &doc);
+        json_object_object_add(o, "document", json_object_new_string_len(doc.data, (int)doc.len));
+        buf_release(&doc);
+    }
     rc = ec->each(o, ec->ctx);
     json_object_put(o);
+    /* the entries it superseded, so that an import retires them again */
+    if (rc == 0 && (rc = linkdoc_superseded(ec->st, ec->space, k, export_line, ec)) > 0) {
+        ec->failed = rc; /* a store status; a write error is the caller's (-1) */
+        rc = -1;
+    }
     return rc;
 }
 
 int svc_knowledge_export(const struct svc_ctx *c, int (*each)(struct json_object *line, void *ctx),
                          void *ctx)
 {
-    struct export_ctx ec = {c->st, each, ctx, STORE_OK};
+    struct export_ctx ec = {c->st, each, ctx, STORE_OK, c->space};
     int rc = store_knowledge_scan(c->st, c->space, SCAN_ACTIVE, NULL, 1, export_line, &ec);
     return rc ? rc : ec.failed;
 }

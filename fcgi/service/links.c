@@ -257,6 +257,35 @@ int svc_links_remove(const struct svc_ctx *c, const char *id, const char *to_id,
     return 0;
 }
 
+int links_type_valid(const char *type)
+{
+    return link_type_valid(type);
+}
+
+int links_change_in_tx(const struct svc_ctx *c, const struct link_key *key, const char *reason,
+                       int add, int *done, struct error *err)
+{
+    struct link_change ch = {*key, reason ? reason : "", 0, 0};
+    struct knowledge from, to;
+    int rc;
+    *done = 0;
+    if (link_type_check(key->type, err))
+        return -1;
+    if (strcmp(key->from_id, key->to_id) == 0) {
+        error_set(err, E_INVALID_REQUEST, "link_self", "An entry cannot be linked to itself");
+        return -1;
+    }
+    if (link_entries(c, &ch.key, &from, &to, err))
+        return -1;
+    rc = add ? link_add_step(c, &ch, &from, &to) : link_remove_step(c, &ch, &from, &to);
+    knowledge_release(&from);
+    knowledge_release(&to);
+    if (rc)
+        return store_fail(rc, err);
+    *done = ch.done;
+    return 0;
+}
+
 /* ---- conflicts_with ---- */
 
 static void conflict_id(const char *other_id, void *ctx)

@@ -33,6 +33,18 @@ int svc_links_add(const struct svc_ctx *c, const char *id, struct json_object *b
 int svc_links_remove(const struct svc_ctx *c, const char *id, const char *to, const char *type,
                      struct json_object **data, struct error *err);
 
+struct link_key;
+
+/* 1 when type is one of the four link types. */
+int links_type_valid(const char *type);
+
+/* Add (add 1) or remove the link key in the caller's transaction, with the
+ * roles and rules of svc_links_add / svc_links_remove (a supersedes retires
+ * or restores its target): *done 1 when it changed something. 0, or -1
+ * with err (the caller decides whether to roll back). */
+int links_change_in_tx(const struct svc_ctx *c, const struct link_key *key, const char *reason,
+                       int add, int *done, struct error *err);
+
 /* Add conflicts_with [ids] to each result (an object with "id") of a
  * search: the active entries linked to it by contradicts, either way. One
  * read when the space has no such link, one more per result when it has.

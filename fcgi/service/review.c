@@ -8,9 +8,11 @@
 #include "base/util.h"
 #include "domain/document.h"
 #include "domain/knowledge.h"
+#include "service/conflicts.h"
 #include "service/ctx.h"
 #include "service/files.h"
 #include "service/knowledge.h"
+#include "service/linkmatter.h"
 #include "store/store.h"
 
 #include <stdlib.h>
@@ -405,6 +407,21 @@ static int approve_write(const struct svc_ctx *c, const struct proposal *p, cons
     return rc;
 }
 
+/* An approval answers as the write it makes would have: the conflict check
+ * (service/conflicts.h) of the entry it created or changed, when that entry
+ * is live (not after a delete or a rejection), and its front matter's link
+ * keys applied (service/linkmatter.h, answer links). */
+static void approved_checked(const struct svc_ctx *c, const char *result, struct json_object *data)
+{
+    struct knowledge k;
+    knowledge_init(&k);
+    if (result && data && store_knowledge_get(c->st, c->space, result, 0, &k) == STORE_OK) {
+        json_object_object_add(data, "conflicts", conflicts_check(c, &k));
+        linkmatter_answer(c, &k, data);
+    }
+    knowledge_release(&k);
+}
+
 /* Decide the proposal id (decision, reason, document and into checked by
  * the caller): the proposal as decided in *data. only_pending: a
  * quarantined one is left as it is (CONFLICT already_decided). */
@@ -461,6 +478,8 @@ static int decide(const struct svc_ctx *c, const char *id, const char *decision,
     if (rc)
         goto out;
     answer = svc_review_get(c, id, data, err);
+    if (answer == 0)
+        approved_checked(c, result, *data);
 out:
     free(result);
     store_proposal_release(&p);

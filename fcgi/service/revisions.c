@@ -6,6 +6,7 @@
 #include "domain/knowledge.h"
 #include "service/ctx.h"
 #include "service/knowledge.h"
+#include "service/linkmatter.h"
 #include "service/reviewgate.h"
 #include "service/writerate.h"
 #include "store/store.h"
@@ -245,6 +246,18 @@ out:
     return result;
 }
 
+/* A revision's document holds the link keys its front matter was written
+ * with (docs/conflicts.md "Links in revisions"): the reverted document's
+ * keys are applied again, as a write applies them. */
+static void revert_links(const struct svc_ctx *c, const char *id, struct json_object *data)
+{
+    struct knowledge k;
+    knowledge_init(&k);
+    if (store_knowledge_get(c->st, c->space, id, 0, &k) == STORE_OK)
+        linkmatter_answer(c, &k, data);
+    knowledge_release(&k);
+}
+
 int svc_knowledge_revert(const struct svc_ctx *c, const char *id, struct json_object *body,
                          struct json_object **data, struct error *err)
 {
@@ -268,5 +281,8 @@ int svc_knowledge_revert(const struct svc_ctx *c, const char *id, struct json_ob
         store_status_error(rc, WHAT, err);
         return -1;
     }
-    return knowledge_entry_data(c, id, NULL, data, err);
+    if (knowledge_entry_data(c, id, NULL, data, err))
+        return -1;
+    revert_links(c, id, *data);
+    return 0;
 }

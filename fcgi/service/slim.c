@@ -2,11 +2,13 @@
 #include "service/slim.h"
 #include "base/buf.h"
 #include "base/config.h"
+#include "base/jfield.h"
 #include "domain/document.h"
 #include "domain/knowledge_limits.h"
 #include "domain/screen.h"
 #include "domain/simset.h"
 #include "llm/llm.h"
+#include "service/conflicts.h"
 #include "service/llmcall.h"
 #include "service/reviewgate.h"
 #include "store/store.h"
@@ -509,6 +511,47 @@ static int group_propose(const struct slim_ctx *c, const struct knowledge *survi
     return rc;
 }
 
+/* A member that contradicts the survivor or a member kept before it (the
+ * local detector, service/conflicts.h) is split off the group, never merged:
+ * it leaves the group's members, goes to the group's conflicts (the
+ * detector's item, with member: its id) and is linked (member contradicts
+ * the other). Returns how many members are left, compacted in members. */
+static size_t split_contradictions(const struct slim_ctx *c, struct json_object *group,
+                                   const struct knowledge *survivor, struct knowledge *members,
+                                   size_t n)
+{
+    struct json_object *members_j, *found = NULL;
+    size_t kept = 0;
+    json_object_object_get_ex(group, "members", &members_j);
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *item = NULL;
+        for (size_t j = 0; j <= kept && !item; j++) {
+            const struct knowledge *other = j == 0 ? survivor : &members[j - 1];
+            item = conflicts_pair(&c->svc, &members[i], other);
+            if (item && strcmp(jf_member_str(item, "verdict"), "contradiction") != 0) {
+                json_object_put(item); /* a duplicate or a refinement merges */
+                item = NULL;
+            }
+        }
+        if (!item) {
+            if (kept != i)
+                members[kept] = members[i];
+            kept++;
+            continue;
+        }
+        json_object_object_add(item, "member", json_object_new_string(members[i].id));
+        if (!found)
+            json_object_object_add(group, "conflicts", found = json_object_new_array());
+        json_object_array_add(found, item);
+        for (size_t m = json_object_array_length(members_j); m-- > 0;)
+            if (strcmp(jf_member_str(json_object_array_get_idx(members_j, m), "id"),
+                       members[i].id) == 0)
+                json_object_array_del_idx(members_j, m, 1);
+        knowledge_release(&members[i]);
+    }
+    return kept;
+}
+
 int slim_merge_group(const struct slim_ctx *c, struct json_object *group, struct json_object **held,
                      struct json_object **error)
 {
@@ -522,6 +565,7 @@ int slim_merge_group(const struct slim_ctx *c, struct json_object *group, struct
     buf_init(&text, 4 << 20);
     if (group_read(c, group, &survivor, &members, &n, error))
         goto out;
+    n = split_contradictions(c, group, &survivor, members, n);
     if (n == 0) {
         rc = 0; /* merged meanwhile: nothing left to do */
         goto out;

@@ -6,7 +6,10 @@
 #include "domain/frontmatter.h"
 #include "domain/paths.h"
 #include "service/ctx.h"
+#include "service/conflicts.h"
 #include "service/knowledge.h"
+#include "service/linkdoc.h"
+#include "service/linkmatter.h"
 #include "service/reviewgate.h"
 #include "store/store.h"
 #include "base/util.h"
@@ -33,7 +36,93 @@ struct importer {
     FILE *report;
     struct transfer_counts *counts;
     long in_batch;
+    struct json_object *pending; /* [{id, category, shown, meta}]: link keys, applied at the end */
 };
+
+/* The caller an import writes as: the REST caller, or the operator. */
+static void importer_ctx(const struct importer *im, struct svc_ctx *c)
+{
+    memset(c, 0, sizeof *c);
+    if (im->opt->caller) {
+        *c = *im->opt->caller;
+    } else {
+        c->actor = "import";
+        c->role = ROLE_ADMIN;
+    }
+    c->space = im->opt->space;
+    c->st = im->st;
+}
+
+/* The report lines of the conflicts an import finds, at most. */
+#define IMPORT_CONFLICT_LINES 100
+
+/* The conflict check (service/conflicts.h) of a document just imported:
+ * each candidate counted, the first ones reported, contradictions linked. */
+static void import_checked(struct importer *im, const struct knowledge *k, const char *id)
+{
+    struct svc_ctx c;
+    struct knowledge probe = *k;
+    struct json_object *found;
+    if (im->opt->no_conflict_check)
+        return;
+    importer_ctx(im, &c);
+    probe.id = (char *)id;
+    found = conflicts_check(&c, &probe);
+    for (size_t i = 0; i < json_object_array_length(found); i++) {
+        struct json_object *f = json_object_array_get_idx(found, i);
+        if (im->counts->conflicts++ < IMPORT_CONFLICT_LINES)
+            fprintf(im->report, "conflict %s/%s: %s of %s/%s (%s)%s: %s\n", k->category, k->path,
+                    jf_member_str(f, "verdict"), jf_member_str(f, "category"),
+                    jf_member_str(f, "path"), jf_member_str(f, "id"),
+                    json_object_object_get_ex(f, "link", NULL) ? ", linked contradicts" : "",
+                    jf_member_str(f, "reason"));
+    }
+    json_object_put(found);
+}
+
+/* A document's link keys, kept to apply when every document is in (a
+ * link's target may come later in the same import). */
+static void import_links_later(struct importer *im, const struct knowledge *k, const char *id)
+{
+    struct json_object *meta = json_parse_stored(k->meta), *p;
+    if (!linkdoc_present(meta)) {
+        json_object_put(meta);
+        return;
+    }
+    if (!im->pending)
+        im->pending = json_object_new_array();
+    p = json_object_new_object();
+    json_object_object_add(p, "id", json_object_new_string(id));
+    json_object_object_add(p, "category", json_object_new_string(k->category));
+    json_object_object_add(p, "path", json_object_new_string(k->path));
+    json_object_object_add(p, "meta", meta);
+    json_object_array_add(im->pending, p);
+}
+
+/* The link keys of the imported documents, in the import's last
+ * transaction: a line for each link that could not be made. */
+static void import_links(struct importer *im)
+{
+    struct svc_ctx c;
+    importer_ctx(im, &c);
+    for (size_t i = 0; im->pending && i < json_object_array_length(im->pending); i++) {
+        struct json_object *p = json_object_array_get_idx(im->pending, i), *meta;
+        struct linkmatter_result res;
+        json_object_object_get_ex(p, "meta", &meta);
+        linkmatter_apply(&c, jf_member_str(p, "id"), jf_member_str(p, "category"), meta, 1, &res);
+        im->counts->linked += res.added;
+        for (size_t j = 0; j < json_object_array_length(res.warnings); j++) {
+            struct json_object *w = json_object_array_get_idx(res.warnings, j);
+            fprintf(im->report, "unlinked %s/%s: %s %s: %s\n", jf_member_str(p, "category"),
+                    jf_member_str(p, "path"), jf_member_str(w, "type"), jf_member_str(w, "path"),
+                    jf_member_str(w, "message"));
+            im->counts->link_warnings++;
+        }
+        json_object_put(res.warnings);
+    }
+    json_object_put(im->pending);
+    im->pending = NULL;
+}
 
 /* Sorted names of a directory (without . and ..); caller frees. NULL with
  * errno when it cannot be read (an empty directory gives a non-NULL list). */
@@ -176,19 +265,12 @@ static void origin(struct buf *out, const char *from, const char *renamed_from)
 static int import_screened(struct importer *im, const char *category, const char *path,
                            const struct knowledge *old, const char *doc, const char *shown)
 {
-    struct svc_ctx c = {0};
+    struct svc_ctx c;
     struct review_write w = {0};
     struct json_object *held = NULL, *reasons;
     struct error err;
     int rc;
-    if (im->opt->caller) {
-        c = *im->opt->caller;
-    } else {
-        c.actor = "import";
-        c.role = ROLE_ADMIN;
-    }
-    c.space = im->opt->space;
-    c.st = im->st;
+    importer_ctx(im, &c);
     w.write_path = "import";
     w.kind = old ? "update" : "create";
     w.knowledge_id = old ? old->id : NULL;
@@ -321,6 +403,8 @@ static int import_text(struct importer *im, const char *category, const char *de
         origin(&tail, from, NULL);
         fprintf(im->report, "updated %s/%s%s\n", category, path, tail.data);
         im->counts->updated++;
+        import_checked(im, &k, old.id);
+        import_links_later(im, &k, old.id);
     } else {
         if (knowledge_create(im->st, &k, "import")) {
             rc = -1;
@@ -329,6 +413,8 @@ static int import_text(struct importer *im, const char *category, const char *de
         origin(&tail, from, path == alt.data ? norm.data : NULL);
         fprintf(im->report, "imported %s/%s%s\n", category, path, tail.data);
         im->counts->imported++;
+        import_checked(im, &k, k.id);
+        import_links_later(im, &k, k.id);
     }
     rc = batch_step(im);
 out:
@@ -628,7 +714,7 @@ enum transfer_status transfer_import(struct store *st, const struct import_optio
                                      struct transfer_counts *counts, int *source_errno)
 {
     static const char *const categories[] = {"rules", "experiences"};
-    struct importer im = {st, opt, layout, report, counts, 0};
+    struct importer im = {st, opt, layout, report, counts, 0, NULL};
     FILE *in = NULL;
     DIR *d;
     int rc = 0;
@@ -671,6 +757,9 @@ enum transfer_status transfer_import(struct store *st, const struct import_optio
         }
         buf_release(&sub);
     }
+    if (rc == 0)
+        import_links(&im);
+    json_object_put(im.pending);
     if (rc) {
         store_rollback(st);
         return *source_errno ? TRANSFER_SOURCE_FAILED : TRANSFER_STORE_FAILED;
@@ -681,6 +770,8 @@ enum transfer_status transfer_import(struct store *st, const struct import_optio
 /* ---- export ---- */
 
 struct exporter {
+    struct store *st;
+    const char *space;
     const char *dir;
     FILE *report;
     struct transfer_counts *counts;
@@ -699,12 +790,13 @@ static int mkdir_once(const char *path)
 static int export_one(const struct knowledge *k, void *arg)
 {
     struct exporter *ex = arg;
-    struct buf file, norm;
+    struct buf file, norm, shown;
     struct error err;
     const char *slash;
     int fd, ok = 0;
     buf_init(&file, 8192);
     buf_init(&norm, 4096);
+    buf_init(&shown, 8 * 1024 * 1024);
     error_init(&err);
     /* Paths were checked on the way in; check again before touching the disk. */
     if (path_check(k->category, k->path, &norm, &err) || strcmp(norm.data, k->path) != 0) {
@@ -726,13 +818,16 @@ static int export_one(const struct knowledge *k, void *arg)
     fd = open(file.data, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         goto fail;
-    size_t len = strlen(k->document);
-    ok = write_all(fd, k->document, len) == 0;
+    linkdoc_document(ex->st, ex->space, k, &shown); /* its outgoing links as front matter */
+    ok = write_all(fd, shown.data, shown.len) == 0;
     ok = close(fd) == 0 && ok;
     if (!ok)
         goto fail;
     fprintf(ex->report, "exported %s/%s\n", k->category, k->path);
     ex->counts->exported++;
+    /* the entries it superseded, so that an import retires them again */
+    if (linkdoc_superseded(ex->st, ex->space, k, export_one, ex))
+        ex->failed = 1;
     goto out;
 fail:
     fprintf(ex->report, "failed %s/%s: %s\n", k->category, k->path, strerror(errno));
@@ -740,6 +835,7 @@ fail:
 out:
     buf_release(&file);
     buf_release(&norm);
+    buf_release(&shown);
     error_release(&err);
     return 0;
 }
@@ -747,7 +843,7 @@ out:
 int transfer_export(struct store *st, const char *space, const char *dir, FILE *report,
                     struct transfer_counts *counts)
 {
-    struct exporter ex = {dir, report, counts, 0};
+    struct exporter ex = {st, space, dir, report, counts, 0};
     if (mkdir_once(dir))
         return -1;
     if (store_knowledge_scan(st, space, SCAN_ACTIVE, NULL, 1, export_one, &ex))
@@ -826,7 +922,7 @@ enum transfer_status transfer_import_interop(struct store *st, const struct impo
                                              int rules_allowed, FILE *report,
                                              struct transfer_counts *counts)
 {
-    struct importer im = {st, opt, IMPORT_TREE, report, counts, 0};
+    struct importer im = {st, opt, IMPORT_TREE, report, counts, 0, NULL};
     struct interop_docs docs;
     struct buf lines;
     long skipped = 0, refused = 0;
@@ -850,6 +946,9 @@ enum transfer_status transfer_import_interop(struct store *st, const struct impo
             rc = import_text(&im, d->category, d->path, d->from, d->from, d->text, d->len);
     }
     interop_docs_release(&docs);
+    if (rc == 0)
+        import_links(&im);
+    json_object_put(im.pending);
     if (rc) {
         store_rollback(st);
         return TRANSFER_STORE_FAILED;

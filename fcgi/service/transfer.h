@@ -25,6 +25,7 @@ struct import_options {
     const struct svc_ctx *caller; /* POST /api/knowledge/import: the caller, whose review
                                    * policy holds each document as a proposal; NULL for
                                    * the operator's CLI (only the poisoning screen holds) */
+    int no_conflict_check;        /* 1: no conflict check of the imported documents */
 };
 
 struct transfer_counts {
@@ -34,6 +35,9 @@ struct transfer_counts {
     long hidden;       /* plain folders: names starting with '.' (.git), left out silently */
     long outside;      /* knowledge trees: what is beside rules/ and experiences/ */
     long exported;
+    long conflicts;     /* candidates the conflict check found (docs/conflicts.md) */
+    long linked;        /* links made from the documents' front matter */
+    long link_warnings; /* front matter links that could not be made (a line each) */
 };
 
 enum transfer_status {

@@ -376,6 +376,10 @@ describe('a real nginx + knowhub', () => {
         const w = conforms('POST', '/api/knowledge/write', await call('POST', '/api/knowledge/write', '/api/knowledge/write', { token: t, body: { category: 'experiences', path: 'oa/doc.md', content: '---\ntitle: A doc\ntags: [x]\n---\nThe **body**.' } }));
         assert.equal(w.data.created, true);
         await call('POST', '/api/knowledge/write', '/api/knowledge/write', { token: t, body: { category: 'rules', path: 'r.md', content: '---\ntitle: R\ndescription: d\n---\nAlways r.' } });
+        // link keys in front matter: the answer says what they did
+        const linked = conforms('POST', '/api/knowledge/write', await call('POST', '/api/knowledge/write', '/api/knowledge/write', { token: t, body: { category: 'experiences', path: 'oa/linked.md', content: '---\ntitle: Linked\nrelated: [experiences/oa/doc.md, rules/none.md]\n---\nSee the doc.' } }));
+        assert.equal(linked.data.links.added, 1);
+        assert.equal(linked.data.links.warnings[0].code, 'link_target_not_found');
         for (const category of ['experiences', 'rules']) {
             const l = conforms('POST', '/api/knowledge/list', await call('POST', '/api/knowledge/list', '/api/knowledge/list', { token: t, body: { category } }));
             assert.ok(l.data.items.length >= 1);
@@ -543,6 +547,7 @@ describe('a real nginx + knowhub', () => {
         assert.equal(ev.data.updated[0].promotion.helpful_traces, 1);
         const d = conforms('POST', '/api/review/{id}/decide', await call('POST', '/api/review/{id}/decide', `/api/review/${w.data.proposal_id}/decide`, { token: admin, body: { decision: 'approve' } }));
         assert.equal(d.data.state, 'approved');
+        assert.ok(Array.isArray(d.data.conflicts), 'an approval answers the conflict check of its write');
         const del = conforms('POST', '/api/knowledge/delete', await call('POST', '/api/knowledge/delete', '/api/knowledge/delete', { token: agent, body: { category: 'experiences', path: 'held.md' } }));
         assert.equal(del.data.kind, 'delete');
         const del2 = conforms('DELETE', '/api/knowledge/{id}', await call('DELETE', '/api/knowledge/{id}', `/api/knowledge/${d.data.result_id}`, { token: agent }));

@@ -815,7 +815,7 @@ static void test_index_in_step(struct store *st)
         char dir[] = "/tmp/knowhub-test-search-XXXXXX", path[512];
         FILE *f, *report = fopen("/dev/null", "w");
         struct transfer_counts counts = {0};
-        struct import_options opt = {SPACE, ON_CONFLICT_OVERWRITE, 0, NULL};
+        struct import_options opt = {SPACE, ON_CONFLICT_OVERWRITE, 0, NULL, 0};
         int source_errno;
         CHECK(mkdtemp(dir) != NULL);
         snprintf(path, sizeof path, "%s/rules", dir);
