@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startStack } from './lib/stack.mjs';
-import { err, ok } from './lib/expect.mjs';
+import { err, errKey, ok } from './lib/expect.mjs';
 import { mcpTool, roleTokens } from './lib/reads.mjs';
 
 const OLD = '2026-01-01T00:00:00Z';
@@ -123,6 +123,7 @@ describe('evidence that ages', () => {
         assert.deepEqual(ok(await s.api('GET', '/api/evidence/policy', { token: v.reader })), { half_life_days: 0 });
         for (const body of [{ half_life_days: -1 }, { half_life_days: 3651 }, { half_life_days: 'x' }, { half_life_days: 1.5 }, {}])
             err(await s.api('PUT', '/api/evidence/policy', { token: v.admin, body }), 'INVALID_REQUEST');
+        errKey(await s.api('PUT', '/api/evidence/policy', { token: v.admin, body: {} }), 'INVALID_REQUEST', 'half_life_days_required', { field: 'half_life_days' });
         for (const who of ['editor', 'agent', 'reader'])
             err(await s.api('PUT', '/api/evidence/policy', { token: v[who], body: { half_life_days: 30 } }), 'FORBIDDEN', 403);
         assert.deepEqual(ok(await s.api('PUT', '/api/evidence/policy', { token: v.admin, body: { half_life_days: 3650 } })), { half_life_days: 3650 });
