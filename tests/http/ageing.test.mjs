@@ -32,7 +32,7 @@ const Q = 'rotate nginx access logs';
 
 before(async () => {
     s = await startStack({ KNOWHUB_NOW: OLD });
-    for (const name of ['ageing-order', 'ageing-kept', 'ageing-alone', 'ageing-explain', 'ageing-policy'])
+    for (const name of ['ageing-order', 'ageing-kept', 'ageing-alone', 'ageing-explain', 'ageing-policy', 'ageing-merge'])
         spaces[name] = roleTokens(s, name);
     // Old entries and their old verdicts, at OLD.
     let v = spaces['ageing-order'];
@@ -50,8 +50,14 @@ before(async () => {
     await verdicts(v.agent, ids.alone, 'helpful', 4);
     await verdicts(v.agent, ids.alone, 'harmful', 1);
     ids.other = await save(v.agent, { title: 'Plot revenue by month', scenario: 'Monthly revenue chart', content: 'Resample revenue by month and plot a line chart.' });
+    v = spaces['ageing-merge'];
+    const dup = { scenario: 'Vacuum the events table', content: 'Run VACUUM ANALYZE on the events table after every bulk delete of old events.' };
+    ids.mergeOld = await save(v.agent, { title: 'Vacuum the events table', ...dup });
+    await verdicts(v.agent, ids.mergeOld, 'helpful', 2);
     // 300 days later: fresh verdicts.
     s.restartKnowhub({ KNOWHUB_NOW: NOW });
+    ids.mergeNew = await save(spaces['ageing-merge'].agent, { title: 'Vacuum the events table', ...dup });
+    await verdicts(spaces['ageing-merge'].agent, ids.mergeNew, 'helpful', 1);
     await verdicts(spaces['ageing-order'].agent, ids.freshB, 'helpful', 2);
     await verdicts(spaces['ageing-kept'].agent, ids.keptB, 'helpful', 2);
     await verdicts(spaces['ageing-alone'].agent, ids.other, 'helpful', 5);
@@ -116,6 +122,23 @@ describe('evidence that ages', () => {
         const q = d.results[0].explain.quality;
         assert.ok(q.helpful_aged < 0.001 && q.harmful_aged < 0.001, JSON.stringify(q));
         assert.equal(q.helpful, 4);
+    });
+
+    test('a slim merge carries the member\'s verdicts with their times', async () => {
+        const v = spaces['ageing-merge'];
+        const job = ok(await s.api('POST', '/api/knowledge/slim', { token: v.agent, body: {} }));
+        let state;
+        for (let i = 0; i < 200 && !['done', 'failed'].includes((state = ok(await s.api('GET', `/api/jobs/${job.id}`, { token: v.agent }))).status); i++)
+            await new Promise((r) => setTimeout(r, 50));
+        assert.equal(state.status, 'done', JSON.stringify(state));
+        assert.equal(state.result.merged_groups.length, 1, JSON.stringify(state.result));
+        await setPolicy('ageing-merge', 30);
+        const d = await search('ageing-merge', 'vacuum events table', '&top_k=5&explain=true');
+        assert.deepEqual(order(d), [ids.mergeOld], 'the survivor: more helpful verdicts');
+        const q = d.results[0].explain.quality;
+        assert.equal(q.helpful, 3);
+        // 2 verdicts 300 days old (2 * 2^-10) and the member's fresh one (1)
+        assert.ok(Math.abs(q.helpful_aged - (1 + 2 * 2 ** -10)) < 1e-3, JSON.stringify(q));
     });
 
     test('the policy: reader reads, admin sets 0..3650, nothing else', async () => {
