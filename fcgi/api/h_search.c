@@ -24,12 +24,14 @@ void h_search_entries(struct request *req, struct response *res)
     struct json_object *data = NULL;
     struct svc_ctx c;
     struct error err;
+    int uncacheable = 0;
 
     if (http_query_long_or_400(req, res, "top_k", 5, 1, 50, &eq.top_k) ||
         http_query_long_or_400(req, res, "min_score", 3, 1, 5, &eq.min_score) ||
         http_query_long_or_400(req, res, "sequence", 0, 0, 1L << 50, &eq.sequence) ||
         http_query_bool_or_400(req, res, "include_weak", &eq.include_weak) ||
-        http_query_bool_or_400(req, res, "include_pending", &eq.include_pending))
+        http_query_bool_or_400(req, res, "include_pending", &eq.include_pending) ||
+        http_query_bool_or_400(req, res, "explain", &eq.explain))
         return;
     eq.q = http_query(req, "q");
     eq.trace_id = http_query(req, "trace_id");
@@ -43,12 +45,16 @@ void h_search_entries(struct request *req, struct response *res)
         if (strcmp(req->qp[i].name, "tags_type") == 0)
             types[eq.n_types++] = req->qp[i].value;
     eq.types = types;
+    eq.uncacheable = &uncacheable;
     http_svc_ctx(req, &c);
     error_init(&err);
     if (svc_search_entries(&c, &eq, &data, &err))
         reply_error_of(res, &err);
     else
         reply_data(res, data);
+    /* aged evidence moves with the clock, not with the generation */
+    if (uncacheable)
+        res->no_store = 1;
     error_release(&err);
     free(types);
 }

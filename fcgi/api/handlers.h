@@ -99,5 +99,8 @@ void h_review_decide(struct request *req, struct response *res);
 void h_links_list(struct request *req, struct response *res);
 void h_links_add(struct request *req, struct response *res);
 void h_links_remove(struct request *req, struct response *res);
+/* h_evidence.c: a space's evidence ageing (docs/conflicts.md) */
+void h_evidence_policy_get(struct request *req, struct response *res);
+void h_evidence_policy_set(struct request *req, struct response *res);
 
 #endif

@@ -77,6 +77,9 @@ static const struct route table[] = {
     {"GET", "/api/knowledge/{id}/links", ROLE_READER, h_links_list, 1},
     {"POST", "/api/knowledge/{id}/links", ROLE_AGENT, h_links_add, 0},
     {"DELETE", "/api/knowledge/{id}/links/{to}/{type}", ROLE_AGENT, h_links_remove, 0},
+    /* Evidence ageing (docs/conflicts.md#evidence-that-ages). */
+    {"GET", "/api/evidence/policy", ROLE_READER, h_evidence_policy_get, 0},
+    {"PUT", "/api/evidence/policy", ROLE_ADMIN, h_evidence_policy_set, 0},
 };
 
 void routes_install(void)

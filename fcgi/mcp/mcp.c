@@ -74,7 +74,12 @@ enum { HINT_READ_ONLY = 1, HINT_DESTRUCTIVE = 2, HINT_IDEMPOTENT = 4 };
           ",\"tags\":" OBJ ",\"category\":" CATEGORY ",\"path\":" STR                              \
           ",\"score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5},"                         \
           "\"quality_score\":{\"type\":\"number\"},\"metrics\":" OBJ                               \
-          ",\"conflicts_with\":" LIST(STR))
+          ",\"conflicts_with\":" LIST(STR) ",\"explain\":" OBJ)
+/* explain=true's left out entries (docs/conflicts.md#explaintrue). */
+#define LEFT_OUT                                                                                   \
+    LIST(SHAPE("\"id\",\"title\",\"why\"",                                                         \
+               "\"id\":" STR ",\"title\":" STR ",\"why\":{\"enum\":[\"weak\",\"min_score\","       \
+               "\"negative_quality\",\"superseded\",\"expired\"]}"))
 #define RULES LIST(SHAPE("\"title\",\"body\"", "\"title\":" STR ",\"body\":" STR))
 /* Token budgets (service/context.h): the argument, and the answer's fields
  * when it was given. */
@@ -146,12 +151,15 @@ static const struct tool tools[] = {
      "\"include_pending\":{\"type\":\"boolean\",\"default\":false,\"description\":\"also "
      "knowledge still under review, marked pending (needs trace_id)\"},"
      "\"task\":{\"type\":\"string\",\"description\":\"the trace's mission, kept for its "
-     "evaluation prompt\"}},\"required\":[\"query\"]}",
+     "evaluation prompt\"},"
+     "\"explain\":{\"type\":\"boolean\",\"default\":false,\"description\":\"each result "
+     "says how relevant it was and what its quality was made of (aged evidence included); "
+     "left_out lists what was not returned and why\"}},\"required\":[\"query\"]}",
      ARGS_QUERY, "query:q", ROLE_READER, tool_knowledge_search, 0,
      OUT(SHAPE("\"count\",\"results\",\"routing\"",
-               "\"count\":" INT ",\"results\":" LIST(HIT) ",\"routing\":" STR ",\"trace_id\":" STR
-                                                          ",\"logged\":" BOOL
-                                                          ",\"pending_count\":" INT))},
+               "\"count\":" INT ",\"results\":" LIST(
+                   HIT) ",\"routing\":" STR ",\"trace_id\":" STR ",\"logged\":" BOOL
+                        ",\"pending_count\":" INT ",\"left_out\":" LEFT_OUT))},
     {"knowledge_save",
      "Save something you learned so later tasks can reuse it: the scenario (when it applies) "
      "and the content (the knowledge itself, at most 2000 characters), with its types. "

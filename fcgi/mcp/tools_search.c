@@ -70,7 +70,8 @@ int tool_knowledge_search(const struct svc_ctx *c, struct json_object *args,
     if (query_args_check(args, err) || jf_long(err, args, "top_k", 1, 50, 5, &eq.top_k) ||
         jf_long(err, args, "min_score", 1, 5, 3, &eq.min_score) ||
         jf_long(err, args, "sequence", 0, 1L << 50, 0, &eq.sequence) ||
-        jf_bool(err, args, "include_pending", 0, &eq.include_pending))
+        jf_bool(err, args, "include_pending", 0, &eq.include_pending) ||
+        jf_bool(err, args, "explain", 0, &eq.explain))
         return -1;
     eq.q = jf_member_str(args, "query");
     eq.trace_id = jf_member_str(args, "trace_id");

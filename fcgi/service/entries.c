@@ -5,8 +5,11 @@
 #include "base/config.h"
 #include "base/jfield.h"
 #include "base/util.h"
+#include "domain/ageing.h"
 #include "domain/knowledge.h"
 #include "domain/paths.h"
+#include "service/evidence.h"
+#include "service/explain.h"
 #include "service/hybrid.h"
 #include "service/links.h"
 #include "service/promote.h"
@@ -22,7 +25,8 @@
 struct file_hits {
     struct json_object *results;
     enum search_mode mode;
-    struct search_query q; /* the query's terms, for the passages */
+    struct search_query q;        /* the query's terms, for the passages */
+    const struct search_opts *eo; /* explain=true: the search's options; else NULL */
 };
 
 static void file_hit(const struct fused_hit *h, void *ctx)
@@ -53,6 +57,11 @@ static void file_hit(const struct fused_hit *h, void *ctx)
         json_object_object_add(o, "vector_score", json_object_new_double(h->vector));
         json_object_object_add(o, "found_by", hybrid_found_by(h->found));
     }
+    if (fh->eo) {
+        struct json_object *e = json_object_new_object();
+        json_object_object_add(e, "relevance", explain_relevance(fh->eo, fh->mode, h));
+        json_object_object_add(o, "explain", e);
+    }
     json_object_array_add(fh->results, o);
 }
 
@@ -65,12 +74,15 @@ static int file_accept(const struct knowledge *k, void *ctx)
     return (!categories || (categories & bit)) && !(bit == SEARCH_RULES && k->always_apply);
 }
 
-/* The search's answer: its results, mode and any warnings. */
+/* The search's answer: its results, mode, any warnings and, with explain,
+ * left_out (taken over). */
 static struct json_object *answer(struct json_object *results, enum search_mode mode,
-                                  struct json_object *warnings)
+                                  struct json_object *warnings, struct json_object *left_out)
 {
     struct json_object *data = json_object_new_object();
     json_object_object_add(data, "results", results);
+    if (left_out)
+        json_object_object_add(data, "left_out", left_out);
     if (mode != MODE_LEXICAL) /* a lexical answer keeps the reference's shape */
         json_object_object_add(data, "mode", json_object_new_string(search_mode_name(mode)));
     if (json_object_array_length(warnings))
@@ -117,17 +129,19 @@ int svc_search_files(const struct svc_ctx *c, struct json_object *body, struct j
     unsigned categories;
     long max_results;
     size_t nlex = 0, pool;
-    int rc, include_weak;
+    int rc, include_weak, explain;
     struct search_opts opts;
+    struct json_object *left_out = NULL;
     *data = NULL;
     if (jf_string(err, body, "query", 0, 2000, &query) || categories_of(body, &categories, err) ||
         jf_long(err, body, "max_results", 1, 50, 10, &max_results) ||
         jf_string_list(err, body, "table_names", 100, 256, 0, &tables) ||
         jf_string(err, body, "mode", 0, 64, &mode_text) ||
         jf_bool(err, body, "include_weak", 0, &include_weak) ||
-        search_mode_of(c, mode_text, &fh.mode, err))
+        jf_bool(err, body, "explain", 0, &explain) || search_mode_of(c, mode_text, &fh.mode, err))
         return -1;
     opts = search_opts_of(c->cfg, include_weak);
+    fh.eo = explain ? &opts : NULL;
     /* Fusion looks further down the lexical list than it answers. */
     pool = fh.mode == MODE_LEXICAL || max_results >= 20 ? (size_t)max_results : 20;
     rc = search_files_ids(c->st, c->space, query, categories, pool, tables, &opts, &lex, &nlex);
@@ -139,10 +153,25 @@ int svc_search_files(const struct svc_ctx *c, struct json_object *body, struct j
                         file_hit, &fh, warnings);
     ranked_ids_free(lex, nlex);
     search_query_release(&fh.q);
-    if (rc == STORE_OK)
-        *data = answer(fh.results, fh.mode, warnings);
-    else
+    if (rc == STORE_OK && explain) {
+        struct search_opts weak_opts = search_opts_of(c->cfg, 1);
+        left_out = json_object_new_array();
+        lex = NULL;
+        nlex = 0;
+        if (!include_weak)
+            rc = search_files_ids(c->st, c->space, query, categories, pool, tables, &weak_opts,
+                                  &lex, &nlex);
+        if (rc == STORE_OK)
+            rc = explain_left_out_rest(c, query, include_weak ? NULL : lex, nlex, fh.results,
+                                       left_out);
+        ranked_ids_free(lex, nlex);
+    }
+    if (rc == STORE_OK) {
+        *data = answer(fh.results, fh.mode, warnings, left_out);
+    } else {
         json_object_put(fh.results);
+        json_object_put(left_out);
+    }
     json_object_put(warnings);
     if (rc)
         store_status_error(rc, "Knowledge", err);
@@ -154,7 +183,12 @@ int svc_search_files(const struct svc_ctx *c, struct json_object *body, struct j
 struct ranked {
     struct knowledge k;   /* the entry, taken over from hybrid_run */
     struct fused_hit hit; /* how it was found (hit.k unused) */
-    double quality, relevance;
+    double quality;       /* what stage 2 ranks by: from the aged counts when ageing is on */
+    double counted;       /* the quality from the counters as they are */
+    double relevance;
+    struct evidence_aged aged; /* the counts stage 2 used (the counters when ageing is off) */
+    const char *exempt;        /* why they are not aged, or NULL (evidence_exempt) */
+    int kept;                  /* 1: kept in top_k as the most relevant (rerank) */
     struct shortlist_candidate route; /* what the LLM router sees (owned strings) */
 };
 
@@ -162,7 +196,10 @@ struct stage1 {
     struct ranked *r;
     size_t n;
     enum search_mode mode;
-    struct search_query q; /* the query's terms, for the passages */
+    struct search_query q;   /* the query's terms, for the passages */
+    long half_life;          /* the space's evidence half-life in days, 0: off */
+    int explain;             /* 1: each result says how it was ranked */
+    struct search_opts opts; /* the lexical search's options (explain's components) */
 };
 
 /* "a, b" from a JSON array. */
@@ -189,7 +226,10 @@ static void entry_hit(const struct fused_hit *h, void *ctx)
     knowledge_init(h->k);
     r->hit = *h;
     r->hit.k = NULL;
-    r->quality = r->k.score + (double)r->k.helpful - 2.0 * (double)r->k.harmful;
+    r->aged.helpful = (double)r->k.helpful;
+    r->aged.harmful = (double)r->k.harmful;
+    r->quality = r->counted = ageing_quality(r->k.score, r->aged.helpful, r->aged.harmful);
+    r->exempt = evidence_exempt(&r->k);
     /* relevance: the match score, or with vectors the fused score that ordered it */
     r->relevance = s1->mode == MODE_LEXICAL ? h->lexical : h->fused;
 }
@@ -219,6 +259,27 @@ static struct json_object *hit_item(const struct stage1 *s1, const struct knowle
     return o;
 }
 
+/* explain of a result: how relevant (explain.h) and its quality's parts. */
+static struct json_object *entry_explain(const struct stage1 *s1, const struct ranked *r)
+{
+    struct json_object *e = json_object_new_object(), *q = json_object_new_object();
+    json_object_object_add(e, "relevance", explain_relevance(&s1->opts, s1->mode, &r->hit));
+    json_object_object_add(q, "score", json_object_new_int(r->k.score));
+    json_object_object_add(q, "helpful", json_object_new_int64(r->k.helpful));
+    json_object_object_add(q, "harmful", json_object_new_int64(r->k.harmful));
+    json_object_object_add(q, "helpful_aged", json_object_new_double(r->aged.helpful));
+    json_object_object_add(q, "harmful_aged", json_object_new_double(r->aged.harmful));
+    json_object_object_add(q, "half_life_days", json_object_new_int64(s1->half_life));
+    json_object_object_add(q, "counted", json_object_new_double(r->counted));
+    json_object_object_add(q, "value", json_object_new_double(r->quality));
+    if (r->exempt)
+        json_object_object_add(q, "exempt", json_object_new_string(r->exempt));
+    json_object_object_add(e, "quality", q);
+    if (r->kept)
+        json_object_object_add(e, "kept", json_object_new_string("most_relevant"));
+    return e;
+}
+
 static struct json_object *entry_item(const struct stage1 *s1, const struct ranked *r)
 {
     const struct fused_hit *h = &r->hit;
@@ -228,6 +289,8 @@ static struct json_object *entry_item(const struct stage1 *s1, const struct rank
         json_object_object_add(o, "vector_score", json_object_new_double(h->vector));
         json_object_object_add(o, "found_by", hybrid_found_by(h->found));
     }
+    if (s1->explain)
+        json_object_object_add(o, "explain", entry_explain(s1, r));
     return o;
 }
 
@@ -290,17 +353,23 @@ static size_t route_stage(const struct svc_ctx *sc, const char *q, struct stage1
     return n;
 }
 
-static int quality_order(const void *a, const void *b)
+/* Stage 2's order by the quality ranked by (aged) or counted. */
+static int ranked_order(const struct ranked *x, const struct ranked *y, int aged)
 {
-    const struct ranked *x = a, *y = b;
+    double qx = aged ? x->quality : x->counted, qy = aged ? y->quality : y->counted;
     int c;
-    if (x->quality != y->quality)
-        return x->quality < y->quality ? 1 : -1;
+    if (qx != qy)
+        return qx < qy ? 1 : -1;
     if (x->relevance != y->relevance)
         return x->relevance < y->relevance ? 1 : -1;
     if ((c = strcmp(y->k.updated_at, x->k.updated_at)))
         return c;
     return strcmp(x->k.id, y->k.id);
+}
+
+static int quality_order(const void *a, const void *b)
+{
+    return ranked_order(a, b, 1);
 }
 
 /* Log the returned entries as injections into a trace (goal focus); a task,
@@ -392,11 +461,77 @@ static int entry_query_check(const struct svc_ctx *c, const struct entry_query *
     return filter_of(eq, f, err);
 }
 
+/* Age the chosen candidates' evidence (when the space's half-life is on):
+ * their aged counts and the quality stage 2 ranks by. A store status. */
+static int age_chosen(const struct svc_ctx *c, struct stage1 *s1, const size_t *chosen,
+                      size_t n_chosen)
+{
+    const struct knowledge **ks;
+    struct evidence_aged *aged;
+    int rc;
+    if (s1->half_life <= 0 || n_chosen == 0)
+        return STORE_OK;
+    ks = xcalloc(n_chosen, sizeof *ks);
+    aged = xcalloc(n_chosen, sizeof *aged);
+    for (size_t i = 0; i < n_chosen; i++)
+        ks[i] = &s1->r[chosen[i]].k;
+    rc = evidence_age(c, s1->half_life, ks, n_chosen, aged);
+    for (size_t i = 0; rc == STORE_OK && i < n_chosen; i++) {
+        struct ranked *r = &s1->r[chosen[i]];
+        r->aged = aged[i];
+        r->quality = ageing_quality(r->k.score, aged[i].helpful, aged[i].harmful);
+    }
+    free(ks);
+    free(aged);
+    return rc;
+}
+
+/* The most relevant chosen candidate is never pushed out of the top_k by
+ * age alone: when it would be in the top_k with the counters as they are
+ * (score >= min_score, counted quality >= 0, fewer than top_k such
+ * candidates before it in that order) but is not in stage2[0..top_k) (aged
+ * order), it takes the top_k-th place and what stood there moves down.
+ * stage2 has room for one more; *n2 may grow. */
+static void keep_most_relevant(struct stage1 *s1, const size_t *chosen, size_t n_chosen,
+                               long min_score, long top_k, struct ranked *stage2, size_t *n2)
+{
+    struct ranked *m = NULL;
+    size_t before = 0, at;
+    for (size_t i = 0; i < n_chosen; i++) {
+        struct ranked *r = &s1->r[chosen[i]];
+        if (!m || r->relevance > m->relevance)
+            m = r;
+    }
+    if (!m || m->k.score < min_score || m->counted < 0)
+        return;
+    for (size_t i = 0; i < n_chosen; i++) {
+        const struct ranked *r = &s1->r[chosen[i]];
+        if (r != m && r->k.score >= min_score && r->counted >= 0 && ranked_order(r, m, 0) < 0)
+            before++;
+    }
+    if (before >= (size_t)top_k)
+        return;
+    for (at = 0; at < *n2 && strcmp(stage2[at].k.id, m->k.id) != 0; at++)
+        ;
+    if (at < *n2 && at < (size_t)top_k)
+        return; /* in the top_k already */
+    m->kept = 1;
+    if (at == *n2 && *n2 < (size_t)top_k) {
+        stage2[(*n2)++] = *m; /* dropped by its aged quality, with room after the rest */
+        return;
+    }
+    if (at == *n2)
+        (*n2)++;
+    memmove(&stage2[top_k], &stage2[top_k - 1], (at - (size_t)(top_k - 1)) * sizeof *stage2);
+    stage2[top_k - 1] = *m;
+}
+
 /* Stage 2 over the chosen candidates: drop too low a score and more harm
- * than good, rank by quality, keep top_k; into results, each with its
- * passage (found for the kept ones only). */
+ * than good, rank by quality, keep top_k (and the most relevant, when
+ * ageing is on); into results, each with its passage (found for the kept
+ * ones only). What it drops goes to left_out when that is not NULL. */
 static void rerank(struct stage1 *s1, const size_t *chosen, size_t n_chosen, long min_score,
-                   long top_k, struct json_object *results)
+                   long top_k, struct json_object *results, struct json_object *left_out)
 {
     struct ranked *stage2 = xcalloc(n_chosen + 1, sizeof *stage2);
     size_t n2 = 0;
@@ -407,9 +542,37 @@ static void rerank(struct stage1 *s1, const size_t *chosen, size_t n_chosen, lon
     }
     if (n2 > 1)
         qsort(stage2, n2, sizeof *stage2, quality_order);
+    if (s1->half_life > 0)
+        keep_most_relevant(s1, chosen, n_chosen, min_score, top_k, stage2, &n2);
     for (size_t i = 0; i < n2 && i < (size_t)top_k; i++)
         json_object_array_add(results, entry_item(s1, &stage2[i]));
+    for (size_t i = 0; left_out && i < n_chosen; i++) {
+        const struct ranked *r = &s1->r[chosen[i]];
+        if (!r->kept && (r->k.score < min_score || r->quality < 0))
+            explain_left_out_add(left_out, r->k.id, r->k.title,
+                                 r->k.score < min_score ? "min_score" : "negative_quality");
+    }
     free(stage2);
+}
+
+/* explain's left_out of the entry search: what stage 2 dropped (in it
+ * already), then the weak hits (a second lexical read, with them), the
+ * entries the results supersede and the expired ones. A store status. */
+static int entry_left_out(const struct svc_ctx *c, const struct entry_query *eq,
+                          const struct knowledge_filter *f, size_t depth,
+                          struct json_object *results, struct json_object *left_out)
+{
+    struct search_opts weak_opts = search_opts_of(c->cfg, 1);
+    struct ranked_id *lex = NULL;
+    size_t nlex = 0;
+    int rc = STORE_OK;
+    if (!eq->include_weak)
+        rc = search_entries_ids(c->st, c->space, eq->q, f, depth, &weak_opts, &lex, &nlex);
+    if (rc == STORE_OK)
+        rc =
+            explain_left_out_rest(c, eq->q, eq->include_weak ? NULL : lex, nlex, results, left_out);
+    ranked_ids_free(lex, nlex);
+    return rc;
 }
 
 int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
@@ -434,7 +597,14 @@ int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
     size_t n_pending = 0;
     struct json_object *warnings = json_object_new_array();
     struct search_opts opts = search_opts_of(c->cfg, eq->include_weak);
-    rc = search_entries_ids(c->st, c->space, eq->q, &f, depth, &opts, &lex, &nlex);
+    s1.opts = opts;
+    s1.explain = eq->explain;
+    rc = evidence_half_life(c, &s1.half_life);
+    /* aged answers move with the clock: never served from the cache */
+    if (eq->uncacheable)
+        *eq->uncacheable = s1.half_life > 0;
+    if (rc == STORE_OK)
+        rc = search_entries_ids(c->st, c->space, eq->q, &f, depth, &opts, &lex, &nlex);
     search_query_init(&s1.q, eq->q);
     if (rc == STORE_OK)
         rc = hybrid_run(c, s1.mode, eq->q, lex, nlex, pool, entry_accept, &f, entry_hit, &s1,
@@ -442,11 +612,15 @@ int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
     ranked_ids_free(lex, nlex);
     if (rc == STORE_OK) {
         struct json_object *results = json_object_new_array();
+        struct json_object *left_out = eq->explain ? json_object_new_array() : NULL;
         size_t *chosen = xcalloc(want + 1, sizeof *chosen), n_chosen;
         const char *routing;
         n_chosen = route_stage(c, eq->q, &s1, want, chosen, &routing);
-        rerank(&s1, chosen, n_chosen, eq->min_score, eq->top_k, results);
+        rc = age_chosen(c, &s1, chosen, n_chosen);
+        rerank(&s1, chosen, n_chosen, eq->min_score, eq->top_k, results, left_out);
         free(chosen);
+        if (rc == STORE_OK && left_out)
+            rc = entry_left_out(c, eq, &f, depth, results, left_out);
         /* Both sides of a known contradiction: before the pending hits,
          * which are no entries yet. */
         rc = links_conflicts_annotate(c, results);
@@ -466,6 +640,8 @@ int svc_search_entries(const struct svc_ctx *c, const struct entry_query *eq,
                                    json_object_new_int64((int64_t)n_pending));
         json_object_object_add(*data, "results", results);
         json_object_object_add(*data, "routing", json_object_new_string(routing));
+        if (left_out)
+            json_object_object_add(*data, "left_out", left_out);
         if (s1.mode != MODE_LEXICAL)
             json_object_object_add(*data, "mode",
                                    json_object_new_string(search_mode_name(s1.mode)));

@@ -36,6 +36,9 @@ struct entry_query {
     const char *mode;     /* lexical, vector, hybrid; NULL: hybrid when embeddings are on */
     int include_weak;     /* 1: weak hits too, flagged (service/search.h) */
     int include_pending;  /* 1: pending proposals too, marked (needs trace_id; promote.h) */
+    int explain;          /* 1: each result's explain and the answer's left_out (explain.h) */
+    int *uncacheable;     /* when not NULL, set to 1 when the answer moves with the clock
+                             (the space ages evidence, service/evidence.h) */
 };
 
 /* Checked in this order: trace_id, task, goal_id, include_pending without

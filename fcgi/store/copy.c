@@ -102,6 +102,8 @@ static const struct copy_table tables[] = {
     /* 20: typed links */
     {"knowledge_links", "space, from_id, to_id, type, actor, reason, created_at", "ttttttt",
      "space, from_id, to_id, type"},
+    /* 21: evidence ageing */
+    {"evidence_policy", "space, half_life_days, actor, updated_at", "titt", "space"},
 };
 #define TABLE_COUNT (sizeof tables / sizeof tables[0])
 

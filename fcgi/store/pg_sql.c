@@ -590,6 +590,18 @@ const char *const pg_stmt_sql[S_COUNT] = {
     /* a revert of a superseded entry undoes the supersede */
     [S_LINKS_DROP_SUPERSEDES] = "DELETE FROM knowledge_links WHERE space = $1 AND to_id = $2"
                                 " AND type = 'supersedes'",
+    /* 21: evidence ageing (service/evidence.c) */
+    [S_EVIDENCE_POLICY_GET] = "SELECT half_life_days FROM evidence_policy WHERE space = $1",
+    [S_EVIDENCE_POLICY_SET] =
+        "INSERT INTO evidence_policy(space, half_life_days, actor, updated_at)"
+        " VALUES($1, $4, $2, $3) ON CONFLICT(space) DO UPDATE SET"
+        " half_life_days = excluded.half_life_days, actor = excluded.actor,"
+        " updated_at = excluded.updated_at",
+    [S_EVIDENCE_VERDICTS] =
+        "SELECT knowledge_id, kind, substr(created_at, 1, 13), count(*)"
+        " FROM knowledge_cases WHERE knowledge_id IN"
+        " (SELECT value FROM json_array_elements_text($2::json))"
+        " AND space = $1 GROUP BY knowledge_id, kind, substr(created_at, 1, 13)",
 };
 
 /* ---- the schema at version 8 (migrate.c's migrations 1..8) ---- */
@@ -613,7 +625,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
 // clang-format off
 const char pg_schema_sql[] =
     "CREATE TABLE schema_version(version int NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(20);"
+    "INSERT INTO schema_version(version) VALUES(21);"
     /* 1: foundation */
     "CREATE TABLE spaces(name" PG_T " PRIMARY KEY, created_at" PG_T " NOT NULL);"
     "CREATE TABLE tokens("
@@ -801,7 +813,9 @@ const char pg_schema_sql[] =
     PG_GENERATION_TRIGGER("review_promotion")
     PROPOSAL_MEMBERS_SQL(PG_T, " bigint")
     LINKS_SQL(PG_T, " bigint")
-    PG_GENERATION_TRIGGER("knowledge_links");
+    PG_GENERATION_TRIGGER("knowledge_links")
+    EVIDENCE_SQL(PG_T, " bigint")
+    PG_GENERATION_TRIGGER("evidence_policy");
 // clang-format on
 #pragma GCC diagnostic pop
 
@@ -846,6 +860,15 @@ const char pg_migration_20[] =
     "DROP TRIGGER IF EXISTS knowledge_links_generation ON knowledge_links;"
     PG_GENERATION_TRIGGER("knowledge_links")
     "UPDATE schema_version SET version = 20;";
+// clang-format on
+
+/* 21 (issue 25's 22): a space's evidence ageing. */
+// clang-format off
+const char pg_migration_21[] =
+    EVIDENCE_SQL(PG_T, " bigint")
+    "DROP TRIGGER IF EXISTS evidence_policy_generation ON evidence_policy;"
+    PG_GENERATION_TRIGGER("evidence_policy")
+    "UPDATE schema_version SET version = 21;";
 // clang-format on
 
 /* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */

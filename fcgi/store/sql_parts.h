@@ -144,6 +144,14 @@
     "CREATE INDEX IF NOT EXISTS knowledge_links_to ON knowledge_links(space, to_id);"             \
     "CREATE INDEX IF NOT EXISTS knowledge_links_type ON knowledge_links(space, type);"
 
+/* 21 (issue 25's 22: the merger renumbers): a space's evidence ageing,
+ * the half-life in days of a helpful or harmful verdict's weight in stage
+ * 2 (service/evidence.c; 0 or no row: off). The verdicts and their times
+ * are knowledge_cases' rows. */
+#define EVIDENCE_SQL(T, I)                                                                         \
+    "CREATE TABLE IF NOT EXISTS evidence_policy(space" T " PRIMARY KEY, half_life_days" I          \
+    " NOT NULL, actor" T " NOT NULL, updated_at" T " NOT NULL);"
+
 /* A proposal row (struct proposal, store/review.c). */
 #define PROPOSAL_COLUMNS                                                                           \
     "id, space, kind, state, write_path, knowledge_id, base_version, category, path, document,"    \

@@ -450,4 +450,17 @@ const char *const stmt_sql[S_COUNT] = {
     /* a revert of a superseded entry undoes the supersede */
     [S_LINKS_DROP_SUPERSEDES] = "DELETE FROM knowledge_links WHERE space = ?1 AND to_id = ?2"
                                 " AND type = 'supersedes'",
+    /* 21: evidence ageing (service/evidence.c) */
+    [S_EVIDENCE_POLICY_GET] = "SELECT half_life_days FROM evidence_policy WHERE space = ?1",
+    [S_EVIDENCE_POLICY_SET] =
+        "INSERT INTO evidence_policy(space, half_life_days, actor, updated_at)"
+        " VALUES(?1, ?4, ?2, ?3) ON CONFLICT(space) DO UPDATE SET"
+        " half_life_days = excluded.half_life_days, actor = excluded.actor,"
+        " updated_at = excluded.updated_at",
+    /* the counted verdicts of the entries ?2 (a JSON list of ids) by the
+     * hour they were counted in: by knowledge_cases' unique index */
+    [S_EVIDENCE_VERDICTS] = "SELECT knowledge_id, kind, substr(created_at, 1, 13), count(*)"
+                            " FROM knowledge_cases WHERE knowledge_id IN"
+                            " (SELECT value FROM json_each(?2)) AND space = ?1"
+                            " GROUP BY knowledge_id, kind, substr(created_at, 1, 13)",
 };

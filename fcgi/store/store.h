@@ -900,6 +900,23 @@ STORE_MUST_CHECK int store_knowledge_supersede(struct store *st, const char *spa
 /* The helpful verdicts of distinct traces that approve a pending proposal
  * when the space says nothing. */
 #define REVIEW_PROMOTE_DEFAULT 3
+/* ---- evidence ageing (migration 21; service/evidence.c) ---- */
+
+/* The space's half-life of a verdict's weight in days (0: ageing off, also
+ * when the space never set one). */
+STORE_MUST_CHECK int store_evidence_policy_get(struct store *st, const char *space,
+                                               long *half_life_days);
+/* Set it; actor is who did. */
+STORE_MUST_CHECK int store_evidence_policy_set(struct store *st, const char *space,
+                                               long half_life_days, const char *actor);
+/* Call each with the counted verdicts (knowledge_cases) of the entries
+ * named in ids_json (a JSON list of ids, text) of space, by the hour they
+ * were counted in: id, kind (helpful or harmful), hour ("YYYY-MM-DD HH" or
+ * with a T, as stored) and how many; all borrowed for the call. */
+STORE_MUST_CHECK int store_evidence_verdicts(
+    struct store *st, const char *space, const char *ids_json,
+    void (*each)(const char *id, const char *kind, const char *hour, long n, void *ctx), void *ctx);
+
 /* The most a space may ask for. */
 #define REVIEW_PROMOTE_MAX 100
 /* The space's number of helpful verdicts that approve (0: none do). */

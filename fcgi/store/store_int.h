@@ -217,6 +217,9 @@ enum stmt_id {
     S_LINKS_ANY_CONTRADICTS,
     S_LINKS_CONTRADICTS_OF,
     S_LINKS_DROP_SUPERSEDES,
+    S_EVIDENCE_POLICY_GET,
+    S_EVIDENCE_POLICY_SET,
+    S_EVIDENCE_VERDICTS,
     /* a title's free name (service/knowledge.c) */
     S_K_PATHS_RANGE,
     S_COUNT
@@ -239,6 +242,7 @@ extern const char pg_migration_17[];
 extern const char pg_migration_18[];
 extern const char pg_migration_19[];
 extern const char pg_migration_20[];
+extern const char pg_migration_21[];
 /* `knowhub check` on PostgreSQL: each query returns one integer, its problems (pg_sql.c). */
 struct pg_check {
     const char *name, *sql;

@@ -22,11 +22,17 @@
  * put in the query cache first, as a server would have answered it.
  *
  *   bench_search [--rounds R] [--per-query] [--keep DIR] [--vectors DIM]
- *                [--database URL] [N ...]
+ *                [--ageing] [--database URL] [N ...]
  *
  * Before measuring, SQLite's full-text segments are merged into one, as the
  * server's job thread does once writes pause (store_fts_compact), and the
  * time it took is printed.
+ *
+ * With --ageing it measures the entry view's whole search (top_k 5,
+ * lexical, svc_search_entries) with evidence ageing off (before and after
+ * a quarter of the entries get 3 helpful verdicts, an eighth 1 harmful
+ * too) and on (half-life 30 days), and the policy read alone: what ageing
+ * costs (docs/conflicts.md "Evidence that ages").
  *
  * --per-query prints each query's median and hit count; --keep DIR keeps the
  * database as DIR/knowhub.db (space "default") instead of deleting it, and
@@ -41,6 +47,7 @@
 #include "domain/vector.h"
 #include "service/embed.h"
 #include "service/entries.h"
+#include "service/evidence.h"
 #include "service/knowledge.h"
 #include "service/search.h"
 #include "service/vindex.h"
@@ -616,6 +623,88 @@ static int run_vectors(struct store *st, int rounds)
     return rc;
 }
 
+/* ---- evidence ageing (--ageing) ---- */
+
+static int ageing;
+
+/* The policy read that every entry search makes. */
+static int op_policy(struct store *st, const char *q)
+{
+    struct svc_ctx c = {.space = SPACE, .actor = "bench", .role = ROLE_READER, .st = st};
+    long days;
+    (void)q;
+    hit_count = 1;
+    return evidence_half_life(&c, &days);
+}
+
+struct id_list {
+    char **ids;
+    size_t n;
+};
+
+static int collect_id(const struct knowledge *k, void *ctx)
+{
+    struct id_list *l = ctx;
+    l->ids[l->n++] = xstrdup(k->id);
+    return 0;
+}
+
+/* 3 helpful verdicts on every 4th entry, 1 harmful too on every 8th, in
+ * transactions of 1000 entries. */
+static int add_verdicts(struct store *st, size_t n)
+{
+    struct knowledge_filter all = {.limit = (long)n};
+    struct id_list l = {xcalloc(n + 1, sizeof(char *)), 0};
+    long total = 0;
+    char case_id[32];
+    int rc = store_knowledge_list(st, SPACE, &all, collect_id, &l, &total);
+    for (size_t i = 0; rc == STORE_OK && i < l.n; i += 4) {
+        int added;
+        if (i % 4000 == 0 && (rc = store_begin(st)))
+            break;
+        for (int v = 0; rc == STORE_OK && v < (i % 8 == 0 ? 4 : 3); v++) {
+            struct knowledge_case kc = {.kind = v < 3 ? "helpful" : "harmful", .case_id = case_id};
+            snprintf(case_id, sizeof case_id, "bench-%d", v);
+            rc = store_knowledge_add_case(st, SPACE, l.ids[i], &kc, "bench", &added);
+        }
+        if (rc == STORE_OK && (i % 4000 == 3996 || i + 4 >= l.n))
+            rc = store_commit(st);
+    }
+    for (size_t i = 0; i < l.n; i++)
+        free(l.ids[i]);
+    free(l.ids);
+    return rc;
+}
+
+/* The --ageing part of a run over st (n entries). */
+static int run_ageing(struct store *st, size_t n, int rounds)
+{
+    struct figures off, off_v, on, pol;
+    double qv[NQ], t0;
+    size_t hv[NQ];
+    int rc;
+    entries_mode = "lexical";
+    measure(st, op_svc_entries, 2, qv, hv);
+    off = measure(st, op_svc_entries, rounds, qv, hv);
+    pol = measure(st, op_policy, rounds, qv, hv);
+    t0 = now_us();
+    if ((rc = add_verdicts(st, n)))
+        return rc;
+    printf("  verdicts added in %.2f s\n", (now_us() - t0) / 1e6);
+    measure(st, op_svc_entries, 2, qv, hv);
+    off_v = measure(st, op_svc_entries, rounds, qv, hv);
+    if ((rc = store_evidence_policy_set(st, SPACE, 30, "bench")))
+        return rc;
+    measure(st, op_svc_entries, 2, qv, hv);
+    on = measure(st, op_svc_entries, rounds, qv, hv);
+    print_figures("evidence policy read", &pol);
+    print_figures("entries top_k 5, off", &off);
+    print_figures("  off, with verdicts", &off_v);
+    print_figures("  on, half-life 30 d", &on);
+    printf("  on / off (cpu medians): %.2f\n", on.cpu_median / off_v.cpu_median);
+    return 0;
+}
+
 /* --database URL: measure on that (empty) PostgreSQL database instead of a
  * new SQLite file; the wall clock then includes the server's work, the CPU
  * time only this process's. */
@@ -722,6 +811,11 @@ static int run(size_t n, int rounds, int per_query, const char *keep)
         for (size_t q = 0; q < NQ; q++)
             printf("    %-36s %12.1f %5zu %12.1f %5zu\n", queries[q], qf[q], hf[q], qe[q], he[q]);
     }
+    if (ageing && run_ageing(st, n, rounds)) {
+        fprintf(stderr, "bench_search: the ageing measurement failed: %s\n", store_errmsg(st));
+        store_close(st);
+        return 1;
+    }
     if (vdim > 0 && run_vectors(st, rounds)) {
         fprintf(stderr, "bench_search: the vector measurement failed: %s\n", store_errmsg(st));
         store_close(st);
@@ -755,6 +849,8 @@ int main(int argc, char **argv)
                 rounds = 1;
         } else if (strcmp(argv[i], "--per-query") == 0) {
             per_query = 1;
+        } else if (strcmp(argv[i], "--ageing") == 0) {
+            ageing = 1;
         } else if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc) {
             keep = argv[++i];
         } else if (strcmp(argv[i], "--database") == 0 && i + 1 < argc) {
@@ -768,7 +864,7 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr,
                     "usage: bench_search [--rounds R] [--per-query] [--keep DIR] [--vectors DIM]"
-                    " [--database URL] [N ...]\n");
+                    " [--ageing] [--database URL] [N ...]\n");
             return 2;
         }
     }

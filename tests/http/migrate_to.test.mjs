@@ -22,7 +22,7 @@ const skip = PG_SOCK ? false : 'needs KNOWHUB_TEST_PG (the socket directory of a
 // The source must be SQLite in the PostgreSQL pass too: startStack's
 // { sqlite: true }, and an empty KNOWHUB_DATABASE_URL (no URL) for the CLI.
 const SQLITE = { KNOWHUB_DATABASE_URL: '' };
-const TABLES = ['spaces', 'tokens', 'knowledge', 'knowledge_cases', 'knowledge_revisions', 'knowledge_feedback', 'audit', 'traces', 'knowledge_log', 'trace_rollups', 'logins', 'sessions', 'llm_calls', 'jobs', 'vectors', 'embed_queue', 'review_policies', 'token_reviews', 'proposals', 'knowledge_links'];
+const TABLES = ['spaces', 'tokens', 'knowledge', 'knowledge_cases', 'knowledge_revisions', 'knowledge_feedback', 'audit', 'traces', 'knowledge_log', 'trace_rollups', 'logins', 'sessions', 'llm_calls', 'jobs', 'vectors', 'embed_queue', 'review_policies', 'token_reviews', 'proposals', 'knowledge_links', 'evidence_policy'];
 
 const cleanup = [];
 after(async () => {
@@ -149,6 +149,7 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     const held = ok(await api('POST', '/api/knowledge', { scenario: '待审核的经验', content: "Held: quote ' and \\ backslash" }));
     assert.equal(held.status, 'pending');
     ok(await s.api('PUT', '/api/review/policy', { token: s.admin, body: { policy: 'off' } }));
+    ok(await s.api('PUT', '/api/evidence/policy', { token: s.admin, body: { half_life_days: 45 } }));
     const queueBefore = ok(await s.api('GET', `/api/review/${held.proposal_id}`, { token: s.admin }));
 
     await embedded(s, s.admin);
@@ -187,6 +188,8 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     assert.ok(rows.knowledge_cases >= 3 && rows.knowledge_feedback >= 1 && rows.trace_rollups >= 1, m.stdout);
     assert.equal(rows.knowledge_revisions, 5 + 1 + 1 + 1); // creates, write, revert, delete
     assert.equal(rows.knowledge_links, 1);
+    assert.equal(rows.evidence_policy, 1);
+    assert.equal(psql(db, 'SELECT half_life_days FROM evidence_policy'), '45');
     assert.equal(rows.traces, 1);
     assert.equal(rows.knowledge_log, found.results.length);
     assert.equal(rows.sessions, 1);

@@ -592,8 +592,27 @@ describe('a real nginx + knowhub', () => {
         assert.deepEqual(ls.data.items.map((i) => [i.direction, i.type, i.other.id]), [['in', 'supersedes', a]]);
         const revs = conforms('GET', '/api/knowledge/{id}/revisions', await call('GET', '/api/knowledge/{id}/revisions', `/api/knowledge/${c}/revisions`, { token: t }));
         assert.equal(revs.data.items[0].reason, 'supersede');
+        // explain=true on both searches: the components and what was left out (the superseded one)
+        const ex = conforms('GET', '/api/knowledge/search', await call('GET', '/api/knowledge/search', '/api/knowledge/search?q=thistlemoor&explain=true', { token: t }));
+        assert.equal(typeof ex.data.results[0].explain.quality.value, 'number');
+        assert.ok(ex.data.left_out.some((x) => x.id === c && x.why === 'superseded'));
+        const fx = conforms('POST', '/api/knowledge/search', await call('POST', '/api/knowledge/search', '/api/knowledge/search', { token: t, body: { query: 'thistlemoor', explain: true } }));
+        assert.equal(typeof fx.data.results[0].explain.relevance.fused, 'number');
+        assert.ok(fx.data.left_out.some((x) => x.id === c && x.why === 'superseded'));
         const rm = conforms('DELETE', '/api/knowledge/{id}/links/{to}/{type}', await call('DELETE', '/api/knowledge/{id}/links/{to}/{type}', `/api/knowledge/${a}/links/${c}/supersedes`, { token: t }));
         assert.equal(rm.data.removed, true);
+    });
+
+    test('evidence ageing: the policy answers as described, an aged search too', async () => {
+        const t = s.token('openapi-evidence', 'admin', 'openapi evidence');
+        const id = ok(await s.api('POST', '/api/knowledge', { token: t, body: { scenario: 'openapi evidence', content: 'quillwort ageing' } })).id;
+        ok(await s.api('PUT', `/api/knowledge/${id}`, { token: t, body: { add_helpful_case: { case_id: 'oa-ev', scenario: 's', result: 'r' } } }));
+        const off = conforms('GET', '/api/evidence/policy', await call('GET', '/api/evidence/policy', '/api/evidence/policy', { token: t }));
+        assert.equal(off.data.half_life_days, 0);
+        const on = conforms('PUT', '/api/evidence/policy', await call('PUT', '/api/evidence/policy', '/api/evidence/policy', { token: t, body: { half_life_days: 30 } }));
+        assert.equal(on.data.half_life_days, 30);
+        const aged = conforms('GET', '/api/knowledge/search', await call('GET', '/api/knowledge/search', '/api/knowledge/search?q=quillwort&explain=true', { token: t }));
+        assert.equal(aged.data.results[0].explain.quality.half_life_days, 30);
     });
 
     test('every operation of the file had a live answer checked above', () => {

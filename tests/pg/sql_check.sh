@@ -268,6 +268,9 @@ S_LINKS_OF ttl
 S_LINKS_ANY_CONTRADICTS t
 S_LINKS_CONTRADICTS_OF tt
 S_LINKS_DROP_SUPERSEDES tt
+S_EVIDENCE_POLICY_GET t
+S_EVIDENCE_POLICY_SET tttl
+S_EVIDENCE_VERDICTS tt
 S_K_PATHS_RANGE ttttl
 LETTERS
 
@@ -568,6 +571,18 @@ EXECUTE s_link_add('s1', 'k3', 'k4', 'supersedes', 'alice', '', :T0);
 EXECUTE s_links_drop_supersedes('s1', 'k4');
 EXECUTE s_link_remove('s1', 'k3', 'k4', 'contradicts');
 SELECT CASE WHEN string_agg(type, ' ') = 'refines' THEN 'ok   ' ELSE 'FAIL ' END || 'S_LINK_REMOVE, S_LINKS_DROP_SUPERSEDES: one left' FROM knowledge_links;
+EXECUTE s_evidence_policy_get('s1') \g /dev/null
+SELECT CASE WHEN :ROW_COUNT = 0 THEN 'ok   ' ELSE 'FAIL ' END || 'S_EVIDENCE_POLICY_GET: none set';
+SELECT sum(n) AS g FROM generation \gset
+EXECUTE s_evidence_policy_set('s1', 'alice', :T0, 30);
+EXECUTE s_evidence_policy_set('s1', 'bob', :T0, 90);
+EXECUTE s_evidence_policy_get('s1') \gset ep_
+SELECT CASE WHEN :ep_half_life_days = 90 AND sum(n) > :g THEN 'ok   ' ELSE 'FAIL ' END || 'S_EVIDENCE_POLICY_SET: set again, the generation grows' FROM generation;
+INSERT INTO knowledge_cases(space, knowledge_id, kind, case_id, created_at) VALUES ('s1', 'ev1', 'helpful', 'c1', '2026-12-01 10:00:00'), ('s1', 'ev1', 'helpful', 'c2', '2026-12-01 10:59:59'), ('s1', 'ev1', 'harmful', 'c3', '2026-12-01 11:00:00'), ('s2', 'ev1', 'helpful', 'c4', '2026-12-01 10:00:00');
+EXECUTE s_evidence_verdicts('s1', '["ev1", "nothing"]') \g /dev/null
+SELECT CASE WHEN :ROW_COUNT = 2 THEN 'ok   ' ELSE 'FAIL ' END || 'S_EVIDENCE_VERDICTS: by kind and hour, in the space';
+DELETE FROM knowledge_cases WHERE knowledge_id = 'ev1';
+DELETE FROM evidence_policy;
 DELETE FROM knowledge_links;
 DELETE FROM proposals;
 DELETE FROM proposal_members;

@@ -81,6 +81,9 @@ async function populate(sp) {
     assert.equal(held.status, 'pending');
     sp.proposalId = held.proposal_id;
     ok(await api('PUT', '/api/review/policy', admin, { policy: 'off' }));
+    // Evidence ageing (docs/conflicts.md): a half-life of the space's own.
+    sp.halfLife = 30 + sp.mark.length; // 39 and 41
+    ok(await api('PUT', '/api/evidence/policy', admin, { half_life_days: sp.halfLife }));
     sp.llmCalls = llm.calls.length - calls0;
     assert.ok(sp.llmCalls > 0, 'the searches used the (fake) LLM router, so the space has usage');
 }
@@ -125,6 +128,7 @@ async function snapshot(sp) {
     for (const id of sp.jobIds) snap[id] = await get('GET', `/api/jobs/${id}`);
     snap.usage = await get('GET', '/api/llm/usage');
     snap.reviewPolicy = await get('GET', '/api/review/policy');
+    snap.evidencePolicy = await get('GET', '/api/evidence/policy');
     snap.review = await get('GET', '/api/review?limit=100');
     snap.proposal = await get('GET', `/api/review/${sp.proposalId}`);
     return snap;
@@ -281,6 +285,9 @@ const PROBES = {
     // The review queue (docs/review.md): the caller's own space's alone.
     'GET /api/review/policy': () => ({ m: 'GET', p: '/api/review/policy', check: (r) => assert.equal(ok(r).policy, 'off') }),
     'PUT /api/review/policy': () => ({ m: 'PUT', p: '/api/review/policy', body: { policy: 'off' }, check: (r) => assert.equal(ok(r).policy, 'off') }),
+    // Evidence ageing (docs/conflicts.md): the caller's own space's half-life alone.
+    'GET /api/evidence/policy': (att) => ({ m: 'GET', p: '/api/evidence/policy', check: (r) => assert.equal(ok(r).half_life_days, att.halfLife) }),
+    'PUT /api/evidence/policy': (att) => ({ m: 'PUT', p: '/api/evidence/policy', body: { half_life_days: att.halfLife }, check: (r) => assert.equal(ok(r).half_life_days, att.halfLife) }),
     'GET /api/review': (att) => ({ m: 'GET', p: '/api/review?state=pending', check: (r) => assert.deepEqual(ok(r).items.map((x) => x.id), [att.proposalId]) }),
     'GET /api/review/{id}': (att, role, vic) => ({ m: 'GET', p: `/api/review/${vic.proposalId}`, check: (r) => err(r, 'NOT_FOUND') }),
     'POST /api/review/{id}/decide': (att, role, vic) => ({ m: 'POST', p: `/api/review/${vic.proposalId}/decide`, body: { decision: 'approve' }, check: (r) => err(r, 'NOT_FOUND') }),
