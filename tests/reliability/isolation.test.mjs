@@ -501,7 +501,7 @@ describe('revocation takes effect at once', () => {
         const clients = Array.from({ length: 8 }, (_, i) => client(i));
         await waitFor(() => okBefore >= 40, 20000, 'requests before the revoke');
         await new Promise((resolve, reject) => {
-            const p = spawn(BIN, ['token', 'revoke', tokenId(t)], { env: { ...process.env, KNOWHUB_DATA: s.dir }, stdio: ['ignore', 'ignore', 'pipe'] });
+            const p = spawn(BIN, ['token', 'revoke', tokenId(t)], { env: { ...process.env, ...s.cliEnv() }, stdio: ['ignore', 'ignore', 'pipe'] });
             let stderr = '';
             p.stderr.on('data', (d) => (stderr += d));
             p.on('error', reject);
