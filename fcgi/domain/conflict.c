@@ -1227,6 +1227,18 @@ const char *conflict_verdict_name(enum conflict_verdict v)
     return "unknown";
 }
 
+int conflict_verdict_parse(const char *name, enum conflict_verdict *v)
+{
+    static const enum conflict_verdict all[] = {CONFLICT_UNRELATED, CONFLICT_DUPLICATE,
+                                                CONFLICT_REFINEMENT, CONFLICT_CONTRADICTION};
+    for (size_t i = 0; name && i < sizeof all / sizeof all[0]; i++)
+        if (strcmp(name, conflict_verdict_name(all[i])) == 0) {
+            *v = all[i];
+            return 0;
+        }
+    return -1;
+}
+
 size_t conflict_cue_count(void)
 {
     return N_CUES;

@@ -55,6 +55,10 @@ int conflict_check(const struct conflict_entry *a, const struct conflict_entry *
 /* The stable name of a verdict ("contradiction" ...), or "unknown". */
 const char *conflict_verdict_name(enum conflict_verdict v);
 
+/* The verdict named name (one of the four names above) into *v: 0, or -1
+ * for any other text (an LLM's answer is checked with it). */
+int conflict_verdict_parse(const char *name, enum conflict_verdict *v);
+
 /* The cue table (always, never, not, use, avoid, 必须, 不要 ...): its number of
  * rows, and row i's word with its axis ("polarity", "presence", "amount",
  * "order") and sign (+1 or -1); NULL past the end. */

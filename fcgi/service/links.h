@@ -33,6 +33,18 @@ int svc_links_add(const struct svc_ctx *c, const char *id, struct json_object *b
 int svc_links_remove(const struct svc_ctx *c, const char *id, const char *to, const char *type,
                      struct json_object **data, struct error *err);
 
+/* In the caller's write transaction, a reviewer's decision (docs/conflicts.md
+ * "Conflict items and their resolution"): keep supersedes other, retiring
+ * it, with the checks of svc_links_add (both active, an editor, a rule an
+ * admin's) but for the review policy: the decision is the review. 0 (a
+ * link that exists is left as it is), or -1 with err. */
+int links_supersede_reviewed(const struct svc_ctx *c, const char *keep, const char *other,
+                             const char *reason, struct error *err);
+
+/* Remove the contradicts links between a and b, both ways, in the caller's
+ * transaction: a store status. */
+int links_contradicts_clear(const struct svc_ctx *c, const char *a, const char *b);
+
 /* Add conflicts_with [ids] to each result (an object with "id") of a
  * search: the active entries linked to it by contradicts, either way. One
  * read when the space has no such link, one more per result when it has.

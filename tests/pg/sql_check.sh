@@ -269,6 +269,7 @@ S_LINKS_ANY_CONTRADICTS t
 S_LINKS_CONTRADICTS_OF tt
 S_LINKS_DROP_SUPERSEDES tt
 S_K_PATHS_RANGE ttttl
+S_CONFLICT_ITEM_FIND ttt
 LETTERS
 
 # Does PostgreSQL type $n (type) take what letter binds (as text or bytea)?
