@@ -157,12 +157,6 @@ static int decision_write(const struct svc_ctx *c, const char *decision, const s
     return rc == STORE_OK ? links_contradicts_clear(c, s->id[0], s->id[1]) : rc;
 }
 
-static void invalid(struct error *err, const char *key, const char *field, const char *msg)
-{
-    error_set(err, E_INVALID_REQUEST, key, "%s", msg);
-    error_str(err, "field", field);
-}
-
 /* The body's arguments of decision, checked against the sides: 0, or -1
  * with err. */
 static int arguments_check(const char *decision, const struct sides *s, const char *keep,
@@ -170,12 +164,14 @@ static int arguments_check(const char *decision, const struct sides *s, const ch
 {
     if (strcmp(decision, "supersede") == 0 &&
         (!keep || (strcmp(keep, s->id[0]) != 0 && strcmp(keep, s->id[1]) != 0))) {
-        invalid(err, "keep_invalid", "keep",
-                "'supersede' needs 'keep': the id of the side that stays (one of the two)");
+        error_set(err, E_INVALID_REQUEST, "keep_invalid",
+                  "'supersede' needs 'keep': the id of the side that stays (one of the two)");
+        error_str(err, "field", "keep");
         return -1;
     }
     if (strcmp(decision, "dismiss") == 0 && (!reason || !*reason)) {
-        invalid(err, "reason_required", "reason", "A dismissal needs a 'reason'");
+        error_set(err, E_INVALID_REQUEST, "reason_required", "A dismissal needs a 'reason'");
+        error_str(err, "field", "reason");
         return -1;
     }
     if (strcmp(decision, "narrow") == 0) {
@@ -185,15 +181,17 @@ static int arguments_check(const char *decision, const struct sides *s, const ch
             if (json_object_object_get_ex(documents, s->id[i], &v)) {
                 if (!json_object_is_type(v, json_type_string) ||
                     strlen(json_object_get_string(v)) > 1024 * 1024) {
-                    invalid(err, "documents_required", "documents",
-                            "Each of 'documents' is a document (a string up to 1 MiB)");
+                    error_set(err, E_INVALID_REQUEST, "documents_required",
+                              "Each of 'documents' is a document (a string up to 1 MiB)");
+                    error_str(err, "field", "documents");
                     return -1;
                 }
                 known++;
             }
         if (n == 0 || known != n) {
-            invalid(err, "documents_required", "documents",
-                    "'narrow' needs 'documents': {<side id>: <document>} for one side or both");
+            error_set(err, E_INVALID_REQUEST, "documents_required",
+                      "'narrow' needs 'documents': {<side id>: <document>} for one side or both");
+            error_str(err, "field", "documents");
             return -1;
         }
     }
@@ -218,8 +216,9 @@ int conflict_item_decide(const struct svc_ctx *c, const char *id, const char *de
         goto out;
     }
     if (strcmp(p.kind, "conflict") != 0) {
-        invalid(err, "invalid_decision", "decision",
-                "supersede, narrow and dismiss decide conflict items only");
+        error_set(err, E_INVALID_REQUEST, "invalid_decision",
+                  "supersede, narrow and dismiss decide conflict items only");
+        error_str(err, "field", "decision");
         goto out;
     }
     if (strcmp(p.state, "pending") != 0) {
