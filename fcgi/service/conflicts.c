@@ -132,8 +132,10 @@ static int llm_judge(const struct svc_ctx *c, const struct knowledge *k, const s
                     "\"refinement\" | \"unrelated\", \"reason\": \"one short sentence\"}."));
     json_object_array_add(messages, llm_message("user", user.data));
     lr = svc_llm_request(c, CONFLICTS_LLM_PURPOSE, messages);
-    if (lr.timeout_ms <= 0 || lr.timeout_ms > CONFLICTS_LLM_TIMEOUT_MS)
-        lr.timeout_ms = CONFLICTS_LLM_TIMEOUT_MS;
+    /* the write waits for it: the server's timeout, at most CONFLICTS_LLM_TIMEOUT_MS */
+    lr.timeout_ms = c->cfg->llm_timeout_ms > 0 && c->cfg->llm_timeout_ms < CONFLICTS_LLM_TIMEOUT_MS
+                        ? c->cfg->llm_timeout_ms
+                        : CONFLICTS_LLM_TIMEOUT_MS;
     lr.max_tokens = 300;
     if (svc_llm_chat(c, &lr, &r) == 0)
         rc = llm_verdict_parse(&r.text, verdict, reason);

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startStack } from './lib/stack.mjs';
 import { startFakeLlm } from './lib/fakellm.mjs';
-import { callsOf, llmEnv } from './lib/llmtest.mjs';
+import { callsOf, llmEnv, sql } from './lib/llmtest.mjs';
 import { err, ok } from './lib/expect.mjs';
 import { readPaths, roleTokens } from './lib/reads.mjs';
 
@@ -167,7 +167,7 @@ describe('the LLM verdict', () => {
     let llm, t;
     before(async () => {
         llm = await startFakeLlm();
-        t = await startStack(llmEnv(llm));
+        t = await startStack(llmEnv(llm, { KNOWHUB_LLM_TIMEOUT: '2' }));
     });
     after(async () => {
         await t?.stop();
@@ -188,6 +188,8 @@ describe('the LLM verdict', () => {
         const prompt = callsOf(llm, 'conflict')[0].messages.map((m) => m.content).join('\n');
         assert.match(prompt, /pg_dump/);
         assert.match(prompt, /COPY/);
+        const ledger = sql(t, `SELECT count(*) AS n FROM llm_calls WHERE space = '${v.name}' AND purpose = 'conflict'`);
+        assert.equal(Number(ledger[0].n), callsOf(llm, 'conflict').length);
     });
 
     test('an answer outside the four verdicts, garbage or a dead LLM: the local verdict, and the write succeeds', async () => {
@@ -202,5 +204,19 @@ describe('the LLM verdict', () => {
             // the client may retry a 5xx once; a failed call ends the LLM's turn for the write
             assert.ok(callsOf(llm, 'conflict').length <= 2, `${mode}: ${callsOf(llm, 'conflict').length} calls`);
         }
+    });
+
+    test('a slow LLM costs one timeout (the server\'s, at most 8 s) and the local verdict answers', async () => {
+        const v = space(t);
+        llm.reset();
+        const a = await save(v.agent, { ...GZIP, content: 'Always enable gzip compression on the nginx proxy for JSON answers.' }, t);
+        await save(v.agent, { ...GZIP, content: 'Prefer brotli for JSON answers on the nginx proxy; gzip as the fallback.' }, t);
+        llm.mode('conflict', 'slow', { delayMs: 20000 });
+        const t0 = Date.now();
+        const b = await save(v.agent, { ...GZIP, content: 'Never enable gzip compression on the nginx proxy for JSON answers.' }, t);
+        const ms = Date.now() - t0;
+        assert.deepEqual([b.conflicts.find((x) => x.id === a.id)?.judge], ['local']);
+        assert.ok(ms < 2 * 2000 + 1500, `${ms} ms: one timeout of 2 s (a retry at most), not one per candidate`);
+        llm.reset();
     });
 });
