@@ -51,8 +51,8 @@ function canned(purpose, messages, opts) {
             );
         case 'slim':
             return opts.content || 'Merged: one entry that keeps every method.';
-        case 'conflict': // opts.verdict, opts.reason: any text, to play a lying LLM
-            return opts.content || JSON.stringify({ verdict: opts.verdict || 'contradiction', reason: opts.reason || 'The fake LLM finds that they disagree.' });
+        case 'conflict': // opts.verdict (unrelated unless set: the other features' tests see no conflict), opts.reason; opts.content any text, to play a lying LLM
+            return opts.content || JSON.stringify({ verdict: opts.verdict || 'unrelated', reason: opts.reason || 'The fake LLM finds that they disagree.' });
         default:
             return 'ok';
     }
