@@ -218,8 +218,26 @@ static void test_bounds(void)
     buf_release(&reason);
 }
 
+/* The names an LLM's answer is checked against: the four verdicts and
+ * nothing else (a lying LLM falls back to the local detector). */
+static void test_verdict_parse(void)
+{
+    static const char *const names[] = {"unrelated", "duplicate", "refinement", "contradiction"};
+    enum conflict_verdict v;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        CHECK(conflict_verdict_parse(names[i], &v) == 0);
+        CHECK_STR(conflict_verdict_name(v), names[i]);
+    }
+    CHECK(conflict_verdict_parse("Contradiction", &v) == -1);
+    CHECK(conflict_verdict_parse("maybe", &v) == -1);
+    CHECK(conflict_verdict_parse("", &v) == -1);
+    CHECK(conflict_verdict_parse("unknown", &v) == -1);
+    CHECK(conflict_verdict_parse(NULL, &v) == -1);
+}
+
 int main(void)
 {
+    test_verdict_parse();
     test_table();
     test_examples();
     test_fields();
