@@ -204,6 +204,23 @@ static void candidates_find(const struct svc_ctx *c, const struct knowledge *k, 
     (void)k;
 }
 
+static int rule_seen(const struct knowledge *r, void *ctx)
+{
+    (void)r;
+    *(int *)ctx = 1;
+    return 1; /* one is enough */
+}
+
+/* Whether the space has an active always-apply rule (one read that stops
+ * at the first). */
+static int always_rules_any(const struct svc_ctx *c)
+{
+    int any = 0;
+    store_ignore(
+        store_knowledge_scan(c->st, c->space, SCAN_ALWAYS_RULES, NULL, 0, rule_seen, &any));
+    return any;
+}
+
 struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowledge *k)
 {
     struct candidate found[CONFLICTS_CANDIDATES + CONFLICTS_RULE_CANDIDATES];
@@ -222,8 +239,10 @@ struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowle
     buf_add(&q, body, utf8_prefix(body, strlen(body), QUERY_BODY_CHARS));
     cs.max = CONFLICTS_CANDIDATES;
     candidates_find(c, k, q.data, k->category, 0, CONFLICTS_CANDIDATES, &cs);
-    /* an experience against the space's always-apply rules, too */
-    if (k->category && strcmp(k->category, "experiences") == 0) {
+    /* an experience against the space's always-apply rules, too (a search
+     * that finds nothing costs more than one that does: only when there is
+     * such a rule at all) */
+    if (k->category && strcmp(k->category, "experiences") == 0 && always_rules_any(c)) {
         cs.max = CONFLICTS_CANDIDATES + CONFLICTS_RULE_CANDIDATES;
         candidates_find(c, k, q.data, "rules", 1, CONFLICTS_RULE_CANDIDATES, &cs);
     }
