@@ -66,6 +66,8 @@ for (const [lang, S] of [
             assert.equal(await detail.locator('.review-dismiss').textContent(), S.review.dismiss);
             // nothing of approve / edit / merge for a conflict
             assert.equal(await detail.locator('.review-approve, .review-edit, .review-merge').count(), 0);
+            await detail.locator('.review-detail-head').scrollIntoViewIfNeeded();
+            await env.shot(page, `review-conflict-${lang}`);
             await detail.locator('.review-keep-right').click();
             await page.waitForSelector(`.review-item[data-id="${id}"]`, { state: 'detached' });
             const done = await item(id);
