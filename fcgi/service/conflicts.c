@@ -16,9 +16,8 @@
 /* The query a check searches with: the entry's title, scenario and the
  * beginning of its body (the words a replacement would share). */
 #define QUERY_BODY_CHARS 300
-/* What an LLM reads of each entry, and the longest reason kept from it. */
+/* What an LLM reads of each entry. */
 #define LLM_ENTRY_CHARS 4000
-#define LLM_REASON_CHARS 500
 
 /* A candidate, copied out of the search (the judging, an LLM call maybe,
  * runs after it). */
@@ -74,38 +73,6 @@ static void prompt_entry(struct buf *b, const char *name, const char *title, con
     buf_adds(b, "\n\n");
 }
 
-/* The LLM's {verdict, reason} in text (fenced or with prose around it):
- * 0 with *verdict and reason filled, -1 when it is no such answer. */
-static int llm_verdict_parse(const struct buf *text, enum conflict_verdict *verdict,
-                             struct buf *reason)
-{
-    const char *open = memchr(text->data, '{', text->len), *close = strrchr(text->data, '}');
-    struct json_tokener *tok;
-    struct json_object *o, *v, *r;
-    int rc = -1;
-    if (!open || !close || close < open)
-        return -1;
-    tok = json_tokener_new();
-    o = json_tokener_parse_ex(tok, open, (int)(close - open + 1));
-    json_tokener_free(tok);
-    if (!o)
-        return -1;
-    if (json_object_object_get_ex(o, "verdict", &v) && json_object_is_type(v, json_type_string) &&
-        json_object_object_get_ex(o, "reason", &r) && json_object_is_type(r, json_type_string) &&
-        conflict_verdict_parse(json_object_get_string(v), verdict) == 0) {
-        const char *s = json_object_get_string(r);
-        struct buf cut;
-        buf_init(&cut, 4 * LLM_REASON_CHARS + 1);
-        buf_add(&cut, s, utf8_prefix(s, strlen(s), LLM_REASON_CHARS));
-        buf_reset(reason);
-        buf_add_one_line(reason, cut.data);
-        buf_release(&cut);
-        rc = 0;
-    }
-    json_object_put(o);
-    return rc;
-}
-
 /* Ask the LLM for the verdict of the pair: 0 with *verdict and reason, -1
  * when it failed, timed out or answered something else (the caller falls
  * back to the local detector). */
@@ -138,7 +105,7 @@ static int llm_judge(const struct svc_ctx *c, const struct knowledge *k, const s
                         : CONFLICTS_LLM_TIMEOUT_MS;
     lr.max_tokens = 300;
     if (svc_llm_chat(c, &lr, &r) == 0)
-        rc = llm_verdict_parse(&r.text, verdict, reason);
+        rc = conflict_llm_answer_parse(r.text.data, r.text.len, verdict, reason);
     json_object_put(messages);
     llm_reply_release(&r);
     buf_release(&user);
