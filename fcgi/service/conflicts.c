@@ -196,6 +196,7 @@ struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowle
     struct buf q, reason, llm_reason;
     const char *body = k->content ? k->content : "";
     int llm = config_llm_configured(c->cfg), llm_calls = 0;
+    long llm_until = 0;
     buf_init(&q, 4096);
     buf_init(&reason, 1024);
     buf_init(&llm_reason, 2048);
@@ -227,8 +228,10 @@ struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowle
         /* the LLM's verdict when one is configured, the local one its
          * fallback; a failed call ends the LLM's turn for this write, so a
          * dead LLM costs one timeout, not one per candidate */
-        if (llm && llm_calls < CONFLICTS_LLM_CALLS_MAX) {
-            llm_calls++;
+        if (llm && llm_calls < CONFLICTS_LLM_CALLS_MAX &&
+            (!llm_until || monotonic_ms() < llm_until)) {
+            if (!llm_calls++)
+                llm_until = monotonic_ms() + CONFLICTS_LLM_BUDGET_MS;
             if (llm_judge(c, k, o, &verdict, &llm_reason) == 0) {
                 judge = "llm";
                 why = llm_reason.data;

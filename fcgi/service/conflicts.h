@@ -20,6 +20,9 @@ struct knowledge;
  * judged locally), each bounded by this timeout, and the ledger's purpose. */
 #define CONFLICTS_LLM_CALLS_MAX 5
 #define CONFLICTS_LLM_TIMEOUT_MS 8000
+/* ... and no call starts once the first began this long ago (the rest are
+ * judged locally): a write waits for the LLM about 18 s at the very worst. */
+#define CONFLICTS_LLM_BUDGET_MS 10000
 #define CONFLICTS_LLM_PURPOSE "conflict"
 
 /* The check of k, just written (k->id set): a new array (the caller's) of
