@@ -158,17 +158,18 @@ static struct json_object *judged_item(const struct candidate *o, const char *ve
 
 /* The search for candidates of k in category (rules_only: always-apply
  * rules), appended to cs up to max. */
-static void candidates_find(const struct svc_ctx *c, const struct knowledge *k, const char *query,
-                            const char *category, int rules_only, size_t max, struct candidates *cs)
+static void candidates_find(const struct svc_ctx *c, const char *query, const char *category,
+                            int rules_only, size_t max, struct candidates *cs)
 {
     struct knowledge_filter f = {0};
     struct search_opts opts = search_opts_of(c->cfg, 0);
     f.category = category;
     cs->rules_only = rules_only;
     cs->max = cs->n + max < cs->max ? cs->n + max : cs->max;
-    /* one more than asked: the entry itself is found too */
-    store_ignore(search_entries(c->st, c->space, query, &f, max + 1, &opts, collect, cs));
-    (void)k;
+    /* one more than asked: the entry itself is found too; twice as many
+     * rules, as some are not always applied */
+    store_ignore(search_entries(c->st, c->space, query, &f, (rules_only ? 2 * max : max) + 1, &opts,
+                                collect, cs));
 }
 
 static int rule_seen(const struct knowledge *r, void *ctx)
@@ -206,13 +207,13 @@ struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowle
     buf_addch(&q, ' ');
     buf_add(&q, body, utf8_prefix(body, strlen(body), QUERY_BODY_CHARS));
     cs.max = CONFLICTS_CANDIDATES;
-    candidates_find(c, k, q.data, k->category, 0, CONFLICTS_CANDIDATES, &cs);
+    candidates_find(c, q.data, k->category, 0, CONFLICTS_CANDIDATES, &cs);
     /* an experience against the space's always-apply rules, too (a search
      * that finds nothing costs more than one that does: only when there is
      * such a rule at all) */
     if (k->category && strcmp(k->category, "experiences") == 0 && always_rules_any(c)) {
         cs.max = CONFLICTS_CANDIDATES + CONFLICTS_RULE_CANDIDATES;
-        candidates_find(c, k, q.data, "rules", 1, CONFLICTS_RULE_CANDIDATES, &cs);
+        candidates_find(c, q.data, "rules", 1, CONFLICTS_RULE_CANDIDATES, &cs);
     }
     for (size_t i = 0; i < cs.n; i++) {
         const struct candidate *o = &found[i];

@@ -150,10 +150,13 @@ describe('the rule flag', () => {
     test('an experience against an always-apply rule is listed against_rule, and its item says so', async () => {
         const v = space();
         const rule = await save(v.admin, { category: 'rules', path: 'no-gzip.md', scenario: 'Serve JSON answers through the nginx proxy', content: 'Never enable gzip compression on the nginx proxy for JSON answers.' });
+        // a rule that is not always applied is not what every agent is told: not judged
+        const quiet = await save(v.admin, { category: 'rules', path: 'quiet-gzip.md', always_apply: false, scenario: 'Serve JSON answers through the nginx proxy', content: 'Never enable gzip compression on the nginx proxy for JSON answers, ever.' });
         const e = await save(v.agent, { ...GZIP, content: 'Always enable gzip compression on the nginx proxy for JSON answers.' });
         const c = e.conflicts.find((x) => x.id === rule.id);
         assert.ok(c, JSON.stringify(e.conflicts));
         assert.deepEqual([c.verdict, c.category, c.against_rule, c.link], ['contradiction', 'rules', true, 'contradicts']);
+        assert.ok(!e.conflicts.some((x) => x.id === quiet.id), JSON.stringify(e.conflicts));
         const it = (await items(v)).find((p) => p.id === c.review_id);
         assert.equal(it.conflict.against_rule, true);
         assert.deepEqual(it.reasons, ['against_rule', c.reason]);
