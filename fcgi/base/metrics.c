@@ -28,8 +28,8 @@ static const double request_buckets[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.0
 static const double llm_buckets[] = {0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120};
 static const double job_buckets[] = {0.1, 1, 5, 15, 60, 300, 900, 3600};
 
-static const char *const purposes[] = {"route", "evolve",      "distill", "slim",
-                                       "embed", "embed_query", "other"};
+static const char *const purposes[] = {"route", "evolve",      "distill",  "slim",
+                                       "embed", "embed_query", "conflict", "other"};
 #define N_PURPOSE (sizeof purposes / sizeof purposes[0])
 /* The LLM_* codes of llm.c; anything else counts as "other". */
 static const char *const outcomes[] = {"ok",

@@ -9,6 +9,7 @@
 #include "domain/simset.h"
 #include "domain/tokenize.h"
 
+#include <json-c/json.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1249,6 +1250,72 @@ const char *conflict_verdict_name(enum conflict_verdict v)
         return "contradiction";
     }
     return "unknown";
+}
+
+int conflict_verdict_parse(const char *name, enum conflict_verdict *v)
+{
+    static const enum conflict_verdict all[] = {CONFLICT_UNRELATED, CONFLICT_DUPLICATE,
+                                                CONFLICT_REFINEMENT, CONFLICT_CONTRADICTION};
+    for (size_t i = 0; name && i < sizeof all / sizeof all[0]; i++)
+        if (strcmp(name, conflict_verdict_name(all[i])) == 0) {
+            *v = all[i];
+            return 0;
+        }
+    return -1;
+}
+
+int conflict_llm_answer_parse(const char *text, size_t len, enum conflict_verdict *v,
+                              struct buf *reason)
+{
+    const char *open = len ? memchr(text, '{', len) : NULL, *close = NULL;
+    struct json_tokener *tok;
+    struct json_object *o, *verdict, *why;
+    int rc = -1;
+    for (size_t i = len; open && i > (size_t)(open - text); i--)
+        if (text[i - 1] == '}') {
+            close = text + i - 1;
+            break;
+        }
+    if (!close)
+        return -1;
+    tok = json_tokener_new();
+    o = json_tokener_parse_ex(tok, open, (int)(close - open + 1));
+    /* exactly one object between the braces: "{...} x {...}" is no answer */
+    if (o && json_tokener_get_parse_end(tok) != (size_t)(close - open + 1)) {
+        json_object_put(o);
+        o = NULL;
+    }
+    json_tokener_free(tok);
+    if (!o)
+        return -1;
+    if (json_object_is_type(o, json_type_object) &&
+        json_object_object_get_ex(o, "verdict", &verdict) &&
+        json_object_is_type(verdict, json_type_string) &&
+        json_object_object_get_ex(o, "reason", &why) &&
+        json_object_is_type(why, json_type_string) && json_object_get_string_len(why) > 0 &&
+        conflict_verdict_parse(json_object_get_string(verdict), v) == 0) {
+        const char *s = json_object_get_string(why);
+        size_t n = strlen(s);
+        buf_reset(reason);
+        /* one line of valid UTF-8: control characters become spaces, a
+         * byte that starts no character U+FFFD */
+        for (size_t i = 0, chars = 0; i < n && chars < CONFLICT_LLM_REASON_MAX; chars++) {
+            uint32_t cp;
+            size_t step = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+            if (step == 0) {
+                buf_adds(reason, "\xef\xbf\xbd");
+                step = 1;
+            } else if (cp < 0x20 || cp == 0x7f) {
+                buf_addch(reason, ' ');
+            } else {
+                buf_add(reason, s + i, step);
+            }
+            i += step;
+        }
+        rc = 0;
+    }
+    json_object_put(o);
+    return rc;
 }
 
 size_t conflict_cue_count(void)

@@ -55,6 +55,22 @@ int conflict_check(const struct conflict_entry *a, const struct conflict_entry *
 /* The stable name of a verdict ("contradiction" ...), or "unknown". */
 const char *conflict_verdict_name(enum conflict_verdict v);
 
+/* The verdict named name (one of the four names above) into *v: 0, or -1
+ * for any other text (an LLM's answer is checked with it). */
+int conflict_verdict_parse(const char *name, enum conflict_verdict *v);
+
+/* The longest reason kept from an LLM's answer, in characters. */
+#define CONFLICT_LLM_REASON_MAX 500
+
+/* An LLM's answer text[0..len) to "judge this pair": a JSON object
+ * {"verdict": one of the four names, "reason": a string, not empty} found from its
+ * first '{' to its last '}' (so a fenced answer or prose around it is
+ * read too). 0 with *v and reason (reset, then one line of at most
+ * CONFLICT_LLM_REASON_MAX characters), or -1 for anything else (the
+ * caller falls back to the local detector). */
+int conflict_llm_answer_parse(const char *text, size_t len, enum conflict_verdict *v,
+                              struct buf *reason);
+
 /* The cue table (always, never, not, use, avoid, 必须, 不要 ...): its number of
  * rows, and row i's word with its axis ("polarity", "presence", "amount",
  * "order") and sign (+1 or -1); NULL past the end. */

@@ -120,7 +120,8 @@ enum { HINT_READ_ONLY = 1, HINT_DESTRUCTIVE = 2, HINT_IDEMPOTENT = 4 };
           ",\"path\":" STR)
 #define PROPOSAL                                                                                   \
     SHAPE("\"id\",\"kind\",\"state\",\"category\",\"path\",\"provenance\",\"reasons\"",            \
-          "\"id\":" STR ",\"kind\":{\"enum\":[\"create\",\"update\",\"delete\"]},"                 \
+          "\"id\":" STR ",\"kind\":{\"enum\":[\"create\",\"update\",\"delete\",\"rename\","        \
+          "\"slim_merge\",\"conflict\"]},"                                                         \
           "\"state\":{\"enum\":[\"pending\",\"approved\",\"rejected\",\"quarantined\"]},"          \
           "\"category\":" CATEGORY ",\"path\":" STR ",\"provenance\":" OBJ                         \
           ",\"reasons\":" LIST(STR))
@@ -297,10 +298,14 @@ static const struct tool tools[] = {
     {"knowledge_review_decide",
      "Editors: decide a proposal of the review queue: approve (written as proposed, you the "
      "actor), reject (give a reason), edit (approve your document instead) or merge (write "
-     "your document into the entry into). CONFLICT when another reviewer decided first, or "
+     "your document into the entry into); a conflict item (kind conflict): supersede (keep: "
+     "the id of the side that stays), narrow (documents: {side id: document}) or dismiss (give "
+     "a reason). CONFLICT when another reviewer decided first, or "
      "when the entry changed since (decide with edit). Returns the decided proposal.",
      "{\"type\":\"object\",\"properties\":{\"proposal_id\":{\"type\":\"string\"},"
-     "\"decision\":{\"enum\":[\"approve\",\"reject\",\"edit\",\"merge\"]},"
+     "\"decision\":{\"enum\":[\"approve\",\"reject\",\"edit\",\"merge\",\"supersede\","
+     "\"narrow\",\"dismiss\"]},\"keep\":{\"type\":\"string\"},"
+     "\"documents\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
      "\"reason\":{\"type\":\"string\"},\"document\":{\"type\":\"string\"},"
      "\"into\":{\"type\":\"string\"}},\"required\":[\"proposal_id\",\"decision\"]}",
      ARGS_BODY, NULL, ROLE_EDITOR, tool_knowledge_review_decide, HINT_DESTRUCTIVE, OUT(PROPOSAL)},

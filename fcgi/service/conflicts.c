@@ -1,120 +1,309 @@
 /* conflicts (service): the conflict check of a write. */
 #include "service/conflicts.h"
 #include "base/buf.h"
+#include "base/config.h"
 #include "base/util.h"
 #include "domain/conflict.h"
+#include "service/conflictitems.h"
 #include "service/ctx.h"
+#include "service/llmcall.h"
 #include "service/search.h"
 #include "store/store.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The query a check searches with: the entry's title, scenario and the
  * beginning of its body (the words a replacement would share). */
 #define QUERY_BODY_CHARS 300
+/* What an LLM reads of each entry. */
+#define LLM_ENTRY_CHARS 4000
 
-struct check {
-    const struct knowledge *k;
-    struct json_object *list;
-    struct buf reason;
+/* A candidate, copied out of the search (the judging, an LLM call maybe,
+ * runs after it). */
+struct candidate {
+    char *id, *title, *path, *category, *scenario, *content;
+    int against_rule;
+};
+
+struct candidates {
+    struct candidate *c;
+    size_t n, max;
+    const char *self;
+    int rules_only; /* keep always-apply rules only (the rule flag) */
 };
 
 /* The actor of the links the check makes (the audit trail tells them from
  * a person's). */
 #define CHECK_ACTOR "conflict-check"
 
-/* A contradiction becomes a contradicts link from the new entry to the
- * other (kept as it is when one exists): item.link says "contradicts"
- * once it is there. Best effort, like the whole check. */
-static void link_contradiction(const struct svc_ctx *c, const char *from, struct json_object *item)
+static void collect(const struct search_hit *h, void *ctx)
 {
-    struct link_key key = {from, json_object_get_string(json_object_object_get(item, "id")),
-                           "contradicts"};
-    char now[20];
-    int added = 0;
-    time_utc_text(now);
-    if (store_link_add(c->st, c->space, &key, CHECK_ACTOR,
-                       json_object_get_string(json_object_object_get(item, "reason")), now,
-                       &added) == STORE_OK)
-        json_object_object_add(item, "link", json_object_new_string("contradicts"));
+    struct candidates *cs = ctx;
+    const struct knowledge *o = h->k;
+    struct candidate *c;
+    if (strcmp(o->id, cs->self) == 0 || cs->n >= cs->max || (cs->rules_only && !o->always_apply))
+        return;
+    for (size_t i = 0; i < cs->n; i++)
+        if (strcmp(cs->c[i].id, o->id) == 0)
+            return;
+    c = &cs->c[cs->n++];
+    c->id = xstrdup(o->id);
+    c->title = xstrdup(o->title ? o->title : "");
+    c->path = xstrdup(o->path ? o->path : "");
+    c->category = xstrdup(o->category);
+    c->scenario = xstrdup(o->scenario ? o->scenario : "");
+    c->content = xstrdup(o->content ? o->content : "");
+    c->against_rule = cs->rules_only;
 }
 
-/* The detector's item for o judged against k, or NULL when unrelated. */
-static struct json_object *judged(const struct knowledge *k, const struct knowledge *o,
-                                  struct buf *reason)
+/* ---- the LLM's verdict ---- */
+
+/* Add an entry, its title on its own line, its texts cut to what the LLM reads. */
+static void prompt_entry(struct buf *b, const char *name, const char *title, const char *scenario,
+                         const char *content)
 {
-    struct conflict_entry a = {o->title, o->scenario, o->content};
-    struct conflict_entry b = {k->title, k->scenario, k->content};
-    struct conflict_result r;
-    struct json_object *item;
-    conflict_check(&a, &b, &r, reason);
-    if (r.verdict == CONFLICT_UNRELATED)
-        return NULL;
-    item = json_object_new_object();
+    buf_addf(b, "%s: ", name);
+    buf_add_one_line(b, title ? title : "");
+    buf_adds(b, "\nScenario: ");
+    buf_add_one_line(b, scenario ? scenario : "");
+    buf_adds(b, "\nContent:\n");
+    content = content ? content : "";
+    buf_add(b, content, utf8_prefix(content, strlen(content), LLM_ENTRY_CHARS));
+    buf_adds(b, "\n\n");
+}
+
+/* Ask the LLM for the verdict of the pair: 0 with *verdict and reason, -1
+ * when it failed, timed out or answered something else (the caller falls
+ * back to the local detector). */
+static int llm_judge(const struct svc_ctx *c, const struct knowledge *k, const struct candidate *o,
+                     enum conflict_verdict *verdict, struct buf *reason)
+{
+    struct json_object *messages = json_object_new_array();
+    struct llm_request lr;
+    struct llm_reply r;
+    struct buf user;
+    int rc = -1;
+    buf_init(&user, 64 * 1024);
+    llm_reply_init(&r);
+    prompt_entry(&user, "Entry A", o->title, o->scenario, o->content);
+    prompt_entry(&user, "Entry B", k->title, k->scenario, k->content);
+    json_object_array_add(
+        messages,
+        llm_message("system",
+                    "You judge whether two entries of a knowledge base that AI agents read "
+                    "conflict. duplicate: they say the same; contradiction: following one "
+                    "means not following the other in the same situation; refinement: one "
+                    "narrows or details the other and both hold; unrelated: anything else. "
+                    "Answer with JSON only: {\"verdict\": \"duplicate\" | \"contradiction\" | "
+                    "\"refinement\" | \"unrelated\", \"reason\": \"one short sentence\"}."));
+    json_object_array_add(messages, llm_message("user", user.data));
+    lr = svc_llm_request(c, CONFLICTS_LLM_PURPOSE, messages);
+    /* the write waits for it: the server's timeout, at most CONFLICTS_LLM_TIMEOUT_MS */
+    lr.timeout_ms = c->cfg->llm_timeout_ms > 0 && c->cfg->llm_timeout_ms < CONFLICTS_LLM_TIMEOUT_MS
+                        ? c->cfg->llm_timeout_ms
+                        : CONFLICTS_LLM_TIMEOUT_MS;
+    lr.max_tokens = 300;
+    if (svc_llm_chat(c, &lr, &r) == 0)
+        rc = conflict_llm_answer_parse(r.text.data, r.text.len, verdict, reason);
+    json_object_put(messages);
+    llm_reply_release(&r);
+    buf_release(&user);
+    return rc;
+}
+
+/* ---- the check ---- */
+
+/* A contradiction: queued as a conflict item (unless one of the pair is
+ * pending, or dismissed at these versions) and linked, k contradicts it
+ * (kept as it is when the link exists). Best effort, like the whole check. */
+static void contradiction_record(const struct svc_ctx *c, const struct knowledge *k,
+                                 const struct candidate *o, const char *judge,
+                                 struct json_object *item)
+{
+    struct conflict_pair pair = {
+        k->id, o->id,   json_object_get_string(json_object_object_get(item, "reason")),
+        judge, "check", 1};
+    struct link_key key = {k->id, o->id, "contradicts"};
+    char now[20], *id = NULL;
+    int added = 0, queued = conflict_item_queue(c, &pair, &id);
+    if (queued == 2) { /* dismissed by an editor while neither side changed */
+        json_object_object_add(item, "dismissed", json_object_new_string(id));
+        free(id);
+        return;
+    }
+    time_utc_text(now);
+    if (store_link_add(c->st, c->space, &key, CHECK_ACTOR, pair.reason, now, &added) == STORE_OK)
+        json_object_object_add(item, "link", json_object_new_string("contradicts"));
+    if (id)
+        json_object_object_add(item, "review_id", json_object_new_string(id));
+    free(id);
+}
+
+static struct json_object *judged_item(const struct candidate *o, const char *verdict,
+                                       const char *reason, double similarity, const char *judge)
+{
+    struct json_object *item = json_object_new_object();
     json_object_object_add(item, "id", json_object_new_string(o->id));
     json_object_object_add(item, "title", json_object_new_string(o->title));
     json_object_object_add(item, "path", json_object_new_string(o->path));
     json_object_object_add(item, "category", json_object_new_string(o->category));
-    json_object_object_add(item, "verdict",
-                           json_object_new_string(conflict_verdict_name(r.verdict)));
-    json_object_object_add(item, "reason", json_object_new_string(reason->data));
-    json_object_object_add(item, "similarity", json_object_new_double(r.jaccard));
+    json_object_object_add(item, "verdict", json_object_new_string(verdict));
+    json_object_object_add(item, "reason", json_object_new_string(reason));
+    json_object_object_add(item, "similarity", json_object_new_double(similarity));
+    json_object_object_add(item, "judge", json_object_new_string(judge));
+    json_object_object_add(item, "against_rule", json_object_new_boolean(o->against_rule));
     return item;
 }
 
-static void judge(const struct search_hit *h, void *ctx)
+/* The LLM's turn in one check: a failed call ends it, so a dead LLM costs
+ * one timeout, not one per candidate. */
+struct llm_turn {
+    int on, calls;
+    long until;
+    struct buf reason, llm_reason;
+};
+
+static void llm_turn_init(struct llm_turn *t, const struct svc_ctx *c)
 {
-    struct check *ch = ctx;
-    struct json_object *item;
-    if (strcmp(h->k->id, ch->k->id) != 0 && (item = judged(ch->k, h->k, &ch->reason)))
-        json_object_array_add(ch->list, item);
+    t->on = config_llm_configured(c->cfg);
+    t->calls = 0;
+    t->until = 0;
+    buf_init(&t->reason, 1024);
+    buf_init(&t->llm_reason, 2048);
 }
 
-static int is_contradiction(struct json_object *item)
+static void llm_turn_release(struct llm_turn *t)
 {
-    return strcmp(json_object_get_string(json_object_object_get(item, "verdict")),
-                  "contradiction") == 0;
+    buf_release(&t->reason);
+    buf_release(&t->llm_reason);
 }
 
-struct json_object *conflicts_pair(const struct svc_ctx *c, const struct knowledge *k,
-                                   const struct knowledge *other)
+/* o judged against k: the item (a new object), or NULL when unrelated. The
+ * LLM's verdict when one is configured and its turn lasts, the local one
+ * its fallback; a contradiction is recorded (linked, queued). */
+static struct json_object *judge_candidate(const struct svc_ctx *c, const struct knowledge *k,
+                                           const struct candidate *o, struct llm_turn *t)
 {
-    struct buf reason;
+    struct conflict_entry a = {o->title, o->scenario, o->content};
+    struct conflict_entry b = {k->title, k->scenario, k->content};
+    struct conflict_result r;
+    enum conflict_verdict verdict;
+    const char *judge = "local", *why;
     struct json_object *item;
-    buf_init(&reason, 1024);
-    item = judged(k, other, &reason);
-    if (item && is_contradiction(item))
-        link_contradiction(c, k->id, item);
-    buf_release(&reason);
+    conflict_check(&a, &b, &r, &t->reason);
+    verdict = r.verdict;
+    why = t->reason.data;
+    if (t->on && t->calls < CONFLICTS_LLM_CALLS_MAX && (!t->until || monotonic_ms() < t->until)) {
+        if (!t->calls++)
+            t->until = monotonic_ms() + CONFLICTS_LLM_BUDGET_MS;
+        if (llm_judge(c, k, o, &verdict, &t->llm_reason) == 0) {
+            judge = "llm";
+            why = t->llm_reason.data;
+        } else {
+            verdict = r.verdict;
+            t->on = 0;
+        }
+    }
+    if (verdict == CONFLICT_UNRELATED)
+        return NULL;
+    item = judged_item(o, conflict_verdict_name(verdict), why, r.jaccard, judge);
+    if (verdict == CONFLICT_CONTRADICTION)
+        contradiction_record(c, k, o, judge, item);
     return item;
+}
+
+/* The search for candidates of k in category (rules_only: always-apply
+ * rules), appended to cs up to max. */
+static void candidates_find(const struct svc_ctx *c, const char *query, const char *category,
+                            int rules_only, size_t max, struct candidates *cs)
+{
+    struct knowledge_filter f = {0};
+    struct search_opts opts = search_opts_of(c->cfg, 0);
+    f.category = category;
+    cs->rules_only = rules_only;
+    cs->max = cs->n + max < cs->max ? cs->n + max : cs->max;
+    /* one more than asked: the entry itself is found too; twice as many
+     * rules, as some are not always applied */
+    store_ignore(search_entries(c->st, c->space, query, &f, (rules_only ? 2 * max : max) + 1, &opts,
+                                collect, cs));
+}
+
+static int rule_seen(const struct knowledge *r, void *ctx)
+{
+    (void)r;
+    *(int *)ctx = 1;
+    return 1; /* one is enough */
+}
+
+/* Whether the space has an active always-apply rule (one read that stops
+ * at the first). */
+static int always_rules_any(const struct svc_ctx *c)
+{
+    int any = 0;
+    store_ignore(
+        store_knowledge_scan(c->st, c->space, SCAN_ALWAYS_RULES, NULL, 0, rule_seen, &any));
+    return any;
 }
 
 struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowledge *k)
 {
-    struct knowledge_filter f = {0};
-    struct search_opts opts = search_opts_of(c->cfg, 0);
-    struct check ch = {k, json_object_new_array(), {0}};
+    struct candidate found[CONFLICTS_CANDIDATES + CONFLICTS_RULE_CANDIDATES];
+    struct candidates cs = {found, 0, 0, k->id, 0};
+    struct json_object *list = json_object_new_array();
     struct buf q;
+    struct llm_turn turn;
     const char *body = k->content ? k->content : "";
     buf_init(&q, 4096);
-    buf_init(&ch.reason, 1024);
+    llm_turn_init(&turn, c);
     buf_add_one_line(&q, k->title ? k->title : "");
     buf_addch(&q, ' ');
     buf_add_one_line(&q, k->scenario ? k->scenario : "");
     buf_addch(&q, ' ');
     buf_add(&q, body, utf8_prefix(body, strlen(body), QUERY_BODY_CHARS));
-    f.category = k->category;
-    /* one more than asked: the entry itself is found too */
-    store_ignore(
-        search_entries(c->st, c->space, q.data, &f, CONFLICTS_CANDIDATES + 1, &opts, judge, &ch));
-    while (json_object_array_length(ch.list) > CONFLICTS_CANDIDATES)
-        json_object_array_del_idx(ch.list, CONFLICTS_CANDIDATES, 1);
-    for (size_t i = 0; i < json_object_array_length(ch.list); i++) {
-        struct json_object *item = json_object_array_get_idx(ch.list, i);
-        if (is_contradiction(item))
-            link_contradiction(c, k->id, item);
+    cs.max = CONFLICTS_CANDIDATES;
+    candidates_find(c, q.data, k->category, 0, CONFLICTS_CANDIDATES, &cs);
+    /* an experience against the space's always-apply rules, too (a search
+     * that finds nothing costs more than one that does: only when there is
+     * such a rule at all) */
+    if (k->category && strcmp(k->category, "experiences") == 0 && always_rules_any(c)) {
+        cs.max = CONFLICTS_CANDIDATES + CONFLICTS_RULE_CANDIDATES;
+        candidates_find(c, q.data, "rules", 1, CONFLICTS_RULE_CANDIDATES, &cs);
+    }
+    for (size_t i = 0; i < cs.n; i++) {
+        struct json_object *item = judge_candidate(c, k, &found[i], &turn);
+        if (item)
+            json_object_array_add(list, item);
+    }
+    for (size_t i = 0; i < cs.n; i++) {
+        free(found[i].id);
+        free(found[i].title);
+        free(found[i].path);
+        free(found[i].category);
+        free(found[i].scenario);
+        free(found[i].content);
     }
     buf_release(&q);
-    buf_release(&ch.reason);
-    return ch.list;
+    llm_turn_release(&turn);
+    return list;
+}
+
+struct json_object *conflicts_pair(const struct svc_ctx *c, const struct knowledge *k,
+                                   const struct knowledge *other)
+{
+    /* a view of other, never freed here (the candidate's fields are the
+     * check's copies elsewhere) */
+    struct candidate o = {(char *)other->id,
+                          (char *)(other->title ? other->title : ""),
+                          (char *)(other->path ? other->path : ""),
+                          (char *)other->category,
+                          (char *)(other->scenario ? other->scenario : ""),
+                          (char *)(other->content ? other->content : ""),
+                          0};
+    struct llm_turn turn;
+    struct json_object *item;
+    llm_turn_init(&turn, c);
+    item = judge_candidate(c, k, &o, &turn);
+    llm_turn_release(&turn);
+    return item;
 }

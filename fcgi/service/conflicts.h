@@ -14,21 +14,37 @@ struct knowledge;
 
 /* The entries a check judges at most, the best the search found. */
 #define CONFLICTS_CANDIDATES 5
+/* The always-apply rules an experience is judged against too, at most. */
+#define CONFLICTS_RULE_CANDIDATES 3
+/* With an LLM configured: at most this many calls a write (the rest are
+ * judged locally), each bounded by this timeout, and the ledger's purpose. */
+#define CONFLICTS_LLM_CALLS_MAX 5
+#define CONFLICTS_LLM_TIMEOUT_MS 8000
+/* ... and no call starts once the first began this long ago (the rest are
+ * judged locally): a write waits for the LLM about 18 s at the very worst. */
+#define CONFLICTS_LLM_BUDGET_MS 10000
+#define CONFLICTS_LLM_PURPOSE "conflict"
 
 /* The check of k, just written (k->id set): a new array (the caller's) of
- * {id, title, path, category, verdict, reason, similarity, link?} for each
- * candidate the detector finds a duplicate, a contradiction or a
- * refinement of (unrelated ones are left out), most relevant first. A
- * contradiction is linked: k contradicts it (actor "conflict-check", the
- * reason the detector's; link: "contradicts"), so searches show both sides.
+ * {id, title, path, category, verdict, reason, similarity, judge,
+ * against_rule, link?, review_id?, dismissed?} for each candidate judged a
+ * duplicate, a contradiction or a refinement of (unrelated ones are left
+ * out), most relevant first, then an experience's always-apply rules
+ * (against_rule). judge says who judged: "llm" (when one is configured
+ * and answered one of the four verdicts) or "local" (the detector, also
+ * the LLM's fallback). A contradiction is linked: k contradicts it (actor
+ * "conflict-check"; link: "contradicts"), so searches show both sides, and
+ * queued as a conflict item (review_id; service/conflictitems.h) unless
+ * an editor dismissed the pair at these versions (dismissed: its id).
  * Best effort: the write is done whatever happens here, so a failed search
  * answers an empty array. */
 struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowledge *k);
 
-/* One pair: other judged against k by the detector, as an item of
- * conflicts_check (a new object, the caller's), or NULL when unrelated; a
- * contradiction is linked (k contradicts other) in the caller's
- * transaction, if any. Slim splits such members off its groups. */
+/* One pair: other judged against k as conflicts_check judges a candidate
+ * (the LLM, the detector its fallback), as an item of conflicts_check (a
+ * new object, the caller's), or NULL when unrelated; a contradiction is
+ * linked (k contradicts other) and queued in the caller's transaction, if
+ * any. Slim splits such members off its groups. */
 struct json_object *conflicts_pair(const struct svc_ctx *c, const struct knowledge *k,
                                    const struct knowledge *other);
 

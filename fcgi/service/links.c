@@ -7,6 +7,7 @@
 #include "base/util.h"
 #include "domain/knowledge.h"
 #include "service/auth.h"
+#include "service/conflictitems.h"
 #include "service/ctx.h"
 #include "service/knowledge.h"
 #include "service/reviewgate.h"
@@ -51,7 +52,7 @@ static int store_fail(int rc, struct error *err)
  * entry) and is never done unreviewed; a rule on either side needs an
  * admin. 0, or -1 with err (from and to released). */
 static int link_entries(const struct svc_ctx *c, const struct link_key *key, struct knowledge *from,
-                        struct knowledge *to, struct error *err)
+                        struct knowledge *to, int reviewed, struct error *err)
 {
     int rc, supersedes = strcmp(key->type, "supersedes") == 0;
     knowledge_init(from);
@@ -69,7 +70,7 @@ static int link_entries(const struct svc_ctx *c, const struct link_key *key, str
     }
     if (knowledge_may_change(c, from->category, err) || knowledge_may_change(c, to->category, err))
         goto fail;
-    if (supersedes && review_refuse(c, "supersede", 0, err))
+    if (supersedes && !reviewed && review_refuse(c, "supersede", 0, err))
         goto fail;
     return 0;
 fail:
@@ -159,7 +160,7 @@ static int link_tx(const struct svc_ctx *c, struct link_change *ch, link_step st
         return -1;
     if ((rc = store_begin(c->st)))
         return store_fail(rc, err);
-    if (link_entries(c, &ch->key, &from, &to, err)) {
+    if (link_entries(c, &ch->key, &from, &to, 0, err)) {
         store_rollback(c->st);
         return -1;
     }
@@ -226,6 +227,14 @@ int svc_links_add(const struct svc_ctx *c, const char *id, struct json_object *b
     *data = link_json(&ch.key, &row);
     json_object_object_add(*data, "added", json_object_new_boolean(ch.done));
     link_row_release(&row);
+    if (strcmp(ch.key.type, "contradicts") == 0) {
+        /* an editor resolves it in the review queue (best effort: the link stands) */
+        struct conflict_pair pair = {ch.key.from_id, ch.key.to_id, ch.reason, "link", "link", 0};
+        char *item = NULL;
+        if (conflict_item_queue(c, &pair, &item) >= 0 && item)
+            json_object_object_add(*data, "review_id", json_object_new_string(item));
+        free(item);
+    }
     return 0;
 }
 
@@ -275,7 +284,7 @@ int links_change_in_tx(const struct svc_ctx *c, const struct link_key *key, cons
         error_set(err, E_INVALID_REQUEST, "link_self", "An entry cannot be linked to itself");
         return -1;
     }
-    if (link_entries(c, &ch.key, &from, &to, err))
+    if (link_entries(c, &ch.key, &from, &to, 0, err))
         return -1;
     rc = add ? link_add_step(c, &ch, &from, &to) : link_remove_step(c, &ch, &from, &to);
     knowledge_release(&from);
@@ -284,6 +293,27 @@ int links_change_in_tx(const struct svc_ctx *c, const struct link_key *key, cons
         return store_fail(rc, err);
     *done = ch.done;
     return 0;
+}
+
+int links_supersede_reviewed(const struct svc_ctx *c, const char *keep, const char *other,
+                             const char *reason, struct error *err)
+{
+    struct link_change ch = {{keep, other, "supersedes"}, reason ? reason : "", 0, 0};
+    struct knowledge from, to;
+    int rc;
+    if (link_entries(c, &ch.key, &from, &to, 1, err))
+        return -1;
+    rc = link_add_step(c, &ch, &from, &to);
+    knowledge_release(&from);
+    knowledge_release(&to);
+    return rc ? store_fail(rc, err) : 0;
+}
+
+int links_contradicts_clear(const struct svc_ctx *c, const char *a, const char *b)
+{
+    struct link_key ab = {a, b, "contradicts"}, ba = {b, a, "contradicts"};
+    int removed, rc = store_link_remove(c->st, c->space, &ab, &removed);
+    return rc ? rc : store_link_remove(c->st, c->space, &ba, &removed);
 }
 
 /* ---- conflicts_with ---- */

@@ -45,6 +45,18 @@ int links_type_valid(const char *type);
 int links_change_in_tx(const struct svc_ctx *c, const struct link_key *key, const char *reason,
                        int add, int *done, struct error *err);
 
+/* In the caller's write transaction, a reviewer's decision (docs/conflicts.md
+ * "Conflict items and their resolution"): keep supersedes other, retiring
+ * it, with the checks of svc_links_add (both active, an editor, a rule an
+ * admin's) but for the review policy: the decision is the review. 0 (a
+ * link that exists is left as it is), or -1 with err. */
+int links_supersede_reviewed(const struct svc_ctx *c, const char *keep, const char *other,
+                             const char *reason, struct error *err);
+
+/* Remove the contradicts links between a and b, both ways, in the caller's
+ * transaction: a store status. */
+int links_contradicts_clear(const struct svc_ctx *c, const char *a, const char *b);
+
 /* Add conflicts_with [ids] to each result (an object with "id") of a
  * search: the active entries linked to it by contradicts, either way. One
  * read when the space has no such link, one more per result when it has.

@@ -9,6 +9,7 @@
 #include "domain/document.h"
 #include "domain/knowledge.h"
 #include "service/conflicts.h"
+#include "service/conflictdecide.h"
 #include "service/ctx.h"
 #include "service/files.h"
 #include "service/knowledge.h"
@@ -133,6 +134,8 @@ static struct json_object *proposal_json(const struct proposal *p, int full)
     add_text(o, "decided_by", p->decided_by);
     add_text(o, "decided_at", p->decided_at);
     add_text(o, "result_id", p->result_id);
+    if (strcmp(p->kind, "conflict") == 0)
+        json_object_object_add(o, "conflict", conflict_item_summary(p));
     if (full) {
         add_text(o, "document", p->document);
         add_text(o, "base_document", p->base_document);
@@ -233,6 +236,11 @@ int svc_review_get(const struct svc_ctx *c, const char *id, struct json_object *
         json_object_object_add(*data, "from", rc == STORE_OK ? o.from : NULL);
         if (rc != STORE_OK)
             json_object_put(o.from);
+    }
+    if (strcmp(p.kind, "conflict") == 0 && (rc = conflict_item_sides(c, &p, *data))) {
+        json_object_put(*data);
+        store_proposal_release(&p);
+        return store_fail(rc, err);
     }
     if (strcmp(p.kind, "slim_merge") == 0) {
         struct json_object *members = json_object_new_array();
@@ -440,6 +448,13 @@ static int decide(const struct svc_ctx *c, const char *id, const char *decision,
         store_fail(rc, err);
         goto out;
     }
+    if (strcmp(p.kind, "conflict") == 0) {
+        /* nothing of its own to write: conflict_item_decide's decisions */
+        error_set(err, E_INVALID_REQUEST, "invalid_decision",
+                  "A conflict item is decided by supersede, narrow or dismiss");
+        error_str(err, "field", "decision");
+        goto out;
+    }
     if (strcmp(p.state, "pending") != 0 && (only_pending || strcmp(p.state, "quarantined") != 0)) {
         already_decided(err, id);
         goto out;
@@ -496,10 +511,14 @@ int svc_review_decide(const struct svc_ctx *c, const char *id, struct json_objec
         jf_string(err, body, "document", 0, 1024 * 1024, &document) ||
         jf_string(err, body, "into", 0, 64, &into))
         return -1;
+    if (conflict_decision_valid(decision))
+        return conflict_item_decide(c, id, decision, body, err) ? -1
+                                                                : svc_review_get(c, id, data, err);
     if (strcmp(decision, "approve") != 0 && strcmp(decision, "reject") != 0 &&
         strcmp(decision, "edit") != 0 && strcmp(decision, "merge") != 0) {
         error_set(err, E_INVALID_REQUEST, "invalid_decision",
-                  "'decision' must be approve, reject, edit or merge");
+                  "'decision' must be approve, reject, edit or merge (a conflict item: "
+                  "supersede, narrow or dismiss)");
         error_str(err, "field", "decision");
         return -1;
     }

@@ -360,6 +360,21 @@ const char *const pg_stmt_sql[S_COUNT] = {
     [S_K_PATHS_RANGE] = "SELECT path FROM knowledge WHERE space = $1 AND category = $2"
                         " AND status = 'active' AND path >= $3 AND path < $4"
                         " ORDER BY path LIMIT $5",
+    /* the conflict item of an unordered pair of entries: a pending one
+     * first, else one dismissed while both sides are still at the versions
+     * it was made at; no row: none */
+    [S_CONFLICT_ITEM_FIND] =
+        "SELECT p.id, p.state FROM proposals p JOIN proposal_members m"
+        " ON m.space = p.space AND m.proposal_id = p.id"
+        " WHERE p.space = $1 AND p.kind = 'conflict' AND m.knowledge_id IN ($2, $3)"
+        " AND ((p.knowledge_id = $2 AND m.knowledge_id = $3)"
+        " OR (p.knowledge_id = $3 AND m.knowledge_id = $2))"
+        " AND (p.state = 'pending' OR (p.decision = 'dismiss'"
+        " AND p.base_version = (SELECT ka.version FROM knowledge ka"
+        " WHERE ka.space = p.space AND ka.id = p.knowledge_id)"
+        " AND m.base_version = (SELECT kb.version FROM knowledge kb"
+        " WHERE kb.space = m.space AND kb.id = m.knowledge_id)))"
+        " ORDER BY CASE WHEN p.state = 'pending' THEN 0 ELSE 1 END, p.created_at DESC LIMIT 1",
     [S_K_FILE_TAKEN] = "SELECT 1 FROM knowledge WHERE space = $1 AND category = $2"
                        " AND status = 'active' AND path = $3 AND id <> $4",
     [S_K_PLACE] = "SELECT category, path FROM knowledge WHERE id = $1 AND status = 'active'",

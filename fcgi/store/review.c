@@ -196,6 +196,21 @@ int store_proposal_member_held(struct store *st, const char *space, const char *
     return stmt_row_end(s, rc);
 }
 
+int store_conflict_item_find(struct store *st, const char *space, const char *a, const char *b,
+                             char **id, char **state)
+{
+    struct cursor *s;
+    int rc;
+    *id = *state = NULL;
+    if (!(s = stmt_bind(st, S_CONFLICT_ITEM_FIND, "ttt", space, a, b)))
+        return STORE_ERROR;
+    if ((rc = stmt_step(s)) == STEP_ROW) {
+        *id = stmt_col_dup(s, 0);
+        *state = stmt_col_dup(s, 1);
+    }
+    return stmt_row_end(s, rc);
+}
+
 /* ---- promotion on evidence (migration 18; service/promote.c) ---- */
 
 int store_review_promote_get(struct store *st, const char *space, long *after)

@@ -844,6 +844,13 @@ STORE_MUST_CHECK int store_proposal_members(struct store *st, const char *space,
 STORE_MUST_CHECK int store_proposal_member_held(struct store *st, const char *space,
                                                 const char *knowledge_id, char **id);
 
+/* The conflict item (a proposal of kind conflict, service/conflictitems.c)
+ * of the unordered pair a, b into *id and *state (the caller frees both):
+ * the pending one, else one dismissed while both sides are still at the
+ * versions it was made at; STORE_NOT_FOUND when neither. */
+STORE_MUST_CHECK int store_conflict_item_find(struct store *st, const char *space, const char *a,
+                                              const char *b, char **id, char **state);
+
 /* ---- typed links (migration 20; service/links.c) ---- */
 
 /* A link's key: from_id <type> to_id. Strings borrowed. */

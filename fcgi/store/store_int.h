@@ -222,6 +222,8 @@ enum stmt_id {
     S_EVIDENCE_VERDICTS,
     /* a title's free name (service/knowledge.c) */
     S_K_PATHS_RANGE,
+    /* conflict items in the review queue (service/conflictitems.c) */
+    S_CONFLICT_ITEM_FIND,
     S_COUNT
 };
 

@@ -54,12 +54,16 @@ describe('the conflict check of a write', () => {
         assert.equal(dup.link, undefined, 'only a contradiction is linked');
     });
 
-    test('unrelated entries and other categories are not listed', async () => {
+    test('unrelated entries and other categories are not listed (but an always-apply rule is, against_rule)', async () => {
         const v = space();
-        await save(v.admin, { category: 'rules', path: 'gzip.md', scenario: 'Serve JSON answers through the nginx proxy', content: 'Always enable gzip compression on the nginx proxy for JSON answers.' });
+        const rule = await save(v.admin, { category: 'rules', path: 'gzip.md', scenario: 'Serve JSON answers through the nginx proxy', content: 'Always enable gzip compression on the nginx proxy for JSON answers.' });
         await save(v.agent, { scenario: 'Plot revenue by month', content: 'Resample by month and plot a line chart.' });
         const b = await save(v.agent, { scenario: 'Serve JSON answers through the nginx proxy', content: 'Never enable gzip compression on the nginx proxy for JSON answers.' });
-        assert.deepEqual(b.conflicts, []);
+        // an experience is also judged against the space's always-apply rules (the rule flag)
+        assert.deepEqual(b.conflicts.map((c) => [c.id, c.category, c.verdict, c.against_rule]), [[rule.id, 'rules', 'contradiction', true]]);
+        // a rule is judged within the rules only
+        const r2 = await save(v.admin, { category: 'rules', path: 'gzip-2.md', scenario: 'Plot revenue by month', content: 'Never resample by month for a line chart.' });
+        assert.deepEqual(r2.conflicts.filter((c) => c.category !== 'rules'), []);
     });
 
     test('the file view write answers conflicts too', async () => {

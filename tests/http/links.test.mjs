@@ -210,7 +210,9 @@ describe('supersede', () => {
         errKey(await link(v.editor, a, { to: b, type: 'supersedes' }), 'FORBIDDEN', 'review_required', { write_path: 'supersede' }, 403);
         assert.equal(ok(await s.api('GET', `/api/knowledge/${b}`, { token: v.reader })).status, 'active');
         ok(await link(v.agent, a, { to: b, type: 'contradicts' }));
-        assert.equal(ok(await s.api('GET', '/api/review', { token: v.editor })).total, 0);
+        // the link is made at once; what waits is its conflict item (docs/conflicts.md), no held link
+        const queue = ok(await s.api('GET', '/api/review', { token: v.editor })).items;
+        assert.deepEqual(queue.map((p) => [p.kind, p.knowledge_id]), [['conflict', a]]);
     });
 });
 

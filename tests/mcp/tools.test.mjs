@@ -229,6 +229,28 @@ describe('every tool with valid arguments', () => {
         }
     });
 
+    test('knowledge_review_decide: a conflict item is dismissed or superseded through MCP', async () => {
+        const space = 'mcp-tools-conflict-items';
+        const bot = await connect(s, s.token(space, 'agent', 'mcp-citems-agent'));
+        const editor = await connect(s, s.token(space, 'editor', 'mcp-citems-editor'));
+        try {
+            const body = (w) => ({ scenario: 'Serve JSON answers through the nginx proxy', content: `${w} enable gzip compression on the nginx proxy for JSON answers.` });
+            const a = await call(bot, 'knowledge_save', body('Always'));
+            const b = await call(bot, 'knowledge_save', body('Never'));
+            const c = b.conflicts.find((x) => x.id === a.id);
+            const q = await call(editor, 'knowledge_review_list', {});
+            assert.deepEqual(q.items.map((p) => [p.id, p.kind]), [[c.review_id, 'conflict']]);
+            const wrong = await toolError(editor, 'knowledge_review_decide', { proposal_id: c.review_id, decision: 'approve' });
+            assert.equal(wrong.code, 'INVALID_REQUEST');
+            const d = await call(editor, 'knowledge_review_decide', { proposal_id: c.review_id, decision: 'supersede', keep: b.id });
+            assert.deepEqual([d.state, d.result_id], ['approved', b.id]);
+            assert.ok(!(await call(bot, 'knowledge_search', { query: 'gzip compression nginx' })).results.some((r) => r.id === a.id));
+        } finally {
+            await bot.close();
+            await editor.close();
+        }
+    });
+
     test('knowledge_link: a supersede hides the old entry from knowledge_search, removing the link brings it back; conflicts_with', async () => {
         const space = 'mcp-tools-links';
         const bot = await connect(s, s.token(space, 'agent', 'mcp-links-agent'));

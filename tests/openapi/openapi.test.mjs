@@ -615,6 +615,24 @@ describe('a real nginx + knowhub', () => {
         assert.equal(aged.data.results[0].explain.quality.half_life_days, 30);
     });
 
+    test('conflict items answer as described: the write check, the item with its sides, its decisions', async () => {
+        const t = s.token('openapi-conflicts', 'admin', 'openapi conflicts');
+        const body = (w) => ({ scenario: 'Serve JSON answers through the nginx proxy', content: `${w} enable gzip compression on the nginx proxy for JSON answers.` });
+        const rule = ok(await s.api('POST', '/api/knowledge', { token: t, body: { category: 'rules', path: 'oa-gzip.md', ...body('Never') } }));
+        const a = conforms('POST', '/api/knowledge', await call('POST', '/api/knowledge', '/api/knowledge', { token: t, body: body('Always') }));
+        const c = a.data.conflicts.find((x) => x.id === rule.id);
+        assert.deepEqual([c.verdict, c.against_rule, c.judge], ['contradiction', true, 'local']);
+        const q = conforms('GET', '/api/review', await call('GET', '/api/review', '/api/review?state=pending', { token: t }));
+        assert.equal(q.data.items.find((p) => p.id === c.review_id).conflict.against_rule, true);
+        const one = conforms('GET', '/api/review/{id}', await call('GET', '/api/review/{id}', `/api/review/${c.review_id}`, { token: t }));
+        assert.deepEqual(one.data.sides.map((x) => x.id), [a.data.id, rule.id]);
+        const bad = conforms('POST', '/api/review/{id}/decide', await call('POST', '/api/review/{id}/decide', `/api/review/${c.review_id}/decide`, { token: t, body: { decision: 'approve' } }));
+        assert.equal(bad.error.key, 'invalid_decision');
+        const narrowed = one.data.sides[0].document.replace('JSON answers.', 'JSON answers under 1 KB only.');
+        const n = conforms('POST', '/api/review/{id}/decide', await call('POST', '/api/review/{id}/decide', `/api/review/${c.review_id}/decide`, { token: t, body: { decision: 'narrow', documents: { [a.data.id]: narrowed } } }));
+        assert.deepEqual([n.data.state, n.data.decision], ['approved', 'narrow']);
+    });
+
     test('every operation of the file had a live answer checked above', () => {
         const missing = specOperations(SPEC).map((o) => `${o.method} ${o.path}`).filter((k) => !checked.has(k));
         assert.deepEqual(missing, [], 'operations without a live check in this file');

@@ -272,6 +272,7 @@ S_EVIDENCE_POLICY_GET t
 S_EVIDENCE_POLICY_SET tttl
 S_EVIDENCE_VERDICTS tt
 S_K_PATHS_RANGE ttttl
+S_CONFLICT_ITEM_FIND ttt
 LETTERS
 
 # Does PostgreSQL type $n (type) take what letter binds (as text or bytea)?
@@ -548,6 +549,19 @@ EXECUTE s_proposal_member_held('s1', 'k2') \gset mh2_
 SELECT CASE WHEN :'mh1_id' = 'p2' AND :'mh2_id' = 'p2' THEN 'ok   ' ELSE 'FAIL ' END || 'S_PROPOSAL_MEMBER_HELD: as survivor and as member';
 EXECUTE s_proposal_decide('p2', 's1', 'rejected', 'reject', 'no', 'token:e', '2026-12-03T10:00:02.200000', NULL, 'pending');
 SELECT CASE WHEN count(*) = 0 THEN 'ok   ' ELSE 'FAIL ' END || 'S_PROPOSAL_MEMBER_HELD: not once decided' FROM proposals p WHERE p.space = 's1' AND p.kind = 'slim_merge' AND p.state IN ('pending', 'quarantined');
+SELECT version AS k3v FROM knowledge WHERE id = 'k3' \gset
+SELECT version AS k4v FROM knowledge WHERE id = 'k4' \gset
+EXECUTE s_proposal_insert('p3', 's1', 'conflict', 'pending', 'check', 'k3', :k3v, 'experiences', 'a&c.md', 'doc', NULL, NULL, 'token:t1', '', '', 'local', '["why"]', '2026-12-03T10:00:02.300000');
+EXECUTE s_proposal_member_add('s1', 'p3', 'k4', :k4v);
+EXECUTE s_conflict_item_find('s1', 'k4', 'k3') \gset cf1_
+SELECT CASE WHEN :'cf1_id' = 'p3' AND :'cf1_state' = 'pending' THEN 'ok   ' ELSE 'FAIL ' END || 'S_CONFLICT_ITEM_FIND: the pending item, either way round';
+EXECUTE s_proposal_decide('p3', 's1', 'rejected', 'dismiss', 'fine', 'token:e', '2026-12-03T10:00:02.400000', NULL, 'pending');
+EXECUTE s_conflict_item_find('s1', 'k3', 'k4') \gset cf2_
+SELECT CASE WHEN :'cf2_id' = 'p3' AND :'cf2_state' = 'rejected' THEN 'ok   ' ELSE 'FAIL ' END || 'S_CONFLICT_ITEM_FIND: dismissed, both sides at its versions';
+UPDATE knowledge SET version = version + 1 WHERE id = 'k4';
+EXECUTE s_conflict_item_find('s1', 'k3', 'k4') \g /dev/null
+SELECT CASE WHEN :ROW_COUNT = 0 THEN 'ok   ' ELSE 'FAIL ' END || 'S_CONFLICT_ITEM_FIND: not once a side changed';
+UPDATE knowledge SET version = version - 1 WHERE id = 'k4';
 EXECUTE s_proposal_decide('p1', 's1', 'rejected', 'reject', 'no', 'token:f', '2026-12-03T10:00:04.000000', NULL, 'pending');
 SELECT CASE WHEN state = 'approved' AND decided_by = 'token:e' THEN 'ok   ' ELSE 'FAIL ' END || 'S_PROPOSAL_DECIDE: only from the state read' FROM proposals WHERE id = 'p1';
 EXECUTE s_k_paths_range('s1', 'experiences', 'B-', 'B/', 10) \gset pr_

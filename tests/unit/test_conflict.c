@@ -5,6 +5,7 @@
 #include "harness.h"
 
 #include "base/buf.h"
+#include "base/util.h"
 #include "domain/conflict.h"
 
 #include <stdlib.h>
@@ -223,8 +224,82 @@ static void test_bounds(void)
     buf_release(&reason);
 }
 
+/* The names an LLM's answer is checked against: the four verdicts and
+ * nothing else (a lying LLM falls back to the local detector). */
+static void test_verdict_parse(void)
+{
+    static const char *const names[] = {"unrelated", "duplicate", "refinement", "contradiction"};
+    enum conflict_verdict v;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        CHECK(conflict_verdict_parse(names[i], &v) == 0);
+        CHECK_STR(conflict_verdict_name(v), names[i]);
+    }
+    CHECK(conflict_verdict_parse("Contradiction", &v) == -1);
+    CHECK(conflict_verdict_parse("maybe", &v) == -1);
+    CHECK(conflict_verdict_parse("", &v) == -1);
+    CHECK(conflict_verdict_parse("unknown", &v) == -1);
+    CHECK(conflict_verdict_parse(NULL, &v) == -1);
+}
+
+/* An LLM's answer: the JSON object, fenced or in prose too; anything else
+ * (a verdict outside the four, no reason, two objects, no JSON) is -1. */
+static void test_llm_answer(void)
+{
+    static const struct {
+        const char *text, *verdict, *reason;
+    } cases[] = {
+        {"{\"verdict\": \"contradiction\", \"reason\": \"One always, one never.\"}",
+         "contradiction", "One always, one never."},
+        {"Sure:\n```json\n{\"verdict\":\"duplicate\",\"reason\":\"same\\nthing\"}\n```",
+         "duplicate", "same thing"},
+        {"{\"verdict\":\"refinement\",\"reason\":\"\u7ec6\u5316\"} hope it helps", "refinement",
+         "\xe7\xbb\x86\xe5\x8c\x96"},
+        /* a tab and a byte that starts no character (json-c keeps it) */
+        {"{\"verdict\":\"duplicate\",\"reason\":\"a\\tb\xba\"}", "duplicate", "a b\xef\xbf\xbd"},
+        {"{\"verdict\":\"maybe\",\"reason\":\"x\"}", NULL, NULL},
+        {"{\"verdict\":\"unrelated\"}", NULL, NULL},
+        {"{\"verdict\":\"unrelated\",\"reason\":\"\"}", NULL, NULL},
+        {"{\"verdict\":\"unrelated\",\"reason\":3}", NULL, NULL},
+        {"{\"verdict\":\"unrelated\",\"reason\":\"a\"} and {\"b\":1}", NULL, NULL},
+        {"{\"handles\": [1, 2]}", NULL, NULL},
+        {"<html>gateway says hi</html>", NULL, NULL},
+        {"", NULL, NULL},
+        {"}{", NULL, NULL},
+    };
+    struct buf reason;
+    enum conflict_verdict v;
+    buf_init(&reason, 4096);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = conflict_llm_answer_parse(cases[i].text, strlen(cases[i].text), &v, &reason);
+        if (!cases[i].verdict) {
+            CHECK(rc == -1);
+            continue;
+        }
+        CHECK(rc == 0);
+        if (rc == 0) {
+            CHECK_STR(conflict_verdict_name(v), cases[i].verdict);
+            CHECK_STR(reason.data, cases[i].reason);
+        }
+    }
+    /* a long reason is cut at CONFLICT_LLM_REASON_MAX characters */
+    {
+        struct buf long_answer;
+        buf_init(&long_answer, 16384);
+        buf_adds(&long_answer, "{\"verdict\":\"duplicate\",\"reason\":\"");
+        for (int i = 0; i < 2000; i++)
+            buf_adds(&long_answer, "\xe5\x90\x8c");
+        buf_adds(&long_answer, "\"}");
+        CHECK(conflict_llm_answer_parse(long_answer.data, long_answer.len, &v, &reason) == 0);
+        CHECK(utf8_length(reason.data, reason.len) == CONFLICT_LLM_REASON_MAX);
+        buf_release(&long_answer);
+    }
+    buf_release(&reason);
+}
+
 int main(void)
 {
+    test_verdict_parse();
+    test_llm_answer();
     test_table();
     test_examples();
     test_fields();

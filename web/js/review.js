@@ -4,8 +4,11 @@
 // poisoning screen quarantined. Each shows its provenance, its reasons, for
 // a change the diff against the live text, for a create the document, and
 // the 3 most similar live entries; it is approved, rejected with a reason,
-// edited then approved, or merged into an entry. Keys: j/k (or the arrows)
-// move, a approves, r rejects (focuses the reason), e edits.
+// edited then approved, or merged into an entry. A conflict item (two
+// entries that contradict each other, docs/conflicts.md) shows both sides
+// side by side and is superseded (keep left or right), narrowed (edit the
+// scenarios) or dismissed with a reason. Keys: j/k (or the arrows) move, a
+// approves, r rejects (focuses the reason), e edits.
 import { overview, request } from './api.js';
 import { $, append, clear, errorText, h, toast } from './dom.js';
 import { lineDiff } from './diff.js';
@@ -41,7 +44,7 @@ const CLASS_OF = {
     html_comment: 'hidden_text',
 };
 
-const KIND_KEYS = { create: 'review.kindCreate', update: 'review.kindUpdate', delete: 'review.kindDelete', rename: 'review.kindRename', slim_merge: 'review.kindSlimMerge' };
+const KIND_KEYS = { create: 'review.kindCreate', update: 'review.kindUpdate', delete: 'review.kindDelete', rename: 'review.kindRename', slim_merge: 'review.kindSlimMerge', conflict: 'review.kindConflict' };
 const STATE_KEYS = { pending: 'review.statePending', quarantined: 'review.stateQuarantined', approved: 'review.stateApproved', rejected: 'review.stateRejected', all: 'review.stateAll' };
 const CLASS_KEYS = {
     instruction_override: 'review.classInstructionOverride',
@@ -292,11 +295,11 @@ function onKey(e) {
     const k = e.key;
     if (k === 'j' || k === 'ArrowDown') select(sel + 1);
     else if (k === 'k' || k === 'ArrowUp') select(sel - 1);
-    else if (k === 'a' && decidable()) approve();
-    else if (k === 'r' && decidable()) {
+    else if (k === 'a' && decidable() && detail.kind !== 'conflict') approve();
+    else if (k === 'r' && decidable() && detail.kind !== 'conflict') {
         const input = root.querySelector('.review-reason');
         if (input) input.focus();
-    } else if (k === 'e' && decidable() && detail.kind !== 'rename') documentDialog({ merge: false });
+    } else if (k === 'e' && decidable() && detail.kind !== 'rename' && detail.kind !== 'conflict') documentDialog({ merge: false });
     else return;
     e.preventDefault();
 }
@@ -322,7 +325,7 @@ function listRow(p, i) {
         h('span', { class: `chip review-kind kind-${p.kind}`, text: kindLabel(p.kind) }),
         h('span', { class: 'review-item-path', text: placeOf(p) }),
         h('span', { class: 'muted small review-item-when', text: `${p.provenance.actor} · ${fmtDateTime(p.created_at)}` }),
-        p.reasons && p.reasons.length ? reasonChips(p.reasons) : null,
+        p.kind === 'conflict' ? conflictLine(p) : p.reasons && p.reasons.length ? reasonChips(p.reasons) : null,
     );
     li.addEventListener('click', () => select(i));
     return li;
@@ -414,6 +417,7 @@ function similarList() {
 
 function actions(p) {
     if (p.state !== 'pending' && p.state !== 'quarantined') return h('p', { class: 'muted review-decided', text: stateLabel(p.state) });
+    if (p.kind === 'conflict') return conflictActions(p);
     const reason = h('input', { type: 'text', class: 'review-reason', maxlength: String(REASON_MAX), autocomplete: 'off', placeholder: t('review.reasonPlaceholder'), 'aria-label': t('review.reason') });
     reason.addEventListener('keydown', (e) => {
         if (e.key === 'Enter') {
@@ -448,11 +452,11 @@ function detailView() {
             h('h3', { class: 'review-path', text: placeOf(p) }),
             h('code', { class: 'muted small', text: p.id }),
         ),
-        p.reasons && p.reasons.length ? h('div', { class: 'review-why' }, h('h4', { text: t('review.reasons') }), reasonChips(p.reasons)) : null,
+        p.kind !== 'conflict' && p.reasons && p.reasons.length ? h('div', { class: 'review-why' }, h('h4', { text: t('review.reasons') }), reasonChips(p.reasons)) : null,
         provenance(p),
         h('p', { class: 'form-error review-error', role: 'alert', hidden: true }),
         actions(p),
-        h('div', { class: 'review-body' }, change(p), similarList()),
+        p.kind === 'conflict' ? conflictSides(p) : h('div', { class: 'review-body' }, change(p), similarList()),
     );
 }
 
@@ -493,4 +497,106 @@ function render() {
             detailView(),
         ),
     ]);
+}
+
+// ---- conflict items (docs/conflicts.md "Conflict items and their resolution") ----
+
+const JUDGE_KEYS = { local: 'review.judgeLocal', llm: 'review.judgeLlm', link: 'review.judgeLink' };
+
+/** A conflict item's reason, who judged it, and the rule flag. */
+function conflictLine(p) {
+    const c = p.conflict || {};
+    return h(
+        'div',
+        { class: 'review-conflict-why' },
+        c.against_rule ? h('span', { class: 'chip review-against-rule', text: t('review.againstRule') }) : null,
+        h('span', { class: 'review-conflict-reason', text: c.reason || '' }),
+        h('span', { class: 'muted small review-conflict-judge', text: ` · ${t(JUDGE_KEYS[c.judge] || 'review.judgeLink')}` }),
+    );
+}
+
+/** The two sides, left the proposal's entry, right the other. */
+function conflictSides(p) {
+    const sides = p.sides || [];
+    const side = (s, i) => {
+        const live = s.status === 'active';
+        const note = !live ? t('review.sideGone', { status: s.status }) : s.version !== s.base_version ? t('review.sideChanged', { version: s.version }) : t('review.sideVersion', { version: s.version });
+        return h(
+            'section',
+            { class: ['review-side', i ? 'review-side-right' : 'review-side-left', !live && 'gone'], 'data-id': s.id },
+            h('h4', {}, h('span', { class: 'muted small', text: `${t(i ? 'review.sideRight' : 'review.sideLeft')} · ` }), live ? h('button', { type: 'button', class: 'review-side-open', text: s.title || s.id, onclick: () => openEntry(s.id) }) : h('span', { text: s.title || s.id })),
+            h(
+                'p',
+                { class: 'muted small' },
+                `${s.category ? categoryLabel(s.category) : ''} / ${s.path || ''} · ${note}`,
+                s.category === 'rules' && s.always_apply ? h('span', { class: 'chip review-side-rule', text: t('review.sideRule') }) : null,
+            ),
+            h('pre', { class: 'review-source review-side-document', text: s.document || '' }),
+        );
+    };
+    return h('div', { class: 'review-body review-conflict' }, h('h4', { text: t('review.conflictTitle') }), conflictLine(p), h('div', { class: 'review-sides' }, sides.map(side)));
+}
+
+function conflictActions(p) {
+    const sides = p.sides || [];
+    const reason = h('input', { type: 'text', class: 'review-dismiss-reason', maxlength: String(REASON_MAX), autocomplete: 'off', placeholder: t('review.dismissPlaceholder'), 'aria-label': t('review.reason') });
+    const dismiss = () => {
+        const why = reason.value.trim();
+        if (!why) {
+            reason.focus();
+            showError({ message: t('review.dismissReasonRequired') });
+            return;
+        }
+        decide({ decision: 'dismiss', reason: why }, 'review.dismissed');
+    };
+    reason.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') {
+            e.preventDefault();
+            dismiss();
+        }
+    });
+    const keep = (i) => sides[i] && decide({ decision: 'supersede', keep: sides[i].id }, 'review.superseded');
+    return h(
+        'div',
+        { class: 'review-actions review-conflict-actions' },
+        h('button', { type: 'button', class: 'btn review-keep-left', text: t('review.keepLeft'), onclick: () => keep(0) }),
+        h('button', { type: 'button', class: 'btn review-keep-right', text: t('review.keepRight'), onclick: () => keep(1) }),
+        h('button', { type: 'button', class: 'btn review-narrow', text: t('review.narrow'), onclick: () => narrowDialog(p) }),
+        h('span', { class: 'review-reject-row' }, reason, h('button', { type: 'button', class: 'btn btn-danger-outline review-dismiss', text: t('review.dismiss'), onclick: dismiss })),
+    );
+}
+
+/** A dialog with both sides' documents; the changed ones are written. */
+function narrowDialog(p) {
+    const sides = (p.sides || []).filter((s) => s.status === 'active');
+    const areas = sides.map((s) => h('textarea', { class: 'review-narrow-input', rows: '12', spellcheck: 'false', value: s.document || '', 'data-id': s.id, 'aria-label': s.title || s.id }));
+    const ok = h('button', { type: 'button', class: 'btn btn-primary review-narrow-save', text: t('review.narrowSave') });
+    const cancel = h('button', { type: 'button', class: 'btn', text: t('app.cancel') });
+    const error = h('p', { class: 'form-error review-doc-error', role: 'alert', hidden: true });
+    const dlg = h(
+        'dialog',
+        { class: 'dialog review-doc-dialog review-narrow-dialog' },
+        h('h2', { class: 'dialog-title', text: t('review.narrowTitle') }),
+        h('p', { class: 'muted small', text: t('review.narrowHint') }),
+        sides.map((s, i) => h('label', { class: 'field' }, h('span', { class: 'field-label', text: s.title || s.id }), areas[i])),
+        error,
+        h('div', { class: 'dialog-actions' }, cancel, ok),
+    );
+    cancel.addEventListener('click', () => dlg.close());
+    dlg.addEventListener('close', () => dlg.remove());
+    ok.addEventListener('click', async () => {
+        const documents = {};
+        sides.forEach((s, i) => {
+            if (areas[i].value !== (s.document || '')) documents[s.id] = areas[i].value;
+        });
+        if (!Object.keys(documents).length) {
+            error.textContent = t('review.narrowNothing');
+            error.hidden = false;
+            return;
+        }
+        if (await decide({ decision: 'narrow', documents }, 'review.narrowed', error)) dlg.close();
+    });
+    document.body.append(dlg);
+    dlg.showModal();
+    if (areas[0]) areas[0].focus();
 }

@@ -13,6 +13,7 @@ export const PURPOSES = {
     evolve: /Rewrite the knowledge entry/i,
     distill: /distill a finished data analysis/i,
     slim: /merge near-duplicate entries/i,
+    conflict: /judge whether two entries/i,
 };
 
 function purposeOf(messages) {
@@ -50,6 +51,8 @@ function canned(purpose, messages, opts) {
             );
         case 'slim':
             return opts.content || 'Merged: one entry that keeps every method.';
+        case 'conflict': // opts.verdict (unrelated unless set: the other features' tests see no conflict), opts.reason; opts.content any text, to play a lying LLM
+            return opts.content || JSON.stringify({ verdict: opts.verdict || 'unrelated', reason: opts.reason || 'The fake LLM finds that they disagree.' });
         default:
             return 'ok';
     }
