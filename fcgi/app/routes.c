@@ -77,6 +77,8 @@ static const struct route table[] = {
     {"GET", "/api/knowledge/{id}/links", ROLE_READER, h_links_list, 1},
     {"POST", "/api/knowledge/{id}/links", ROLE_AGENT, h_links_add, 0},
     {"DELETE", "/api/knowledge/{id}/links/{to}/{type}", ROLE_AGENT, h_links_remove, 0},
+    /* Expired and review-due entries (docs/conflicts.md "Time"). */
+    {"GET", "/api/knowledge/stale", ROLE_READER, h_knowledge_stale, 0},
 };
 
 void routes_install(void)

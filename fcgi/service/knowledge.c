@@ -18,6 +18,7 @@
 #include "service/evolve.h"
 #include "service/idempotency.h"
 #include "service/reviewgate.h"
+#include "service/timing.h"
 #include "service/writerate.h"
 #include "store/store.h"
 
@@ -219,7 +220,7 @@ int knowledge_entry_json(struct store *st, const struct knowledge *k, struct jso
         return rc;
     }
     *out = knowledge_to_json(k, helpful, harmful, injections);
-    return STORE_OK;
+    return timing_json_add(st, k->space, k->id, *out);
 }
 
 int knowledge_entry_data(const struct svc_ctx *c, const char *id, struct json_object *extra,
@@ -274,6 +275,11 @@ int svc_knowledge_list(const struct svc_ctx *c, const struct knowledge_filter *f
     struct json_object *items = json_object_new_array();
     long total = 0;
     int rc = store_knowledge_list(c->st, c->space, f, list_add, items, &total);
+    for (size_t i = 0; rc == STORE_OK && i < json_object_array_length(items); i++) {
+        struct json_object *o = json_object_array_get_idx(items, i), *id;
+        if (json_object_object_get_ex(o, "id", &id))
+            rc = timing_json_add(c->st, c->space, json_object_get_string(id), o);
+    }
     if (rc) {
         json_object_put(items);
         return store_fail(rc, err);
@@ -429,6 +435,7 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
     struct knowledge k;
     struct buf norm;
     struct idem idem;
+    struct timing_change when;
     int raced = 0;
 
     knowledge_init(&k);
@@ -451,7 +458,7 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
         jf_string(err, body, "path", 0, 1024, &path) ||
         jf_string(err, body, "description", 0, LIMIT_RULE_DESCRIPTION, &description) ||
         jf_bool(err, body, "always_apply", 1, &always_apply) ||
-        knowledge_types_add_json(tags_type, &k.types, err))
+        knowledge_types_add_json(tags_type, &k.types, err) || timing_change_of(body, &when, err))
         goto out;
     /* A title is one line: it heads a section in the blocks agents paste. */
     if (title && has_line_break(title)) {
@@ -520,7 +527,7 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
                   k.path);
         error_str(err, "category", k.category);
         error_str(err, "path", k.path);
-    } else if (rc) {
+    } else if (rc || (rc = timing_apply(c->st, c->space, k.id, &when))) {
         store_fail(rc, err);
     } else if ((result = knowledge_entry_data(c, k.id, NULL, data, err)) == 0) {
         json_object_object_add(*data, "conflicts", conflicts_check(c, &k));
@@ -663,18 +670,20 @@ int svc_knowledge_update(const struct svc_ctx *c, const char *id, struct json_ob
     int has_helpful, has_harmful, rc, result = -1;
     const char *feedback;
     long score, evolve_feedback_id = 0;
+    struct timing_change when;
 
     knowledge_init(&current);
     buf_init(&evolved, 1 << 20);
     if (case_of(body, "add_helpful_case", "helpful", &helpful, &has_helpful, err) ||
         case_of(body, "add_harmful_case", "harmful", &harmful, &has_harmful, err) ||
         jf_long(err, body, "update_score", 1, 5, 0, &score) ||
-        jf_string(err, body, "evolve_feedback", 0, LIMIT_CASE_TEXT, &feedback))
+        jf_string(err, body, "evolve_feedback", 0, LIMIT_CASE_TEXT, &feedback) ||
+        timing_change_of(body, &when, err))
         goto out;
-    if (!has_helpful && !has_harmful && !score && !feedback) {
+    if (!has_helpful && !has_harmful && !score && !feedback && !timing_change_any(&when)) {
         error_set(err, E_INVALID_REQUEST, NULL,
-                  "Nothing to update: give add_helpful_case, add_harmful_case, update_score "
-                  "or evolve_feedback");
+                  "Nothing to update: give add_helpful_case, add_harmful_case, update_score, "
+                  "evolve_feedback, expires_at, review_after or pinned");
         goto out;
     }
     if (write_admit(c, 1, err))
@@ -689,8 +698,8 @@ int svc_knowledge_update(const struct svc_ctx *c, const char *id, struct json_ob
     applied = json_object_new_object();
     if ((rc = store_begin(c->st)))
         goto fail;
-    if (score || evolve_feedback_id) {
-        /* A score or a rewrite changes the entry: on a rule, admins only.
+    if (score || evolve_feedback_id || timing_change_any(&when)) {
+        /* A score, a rewrite or a time changes the entry: on a rule, admins only.
          * Checked inside the transaction, on the entry as it is now. */
         struct knowledge target;
         int denied;
@@ -723,7 +732,8 @@ int svc_knowledge_update(const struct svc_ctx *c, const char *id, struct json_ob
     {
         struct knowledge_case *cases[2] = {has_helpful ? &helpful : NULL,
                                            has_harmful ? &harmful : NULL};
-        if ((rc = apply_cases_and_score(c, id, cases, score, applied)))
+        if ((rc = apply_cases_and_score(c, id, cases, score, applied)) ||
+            (rc = timing_apply(c->st, c->space, id, &when)))
             goto fail;
     }
     if ((rc = store_commit(c->st)))

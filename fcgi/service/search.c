@@ -62,6 +62,12 @@ static int seen_add(struct seen *s, const char *id)
     return 1;
 }
 
+/* An expired entry (store_time_expired) counts as seen: no pass takes it. */
+static void seen_expired(const char *id, void *ctx)
+{
+    (void)seen_add(ctx, id);
+}
+
 static void seen_release(struct seen *s)
 {
     for (size_t i = 0; i < s->cap; i++)
@@ -568,8 +574,15 @@ static int rank(struct store *st, const char *space, struct search_query *q, con
     store_read_begin(st);
     if (!collector_open(st, space, q, query, categories, skip_always_rules, max, table_names,
                         ranking, col, &rc) &&
-        rc == STORE_OK)
-        rc = collect(st, space, col, filter);
+        rc == STORE_OK) {
+        /* Expired entries leave every search (docs/conflicts.md "Time"): one
+         * indexed read, no rows in a space that expires nothing. */
+        char now[21];
+        time_utc_iso_z(now);
+        rc = store_time_expired(st, space, now, seen_expired, &col->seen);
+        if (rc == STORE_OK)
+            rc = collect(st, space, col, filter);
+    }
     store_read_end(st);
     return rc;
 }

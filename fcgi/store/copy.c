@@ -102,6 +102,9 @@ static const struct copy_table tables[] = {
     /* 20: typed links */
     {"knowledge_links", "space, from_id, to_id, type, actor, reason, created_at", "ttttttt",
      "space, from_id, to_id, type"},
+    /* 21: expiry, review-by dates, pins */
+    {"knowledge_time", "space, knowledge_id, expires_at, review_after, pinned", "tttti",
+     "space, knowledge_id"},
 };
 #define TABLE_COUNT (sizeof tables / sizeof tables[0])
 

@@ -390,6 +390,12 @@ static const char *const migrations[] = {
     LINKS_SQL(" TEXT", " INTEGER")
     GENERATION_TRIGGERS("knowledge_links"),
     // clang-format on
+
+    /* 21: an entry's expiry, review-by date and pin (service/timing.c). */
+    // clang-format off
+    TIME_SQL(" TEXT", " INTEGER")
+    GENERATION_TRIGGERS("knowledge_time"),
+    // clang-format on
 };
 #pragma GCC diagnostic pop
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
@@ -537,8 +543,8 @@ int pg_migrate(struct store *st, int *found)
      * 14 -> 15: the knowledge's changes notified, the MCP subscriptions;
      * 15 -> 16: the review queue; 16 -> 17: proposals notified;
      * 17 -> 18: promotion on evidence; 18 -> 19: held slim merges;
-     * 19 -> 20: typed links. */
-    else if (*found >= 8 && *found <= 19) {
+     * 19 -> 20: typed links; 20 -> 21: expiry, review-by dates, pins. */
+    else if (*found >= 8 && *found <= 20) {
         rc = *found == 8 ? pg_exec(st, pg_migration_9) : STORE_OK;
         if (rc == STORE_OK && *found <= 9)
             rc = pg_exec(st, "UPDATE schema_version SET version = 10");
@@ -560,8 +566,10 @@ int pg_migrate(struct store *st, int *found)
             rc = pg_exec(st, pg_migration_18);
         if (rc == STORE_OK && *found <= 18)
             rc = pg_exec(st, pg_migration_19);
-        if (rc == STORE_OK)
+        if (rc == STORE_OK && *found <= 19)
             rc = pg_exec(st, pg_migration_20);
+        if (rc == STORE_OK)
+            rc = pg_exec(st, pg_migration_21);
     } else if (*found < store_schema_latest())
         rc = STORE_ERROR;
     st->tx_depth--;

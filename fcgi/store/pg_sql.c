@@ -588,8 +588,43 @@ const char *const pg_stmt_sql[S_COUNT] = {
         " WHERE l.space = $1 AND l.type = 'contradicts' AND (l.from_id = $2 OR l.to_id = $2)"
         " AND k.status = 'active' ORDER BY k.id",
     /* a revert of a superseded entry undoes the supersede */
-    [S_LINKS_DROP_SUPERSEDES] = "DELETE FROM knowledge_links WHERE space = $1 AND to_id = $2"
-                                " AND type = 'supersedes'",
+    [S_LINKS_DROP_SUPERSEDES] =
+        "DELETE FROM knowledge_links WHERE space = $1 AND to_id = $2"
+        " AND type = 'supersedes'", /* 21: an entry's time (service/timing.c); all NULL/0 deletes
+                                       the row */
+    [S_TIME_SET] = "INSERT INTO knowledge_time(space, knowledge_id, expires_at, review_after,"
+                   " pinned) VALUES($1, $2, $3, $4, $5) ON CONFLICT(space, knowledge_id)"
+                   " DO UPDATE SET expires_at = excluded.expires_at,"
+                   " review_after = excluded.review_after, pinned = excluded.pinned",
+    [S_TIME_CLEAR] = "DELETE FROM knowledge_time WHERE space = $1 AND knowledge_id = $2",
+    [S_TIME_GET] = "SELECT expires_at, review_after, pinned FROM knowledge_time"
+                   " WHERE space = $1 AND knowledge_id = $2",
+    /* the space's expired entries at $2 (a search reads them once; usually none) */
+    [S_TIME_EXPIRED] = "SELECT knowledge_id FROM knowledge_time"
+                       " WHERE space = $1 AND expires_at <= $2",
+    /* the first expiry after $1 in any space (the answer cache's horizon) */
+    [S_TIME_NEXT_EXPIRY] = "SELECT min(expires_at) FROM knowledge_time WHERE expires_at > $1",
+    /* the stale view: active entries expired or due for review at $2 */
+    [S_TIME_STALE] =
+        "SELECT k.id, k.title, k.category, k.path, t.expires_at, t.review_after, t.pinned"
+        " FROM knowledge_time t JOIN knowledge k ON k.space = t.space AND k.id = t.knowledge_id"
+        " WHERE t.space = $1 AND k.status = 'active' AND (t.expires_at <= $2"
+        " OR t.review_after <= $2) ORDER BY CASE WHEN t.expires_at <= $2 THEN 0 ELSE 1 END,"
+        " coalesce(t.expires_at, t.review_after), k.id LIMIT $3 OFFSET $4",
+    [S_TIME_STALE_COUNT] =
+        "SELECT count(*) FROM knowledge_time t JOIN knowledge k ON k.space = t.space"
+        " AND k.id = t.knowledge_id WHERE t.space = $1 AND k.status = 'active'"
+        " AND (t.expires_at <= $2 OR t.review_after <= $2)",
+    /* active, unexpired entries past review_after at $2 with no pending
+     * review_due proposal (the sweep proposes one each) */
+    [S_TIME_REVIEW_DUE] =
+        "SELECT t.knowledge_id FROM knowledge_time t JOIN knowledge k ON k.space = t.space"
+        " AND k.id = t.knowledge_id WHERE t.space = $1 AND k.status = 'active'"
+        " AND t.review_after <= $2 AND (t.expires_at IS NULL OR t.expires_at > $2)"
+        " AND NOT EXISTS (SELECT 1 FROM proposals p WHERE p.space = t.space"
+        " AND p.knowledge_id = t.knowledge_id AND p.kind = 'review_due'"
+        " AND p.state IN ('pending', 'quarantined')) ORDER BY t.review_after, t.knowledge_id"
+        " LIMIT $3",
 };
 
 /* ---- the schema at version 8 (migrate.c's migrations 1..8) ---- */
@@ -613,7 +648,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
 // clang-format off
 const char pg_schema_sql[] =
     "CREATE TABLE schema_version(version int NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(20);"
+    "INSERT INTO schema_version(version) VALUES(21);"
     /* 1: foundation */
     "CREATE TABLE spaces(name" PG_T " PRIMARY KEY, created_at" PG_T " NOT NULL);"
     "CREATE TABLE tokens("
@@ -801,7 +836,9 @@ const char pg_schema_sql[] =
     PG_GENERATION_TRIGGER("review_promotion")
     PROPOSAL_MEMBERS_SQL(PG_T, " bigint")
     LINKS_SQL(PG_T, " bigint")
-    PG_GENERATION_TRIGGER("knowledge_links");
+    PG_GENERATION_TRIGGER("knowledge_links")
+    TIME_SQL(PG_T, " bigint")
+    PG_GENERATION_TRIGGER("knowledge_time");
 // clang-format on
 #pragma GCC diagnostic pop
 
@@ -846,6 +883,15 @@ const char pg_migration_20[] =
     "DROP TRIGGER IF EXISTS knowledge_links_generation ON knowledge_links;"
     PG_GENERATION_TRIGGER("knowledge_links")
     "UPDATE schema_version SET version = 20;";
+// clang-format on
+
+/* 21: an entry's expiry, review-by date and pin. */
+// clang-format off
+const char pg_migration_21[] =
+    TIME_SQL(PG_T, " bigint")
+    "DROP TRIGGER IF EXISTS knowledge_time_generation ON knowledge_time;"
+    PG_GENERATION_TRIGGER("knowledge_time")
+    "UPDATE schema_version SET version = 21;";
 // clang-format on
 
 /* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */

@@ -144,6 +144,18 @@
     "CREATE INDEX IF NOT EXISTS knowledge_links_to ON knowledge_links(space, to_id);"             \
     "CREATE INDEX IF NOT EXISTS knowledge_links_type ON knowledge_links(space, type);"
 
+/* 21: an entry's time (service/timing.c): when it expires (leaves the
+ * searches, the context and the rules, listed as stale), when it is due for
+ * review (a review_due proposal), whether it is pinned (exempt from ageing).
+ * Times are "YYYY-MM-DDTHH:MM:SSZ" (NULL: none), compared as text. */
+#define TIME_SQL(T, I)                                                                             \
+    "CREATE TABLE IF NOT EXISTS knowledge_time(space" T " NOT NULL, knowledge_id" T " NOT NULL,"  \
+    " expires_at" T ", review_after" T ", pinned" I " NOT NULL DEFAULT 0,"                         \
+    " PRIMARY KEY(space, knowledge_id));"                                                          \
+    "CREATE INDEX IF NOT EXISTS knowledge_time_expires ON knowledge_time(space, expires_at);"     \
+    "CREATE INDEX IF NOT EXISTS knowledge_time_next ON knowledge_time(expires_at);"               \
+    "CREATE INDEX IF NOT EXISTS knowledge_time_review ON knowledge_time(space, review_after);"
+
 /* A proposal row (struct proposal, store/review.c). */
 #define PROPOSAL_COLUMNS                                                                           \
     "id, space, kind, state, write_path, knowledge_id, base_version, category, path, document,"    \

@@ -219,6 +219,15 @@ enum stmt_id {
     S_LINKS_DROP_SUPERSEDES,
     /* a title's free name (service/knowledge.c) */
     S_K_PATHS_RANGE,
+    /* 21: expiry, review-by dates, pins */
+    S_TIME_SET,
+    S_TIME_CLEAR,
+    S_TIME_GET,
+    S_TIME_EXPIRED,
+    S_TIME_NEXT_EXPIRY,
+    S_TIME_STALE,
+    S_TIME_STALE_COUNT,
+    S_TIME_REVIEW_DUE,
     S_COUNT
 };
 
@@ -239,6 +248,7 @@ extern const char pg_migration_17[];
 extern const char pg_migration_18[];
 extern const char pg_migration_19[];
 extern const char pg_migration_20[];
+extern const char pg_migration_21[];
 /* `knowhub check` on PostgreSQL: each query returns one integer, its problems (pg_sql.c). */
 struct pg_check {
     const char *name, *sql;
@@ -277,6 +287,10 @@ struct store {
     long pg_changes;                 /* PostgreSQL: rows the last statement changed */
     uint64_t generation;             /* PostgreSQL: read with the last token lookup */
     int generation_fresh;            /* ... and not yet handed out by store_generation */
+    uint64_t expiry_gen;             /* time.c: the generation expiry_next was read at */
+    uint64_t expiry_epoch;           /* ... expiries passed since (mixed into answers' tags) */
+    char expiry_next[21];            /* ... the first expiry after then ("" none) */
+    int expiry_known;                /* ... expiry_next was read */
     int tx_depth;
     int read_depth;           /* store_read_begin() calls not yet ended */
     int read_open;            /* the outermost of them opened a read transaction */

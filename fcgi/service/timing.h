@@ -1,0 +1,65 @@
+/* timing (service): an entry's expiry, review-by date and pin (docs/
+ * conflicts.md "Time: expiry, review-by dates and pins"). An entry expired
+ * at time_now() leaves the searches, the context and the rules, and is
+ * listed in the stale view; one past its review_after stays live and is put
+ * in the review queue (service/review.c, kind review_due). */
+#ifndef KNOWHUB_SVC_TIMING_H
+#define KNOWHUB_SVC_TIMING_H
+
+#include "domain/when.h"
+
+#include <stddef.h>
+#include <json-c/json.h>
+
+struct svc_ctx;
+struct error;
+struct store;
+
+/* Now, as the moments are written: "YYYY-MM-DDTHH:MM:SSZ" (time_now()). */
+void timing_now(char out[static WHEN_TEXT]);
+
+/* The time fields a write gives: each either absent, null (cleared) or set. */
+struct timing_change {
+    int has_expires, has_review, has_pinned;
+    char expires_at[WHEN_TEXT], review_after[WHEN_TEXT]; /* "" when cleared */
+    int pinned;
+};
+
+/* Read expires_at, review_after (a date or a UTC time, or null) and pinned
+ * (a boolean, or null: false) from a request body or MCP arguments into ch:
+ * 0, or -1 with err INVALID_REQUEST, key invalid_time, param field. */
+int timing_change_of(struct json_object *body, struct timing_change *ch, struct error *err);
+/* 1 when ch sets or clears anything. */
+int timing_change_any(const struct timing_change *ch);
+/* Apply ch to entry id (its other fields kept), in the caller's transaction
+ * or its own. A store status. */
+int timing_apply(struct store *st, const char *space, const char *id,
+                 const struct timing_change *ch);
+/* Add expires_at, review_after (null when unset) and pinned of entry id to
+ * o. A store status. */
+int timing_json_add(struct store *st, const char *space, const char *id, struct json_object *o);
+/* *pinned 1 when entry id is pinned (the evidence's ageing exempts it). */
+int timing_pinned(struct store *st, const char *space, const char *id, int *pinned);
+
+/* The space's entries expired now, as a set (sorted ids). */
+struct timing_expired {
+    char **ids;
+    size_t n, cap;
+};
+/* Load the set (one indexed read; empty in a space that expires nothing). */
+int timing_expired_load(struct store *st, const char *space, struct timing_expired *set);
+int timing_expired_has(const struct timing_expired *set, const char *id);
+void timing_expired_release(struct timing_expired *set);
+
+/* GET /api/knowledge/stale: {items: [{id, title, category, path,
+ * expires_at, review_after, pinned, why}], total, limit, offset}, the
+ * expired first. */
+int svc_knowledge_stale(const struct svc_ctx *c, long limit, long offset, struct json_object **data,
+                        struct error *err);
+
+/* Put each active, unexpired entry of the space past its review_after with
+ * no pending review_due proposal in the review queue (at most a batch a
+ * call; actor "clock"). Best effort: a store status, nothing undone. */
+int timing_review_sweep(const struct svc_ctx *c);
+
+#endif

@@ -1,0 +1,128 @@
+/* store/time.c: an entry's expiry, review-by date and pin (migration 21):
+ * set, read, the space's expired entries, the next expiry anywhere, the
+ * stale view and the entries due for review (service/timing.c). */
+#include "store/store_int.h"
+
+#include "base/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void knowledge_time_release(struct knowledge_time *t)
+{
+    free(t->expires_at);
+    free(t->review_after);
+    t->expires_at = t->review_after = NULL;
+    t->pinned = 0;
+}
+
+int store_time_set(struct store *st, const char *space, const char *id,
+                   const struct knowledge_time *t)
+{
+    if (!t->expires_at && !t->review_after && !t->pinned)
+        return stmt_run(st, S_TIME_CLEAR, "tt", space, id);
+    return stmt_run(st, S_TIME_SET, "tttti", space, id, t->expires_at, t->review_after,
+                    t->pinned ? 1 : 0);
+}
+
+int store_time_get(struct store *st, const char *space, const char *id, struct knowledge_time *out)
+{
+    struct cursor *s;
+    int rc;
+    out->expires_at = out->review_after = NULL;
+    out->pinned = 0;
+    if (!(s = stmt_bind(st, S_TIME_GET, "tt", space, id)))
+        return STORE_ERROR;
+    if ((rc = stmt_step(s)) == STEP_ROW) {
+        const char *e = stmt_col_opt(s, 0), *r = stmt_col_opt(s, 1);
+        out->expires_at = e ? xstrdup(e) : NULL;
+        out->review_after = r ? xstrdup(r) : NULL;
+        out->pinned = stmt_col_int(s, 2) != 0;
+    }
+    rc = stmt_row_end(s, rc);
+    return rc == STORE_NOT_FOUND ? STORE_OK : rc;
+}
+
+/* Each row's first column to each. */
+static int ids_each(struct cursor *s, void (*each)(const char *id, void *), void *ctx)
+{
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = stmt_step(s)) == STEP_ROW)
+        each(stmt_col_text(s, 0), ctx);
+    return stmt_rows_end(s, rc);
+}
+
+int store_time_expired(struct store *st, const char *space, const char *now,
+                       void (*each)(const char *id, void *), void *ctx)
+{
+    return ids_each(stmt_bind(st, S_TIME_EXPIRED, "tt", space, now), each, ctx);
+}
+
+int store_time_next_expiry(struct store *st, const char *now, char **next)
+{
+    struct cursor *s;
+    int rc;
+    *next = NULL;
+    if (!(s = stmt_bind(st, S_TIME_NEXT_EXPIRY, "t", now)))
+        return STORE_ERROR;
+    if ((rc = stmt_step(s)) == STEP_ROW) {
+        const char *v = stmt_col_opt(s, 0);
+        *next = v ? xstrdup(v) : NULL;
+    }
+    rc = stmt_row_end(s, rc);
+    return rc == STORE_NOT_FOUND ? STORE_OK : rc;
+}
+
+int store_time_stale(struct store *st, const char *space, const char *now, long limit, long offset,
+                     void (*each)(const struct stale_entry *, void *), void *ctx, long *total)
+{
+    struct cursor *s;
+    int rc;
+    *total = 0;
+    if (!(s = stmt_bind(st, S_TIME_STALE_COUNT, "tt", space, now)))
+        return STORE_ERROR;
+    if ((rc = stmt_row_count(s, total)) != STORE_OK)
+        return rc;
+    if (!(s = stmt_bind(st, S_TIME_STALE, "ttll", space, now, limit, offset)))
+        return STORE_ERROR;
+    while ((rc = stmt_step(s)) == STEP_ROW) {
+        struct stale_entry e = {stmt_col_text(s, 0),    stmt_col_text(s, 1), stmt_col_text(s, 2),
+                                stmt_col_text(s, 3),    stmt_col_opt(s, 4),  stmt_col_opt(s, 5),
+                                stmt_col_int(s, 6) != 0};
+        each(&e, ctx);
+    }
+    return stmt_rows_end(s, rc);
+}
+
+int store_time_review_due(struct store *st, const char *space, const char *now, long limit,
+                          void (*each)(const char *id, void *), void *ctx)
+{
+    return ids_each(stmt_bind(st, S_TIME_REVIEW_DUE, "ttl", space, now, limit), each, ctx);
+}
+
+int store_answer_generation(struct store *st, uint64_t *gen)
+{
+    char now[21];
+    int rc = store_generation(st, gen), passed;
+    if (rc)
+        return rc;
+    time_utc_iso_z(now);
+    passed = st->expiry_known && st->expiry_next[0] && strcmp(now, st->expiry_next) >= 0;
+    if (!st->expiry_known || st->expiry_gen != *gen || passed) {
+        char *next = NULL;
+        if ((rc = store_time_next_expiry(st, now, &next)))
+            return rc;
+        if (passed)
+            st->expiry_epoch++;
+        snprintf(st->expiry_next, sizeof st->expiry_next, "%s", next ? next : "");
+        free(next);
+        st->expiry_gen = *gen;
+        st->expiry_known = 1;
+    }
+    /* the epoch in the high bits: a generation never gets near them */
+    *gen += st->expiry_epoch << 44;
+    return STORE_OK;
+}
