@@ -1,5 +1,7 @@
 /* when: canonical UTC moments of expiry and review (when.h). */
 #include "domain/when.h"
+#include "base/buf.h"
+#include "domain/frontmatter.h"
 
 #include <string.h>
 
@@ -63,4 +65,64 @@ int when_parse(const char *text, size_t len, char out[static WHEN_TEXT])
     out[19] = 'Z';
     out[20] = '\0';
     return 0;
+}
+
+/* 1 when meta's key says moment (NULL: absent or null). */
+static int says_moment(struct json_object *meta, const char *key, const char *moment)
+{
+    struct json_object *v = NULL;
+    char canon[WHEN_TEXT];
+    if (meta)
+        json_object_object_get_ex(meta, key, &v);
+    if (!v)
+        return moment == NULL;
+    if (!moment || !json_object_is_type(v, json_type_string) ||
+        when_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v), canon))
+        return 0;
+    return strcmp(canon, moment) == 0;
+}
+
+static int says_pinned(struct json_object *meta, int pinned)
+{
+    struct json_object *v = NULL;
+    if (meta)
+        json_object_object_get_ex(meta, "pinned", &v);
+    if (!v)
+        return !pinned;
+    return json_object_is_type(v, json_type_boolean) && !json_object_get_boolean(v) == !pinned;
+}
+
+/* Set meta's key to moment, or remove it (NULL). */
+static void set_moment(struct json_object *meta, const char *key, const char *moment)
+{
+    if (moment)
+        json_object_object_add(meta, key, json_object_new_string(moment));
+    else
+        json_object_object_del(meta, key);
+}
+
+void when_document(const char *document, const char *expires_at, const char *review_after,
+                   int pinned, struct buf *out)
+{
+    size_t len = strlen(document), body_off = 0;
+    struct json_object *meta = frontmatter_parse(document, len, &body_off);
+    if (says_moment(meta, "expires_at", expires_at) &&
+        says_moment(meta, "review_after", review_after) && says_pinned(meta, pinned)) {
+        buf_add(out, document, len);
+        json_object_put(meta);
+        return;
+    }
+    if (!meta) {
+        meta = json_object_new_object();
+        body_off = 0;
+    }
+    set_moment(meta, "expires_at", expires_at);
+    set_moment(meta, "review_after", review_after);
+    if (pinned)
+        json_object_object_add(meta, "pinned", json_object_new_boolean(1));
+    else
+        json_object_object_del(meta, "pinned");
+    if (frontmatter_render(meta, out) == 0)
+        buf_add(out, document + body_off, len - body_off);
+    json_object_put(meta);
 }

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+struct buf;
+
 /* "YYYY-MM-DDTHH:MM:SSZ" and its NUL. */
 #define WHEN_TEXT 21
 
@@ -13,5 +15,13 @@
  * 1970..9999, a real day of its month) into its canonical form: 0, or -1
  * when it is neither. */
 int when_parse(const char *text, size_t len, char out[static WHEN_TEXT]);
+
+/* document with its front matter's expires_at, review_after (NULL: the
+ * key absent) and pinned (0: absent) set to these, into out: the document
+ * itself when they already say so (a date there counts as its first
+ * second), else its front matter rendered again with them (one made when
+ * it has none). */
+void when_document(const char *document, const char *expires_at, const char *review_after,
+                   int pinned, struct buf *out);
 
 #endif

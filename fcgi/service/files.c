@@ -16,6 +16,7 @@
 #include "service/ctx.h"
 #include "service/knowledge.h"
 #include "service/reviewgate.h"
+#include "service/timing.h"
 #include "service/writerate.h"
 #include "store/store.h"
 
@@ -274,8 +275,19 @@ int svc_files_read(const struct svc_ctx *c, struct json_object *body, struct jso
         json_object_object_add(fields, "updated",
                                json_object_new_string(meta_text(meta, "updated")));
         json_object_put(meta);
+        struct buf doc;
+        buf_init(&doc, 8 * 1024 * 1024);
+        /* its expires_at, review_after and pinned as they are now */
+        if ((rc = timing_document(c->st, c->space, k.id, k.document, &doc))) {
+            buf_release(&doc);
+            buf_release(&html);
+            json_object_put(fields);
+            store_fail(rc, err);
+            goto out;
+        }
         *data = json_object_new_object();
-        json_object_object_add(*data, "content", json_object_new_string(k.document));
+        json_object_object_add(*data, "content", json_object_new_string(doc.data));
+        buf_release(&doc);
         json_object_object_add(*data, "category", json_object_new_string(k.category));
         json_object_object_add(*data, "path", json_object_new_string(k.path));
         json_object_object_add(*data, "id", json_object_new_string(k.id));
@@ -416,6 +428,7 @@ int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct js
     struct target t = {0};
     struct knowledge k, now;
     struct buf doc;
+    struct timing_change when;
     const char *content = "", *expected_updated;
     long expected_version;
     int rc, created = 0, result = -1;
@@ -435,6 +448,7 @@ int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct js
         jf_string(err, body, "expected_updated", 0, 64, &expected_updated) ||
         knowledge_may_change(c, t.category, err) ||
         document_prepare(t.category, t.path, content, strlen(content), &doc, err) ||
+        timing_change_of_document(doc.data, &when, err) ||
         knowledge_path_free(c, t.category, t.path, NULL, err))
         goto out;
     k.space = xstrdup(c->space);
@@ -454,7 +468,7 @@ int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct js
                   "The document was changed by someone else; reload it and try again");
         goto out;
     }
-    if (rc) {
+    if (rc || (rc = timing_apply(c->st, c->space, k.id, &when))) {
         store_fail(rc, err);
         goto out;
     }

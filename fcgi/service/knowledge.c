@@ -862,7 +862,19 @@ static int export_line(const struct knowledge *k, void *ctx)
         ec->failed = rc;
         return -1;
     }
-    json_object_object_add(o, "document", json_object_new_string(k->document));
+    {
+        /* the document with its time in the front matter (an import reads it there) */
+        struct buf doc;
+        buf_init(&doc, 8 * 1024 * 1024);
+        rc = timing_document(ec->st, k->space, k->id, k->document, &doc);
+        json_object_object_add(o, "document", json_object_new_string(doc.data));
+        buf_release(&doc);
+        if (rc) {
+            json_object_put(o);
+            ec->failed = rc;
+            return -1;
+        }
+    }
     rc = ec->each(o, ec->ctx);
     json_object_put(o);
     return rc;

@@ -1,8 +1,12 @@
 /* timing (service): expiry, review-by dates and pins (timing.h). */
 #include "service/timing.h"
 #include "base/error.h"
+#include "base/buf.h"
 #include "base/util.h"
+#include "domain/frontmatter.h"
+#include "domain/knowledge.h"
 #include "service/ctx.h"
+#include "service/reviewgate.h"
 #include "store/store.h"
 
 #include <stdlib.h>
@@ -55,6 +59,16 @@ int timing_change_of(struct json_object *body, struct timing_change *ch, struct 
     return 0;
 }
 
+int timing_change_of_document(const char *document, struct timing_change *ch, struct error *err)
+{
+    size_t body_off;
+    struct json_object *meta = frontmatter_parse(document, strlen(document), &body_off);
+    int rc = timing_change_of(meta, ch, err);
+    json_object_put(meta);
+    ch->has_expires = ch->has_review = ch->has_pinned = 1;
+    return rc;
+}
+
 int timing_change_any(const struct timing_change *ch)
 {
     return ch->has_expires || ch->has_review || ch->has_pinned;
@@ -98,6 +112,17 @@ int timing_json_add(struct store *st, const char *space, const char *id, struct 
     time_fields_add(o, t.expires_at, t.review_after, t.pinned);
     knowledge_time_release(&t);
     return STORE_OK;
+}
+
+int timing_document(struct store *st, const char *space, const char *id, const char *document,
+                    struct buf *out)
+{
+    struct knowledge_time t;
+    int rc = store_time_get(st, space, id, &t);
+    if (rc == STORE_OK)
+        when_document(document, t.expires_at, t.review_after, t.pinned, out);
+    knowledge_time_release(&t);
+    return rc;
 }
 
 int timing_pinned(struct store *st, const char *space, const char *id, int *pinned)
@@ -194,8 +219,100 @@ int svc_knowledge_stale(const struct svc_ctx *c, long limit, long offset, struct
     return 0;
 }
 
+/* The entries a sweep proposes, at most this many a call (the rest next time). */
+#define SWEEP_BATCH 20
+
+/* Propose a review of entry id (active, past review_after): the proposal
+ * holds its current document, time included. A store status. */
+static int review_due_propose(const struct svc_ctx *c, const char *id)
+{
+    struct svc_ctx clock = *c;
+    struct json_object *held = NULL;
+    struct knowledge k;
+    struct error err;
+    struct buf doc;
+    int rc;
+    if ((rc = store_knowledge_get(c->st, c->space, id, 0, &k)))
+        return rc == STORE_NOT_FOUND ? STORE_OK : rc;
+    buf_init(&doc, 8 * 1024 * 1024);
+    error_init(&err);
+    if ((rc = timing_document(c->st, c->space, id, k.document, &doc)) == STORE_OK) {
+        /* live text (was_live): nothing to screen */
+        struct review_write w = {.write_path = TIMING_CLOCK_ACTOR,
+                                 .kind = "review_due",
+                                 .knowledge_id = k.id,
+                                 .base_version = k.version,
+                                 .category = k.category,
+                                 .path = k.path,
+                                 .document = doc.data,
+                                 .base_document = doc.data,
+                                 .source = TIMING_CLOCK_ACTOR,
+                                 .was_live = 1};
+        clock.actor = TIMING_CLOCK_ACTOR;
+        clock.token_id = NULL;
+        /* a pending one made meanwhile by another sweep: the unique index
+         * refuses the second, which is no failure */
+        if (review_propose(&clock, &w, &held, &err) < 0)
+            rc = err.code && strcmp(err.code, E_CONFLICT) == 0 ? STORE_OK : STORE_ERROR;
+    }
+    json_object_put(held);
+    error_release(&err);
+    buf_release(&doc);
+    knowledge_release(&k);
+    return rc;
+}
+
+struct due_ids {
+    char *ids[SWEEP_BATCH];
+    size_t n;
+};
+
+static void due_add(const char *id, void *ctx)
+{
+    struct due_ids *d = ctx;
+    if (d->n < SWEEP_BATCH)
+        d->ids[d->n++] = xstrdup(id);
+}
+
 int timing_review_sweep(const struct svc_ctx *c)
 {
-    (void)c;
-    return STORE_OK;
+    char now[WHEN_TEXT];
+    struct due_ids due = {{0}, 0};
+    int rc;
+    timing_now(now);
+    rc = store_time_review_due(c->st, c->space, now, SWEEP_BATCH, due_add, &due);
+    for (size_t i = 0; i < due.n; i++) {
+        if (rc == STORE_OK)
+            rc = review_due_propose(c, due.ids[i]);
+        free(due.ids[i]);
+    }
+    return rc;
+}
+
+int timing_review_decided(const struct svc_ctx *c, const char *id, const char *decision,
+                          const char *document)
+{
+    struct timing_change ch;
+    char now[WHEN_TEXT];
+    timing_now(now);
+    memset(&ch, 0, sizeof ch);
+    if (strcmp(decision, "reject") == 0) {
+        /* no longer valid: expired now, out of every read path, in the stale view */
+        ch.has_expires = ch.has_review = 1;
+        memcpy(ch.expires_at, now, sizeof now);
+        return timing_apply(c->st, c->space, id, &ch);
+    }
+    if (document && strcmp(decision, "edit") == 0) {
+        struct error ignored;
+        error_init(&ignored);
+        if (timing_change_of_document(document, &ch, &ignored))
+            memset(&ch, 0, sizeof ch); /* a time it cannot read: the time stays */
+        error_release(&ignored);
+    }
+    /* reviewed now: a review_after not after now is done with */
+    if (!ch.has_review || (ch.review_after[0] && strcmp(ch.review_after, now) <= 0)) {
+        ch.has_review = 1;
+        ch.review_after[0] = '\0';
+    }
+    return timing_apply(c->st, c->space, id, &ch);
 }

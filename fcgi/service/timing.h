@@ -14,6 +14,7 @@
 struct svc_ctx;
 struct error;
 struct store;
+struct buf;
 
 /* Now, as the moments are written: "YYYY-MM-DDTHH:MM:SSZ" (time_now()). */
 void timing_now(char out[static WHEN_TEXT]);
@@ -29,6 +30,9 @@ struct timing_change {
  * (a boolean, or null: false) from a request body or MCP arguments into ch:
  * 0, or -1 with err INVALID_REQUEST, key invalid_time, param field. */
 int timing_change_of(struct json_object *body, struct timing_change *ch, struct error *err);
+/* The same from a document's front matter, which is the whole entry: a
+ * field it does not name is cleared. */
+int timing_change_of_document(const char *document, struct timing_change *ch, struct error *err);
 /* 1 when ch sets or clears anything. */
 int timing_change_any(const struct timing_change *ch);
 /* Apply ch to entry id (its other fields kept), in the caller's transaction
@@ -38,6 +42,10 @@ int timing_apply(struct store *st, const char *space, const char *id,
 /* Add expires_at, review_after (null when unset) and pinned of entry id to
  * o. A store status. */
 int timing_json_add(struct store *st, const char *space, const char *id, struct json_object *o);
+/* The document of entry id (document, its stored text) with its time in
+ * the front matter, into out (the file view's read, the exports). */
+int timing_document(struct store *st, const char *space, const char *id, const char *document,
+                    struct buf *out);
 /* *pinned 1 when entry id is pinned (the evidence's ageing exempts it). */
 int timing_pinned(struct store *st, const char *space, const char *id, int *pinned);
 
@@ -57,9 +65,20 @@ void timing_expired_release(struct timing_expired *set);
 int svc_knowledge_stale(const struct svc_ctx *c, long limit, long offset, struct json_object **data,
                         struct error *err);
 
+/* The actor (and write path and source) of what the clock does. */
+#define TIMING_CLOCK_ACTOR "clock"
+
 /* Put each active, unexpired entry of the space past its review_after with
  * no pending review_due proposal in the review queue (at most a batch a
  * call; actor "clock"). Best effort: a store status, nothing undone. */
 int timing_review_sweep(const struct svc_ctx *c);
+
+/* A review_due proposal of entry id decided (in the decision's
+ * transaction): approve confirms the entry (its review_after cleared), edit
+ * takes the time of the reviewer's document (a review_after not after now
+ * is cleared), reject expires it now (the caller checks who may change
+ * the entry). A store status. */
+int timing_review_decided(const struct svc_ctx *c, const char *id, const char *decision,
+                          const char *document);
 
 #endif

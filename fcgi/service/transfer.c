@@ -8,6 +8,7 @@
 #include "service/ctx.h"
 #include "service/knowledge.h"
 #include "service/reviewgate.h"
+#include "service/timing.h"
 #include "store/store.h"
 #include "base/util.h"
 
@@ -228,6 +229,7 @@ static int import_text(struct importer *im, const char *category, const char *de
     struct buf doc, norm, alt, refused_as, tail;
     struct error err;
     struct knowledge k, old;
+    struct timing_change when;
     const char *path;
     int rc = 0, src;
 
@@ -247,7 +249,8 @@ static int import_text(struct importer *im, const char *category, const char *de
         refuse(im, refused_as.data, err.message.data);
         goto out;
     }
-    if (document_prepare(category, norm.data, text, len, &doc, &err)) {
+    if (document_prepare(category, norm.data, text, len, &doc, &err) ||
+        timing_change_of_document(doc.data, &when, &err)) {
         refuse(im, refused_as.data, err.message.data);
         goto out;
     }
@@ -314,7 +317,8 @@ static int import_text(struct importer *im, const char *category, const char *de
     document_fill(&k, category, path, doc.data, doc.len);
     buf_reset(&tail);
     if (src == STORE_OK) {
-        if (store_knowledge_update(im->st, im->opt->space, old.id, &k, 0, "import", "import")) {
+        if (store_knowledge_update(im->st, im->opt->space, old.id, &k, 0, "import", "import") ||
+            timing_apply(im->st, im->opt->space, old.id, &when)) {
             rc = -1;
             goto out;
         }
@@ -322,7 +326,8 @@ static int import_text(struct importer *im, const char *category, const char *de
         fprintf(im->report, "updated %s/%s%s\n", category, path, tail.data);
         im->counts->updated++;
     } else {
-        if (knowledge_create(im->st, &k, "import")) {
+        if (knowledge_create(im->st, &k, "import") ||
+            timing_apply(im->st, im->opt->space, k.id, &when)) {
             rc = -1;
             goto out;
         }
@@ -681,6 +686,7 @@ enum transfer_status transfer_import(struct store *st, const struct import_optio
 /* ---- export ---- */
 
 struct exporter {
+    struct store *st;
     const char *dir;
     FILE *report;
     struct transfer_counts *counts;
@@ -699,7 +705,7 @@ static int mkdir_once(const char *path)
 static int export_one(const struct knowledge *k, void *arg)
 {
     struct exporter *ex = arg;
-    struct buf file, norm;
+    struct buf file, norm, doc;
     struct error err;
     const char *slash;
     int fd, ok = 0;
@@ -726,8 +732,11 @@ static int export_one(const struct knowledge *k, void *arg)
     fd = open(file.data, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         goto fail;
-    size_t len = strlen(k->document);
-    ok = write_all(fd, k->document, len) == 0;
+    /* the document with its time in the front matter (an import reads it there) */
+    buf_init(&doc, 8 * 1024 * 1024);
+    ok = timing_document(ex->st, k->space, k->id, k->document, &doc) == STORE_OK &&
+         write_all(fd, doc.data, doc.len) == 0;
+    buf_release(&doc);
     ok = close(fd) == 0 && ok;
     if (!ok)
         goto fail;
@@ -747,7 +756,7 @@ out:
 int transfer_export(struct store *st, const char *space, const char *dir, FILE *report,
                     struct transfer_counts *counts)
 {
-    struct exporter ex = {dir, report, counts, 0};
+    struct exporter ex = {st, dir, report, counts, 0};
     if (mkdir_once(dir))
         return -1;
     if (store_knowledge_scan(st, space, SCAN_ACTIVE, NULL, 1, export_one, &ex))

@@ -154,7 +154,9 @@
     " PRIMARY KEY(space, knowledge_id));"                                                          \
     "CREATE INDEX IF NOT EXISTS knowledge_time_expires ON knowledge_time(space, expires_at);"     \
     "CREATE INDEX IF NOT EXISTS knowledge_time_next ON knowledge_time(expires_at);"               \
-    "CREATE INDEX IF NOT EXISTS knowledge_time_review ON knowledge_time(space, review_after);"
+    "CREATE INDEX IF NOT EXISTS knowledge_time_review ON knowledge_time(space, review_after);"    \
+    "CREATE UNIQUE INDEX IF NOT EXISTS proposals_review_due ON proposals(space, knowledge_id)"    \
+    " WHERE kind = 'review_due' AND state IN ('pending', 'quarantined');"
 
 /* A proposal row (struct proposal, store/review.c). */
 #define PROPOSAL_COLUMNS                                                                           \
