@@ -27,12 +27,13 @@ static int moment_of(struct json_object *body, const char *key, int *has, char o
     if (!body || !json_object_object_get_ex(body, key, &v))
         return 0;
     *has = 1;
-    if (!v)
-        return 0;
+    if (!v || (json_object_is_type(v, json_type_string) && json_object_get_string_len(v) == 0))
+        return 0; /* null, or "" (MCP drops null arguments): cleared */
     if (!json_object_is_type(v, json_type_string) ||
         when_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v), out)) {
         error_set(err, E_INVALID_REQUEST, "invalid_time",
-                  "'%s' must be a date (YYYY-MM-DD) or a UTC time (YYYY-MM-DDTHH:MM:SSZ), or null",
+                  "'%s' must be a date (YYYY-MM-DD) or a UTC time (YYYY-MM-DDTHH:MM:SSZ), or null "
+                  "or \"\" to clear it",
                   key);
         error_str(err, "field", key);
         return -1;
