@@ -290,6 +290,39 @@ int timing_review_sweep(const struct svc_ctx *c)
     return rc;
 }
 
+struct due_spaces {
+    char *names[50];
+    size_t n;
+};
+
+static void space_add(const char *space, void *ctx)
+{
+    struct due_spaces *d = ctx;
+    if (d->n < sizeof d->names / sizeof *d->names)
+        d->names[d->n++] = xstrdup(space);
+}
+
+int timing_review_tick(struct store *st, const struct config *cfg)
+{
+    struct due_spaces due = {{0}, 0};
+    char now[WHEN_TEXT];
+    int rc;
+    timing_now(now);
+    rc = store_time_due_spaces(st, now, space_add, &due);
+    for (size_t i = 0; i < due.n; i++) {
+        struct svc_ctx c = {0};
+        c.space = due.names[i];
+        c.actor = TIMING_CLOCK_ACTOR;
+        c.role = ROLE_ADMIN;
+        c.st = st;
+        c.cfg = cfg;
+        if (rc == STORE_OK)
+            rc = timing_review_sweep(&c);
+        free(due.names[i]);
+    }
+    return rc;
+}
+
 int timing_review_decided(const struct svc_ctx *c, const char *id, const char *decision,
                           const char *document)
 {

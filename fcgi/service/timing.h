@@ -15,6 +15,7 @@ struct svc_ctx;
 struct error;
 struct store;
 struct buf;
+struct config;
 
 /* Now, as the moments are written: "YYYY-MM-DDTHH:MM:SSZ" (time_now()). */
 void timing_now(char out[static WHEN_TEXT]);
@@ -72,6 +73,10 @@ int svc_knowledge_stale(const struct svc_ctx *c, long limit, long offset, struct
  * no pending review_due proposal in the review queue (at most a batch a
  * call; actor "clock"). Best effort: a store status, nothing undone. */
 int timing_review_sweep(const struct svc_ctx *c);
+
+/* The job thread's sweep: timing_review_sweep in each space with an entry
+ * past review_after (at most 50 a call), as the clock. A store status. */
+int timing_review_tick(struct store *st, const struct config *cfg);
 
 /* A review_due proposal of entry id decided (in the decision's
  * transaction): approve confirms the entry (its review_after cleared), edit

@@ -476,6 +476,9 @@ const char *const stmt_sql[S_COUNT] = {
         " AND (t.expires_at <= ?2 OR t.review_after <= ?2)",
     /* active, unexpired entries past review_after at ?2 with no pending
      * review_due proposal (the sweep proposes one each) */
+    /* the spaces with an entry past review_after at ?1 (the job thread's sweep) */
+    [S_TIME_DUE_SPACES] = "SELECT DISTINCT space FROM knowledge_time WHERE review_after <= ?1"
+                          " ORDER BY space LIMIT 50",
     [S_TIME_REVIEW_DUE] =
         "SELECT t.knowledge_id FROM knowledge_time t JOIN knowledge k ON k.space = t.space"
         " AND k.id = t.knowledge_id WHERE t.space = ?1 AND k.status = 'active'"

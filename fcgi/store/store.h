@@ -935,6 +935,10 @@ STORE_MUST_CHECK int store_time_stale(struct store *st, const char *space, const
                                       long limit, long offset,
                                       void (*each)(const struct stale_entry *, void *), void *ctx,
                                       long *total);
+/* Call each with the spaces (at most 50) that have an entry past
+ * review_after at now, whatever its state (the sweep checks). */
+STORE_MUST_CHECK int store_time_due_spaces(struct store *st, const char *now,
+                                           void (*each)(const char *space, void *), void *ctx);
 /* Call each with at most limit ids of the space's active, unexpired entries
  * past review_after at now that have no pending review_due proposal. */
 STORE_MUST_CHECK int store_time_review_due(struct store *st, const char *space, const char *now,

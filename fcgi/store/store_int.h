@@ -228,6 +228,7 @@ enum stmt_id {
     S_TIME_STALE,
     S_TIME_STALE_COUNT,
     S_TIME_REVIEW_DUE,
+    S_TIME_DUE_SPACES,
     S_COUNT
 };
 

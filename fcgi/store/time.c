@@ -103,6 +103,12 @@ int store_time_review_due(struct store *st, const char *space, const char *now, 
     return ids_each(stmt_bind(st, S_TIME_REVIEW_DUE, "ttl", space, now, limit), each, ctx);
 }
 
+int store_time_due_spaces(struct store *st, const char *now,
+                          void (*each)(const char *space, void *), void *ctx)
+{
+    return ids_each(stmt_bind(st, S_TIME_DUE_SPACES, "t", now), each, ctx);
+}
+
 int store_answer_generation(struct store *st, uint64_t *gen)
 {
     char now[21];

@@ -246,6 +246,21 @@ describe('review_after', () => {
         assert.deepEqual((await stale(v.reader)).items, []);
     });
 
+    test('the job thread sweeps too: the item is there before anyone reads the queue', async () => {
+        await at(T0);
+        const v = space();
+        const k = await create(v.agent, { scenario: 'Pruning the hollowmere logs', content: 'Prune hollowmere logs weekly.', review_after: '2031-03-05' });
+        const pending = async () => ok(await s.api('GET', '/api/overview', { token: v.reader })).review.pending;
+        assert.equal(await pending(), 0);
+        await at('2031-03-05T00:00:05Z'); // the job thread sweeps as it starts, then each minute
+        for (let i = 0; (await pending()) !== 1; i++) {
+            assert.ok(i < 100, 'no review_due item from the job thread');
+            await sleep(100);
+        }
+        const [p] = await queue(v.editor);
+        assert.equal(p.knowledge_id, k.id);
+    });
+
     test('edit writes the reviewer\'s document and its new review_after; reject expires the entry', async () => {
         await at(T0);
         const v = space();

@@ -277,6 +277,7 @@ S_TIME_NEXT_EXPIRY t
 S_TIME_STALE ttll
 S_TIME_STALE_COUNT tt
 S_TIME_REVIEW_DUE ttl
+S_TIME_DUE_SPACES t
 LETTERS
 
 # Does PostgreSQL type $n (type) take what letter binds (as text or bytea)?
@@ -592,6 +593,8 @@ EXECUTE s_time_stale('s1', '2030-07-01T00:00:00Z', 10, 0) \g /dev/null
 SELECT CASE WHEN :tc_count = :ROW_COUNT THEN 'ok   ' ELSE 'FAIL ' END || 'S_TIME_STALE, S_TIME_STALE_COUNT: one page, its count';
 EXECUTE s_time_review_due('s1', '2030-07-01T00:00:00Z', 10) \g /dev/null
 SELECT CASE WHEN :ROW_COUNT <= 1 THEN 'ok   ' ELSE 'FAIL ' END || 'S_TIME_REVIEW_DUE: at most the one due';
+EXECUTE s_time_due_spaces('2030-07-01T00:00:00Z') \gset ts_
+SELECT CASE WHEN :'ts_space' = 's1' THEN 'ok   ' ELSE 'FAIL ' END || 'S_TIME_DUE_SPACES: the space';
 EXECUTE s_time_clear('s1', 'k3');
 SELECT CASE WHEN count(*) = 1 THEN 'ok   ' ELSE 'FAIL ' END || 'S_TIME_CLEAR: one left' FROM knowledge_time;
 DELETE FROM knowledge_time;
