@@ -384,7 +384,8 @@ static int create_keyed(const struct svc_ctx *c, struct knowledge *k, const stru
  * err. With an Idempotency-Key the proposal and the key are stored in one
  * transaction, so a retry gets the same proposal (idem_replay), never a
  * second one; *raced when a request with the same key committed first. */
-static int entry_held(const struct svc_ctx *c, const struct knowledge *k, const struct idem *idem,
+static int entry_held(const struct svc_ctx *c, const struct knowledge *k,
+                      const struct timing_change *when, const struct idem *idem,
                       struct json_object **data, int *raced, struct error *err)
 {
     struct buf doc;
@@ -395,6 +396,7 @@ static int entry_held(const struct svc_ctx *c, const struct knowledge *k, const 
         return store_fail(tx, err);
     buf_init(&doc, 1 << 20);
     document_for_entry(k, &doc);
+    timing_change_document(&doc, when); /* its time in it: an approval sets it */
     w.write_path = "entry";
     w.kind = "create";
     w.category = k->category;
@@ -506,7 +508,7 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
         now[10] = 'T';
         k.source_ts = xstrdup(now);
     }
-    if ((rc = entry_held(c, &k, &idem, data, &raced, err))) {
+    if ((rc = entry_held(c, &k, &when, &idem, data, &raced, err))) {
         if (raced) /* the same key, committed first: its answer */
             rc = idem_replay(c, &idem, data, err);
         result = rc > 0 ? 0 : -1;

@@ -419,6 +419,18 @@ static int approve_write(const struct svc_ctx *c, const struct proposal *p, cons
     return rc;
 }
 
+/* 1 when the decision wrote the document into an entry (whose time it then
+ * says: docs/conflicts.md "Time"): not a rename, a deleted entry, or a
+ * review_due item kept as it is. */
+static int written(const struct proposal *p, const char *decision)
+{
+    if (strcmp(p->kind, "rename") == 0)
+        return 0;
+    if (strcmp(p->kind, "delete") == 0 || strcmp(p->kind, "review_due") == 0)
+        return strcmp(decision, "approve") != 0;
+    return 1;
+}
+
 /* A review_due item decided, in the decision's transaction: the entry's
  * time (service/timing.h). A rejection expires the entry: a rule's is an
  * admin's, as every change of a rule. A store status or -1 with err. */
@@ -472,6 +484,8 @@ static int decide(const struct svc_ctx *c, const char *id, const char *decision,
                                NULL);
     if (rc == STORE_OK && strcmp(state, "approved") == 0) {
         rc = approve_write(c, &p, decision, document ? doc.data : p.document, into, &result, err);
+        if (rc == STORE_OK && written(&p, decision))
+            rc = timing_apply_document(c->st, c->space, result, document ? doc.data : p.document);
         if (rc == STORE_OK)
             rc = store_proposal_decide(c->st, c->space, id, state, state, decision, reason,
                                        c->actor, result);

@@ -70,6 +70,38 @@ int timing_change_of_document(const char *document, struct timing_change *ch, st
     return rc;
 }
 
+void timing_change_document(struct buf *doc, const struct timing_change *ch)
+{
+    struct buf timed;
+    if (!timing_change_any(ch))
+        return;
+    buf_init(&timed, doc->max);
+    when_document(doc->data, ch->expires_at[0] ? ch->expires_at : NULL,
+                  ch->review_after[0] ? ch->review_after : NULL, ch->pinned, &timed);
+    if (!timed.failed) {
+        buf_reset(doc);
+        buf_add(doc, timed.data, timed.len);
+    }
+    buf_release(&timed);
+}
+
+int timing_apply_document(struct store *st, const char *space, const char *id, const char *document)
+{
+    struct timing_change ch;
+    struct error ignored;
+    size_t body_off;
+    struct json_object *meta = frontmatter_parse(document, strlen(document), &body_off);
+    int rc = STORE_OK;
+    error_init(&ignored);
+    /* only the keys it names: a proposal's document made from the stored
+     * one (slim's, a held rewrite's) leaves a time set by PUT alone */
+    if (timing_change_of(meta, &ch, &ignored) == 0)
+        rc = timing_apply(st, space, id, &ch);
+    json_object_put(meta);
+    error_release(&ignored);
+    return rc;
+}
+
 int timing_change_any(const struct timing_change *ch)
 {
     return ch->has_expires || ch->has_review || ch->has_pinned;

@@ -34,6 +34,14 @@ int timing_change_of(struct json_object *body, struct timing_change *ch, struct 
 /* The same from a document's front matter, which is the whole entry: a
  * field it does not name is cleared. */
 int timing_change_of_document(const char *document, struct timing_change *ch, struct error *err);
+/* Put what ch sets into the front matter of the document in doc (an entry
+ * view's create held for review: its approval reads it there). */
+void timing_change_document(struct buf *doc, const struct timing_change *ch);
+/* Set on entry id the time the document written into it says (an approved
+ * proposal's): the keys its front matter names, the others left as they
+ * are. A store status; a time it cannot read changes nothing. */
+int timing_apply_document(struct store *st, const char *space, const char *id,
+                          const char *document);
 /* 1 when ch sets or clears anything. */
 int timing_change_any(const struct timing_change *ch);
 /* Apply ch to entry id (its other fields kept), in the caller's transaction

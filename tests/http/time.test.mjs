@@ -261,6 +261,21 @@ describe('review_after', () => {
         assert.equal(p.knowledge_id, k.id);
     });
 
+    test('a held write keeps its time: the approval sets it (entry view and file view)', async () => {
+        await at(T0);
+        const v = space();
+        ok(await s.api('PUT', '/api/review/policy', { token: v.admin, body: { policy: 'agent_writes' } }));
+        const held = await create(v.agent, { scenario: 'Warming the fernwick cache', content: 'Warm fernwick at dawn.', expires_at: '2031-07-01', pinned: true });
+        assert.equal(held.status, 'pending');
+        const file = ok(await s.api('POST', '/api/knowledge/write', { token: v.agent, body: { category: 'experiences', path: 'fernwick-logs.md', content: '---\ntitle: Fernwick logs\nreview_after: 2031-08-01\n---\nRotate fernwick logs.\n' } }));
+        assert.equal(file.status, 'pending');
+        for (const id of [held.proposal_id, file.proposal_id]) ok(await decide(v.editor, id, { decision: 'approve' }));
+        const items = ok(await s.api('GET', '/api/knowledge?limit=10', { token: v.reader })).items;
+        const a = items.find((i) => i.title === 'Warming the fernwick cache'), b = items.find((i) => i.path === 'fernwick-logs.md');
+        assert.deepEqual([a.expires_at, a.review_after, a.pinned], ['2031-07-01T00:00:00Z', null, true]);
+        assert.deepEqual([b.expires_at, b.review_after, b.pinned], [null, '2031-08-01T00:00:00Z', false]);
+    });
+
     test('edit writes the reviewer\'s document and its new review_after; reject expires the entry', async () => {
         await at(T0);
         const v = space();
