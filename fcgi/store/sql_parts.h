@@ -152,7 +152,8 @@
     "CREATE TABLE IF NOT EXISTS knowledge_time(space" T " NOT NULL, knowledge_id" T " NOT NULL,"  \
     " expires_at" T ", review_after" T ", pinned" I " NOT NULL DEFAULT 0,"                         \
     " PRIMARY KEY(space, knowledge_id));"                                                          \
-    "CREATE INDEX IF NOT EXISTS knowledge_time_expires ON knowledge_time(space, expires_at);"     \
+    "CREATE INDEX IF NOT EXISTS knowledge_time_expires ON knowledge_time(space, expires_at,"      \
+    " knowledge_id);"                                                                              \
     "CREATE INDEX IF NOT EXISTS knowledge_time_next ON knowledge_time(expires_at);"               \
     "CREATE INDEX IF NOT EXISTS knowledge_time_review ON knowledge_time(space, review_after);"    \
     "CREATE UNIQUE INDEX IF NOT EXISTS proposals_review_due ON proposals(space, knowledge_id)"    \

@@ -917,9 +917,15 @@ STORE_MUST_CHECK int store_time_set(struct store *st, const char *space, const c
 STORE_MUST_CHECK int store_time_get(struct store *st, const char *space, const char *id,
                                     struct knowledge_time *out);
 /* Call each with the ids of the space's entries expired at now (any status;
- * one indexed read, no rows in a space that expires nothing). */
+ * one indexed read, no rows in a space that expires nothing). This
+ * connection keeps the last space's ids while the generation stays and the
+ * next expiry has not come: then the read is the generation's only. */
 STORE_MUST_CHECK int store_time_expired(struct store *st, const char *space, const char *now,
                                         void (*each)(const char *id, void *), void *ctx);
+/* The same ids, sorted (strcmp), as *ids[0..*n): borrowed, valid until the
+ * next call of either on this connection. */
+STORE_MUST_CHECK int store_time_expired_view(struct store *st, const char *space, const char *now,
+                                             const char *const **ids, size_t *n);
 /* The first expiry after now in any space into *next (caller frees; NULL
  * when none): the answer cache's horizon. */
 STORE_MUST_CHECK int store_time_next_expiry(struct store *st, const char *now, char **next);

@@ -278,6 +278,19 @@ struct cursor {
     const char *unbound;             /* why a parameter was refused (NULL: none): step fails */
 };
 
+/* time.c: the expired ids of one space as last read by store_time_expired,
+ * used again while the generation stays and before the next expiry (a
+ * search reads them once; a space with many expired entries would read
+ * them all every time). */
+struct expired_cache {
+    char *space;
+    uint64_t gen;
+    char until[21]; /* the first expiry after the read, "" none */
+    char **ids;
+    size_t n, cap;
+    int valid;
+};
+
 struct store {
     sqlite3 *db;                     /* SQLite, or NULL on PostgreSQL */
     struct pg_conn *pg;              /* PostgreSQL, or NULL on SQLite */
@@ -292,6 +305,7 @@ struct store {
     uint64_t expiry_epoch;           /* ... expiries passed since (mixed into answers' tags) */
     char expiry_next[21];            /* ... the first expiry after then ("" none) */
     int expiry_known;                /* ... expiry_next was read */
+    struct expired_cache expired;    /* time.c: store_time_expired's last read */
     int tx_depth;
     int read_depth;           /* store_read_begin() calls not yet ended */
     int read_open;            /* the outermost of them opened a read transaction */

@@ -55,10 +55,77 @@ static int ids_each(struct cursor *s, void (*each)(const char *id, void *), void
     return stmt_rows_end(s, rc);
 }
 
+static void expired_cache_release(struct store *st)
+{
+    struct expired_cache *x = &st->expired;
+    for (size_t i = 0; i < x->n; i++)
+        free(x->ids[i]);
+    free(x->ids);
+    free(x->space);
+    memset(x, 0, sizeof *x);
+}
+
+static void cache_add(struct expired_cache *x, const char *id)
+{
+    if (x->n == x->cap) {
+        x->cap = x->cap ? 2 * x->cap : 16;
+        x->ids = xrealloc(x->ids, x->cap * sizeof *x->ids);
+    }
+    x->ids[x->n++] = xstrdup(id);
+}
+
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int store_time_expired_view(struct store *st, const char *space, const char *now,
+                            const char *const **ids, size_t *n)
+{
+    struct expired_cache *x = &st->expired;
+    struct cursor *s;
+    char *until = NULL;
+    uint64_t gen;
+    int rc;
+    *ids = NULL;
+    *n = 0;
+    if ((rc = store_generation(st, &gen)))
+        return rc;
+    if (!(x->valid && x->gen == gen && strcmp(x->space, space) == 0 &&
+          (!x->until[0] || strcmp(now, x->until) < 0))) {
+        expired_cache_release(st);
+        if (!(s = stmt_bind(st, S_TIME_EXPIRED, "tt", space, now)))
+            return STORE_ERROR;
+        while ((rc = stmt_step(s)) == STEP_ROW)
+            cache_add(x, stmt_col_text(s, 0));
+        if ((rc = stmt_rows_end(s, rc)) || (rc = store_time_next_expiry(st, now, &until))) {
+            expired_cache_release(st);
+            return rc;
+        }
+        if (x->n > 1)
+            qsort(x->ids, x->n, sizeof *x->ids, by_text);
+        x->space = xstrdup(space);
+        x->gen = gen;
+        snprintf(x->until, sizeof x->until, "%s", until ? until : "");
+        free(until);
+        /* inside a write transaction the generation may be rolled back and
+         * reached again by other writes: used now, kept for no one after */
+        x->valid = st->tx_depth == 0;
+    }
+    *ids = (const char *const *)x->ids;
+    *n = x->n;
+    return STORE_OK;
+}
+
 int store_time_expired(struct store *st, const char *space, const char *now,
                        void (*each)(const char *id, void *), void *ctx)
 {
-    return ids_each(stmt_bind(st, S_TIME_EXPIRED, "tt", space, now), each, ctx);
+    const char *const *ids;
+    size_t n;
+    int rc = store_time_expired_view(st, space, now, &ids, &n);
+    for (size_t i = 0; rc == STORE_OK && i < n; i++)
+        each(ids[i], ctx);
+    return rc;
 }
 
 int store_time_next_expiry(struct store *st, const char *now, char **next)
