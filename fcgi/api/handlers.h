@@ -103,4 +103,7 @@ void h_links_remove(struct request *req, struct response *res);
 void h_evidence_policy_get(struct request *req, struct response *res);
 void h_evidence_policy_set(struct request *req, struct response *res);
 
+/* h_time.c: the stale view: entries expired or due for review (docs/conflicts.md) */
+void h_knowledge_stale(struct request *req, struct response *res);
+
 #endif

@@ -12,6 +12,7 @@
 #include "service/embed.h"
 #include "service/vindex.h"
 #include "service/jobs.h"
+#include "service/timing.h"
 #include "llm/llm.h"
 #include "base/metrics.h"
 #include "app/remote.h"
@@ -527,6 +528,9 @@ static void *worker_main(void *arg)
  * their vectors however many jobs wait; when neither had work, it merges the
  * full-text indexes' segments. Outside any request, with its own connection
  * and LLM handle. */
+/* How often the job thread puts the entries past review_after in the queue. */
+#define REVIEW_SWEEP_MS 60000
+
 static void *job_main(void *arg)
 {
     struct worker *w = arg;
@@ -540,9 +544,15 @@ static void *job_main(void *arg)
     store_set_node(w->store, w->cfg->node, w->cfg->job_lease_s);
     store_ignore(store_job_requeue_running(w->store));
     embed_start(w->store, w->cfg);
+    long review_sweep_ms = 0;
     while (!stopping) {
         /* A job, then embedding's own turn: jobs never starve it. */
         int ran = jobs_run_next(w->store, w->llm, w->cfg, w->metrics);
+        if (monotonic_ms() >= review_sweep_ms) {
+            /* entries past review_after join the review queue (docs/review.md) */
+            store_ignore(timing_review_tick(w->store, w->cfg));
+            review_sweep_ms = monotonic_ms() + REVIEW_SWEEP_MS;
+        }
         int embedded = embed_idle(w->store, w->llm, w->cfg);
         if (embedded > 0)
             ran = 1;

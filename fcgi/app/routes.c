@@ -80,6 +80,8 @@ static const struct route table[] = {
     /* Evidence ageing (docs/conflicts.md#evidence-that-ages). */
     {"GET", "/api/evidence/policy", ROLE_READER, h_evidence_policy_get, 0},
     {"PUT", "/api/evidence/policy", ROLE_ADMIN, h_evidence_policy_set, 0},
+    /* Expired and review-due entries (docs/conflicts.md "Time"). */
+    {"GET", "/api/knowledge/stale", ROLE_READER, h_knowledge_stale, 0},
 };
 
 void routes_install(void)

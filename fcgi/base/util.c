@@ -254,6 +254,13 @@ void time_utc_text_offset(char out[static 20], long offset)
     strftime(out, 20, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
+void time_utc_iso_z(char out[static 21])
+{
+    struct tm tm;
+    utc_now(&tm);
+    strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
 void time_utc_compact_date(char out[static 9])
 {
     struct tm tm;

@@ -71,6 +71,10 @@ void time_utc_iso_micro_offset(char out[static 27], long offset);
 /* UTC time `offset` seconds from now, in the same form. */
 void time_utc_text_offset(char out[static 20], long offset);
 
+/* Current UTC time: "YYYY-MM-DDTHH:MM:SSZ" into out (21 bytes): the form
+ * of an entry's expires_at and review_after, which orders as text. */
+void time_utc_iso_z(char out[static 21]);
+
 /* Current UTC date: "YYYYMMDD" into out (at least 9 bytes). */
 void time_utc_compact_date(char out[static 9]);
 

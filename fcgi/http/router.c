@@ -114,7 +114,7 @@ static void cached_dispatch(const struct route *route, struct request *req, stru
         run_handler(route, req, res);
         return;
     }
-    if (store_generation(req->store, &gen) != STORE_OK) {
+    if (store_answer_generation(req->store, &gen) != STORE_OK) {
         /* no generation to tag an answer with: neither served nor kept */
         buf_adds(&res->headers, "X-Cache: miss\r\n");
         metrics_cache_lookup(req->metrics, 0);

@@ -40,6 +40,19 @@ enum { HINT_READ_ONLY = 1, HINT_DESTRUCTIVE = 2, HINT_IDEMPOTENT = 4 };
 #define READS (HINT_READ_ONLY | HINT_IDEMPOTENT)
 
 #define TYPES "[\"tool\",\"usecase\",\"definition\",\"plan\",\"strategy\"]"
+/* An entry's time (docs/conflicts.md "Time"), as knowledge_save and
+ * knowledge_update take it. */
+#define MOMENT(what)                                                                               \
+    "{\"type\":\"string\",\"description\":\"" what                                                 \
+    ": a date YYYY-MM-DD or a UTC time YYYY-MM-DDTHH:MM:SSZ; an empty string clears it\"}"
+#define TIME_ARGS                                                                                  \
+    "\"expires_at\":" MOMENT(                                                                      \
+        "from then on the entry leaves the searches, the context and the "                         \
+        "rules") ",\"review_after\":" MOMENT("from then on an editor is "                          \
+                                             "asked to review it") ",\"pinned\":{\"type\":"        \
+                                                                   "\"boolean\",\"description\":"  \
+                                                                   "\"exempt from the ageing of "  \
+                                                                   "evidence\"}"
 
 /* Output schemas: a tool's structuredContent is its REST route's data
  * (docs/openapi.yaml has each shape in full; these say the fields a client
@@ -176,18 +189,19 @@ static const struct tool tools[] = {
      "5},"
      "\"message_id\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},"
      "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-     "\"idempotency_key\":{\"type\":\"string\",\"maxLength\":128}},"
+     "\"idempotency_key\":{\"type\":\"string\",\"maxLength\":128}," TIME_ARGS "},"
      "\"required\":[\"scenario\",\"content\"]}",
      ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_save, 0,
      OUT("{\"type\":\"object\",\"anyOf\":[" ENTRY "," HELD "]}")},
     {"knowledge_update",
      "Report on one entry: add_helpful_case or add_harmful_case ({case_id, scenario, result}; "
      "the same case_id counts once), update_score (1-5), or evolve_feedback (the server's LLM "
-     "rewrites the content; without an LLM the feedback is only stored). Returns the entry.",
+     "rewrites the content; without an LLM the feedback is only stored); or set its "
+     "expires_at, review_after or pinned. Returns the entry.",
      "{\"type\":\"object\",\"properties\":{\"knowledge_id\":{\"type\":\"string\"},"
      "\"add_helpful_case\":{\"type\":\"object\"},\"add_harmful_case\":{\"type\":\"object\"},"
      "\"update_score\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":5},"
-     "\"evolve_feedback\":{\"type\":\"string\"}},\"required\":[\"knowledge_id\"]}",
+     "\"evolve_feedback\":{\"type\":\"string\"}," TIME_ARGS "},\"required\":[\"knowledge_id\"]}",
      ARGS_BODY, NULL, ROLE_AGENT, tool_knowledge_update, HINT_DESTRUCTIVE, OUT(ENTRY)},
     {"knowledge_batch_update",
      "Report on several entries at once: feedback_list [{knowledge_id, is_effective, "

@@ -6,6 +6,7 @@
 #include "domain/simset.h"
 #include "domain/tokcount.h"
 #include "service/search.h"
+#include "service/timing.h"
 #include "store/store.h"
 
 #include <ctype.h>
@@ -21,6 +22,7 @@
 struct rules_ctx {
     struct json_object *rules;
     struct buf block;
+    struct timing_expired expired; /* expired rules are left out */
 };
 
 /* s without surrounding whitespace, into out. */
@@ -38,6 +40,8 @@ static int rule_add(const struct knowledge *k, void *arg)
     struct rules_ctx *c = arg;
     struct json_object *o;
     struct buf body;
+    if (timing_expired_has(&c->expired, k->id))
+        return 0;
     buf_init(&body, 1 << 20);
     stripped(k->content, &body);
     if (body.len) {
@@ -60,9 +64,13 @@ static int rule_add(const struct knowledge *k, void *arg)
  * r->block are set either way (the caller releases them). A store status. */
 static int load_rules(const struct svc_ctx *c, struct rules_ctx *r)
 {
+    int rc;
     r->rules = json_object_new_array();
     buf_init(&r->block, 8 * 1024 * 1024);
-    return store_knowledge_scan(c->st, c->space, SCAN_ALWAYS_RULES, NULL, 0, rule_add, r);
+    if ((rc = timing_expired_load(c->st, c->space, &r->expired)) == STORE_OK)
+        rc = store_knowledge_scan(c->st, c->space, SCAN_ALWAYS_RULES, NULL, 0, rule_add, r);
+    timing_expired_release(&r->expired);
+    return rc;
 }
 
 /* The answer's budget fields: tokens_used, budget_tokens, over_budget and

@@ -479,6 +479,7 @@ static int age_chosen(const struct svc_ctx *c, struct stage1 *s1, const size_t *
     for (size_t i = 0; rc == STORE_OK && i < n_chosen; i++) {
         struct ranked *r = &s1->r[chosen[i]];
         r->aged = aged[i];
+        r->exempt = aged[i].exempt;
         r->quality = ageing_quality(r->k.score, aged[i].helpful, aged[i].harmful);
     }
     free(ks);

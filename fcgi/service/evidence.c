@@ -1,6 +1,7 @@
 /* evidence: a space's half-life of verdicts and the aged counts of the
  * entry search's stage 2 (service/evidence.h). */
 #include "service/evidence.h"
+#include "service/timing.h"
 #include "base/jfield.h"
 #include "base/util.h"
 #include "domain/ageing.h"
@@ -51,17 +52,9 @@ int svc_evidence_policy_set(const struct svc_ctx *c, struct json_object *body,
     return svc_evidence_policy_get(c, data, err);
 }
 
-int evidence_pinned(const struct knowledge *k)
-{
-    (void)k;
-    return 0;
-}
-
 const char *evidence_exempt(const struct knowledge *k)
 {
-    if (strcmp(k->category, "rules") == 0)
-        return "rule";
-    return evidence_pinned(k) ? "pinned" : NULL;
+    return strcmp(k->category, "rules") == 0 ? "rule" : NULL;
 }
 
 struct ageing_read {
@@ -109,19 +102,24 @@ int evidence_age(const struct svc_ctx *c, long half_life, const struct knowledge
                             half_life,
                             (int64_t)time_now()};
     int rc = STORE_OK;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; rc == STORE_OK && i < n; i++) {
+        int pinned = 0;
         out[i].helpful = out[i].harmful = 0;
-        if (!evidence_exempt(ks[i]))
+        out[i].exempt = evidence_exempt(ks[i]);
+        if (!out[i].exempt && (rc = timing_pinned(c->st, c->space, ks[i]->id, &pinned)) == 0 &&
+            pinned)
+            out[i].exempt = "pinned";
+        if (!out[i].exempt)
             json_object_array_add(ids, json_object_new_string(ks[i]->id));
     }
-    if (json_object_array_length(ids))
+    if (rc == STORE_OK && json_object_array_length(ids))
         rc = store_evidence_verdicts(c->st, c->space, json_object_to_json_string(ids), verdict_hour,
                                      &a);
     for (size_t i = 0; rc == STORE_OK && i < n; i++) {
         const struct knowledge *k = ks[i];
         int64_t created;
         double w = 1.0;
-        if (evidence_exempt(k)) {
+        if (out[i].exempt) {
             out[i].helpful = (double)k->helpful;
             out[i].harmful = (double)k->harmful;
             continue;

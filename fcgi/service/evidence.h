@@ -23,24 +23,24 @@ int svc_evidence_policy_set(const struct svc_ctx *c, struct json_object *body,
 /* The space's half-life in days, 0 when off; a store status. */
 int evidence_half_life(const struct svc_ctx *c, long *days);
 
-/* Why k's evidence is not aged: "rule" (category rules), "pinned", or NULL. */
+/* "rule" when k's evidence is never aged for its category (rules), else
+ * NULL; a pinned entry is exempt too, which takes a read (evidence_age). */
 const char *evidence_exempt(const struct knowledge *k);
-
-/* Hook for issue 25's time part: 1 when k is pinned. Always 0 until
- * entries carry `pinned`. */
-int evidence_pinned(const struct knowledge *k);
 
 /* An entry's helpful and harmful counts weighted by their age. */
 struct evidence_aged {
     double helpful, harmful;
+    const char *exempt; /* "rule", "pinned" or NULL: why it was not aged */
 };
 
 /* out[i] (n of them, the caller's) the aged counts of ks[i] at half_life
  * days as of now (time_now()): each dated verdict weighs 2^(-age / half
  * life) from the middle of the hour it was counted in; the part of a
  * counter no verdict row dates (imports, merges of cases already held)
- * ages as of the entry's created_at. An exempt entry keeps its counts. One
- * read for all n. A store status. */
+ * ages as of the entry's created_at. An exempt entry (a rule, or pinned:
+ * service/timing.h) keeps its counts. One read for the verdicts of all n,
+ * and one indexed read per entry that is not a rule (is it pinned?). A
+ * store status. */
 int evidence_age(const struct svc_ctx *c, long half_life, const struct knowledge *const *ks,
                  size_t n, struct evidence_aged *out);
 

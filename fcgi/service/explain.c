@@ -3,6 +3,9 @@
 #include "service/explain.h"
 #include "base/jfield.h"
 #include "domain/knowledge.h"
+#include "domain/score.h"
+#include "domain/tokenize.h"
+#include "service/timing.h"
 #include "store/store.h"
 
 #include <string.h>
@@ -93,13 +96,56 @@ int explain_left_out_superseded(const struct svc_ctx *c, struct json_object *res
     return rc;
 }
 
+/* Whether a text holds a search term of q (the tokenizer's terms, stemmed). */
+struct term_find {
+    const struct search_query *q;
+    int found;
+};
+
+static int term_seen(void *ctx, const char *term, size_t n, size_t start, size_t end)
+{
+    struct term_find *f = ctx;
+    (void)start;
+    (void)end;
+    for (size_t i = 0; i < f->q->n_terms; i++)
+        if (strlen(f->q->terms[i]) == n && memcmp(f->q->terms[i], term, n) == 0) {
+            f->found = 1;
+            return 1; /* stop: one is enough */
+        }
+    return 0;
+}
+
+static int holds_term(const struct search_query *q, const char *text)
+{
+    struct term_find f = {q, 0};
+    if (text && q->n_terms)
+        tokenize_terms(text, strlen(text), term_seen, &f);
+    return f.found;
+}
+
 int explain_left_out_expired(const struct svc_ctx *c, const char *query,
                              struct json_object *left_out)
 {
-    (void)c;
-    (void)query;
-    (void)left_out;
-    return STORE_OK;
+    struct timing_expired set;
+    struct search_query q;
+    int rc = timing_expired_load(c->st, c->space, &set);
+    search_query_init(&q, query ? query : "");
+    for (size_t i = 0; rc == STORE_OK && i < set.n && i < EXPLAIN_EXPIRED_SCAN &&
+                       json_object_array_length(left_out) < EXPLAIN_LEFT_OUT_MAX;
+         i++) {
+        struct knowledge k;
+        knowledge_init(&k);
+        rc = store_knowledge_get(c->st, c->space, set.ids[i], 0, &k);
+        if (rc == STORE_OK &&
+            (holds_term(&q, k.title) || holds_term(&q, k.scenario) || holds_term(&q, k.content)))
+            explain_left_out_add(left_out, k.id, k.title, "expired");
+        else if (rc == STORE_NOT_FOUND) /* deleted meanwhile, or no more active */
+            rc = STORE_OK;
+        knowledge_release(&k);
+    }
+    search_query_release(&q);
+    timing_expired_release(&set);
+    return rc;
 }
 
 int explain_left_out_rest(const struct svc_ctx *c, const char *query, const struct ranked_id *lex,

@@ -39,8 +39,11 @@ int explain_left_out_weak(const struct svc_ctx *c, const struct ranked_id *lex, 
 int explain_left_out_superseded(const struct svc_ctx *c, struct json_object *results,
                                 struct json_object *left_out);
 
-/* Hook for issue 25's time part: the expired entries the query would have
- * found, as why "expired". Adds nothing until entries expire. */
+/* The space's expired entries (service/timing.h) that hold a search term
+ * of query in their title, scenario or content, as why "expired": the
+ * first EXPLAIN_EXPIRED_SCAN expired ones are looked at (one read each). A
+ * store status. */
+#define EXPLAIN_EXPIRED_SCAN 200
 int explain_left_out_expired(const struct svc_ctx *c, const char *query,
                              struct json_object *left_out);
 

@@ -18,6 +18,7 @@
 #include "service/linkdoc.h"
 #include "service/linkmatter.h"
 #include "service/reviewgate.h"
+#include "service/timing.h"
 #include "service/writerate.h"
 #include "store/store.h"
 
@@ -278,7 +279,14 @@ int svc_files_read(const struct svc_ctx *c, struct json_object *body, struct jso
         json_object_put(meta);
         struct buf shown;
         buf_init(&shown, 8 * 1024 * 1024);
-        linkdoc_document(c->st, c->space, &k, &shown); /* its outgoing links as front matter */
+        /* its time and its outgoing links in the front matter, as they are now */
+        if ((rc = linkdoc_shown(c->st, c->space, &k, &shown))) {
+            buf_release(&shown);
+            buf_release(&html);
+            json_object_put(fields);
+            store_fail(rc, err);
+            goto out;
+        }
         *data = json_object_new_object();
         json_object_object_add(*data, "content",
                                json_object_new_string_len(shown.data, (int)shown.len));
@@ -423,6 +431,7 @@ int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct js
     struct target t = {0};
     struct knowledge k, now;
     struct buf doc;
+    struct timing_change when;
     const char *content = "", *expected_updated;
     long expected_version;
     int rc, created = 0, result = -1;
@@ -442,6 +451,7 @@ int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct js
         jf_string(err, body, "expected_updated", 0, 64, &expected_updated) ||
         knowledge_may_change(c, t.category, err) ||
         document_prepare(t.category, t.path, content, strlen(content), &doc, err) ||
+        timing_change_of_document(doc.data, &when, err) ||
         knowledge_path_free(c, t.category, t.path, NULL, err))
         goto out;
     k.space = xstrdup(c->space);
@@ -461,7 +471,7 @@ int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct js
                   "The document was changed by someone else; reload it and try again");
         goto out;
     }
-    if (rc) {
+    if (rc || (rc = timing_apply(c->st, c->space, k.id, &when))) {
         store_fail(rc, err);
         goto out;
     }

@@ -3,6 +3,7 @@
 #include "base/config.h"
 #include "base/util.h"
 #include "service/embed.h"
+#include "service/timing.h"
 #include "service/vindex.h"
 #include "store/store.h"
 
@@ -197,12 +198,16 @@ int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
     float *sims = xcalloc(nlex + 1, sizeof *sims);
     double alpha = mode == MODE_VECTOR ? 0.0 : c->cfg->hybrid_alpha;
     struct cand *cand;
+    struct timing_expired expired = {0};
     int rc = STORE_OK;
 
     /* With the vector side failed, the answer is the words' alone. */
     if (mode != MODE_LEXICAL &&
         nearest(c, q, nlex > n ? nlex : n, lex, nlex, sims, &vh, &nv, warnings))
         mode = MODE_LEXICAL;
+    /* The vector side knows nothing of expiry: its expired hits are left out. */
+    if (nv)
+        rc = timing_expired_load(c->st, c->space, &expired);
     cand = xcalloc(nlex + nv + 1, sizeof *cand);
     if (mode != MODE_VECTOR)
         for (size_t i = 0; i < nlex; i++) {
@@ -222,8 +227,9 @@ int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
         for (size_t j = 0; j < nc && !x; j++) /* nc is at most a few hundred */
             if (strcmp(cand[j].id, vh[i].id) == 0)
                 x = &cand[j];
-        if (!x && vh[i].score < c->cfg->embed_min_similarity)
-            continue; /* found by meaning alone, and not near enough */
+        if (!x &&
+            (vh[i].score < c->cfg->embed_min_similarity || timing_expired_has(&expired, vh[i].id)))
+            continue; /* found by meaning alone, and not near enough, or expired */
         if (!x) {
             x = &cand[nc++];
             x->id = vh[i].id;
@@ -257,6 +263,7 @@ int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
     store_read_end(c->st);
     free(cand);
     free(sims);
+    timing_expired_release(&expired);
     vindex_hits_free(vh, nv);
     return rc;
 }

@@ -19,6 +19,7 @@
 #include "service/idempotency.h"
 #include "service/linkdoc.h"
 #include "service/reviewgate.h"
+#include "service/timing.h"
 #include "service/writerate.h"
 #include "store/store.h"
 
@@ -220,7 +221,7 @@ int knowledge_entry_json(struct store *st, const struct knowledge *k, struct jso
         return rc;
     }
     *out = knowledge_to_json(k, helpful, harmful, injections);
-    return STORE_OK;
+    return timing_json_add(st, k->space, k->id, *out);
 }
 
 int knowledge_entry_data(const struct svc_ctx *c, const char *id, struct json_object *extra,
@@ -275,6 +276,11 @@ int svc_knowledge_list(const struct svc_ctx *c, const struct knowledge_filter *f
     struct json_object *items = json_object_new_array();
     long total = 0;
     int rc = store_knowledge_list(c->st, c->space, f, list_add, items, &total);
+    for (size_t i = 0; rc == STORE_OK && i < json_object_array_length(items); i++) {
+        struct json_object *o = json_object_array_get_idx(items, i), *id;
+        if (json_object_object_get_ex(o, "id", &id))
+            rc = timing_json_add(c->st, c->space, json_object_get_string(id), o);
+    }
     if (rc) {
         json_object_put(items);
         return store_fail(rc, err);
@@ -379,7 +385,8 @@ static int create_keyed(const struct svc_ctx *c, struct knowledge *k, const stru
  * err. With an Idempotency-Key the proposal and the key are stored in one
  * transaction, so a retry gets the same proposal (idem_replay), never a
  * second one; *raced when a request with the same key committed first. */
-static int entry_held(const struct svc_ctx *c, const struct knowledge *k, const struct idem *idem,
+static int entry_held(const struct svc_ctx *c, const struct knowledge *k,
+                      const struct timing_change *when, const struct idem *idem,
                       struct json_object **data, int *raced, struct error *err)
 {
     struct buf doc;
@@ -390,6 +397,7 @@ static int entry_held(const struct svc_ctx *c, const struct knowledge *k, const 
         return store_fail(tx, err);
     buf_init(&doc, 1 << 20);
     document_for_entry(k, &doc);
+    timing_change_document(&doc, when); /* its time in it: an approval sets it */
     w.write_path = "entry";
     w.kind = "create";
     w.category = k->category;
@@ -430,6 +438,7 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
     struct knowledge k;
     struct buf norm;
     struct idem idem;
+    struct timing_change when;
     int raced = 0;
 
     knowledge_init(&k);
@@ -452,7 +461,7 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
         jf_string(err, body, "path", 0, 1024, &path) ||
         jf_string(err, body, "description", 0, LIMIT_RULE_DESCRIPTION, &description) ||
         jf_bool(err, body, "always_apply", 1, &always_apply) ||
-        knowledge_types_add_json(tags_type, &k.types, err))
+        knowledge_types_add_json(tags_type, &k.types, err) || timing_change_of(body, &when, err))
         goto out;
     /* A title is one line: it heads a section in the blocks agents paste. */
     if (title && has_line_break(title)) {
@@ -500,7 +509,7 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
         now[10] = 'T';
         k.source_ts = xstrdup(now);
     }
-    if ((rc = entry_held(c, &k, &idem, data, &raced, err))) {
+    if ((rc = entry_held(c, &k, &when, &idem, data, &raced, err))) {
         if (raced) /* the same key, committed first: its answer */
             rc = idem_replay(c, &idem, data, err);
         result = rc > 0 ? 0 : -1;
@@ -521,7 +530,7 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
                   k.path);
         error_str(err, "category", k.category);
         error_str(err, "path", k.path);
-    } else if (rc) {
+    } else if (rc || (rc = timing_apply(c->st, c->space, k.id, &when))) {
         store_fail(rc, err);
     } else if ((result = knowledge_entry_data(c, k.id, NULL, data, err)) == 0) {
         json_object_object_add(*data, "conflicts", conflicts_check(c, &k));
@@ -664,18 +673,20 @@ int svc_knowledge_update(const struct svc_ctx *c, const char *id, struct json_ob
     int has_helpful, has_harmful, rc, result = -1;
     const char *feedback;
     long score, evolve_feedback_id = 0;
+    struct timing_change when;
 
     knowledge_init(&current);
     buf_init(&evolved, 1 << 20);
     if (case_of(body, "add_helpful_case", "helpful", &helpful, &has_helpful, err) ||
         case_of(body, "add_harmful_case", "harmful", &harmful, &has_harmful, err) ||
         jf_long(err, body, "update_score", 1, 5, 0, &score) ||
-        jf_string(err, body, "evolve_feedback", 0, LIMIT_CASE_TEXT, &feedback))
+        jf_string(err, body, "evolve_feedback", 0, LIMIT_CASE_TEXT, &feedback) ||
+        timing_change_of(body, &when, err))
         goto out;
-    if (!has_helpful && !has_harmful && !score && !feedback) {
+    if (!has_helpful && !has_harmful && !score && !feedback && !timing_change_any(&when)) {
         error_set(err, E_INVALID_REQUEST, NULL,
-                  "Nothing to update: give add_helpful_case, add_harmful_case, update_score "
-                  "or evolve_feedback");
+                  "Nothing to update: give add_helpful_case, add_harmful_case, update_score, "
+                  "evolve_feedback, expires_at, review_after or pinned");
         goto out;
     }
     if (write_admit(c, 1, err))
@@ -690,8 +701,8 @@ int svc_knowledge_update(const struct svc_ctx *c, const char *id, struct json_ob
     applied = json_object_new_object();
     if ((rc = store_begin(c->st)))
         goto fail;
-    if (score || evolve_feedback_id) {
-        /* A score or a rewrite changes the entry: on a rule, admins only.
+    if (score || evolve_feedback_id || timing_change_any(&when)) {
+        /* A score, a rewrite or a time changes the entry: on a rule, admins only.
          * Checked inside the transaction, on the entry as it is now. */
         struct knowledge target;
         int denied;
@@ -724,7 +735,8 @@ int svc_knowledge_update(const struct svc_ctx *c, const char *id, struct json_ob
     {
         struct knowledge_case *cases[2] = {has_helpful ? &helpful : NULL,
                                            has_harmful ? &harmful : NULL};
-        if ((rc = apply_cases_and_score(c, id, cases, score, applied)))
+        if ((rc = apply_cases_and_score(c, id, cases, score, applied)) ||
+            (rc = timing_apply(c->st, c->space, id, &when)))
             goto fail;
     }
     if ((rc = store_commit(c->st)))
@@ -855,11 +867,17 @@ static int export_line(const struct knowledge *k, void *ctx)
         return -1;
     }
     {
-        struct buf doc; /* its outgoing links as front matter, which import reads back */
+        /* its time and outgoing links in the front matter, which import reads back */
+        struct buf doc;
         buf_init(&doc, 8 * 1024 * 1024);
-        linkdoc_document(ec->st, ec->space, k, &doc);
+        rc = linkdoc_shown(ec->st, ec->space, k, &doc);
         json_object_object_add(o, "document", json_object_new_string_len(doc.data, (int)doc.len));
         buf_release(&doc);
+        if (rc) {
+            json_object_put(o);
+            ec->failed = rc;
+            return -1;
+        }
     }
     rc = ec->each(o, ec->ctx);
     json_object_put(o);

@@ -4,6 +4,7 @@
 #include "base/jfield.h"
 #include "domain/frontmatter.h"
 #include "domain/knowledge.h"
+#include "service/timing.h"
 #include "store/store.h"
 
 #include <stdlib.h>
@@ -120,5 +121,20 @@ int linkdoc_superseded(struct store *st, const char *space, const struct knowled
         knowledge_release(&holder);
     }
     json_object_put(links);
+    return rc;
+}
+
+int linkdoc_shown(struct store *st, const char *space, const struct knowledge *k, struct buf *out)
+{
+    struct buf timed;
+    struct knowledge shown = *k; /* a view: k's fields, the timed document */
+    int rc;
+    buf_init(&timed, 8 * 1024 * 1024);
+    rc = timing_document(st, space, k->id, k->document, &timed);
+    if (rc == 0) {
+        shown.document = timed.data;
+        linkdoc_document(st, space, &shown, out);
+    }
+    buf_release(&timed);
     return rc;
 }

@@ -34,6 +34,12 @@ int linkdoc_outgoing(struct store *st, const char *space, const char *id, struct
 void linkdoc_document(struct store *st, const char *space, const struct knowledge *k,
                       struct buf *out);
 
+/* k's document as every reader of files sees it (the file view's read, the
+ * exports): its time in the front matter (service/timing.h), then its
+ * outgoing links (linkdoc_document), appended to out. A store status (the
+ * time's read; out is then empty). */
+int linkdoc_shown(struct store *st, const char *space, const struct knowledge *k, struct buf *out);
+
 /* Call each with every entry k retired by a supersedes link (still merged
  * into k) whose path no active entry holds: an export writes them after k,
  * so that an import brings them back and k's supersedes retires them

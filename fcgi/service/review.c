@@ -14,6 +14,7 @@
 #include "service/files.h"
 #include "service/knowledge.h"
 #include "service/linkmatter.h"
+#include "service/timing.h"
 #include "store/store.h"
 
 #include <stdlib.h>
@@ -169,6 +170,8 @@ int svc_review_list(const struct svc_ctx *c, const char *state, long limit, long
         error_str(err, "field", "state");
         return -1;
     }
+    /* entries past their review_after join the queue as it is read */
+    store_ignore(timing_review_sweep(c)); /* best effort */
     items = json_object_new_array();
     if ((rc =
              store_proposal_list(c->st, c->space, state, limit, offset, list_add, items, &total))) {
@@ -259,7 +262,9 @@ int svc_review_get(const struct svc_ctx *c, const char *id, struct json_object *
 int svc_review_counts(const struct svc_ctx *c, struct json_object **data, struct error *err)
 {
     long pending, quarantined;
-    int rc = store_proposal_counts(c->st, c->space, &pending, &quarantined);
+    int rc;
+    store_ignore(timing_review_sweep(c)); /* best effort: entries due join the queue */
+    rc = store_proposal_counts(c->st, c->space, &pending, &quarantined);
     if (rc)
         return store_fail(rc, err);
     *data = json_object_new_object();
@@ -363,6 +368,13 @@ static int approve_write(const struct svc_ctx *c, const struct proposal *p, cons
         error_str(err, "field", "decision");
         return -1;
     }
+    if (strcmp(p->kind, "review_due") == 0 && strcmp(decision, "merge") == 0) {
+        /* an entry's review: still valid, edited, or expired */
+        error_set(err, E_INVALID_REQUEST, "invalid_decision",
+                  "A review_due item is approved, edited or rejected");
+        error_str(err, "field", "decision");
+        return -1;
+    }
     if (!target) { /* a create */
         review_entry_of(c, p->category, p->path, document, &k);
         if (knowledge_may_change(c, p->category, err)) {
@@ -387,6 +399,8 @@ static int approve_write(const struct svc_ctx *c, const struct proposal *p, cons
     }
     if (knowledge_may_change(c, now.category, err)) {
         rc = -1;
+    } else if (strcmp(p->kind, "review_due") == 0 && strcmp(decision, "approve") == 0) {
+        rc = STORE_OK; /* still valid as it is: timing_review_decided confirms it */
     } else if (target == p->knowledge_id && now.version != p->base_version &&
                strcmp(decision, "edit") != 0) {
         base_moved(err, &now);
@@ -428,6 +442,30 @@ static void approved_checked(const struct svc_ctx *c, const char *result, struct
         linkmatter_answer(c, &k, data);
     }
     knowledge_release(&k);
+}
+
+/* 1 when the decision wrote the document into an entry (whose time it then
+ * says: docs/conflicts.md "Time"): not a rename, a deleted entry, or a
+ * review_due item kept as it is. */
+static int written(const struct proposal *p, const char *decision)
+{
+    if (strcmp(p->kind, "rename") == 0)
+        return 0;
+    if (strcmp(p->kind, "delete") == 0 || strcmp(p->kind, "review_due") == 0)
+        return strcmp(decision, "approve") != 0;
+    return 1;
+}
+
+/* A review_due item decided, in the decision's transaction: the entry's
+ * time (service/timing.h). A rejection expires the entry: a rule's is an
+ * admin's, as every change of a rule. A store status or -1 with err. */
+static int review_due_decided(const struct svc_ctx *c, const struct proposal *p,
+                              const char *decision, const char *document, struct error *err)
+{
+    if (strcmp(decision, "reject") == 0 && strcmp(p->category, "rules") == 0 &&
+        knowledge_may_change(c, p->category, err))
+        return -1;
+    return timing_review_decided(c, p->knowledge_id, decision, document);
 }
 
 /* Decide the proposal id (decision, reason, document and into checked by
@@ -478,10 +516,14 @@ static int decide(const struct svc_ctx *c, const char *id, const char *decision,
                                NULL);
     if (rc == STORE_OK && strcmp(state, "approved") == 0) {
         rc = approve_write(c, &p, decision, document ? doc.data : p.document, into, &result, err);
+        if (rc == STORE_OK && written(&p, decision))
+            rc = timing_apply_document(c->st, c->space, result, document ? doc.data : p.document);
         if (rc == STORE_OK)
             rc = store_proposal_decide(c->st, c->space, id, state, state, decision, reason,
                                        c->actor, result);
     }
+    if (rc == STORE_OK && strcmp(p.kind, "review_due") == 0)
+        rc = review_due_decided(c, &p, decision, document ? doc.data : NULL, err);
     if (rc == STORE_OK)
         rc = store_commit(c->st);
     else

@@ -62,6 +62,11 @@ static int seen_add(struct seen *s, const char *id)
     return 1;
 }
 
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static void seen_release(struct seen *s)
 {
     for (size_t i = 0; i < s->cap; i++)
@@ -86,6 +91,8 @@ struct collector {
     size_t positive; /* distinct rows scoring > 0 */
     size_t rows;     /* rows the current pass returned */
     struct seen seen;
+    const char *const *expired; /* the space's expired ids, sorted (store_time_expired_view) */
+    size_t n_expired;
     struct fields f;
     struct buf stem;
 };
@@ -161,6 +168,8 @@ static int take(const struct match_row *r, void *arg)
     col->rows++;
     if (!(col->categories & bit) ||
         (col->skip_always_rules && bit == SEARCH_RULES && r->always_apply) ||
+        (col->n_expired &&
+         bsearch(&r->id, col->expired, col->n_expired, sizeof *col->expired, by_text)) ||
         !seen_add(&col->seen, r->id))
         return 0;
     path_stem(r->path, &col->stem);
@@ -568,8 +577,16 @@ static int rank(struct store *st, const char *space, struct search_query *q, con
     store_read_begin(st);
     if (!collector_open(st, space, q, query, categories, skip_always_rules, max, table_names,
                         ranking, col, &rc) &&
-        rc == STORE_OK)
-        rc = collect(st, space, col, filter);
+        rc == STORE_OK) {
+        /* Expired entries leave every search (docs/conflicts.md "Time"):
+         * their ids, read once for the connection until the data or the
+         * next expiry moves; none in a space that expires nothing. */
+        char now[21];
+        time_utc_iso_z(now);
+        rc = store_time_expired_view(st, space, now, &col->expired, &col->n_expired);
+        if (rc == STORE_OK)
+            rc = collect(st, space, col, filter);
+    }
     store_read_end(st);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include "service/linkdoc.h"
 #include "service/linkmatter.h"
 #include "service/reviewgate.h"
+#include "service/timing.h"
 #include "store/store.h"
 #include "base/util.h"
 
@@ -310,6 +311,7 @@ static int import_text(struct importer *im, const char *category, const char *de
     struct buf doc, norm, alt, refused_as, tail;
     struct error err;
     struct knowledge k, old;
+    struct timing_change when;
     const char *path;
     int rc = 0, src;
 
@@ -329,7 +331,8 @@ static int import_text(struct importer *im, const char *category, const char *de
         refuse(im, refused_as.data, err.message.data);
         goto out;
     }
-    if (document_prepare(category, norm.data, text, len, &doc, &err)) {
+    if (document_prepare(category, norm.data, text, len, &doc, &err) ||
+        timing_change_of_document(doc.data, &when, &err)) {
         refuse(im, refused_as.data, err.message.data);
         goto out;
     }
@@ -396,7 +399,8 @@ static int import_text(struct importer *im, const char *category, const char *de
     document_fill(&k, category, path, doc.data, doc.len);
     buf_reset(&tail);
     if (src == STORE_OK) {
-        if (store_knowledge_update(im->st, im->opt->space, old.id, &k, 0, "import", "import")) {
+        if (store_knowledge_update(im->st, im->opt->space, old.id, &k, 0, "import", "import") ||
+            timing_apply(im->st, im->opt->space, old.id, &when)) {
             rc = -1;
             goto out;
         }
@@ -406,7 +410,8 @@ static int import_text(struct importer *im, const char *category, const char *de
         import_checked(im, &k, old.id);
         import_links_later(im, &k, old.id);
     } else {
-        if (knowledge_create(im->st, &k, "import")) {
+        if (knowledge_create(im->st, &k, "import") ||
+            timing_apply(im->st, im->opt->space, k.id, &when)) {
             rc = -1;
             goto out;
         }
@@ -818,8 +823,9 @@ static int export_one(const struct knowledge *k, void *arg)
     fd = open(file.data, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         goto fail;
-    linkdoc_document(ex->st, ex->space, k, &shown); /* its outgoing links as front matter */
-    ok = write_all(fd, shown.data, shown.len) == 0;
+    /* its time and outgoing links in the front matter (an import reads them there) */
+    ok = linkdoc_shown(ex->st, ex->space, k, &shown) == STORE_OK &&
+         write_all(fd, shown.data, shown.len) == 0;
     ok = close(fd) == 0 && ok;
     if (!ok)
         goto fail;

@@ -104,6 +104,9 @@ static const struct copy_table tables[] = {
      "space, from_id, to_id, type"},
     /* 21: evidence ageing */
     {"evidence_policy", "space, half_life_days, actor, updated_at", "titt", "space"},
+    /* 22: expiry, review-by dates, pins */
+    {"knowledge_time", "space, knowledge_id, expires_at, review_after, pinned", "tttti",
+     "space, knowledge_id"},
 };
 #define TABLE_COUNT (sizeof tables / sizeof tables[0])
 

@@ -391,11 +391,17 @@ static const char *const migrations[] = {
     GENERATION_TRIGGERS("knowledge_links"),
     // clang-format on
 
-    /* 21 (issue 25's 22: the merger renumbers): a space's evidence ageing
+    /* 21: a space's evidence ageing
      * (service/evidence.c), read by the entry search. */
     // clang-format off
     EVIDENCE_SQL(" TEXT", " INTEGER")
     GENERATION_TRIGGERS("evidence_policy"),
+    // clang-format on
+
+    /* 22: an entry's expiry, review-by date and pin (service/timing.c). */
+    // clang-format off
+    TIME_SQL(" TEXT", " INTEGER")
+    GENERATION_TRIGGERS("knowledge_time"),
     // clang-format on
 };
 #pragma GCC diagnostic pop
@@ -544,7 +550,8 @@ int pg_migrate(struct store *st, int *found)
      * 14 -> 15: the knowledge's changes notified, the MCP subscriptions;
      * 15 -> 16: the review queue; 16 -> 17: proposals notified;
      * 17 -> 18: promotion on evidence; 18 -> 19: held slim merges;
-     * 19 -> 20: typed links; 20 -> 21: evidence ageing. */
+     * 19 -> 20: typed links; 20 -> 21: evidence ageing; 21 -> 22: expiry,
+     * review-by dates, pins. */
     else if (*found >= 8 && *found <= 20) {
         rc = *found == 8 ? pg_exec(st, pg_migration_9) : STORE_OK;
         if (rc == STORE_OK && *found <= 9)
@@ -569,8 +576,10 @@ int pg_migrate(struct store *st, int *found)
             rc = pg_exec(st, pg_migration_19);
         if (rc == STORE_OK && *found <= 19)
             rc = pg_exec(st, pg_migration_20);
-        if (rc == STORE_OK)
+        if (rc == STORE_OK && *found <= 20)
             rc = pg_exec(st, pg_migration_21);
+        if (rc == STORE_OK)
+            rc = pg_exec(st, pg_migration_22);
     } else if (*found < store_schema_latest())
         rc = STORE_ERROR;
     st->tx_depth--;

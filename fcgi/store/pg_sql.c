@@ -617,6 +617,43 @@ const char *const pg_stmt_sql[S_COUNT] = {
         " FROM knowledge_cases WHERE knowledge_id IN"
         " (SELECT value FROM json_array_elements_text($2::json))"
         " AND space = $1 GROUP BY knowledge_id, kind, substr(created_at, 1, 13)",
+    /* 22: an entry's time (service/timing.c); all NULL/0 deletes the row */
+    [S_TIME_SET] = "INSERT INTO knowledge_time(space, knowledge_id, expires_at, review_after,"
+                   " pinned) VALUES($1, $2, $3, $4, $5) ON CONFLICT(space, knowledge_id)"
+                   " DO UPDATE SET expires_at = excluded.expires_at,"
+                   " review_after = excluded.review_after, pinned = excluded.pinned",
+    [S_TIME_CLEAR] = "DELETE FROM knowledge_time WHERE space = $1 AND knowledge_id = $2",
+    [S_TIME_GET] = "SELECT expires_at, review_after, pinned FROM knowledge_time"
+                   " WHERE space = $1 AND knowledge_id = $2",
+    /* the space's expired entries at $2 (a search reads them once; usually none) */
+    [S_TIME_EXPIRED] = "SELECT knowledge_id FROM knowledge_time"
+                       " WHERE space = $1 AND expires_at <= $2",
+    /* the first expiry after $1 in any space (the answer cache's horizon) */
+    [S_TIME_NEXT_EXPIRY] = "SELECT min(expires_at) FROM knowledge_time WHERE expires_at > $1",
+    /* the stale view: active entries expired or due for review at $2 */
+    [S_TIME_STALE] =
+        "SELECT k.id, k.title, k.category, k.path, t.expires_at, t.review_after, t.pinned"
+        " FROM knowledge_time t JOIN knowledge k ON k.space = t.space AND k.id = t.knowledge_id"
+        " WHERE t.space = $1 AND k.status = 'active' AND (t.expires_at <= $2"
+        " OR t.review_after <= $2) ORDER BY CASE WHEN t.expires_at <= $2 THEN 0 ELSE 1 END,"
+        " coalesce(t.expires_at, t.review_after), k.id LIMIT $3 OFFSET $4",
+    [S_TIME_STALE_COUNT] =
+        "SELECT count(*) FROM knowledge_time t JOIN knowledge k ON k.space = t.space"
+        " AND k.id = t.knowledge_id WHERE t.space = $1 AND k.status = 'active'"
+        " AND (t.expires_at <= $2 OR t.review_after <= $2)",
+    /* active, unexpired entries past review_after at $2 with no pending
+     * review_due proposal (the sweep proposes one each) */
+    /* the spaces with an entry past review_after at $1 (the job thread's sweep) */
+    [S_TIME_DUE_SPACES] = "SELECT DISTINCT space FROM knowledge_time WHERE review_after <= $1"
+                          " ORDER BY space LIMIT 50",
+    [S_TIME_REVIEW_DUE] =
+        "SELECT t.knowledge_id FROM knowledge_time t JOIN knowledge k ON k.space = t.space"
+        " AND k.id = t.knowledge_id WHERE t.space = $1 AND k.status = 'active'"
+        " AND t.review_after <= $2 AND (t.expires_at IS NULL OR t.expires_at > $2)"
+        " AND NOT EXISTS (SELECT 1 FROM proposals p WHERE p.space = t.space"
+        " AND p.knowledge_id = t.knowledge_id AND p.kind = 'review_due'"
+        " AND p.state IN ('pending', 'quarantined')) ORDER BY t.review_after, t.knowledge_id"
+        " LIMIT $3",
 };
 
 /* ---- the schema at version 8 (migrate.c's migrations 1..8) ---- */
@@ -640,7 +677,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
 // clang-format off
 const char pg_schema_sql[] =
     "CREATE TABLE schema_version(version int NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(21);"
+    "INSERT INTO schema_version(version) VALUES(22);"
     /* 1: foundation */
     "CREATE TABLE spaces(name" PG_T " PRIMARY KEY, created_at" PG_T " NOT NULL);"
     "CREATE TABLE tokens("
@@ -830,7 +867,9 @@ const char pg_schema_sql[] =
     LINKS_SQL(PG_T, " bigint")
     PG_GENERATION_TRIGGER("knowledge_links")
     EVIDENCE_SQL(PG_T, " bigint")
-    PG_GENERATION_TRIGGER("evidence_policy");
+    PG_GENERATION_TRIGGER("evidence_policy")
+    TIME_SQL(PG_T, " bigint")
+    PG_GENERATION_TRIGGER("knowledge_time");
 // clang-format on
 #pragma GCC diagnostic pop
 
@@ -877,13 +916,22 @@ const char pg_migration_20[] =
     "UPDATE schema_version SET version = 20;";
 // clang-format on
 
-/* 21 (issue 25's 22): a space's evidence ageing. */
+/* 21: a space's evidence ageing. */
 // clang-format off
 const char pg_migration_21[] =
     EVIDENCE_SQL(PG_T, " bigint")
     "DROP TRIGGER IF EXISTS evidence_policy_generation ON evidence_policy;"
     PG_GENERATION_TRIGGER("evidence_policy")
     "UPDATE schema_version SET version = 21;";
+// clang-format on
+
+/* 22: an entry's expiry, review-by date and pin. */
+// clang-format off
+const char pg_migration_22[] =
+    TIME_SQL(PG_T, " bigint")
+    "DROP TRIGGER IF EXISTS knowledge_time_generation ON knowledge_time;"
+    PG_GENERATION_TRIGGER("knowledge_time")
+    "UPDATE schema_version SET version = 22;";
 // clang-format on
 
 /* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */

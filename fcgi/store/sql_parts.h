@@ -144,13 +144,28 @@
     "CREATE INDEX IF NOT EXISTS knowledge_links_to ON knowledge_links(space, to_id);"             \
     "CREATE INDEX IF NOT EXISTS knowledge_links_type ON knowledge_links(space, type);"
 
-/* 21 (issue 25's 22: the merger renumbers): a space's evidence ageing,
+/* 21: a space's evidence ageing,
  * the half-life in days of a helpful or harmful verdict's weight in stage
  * 2 (service/evidence.c; 0 or no row: off). The verdicts and their times
  * are knowledge_cases' rows. */
 #define EVIDENCE_SQL(T, I)                                                                         \
     "CREATE TABLE IF NOT EXISTS evidence_policy(space" T " PRIMARY KEY, half_life_days" I          \
     " NOT NULL, actor" T " NOT NULL, updated_at" T " NOT NULL);"
+
+/* 22: an entry's time (service/timing.c): when it expires (leaves the
+ * searches, the context and the rules, listed as stale), when it is due for
+ * review (a review_due proposal), whether it is pinned (exempt from ageing).
+ * Times are "YYYY-MM-DDTHH:MM:SSZ" (NULL: none), compared as text. */
+#define TIME_SQL(T, I)                                                                             \
+    "CREATE TABLE IF NOT EXISTS knowledge_time(space" T " NOT NULL, knowledge_id" T " NOT NULL,"  \
+    " expires_at" T ", review_after" T ", pinned" I " NOT NULL DEFAULT 0,"                         \
+    " PRIMARY KEY(space, knowledge_id));"                                                          \
+    "CREATE INDEX IF NOT EXISTS knowledge_time_expires ON knowledge_time(space, expires_at,"      \
+    " knowledge_id);"                                                                              \
+    "CREATE INDEX IF NOT EXISTS knowledge_time_next ON knowledge_time(expires_at);"               \
+    "CREATE INDEX IF NOT EXISTS knowledge_time_review ON knowledge_time(space, review_after);"    \
+    "CREATE UNIQUE INDEX IF NOT EXISTS proposals_review_due ON proposals(space, knowledge_id)"    \
+    " WHERE kind = 'review_due' AND state IN ('pending', 'quarantined');"
 
 /* A proposal row (struct proposal, store/review.c). */
 #define PROPOSAL_COLUMNS                                                                           \

@@ -149,6 +149,11 @@ long store_space_entries(void);
  * with. A store status: when it cannot be read, nothing may be cached or
  * answered from the cache. */
 STORE_MUST_CHECK int store_generation(struct store *st, uint64_t *gen);
+/* store_generation, moved on as well when an entry's expires_at passes
+ * (the searches, the context and the rules then answer differently without
+ * a commit): what the answer cache tags answers with. This connection reads
+ * the next expiry again only when the generation moves or it passes. */
+STORE_MUST_CHECK int store_answer_generation(struct store *st, uint64_t *gen);
 
 /* Transactions nest: the outermost is BEGIN IMMEDIATE, inner ones savepoints.
  * Every write call below is atomic on its own and composes inside one. */
@@ -901,6 +906,57 @@ STORE_MUST_CHECK int store_links_contradicts_of(struct store *st, const char *sp
  * supersedes links to it. */
 STORE_MUST_CHECK int store_knowledge_supersede(struct store *st, const char *space, const char *by,
                                                const char *old, const char *actor);
+
+/* ---- an entry's time (migration 21; service/timing.c) ---- */
+
+/* An entry's expiry, review-by date ("YYYY-MM-DDTHH:MM:SSZ", NULL: none)
+ * and pin. Owned when read (knowledge_time_release frees them). */
+struct knowledge_time {
+    char *expires_at, *review_after;
+    int pinned;
+};
+void knowledge_time_release(struct knowledge_time *t);
+/* Set entry id's time (all NULL and 0 removes its row), in the caller's
+ * transaction or its own; the entry is the caller's to check. */
+STORE_MUST_CHECK int store_time_set(struct store *st, const char *space, const char *id,
+                                    const struct knowledge_time *t);
+/* Entry id's time into *out (caller releases); all NULL and 0 when unset. */
+STORE_MUST_CHECK int store_time_get(struct store *st, const char *space, const char *id,
+                                    struct knowledge_time *out);
+/* Call each with the ids of the space's entries expired at now (any status;
+ * one indexed read, no rows in a space that expires nothing). This
+ * connection keeps the last space's ids while the generation stays and the
+ * next expiry has not come: then the read is the generation's only. */
+STORE_MUST_CHECK int store_time_expired(struct store *st, const char *space, const char *now,
+                                        void (*each)(const char *id, void *), void *ctx);
+/* The same ids, sorted (strcmp), as *ids[0..*n): borrowed, valid until the
+ * next call of either on this connection. */
+STORE_MUST_CHECK int store_time_expired_view(struct store *st, const char *space, const char *now,
+                                             const char *const **ids, size_t *n);
+/* The first expiry after now in any space into *next (caller frees; NULL
+ * when none): the answer cache's horizon. */
+STORE_MUST_CHECK int store_time_next_expiry(struct store *st, const char *now, char **next);
+/* A stale entry (active, expired or due for review at now): texts borrowed,
+ * valid during the callback. */
+struct stale_entry {
+    const char *id, *title, *category, *path, *expires_at, *review_after;
+    int pinned;
+};
+/* Call each with a page of the space's stale entries at now, the expired
+ * first (oldest expiry first), and their count into *total. */
+STORE_MUST_CHECK int store_time_stale(struct store *st, const char *space, const char *now,
+                                      long limit, long offset,
+                                      void (*each)(const struct stale_entry *, void *), void *ctx,
+                                      long *total);
+/* Call each with the spaces (at most 50) that have an entry past
+ * review_after at now, whatever its state (the sweep checks). */
+STORE_MUST_CHECK int store_time_due_spaces(struct store *st, const char *now,
+                                           void (*each)(const char *space, void *), void *ctx);
+/* Call each with at most limit ids of the space's active, unexpired entries
+ * past review_after at now that have no pending review_due proposal. */
+STORE_MUST_CHECK int store_time_review_due(struct store *st, const char *space, const char *now,
+                                           long limit, void (*each)(const char *id, void *),
+                                           void *ctx);
 
 /* ---- promotion on evidence (migration 18; service/promote.c) ---- */
 

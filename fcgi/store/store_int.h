@@ -224,6 +224,16 @@ enum stmt_id {
     S_K_PATHS_RANGE,
     /* conflict items in the review queue (service/conflictitems.c) */
     S_CONFLICT_ITEM_FIND,
+    /* 22: expiry, review-by dates, pins */
+    S_TIME_SET,
+    S_TIME_CLEAR,
+    S_TIME_GET,
+    S_TIME_EXPIRED,
+    S_TIME_NEXT_EXPIRY,
+    S_TIME_STALE,
+    S_TIME_STALE_COUNT,
+    S_TIME_REVIEW_DUE,
+    S_TIME_DUE_SPACES,
     S_COUNT
 };
 
@@ -245,6 +255,7 @@ extern const char pg_migration_18[];
 extern const char pg_migration_19[];
 extern const char pg_migration_20[];
 extern const char pg_migration_21[];
+extern const char pg_migration_22[];
 /* `knowhub check` on PostgreSQL: each query returns one integer, its problems (pg_sql.c). */
 struct pg_check {
     const char *name, *sql;
@@ -273,6 +284,19 @@ struct cursor {
     const char *unbound;             /* why a parameter was refused (NULL: none): step fails */
 };
 
+/* time.c: the expired ids of one space as last read by store_time_expired,
+ * used again while the generation stays and before the next expiry (a
+ * search reads them once; a space with many expired entries would read
+ * them all every time). */
+struct expired_cache {
+    char *space;
+    uint64_t gen;
+    char until[21]; /* the first expiry after the read, "" none */
+    char **ids;
+    size_t n, cap;
+    int valid;
+};
+
 struct store {
     sqlite3 *db;                     /* SQLite, or NULL on PostgreSQL */
     struct pg_conn *pg;              /* PostgreSQL, or NULL on SQLite */
@@ -283,6 +307,11 @@ struct store {
     long pg_changes;                 /* PostgreSQL: rows the last statement changed */
     uint64_t generation;             /* PostgreSQL: read with the last token lookup */
     int generation_fresh;            /* ... and not yet handed out by store_generation */
+    uint64_t expiry_gen;             /* time.c: the generation expiry_next was read at */
+    uint64_t expiry_epoch;           /* ... expiries passed since (mixed into answers' tags) */
+    char expiry_next[21];            /* ... the first expiry after then ("" none) */
+    int expiry_known;                /* ... expiry_next was read */
+    struct expired_cache expired;    /* time.c: store_time_expired's last read */
     int tx_depth;
     int read_depth;           /* store_read_begin() calls not yet ended */
     int read_open;            /* the outermost of them opened a read transaction */

@@ -27,6 +27,10 @@ void store_close(struct store *st)
     sqlite3_close(st->db);
     pg_close(st);
     buf_release(&st->audit_pending);
+    for (size_t i = 0; i < st->expired.n; i++) /* time.c's cache, without a call into it */
+        free(st->expired.ids[i]);
+    free(st->expired.ids);
+    free(st->expired.space);
     free(st->node);
     free(st);
 }

@@ -103,6 +103,20 @@ describe('evidence that ages', () => {
         assert.equal(d.results[0].quality_score, 5);
     });
 
+    test('a pinned entry is not aged', async () => {
+        const v = spaces['ageing-order'];
+        ok(await s.api('PUT', `/api/knowledge/${ids.oldA}`, { token: v.admin, body: { pinned: true } }));
+        try {
+            const d = await search('ageing-order', Q, '&top_k=5&category=experiences&explain=true');
+            assert.deepEqual(order(d), [ids.oldA, ids.freshB]);
+            const q = d.results[0].explain.quality;
+            assert.deepEqual([q.exempt, q.helpful, q.helpful_aged, q.half_life_days], ['pinned', 3, 3, 30]);
+        } finally {
+            ok(await s.api('PUT', `/api/knowledge/${ids.oldA}`, { token: v.admin, body: { pinned: false } }));
+        }
+        assert.deepEqual(order(await search('ageing-order', Q, '&top_k=5&category=experiences')), [ids.freshB, ids.oldA]);
+    });
+
     test('the most relevant entry is never pushed out of the top_k by age alone', async () => {
         await setPolicy('ageing-kept', 30);
         const d = await search('ageing-kept', Q, '&top_k=1&explain=true');
@@ -167,6 +181,7 @@ describe('explain=true', () => {
         await verdicts(v.agent, e.harm, 'harmful', 2);
         e.old = await save(v.agent, { title: 'Rotate nginx access logs weekly', scenario: 'Rotate nginx access logs', content: 'Rotate nginx access logs weekly with logrotate.' });
         ok(await s.api('POST', `/api/knowledge/${e.good}/links`, { token: v.editor, body: { to: e.old, type: 'supersedes' } }));
+        e.expired = await save(v.agent, { title: 'Rotate nginx access logs monthly', scenario: 'Rotate nginx access logs', content: 'Rotate nginx access logs monthly.', expires_at: '2000-01-01' });
         const filler = Array.from({ length: 70 }, (_, i) => `revenue ${i} by month`).join(', ');
         e.weak = await save(v.agent, { title: 'Plot revenue by month', scenario: 'Monthly revenue chart', content: `${filler}; the chart is served through nginx.` });
         for (let i = 0; i < 4; i++)
@@ -183,7 +198,7 @@ describe('explain=true', () => {
         assert.equal(x.relevance.fused, d.results[0].relevance);
         assert.deepEqual(x.quality, { score: 3, helpful: 0, harmful: 0, helpful_aged: 0, harmful_aged: 0, half_life_days: 0, counted: 3, value: 3 });
         const why = Object.fromEntries(d.left_out.map((l) => [l.id, l.why]));
-        assert.deepEqual(why, { [e.low]: 'min_score', [e.harm]: 'negative_quality', [e.weak]: 'weak', [e.old]: 'superseded' });
+        assert.deepEqual(why, { [e.low]: 'min_score', [e.harm]: 'negative_quality', [e.weak]: 'weak', [e.old]: 'superseded', [e.expired]: 'expired' });
         assert.equal(d.left_out.find((l) => l.id === e.old).title, 'Rotate nginx access logs weekly');
         // the same results without explain, and no explain fields
         const plain = await search('ageing-explain', Q, '&top_k=5');

@@ -55,6 +55,7 @@ test('server errors carry a key and params; each key has an en and a zh string w
         keyed(await write({ category: 'experiences', content: 'x' }), 'INVALID_REQUEST', 'field_required', { field: 'path' });
         keyed(await s.api('POST', '/api/knowledge', { token: admin, body: { scenario: 's', title: 't'.repeat(201), content: 'c' } }), 'LIMIT_EXCEEDED', 'field_too_long', { field: 'title', max: 200, got: 201 });
         keyed(await s.api('POST', '/api/knowledge', { token: admin, body: { content: 'c' } }), 'INVALID_REQUEST', 'field_required', { field: 'scenario' });
+        keyed(await s.api('POST', '/api/knowledge', { token: admin, body: { scenario: 's', content: 'c', expires_at: 'soon' } }), 'INVALID_REQUEST', 'invalid_time', { field: 'expires_at' });
         keyed(await s.api('GET', '/api/traces?limit=0', { token: admin }), 'INVALID_REQUEST', 'field_not_integer', { field: 'limit', min: 1, max: 100 });
 
         // paths

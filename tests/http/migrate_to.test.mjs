@@ -22,7 +22,7 @@ const skip = PG_SOCK ? false : 'needs KNOWHUB_TEST_PG (the socket directory of a
 // The source must be SQLite in the PostgreSQL pass too: startStack's
 // { sqlite: true }, and an empty KNOWHUB_DATABASE_URL (no URL) for the CLI.
 const SQLITE = { KNOWHUB_DATABASE_URL: '' };
-const TABLES = ['spaces', 'tokens', 'knowledge', 'knowledge_cases', 'knowledge_revisions', 'knowledge_feedback', 'audit', 'traces', 'knowledge_log', 'trace_rollups', 'logins', 'sessions', 'llm_calls', 'jobs', 'vectors', 'embed_queue', 'review_policies', 'token_reviews', 'proposals', 'knowledge_links', 'evidence_policy'];
+const TABLES = ['spaces', 'tokens', 'knowledge', 'knowledge_cases', 'knowledge_revisions', 'knowledge_feedback', 'audit', 'traces', 'knowledge_log', 'trace_rollups', 'logins', 'sessions', 'llm_calls', 'jobs', 'vectors', 'embed_queue', 'review_policies', 'token_reviews', 'proposals', 'knowledge_links', 'evidence_policy', 'knowledge_time'];
 
 const cleanup = [];
 after(async () => {
@@ -125,6 +125,8 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     // a typed link (docs/conflicts.md): its list before and after the move
     ok(await api('POST', `/api/knowledge/${ids[0]}/links`, { to: ids[1], type: 'contradicts', reason: '风 or snow' }));
     const linksBefore = ok(await api('GET', `/api/knowledge/${ids[0]}/links`));
+    // an entry's time (docs/conflicts.md "Time"): in its answers before and after
+    ok(await api('PUT', `/api/knowledge/${ids[1]}`, { review_after: '2999-01-01', pinned: true }));
     // a trace: injections through a search, evaluations rolled up
     ok(await api('POST', '/api/traces', { trace_id: 'mig-1', task: 'Plan a sled route' }));
     const found = ok(await api('GET', `/api/knowledge/search?q=${encodeURIComponent('tundra sled route')}&top_k=5&min_score=1&trace_id=mig-1&goal_id=1&sequence=7`));
@@ -190,6 +192,7 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     assert.equal(rows.knowledge_links, 1);
     assert.equal(rows.evidence_policy, 1);
     assert.equal(psql(db, 'SELECT half_life_days FROM evidence_policy'), '45');
+    assert.equal(rows.knowledge_time, 1);
     assert.equal(rows.traces, 1);
     assert.equal(rows.knowledge_log, found.results.length);
     assert.equal(rows.sessions, 1);
@@ -222,6 +225,8 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     assert.deepEqual(ok(await p.api('GET', `/api/review/${held.proposal_id}`, { token: adminToken })), queueBefore);
     assert.equal(ok(await p.api('POST', '/api/knowledge', { token: watched, body: { scenario: 'watched', content: 'still held' } })).status, 'pending');
     assert.deepEqual(ok(await p.api('GET', `/api/knowledge/${ids[0]}/links`, { token: adminToken })), linksBefore);
+    const timed = ok(await p.api('GET', `/api/knowledge/${ids[1]}`, { token: adminToken }));
+    assert.deepEqual([timed.review_after, timed.pinned], ['2999-01-01T00:00:00Z', true]);
     assert.deepEqual(afterMove.entries, before.entries);
     assert.deepEqual(afterMove.revisions, before.revisions);
     assert.deepEqual(afterMove.list, before.list);

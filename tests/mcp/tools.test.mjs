@@ -102,6 +102,22 @@ describe('every tool with valid arguments', () => {
         assert.equal(again.eval.helpful, 1);
     });
 
+    test('knowledge_save and knowledge_update set an entry\'s time (docs/conflicts.md "Time")', async () => {
+        // a space of its own: the default space's counts are checked below
+        const timed = await connect(s, s.token('mcp-time', 'agent', 'mcp-time'));
+        try {
+            const t = await call(timed, 'knowledge_save', { scenario: 'Rotating the tinderbox keys', content: 'Rotate tinderbox keys monthly.', expires_at: '2999-01-01', pinned: true });
+            assert.deepEqual([t.expires_at, t.review_after, t.pinned], ['2999-01-01T00:00:00Z', null, true]);
+            // MCP drops null arguments: an empty text clears
+            const u = await call(timed, 'knowledge_update', { knowledge_id: t.id, expires_at: '', review_after: '2999-06-01T10:00:00Z' });
+            assert.deepEqual([u.expires_at, u.review_after, u.pinned], [null, '2999-06-01T10:00:00Z', true]);
+            const bad = await toolError(timed, 'knowledge_update', { knowledge_id: t.id, review_after: 'next week' });
+            assert.match(JSON.stringify(bad), /review_after/);
+        } finally {
+            await timed.close();
+        }
+    });
+
     test('knowledge_batch_update applies each item on its own', async () => {
         const r = await call(agent, 'knowledge_batch_update', {
             feedback_list: [

@@ -633,6 +633,18 @@ describe('a real nginx + knowhub', () => {
         assert.deepEqual([n.data.state, n.data.decision], ['approved', 'narrow']);
     });
 
+    test('an entry\'s time fields and the stale view answer as described', async () => {
+        const t = s.token('openapi-time', 'admin', 'openapi time');
+        const k = conforms('POST', '/api/knowledge', await call('POST', '/api/knowledge', '/api/knowledge', { token: t, body: { scenario: 'openapi time', content: 'quillbrook expired', expires_at: '2000-01-01', review_after: null, pinned: true } }));
+        assert.deepEqual([k.data.expires_at, k.data.review_after, k.data.pinned], ['2000-01-01T00:00:00Z', null, true]);
+        const u = conforms('PUT', '/api/knowledge/{id}', await call('PUT', '/api/knowledge/{id}', `/api/knowledge/${k.data.id}`, { token: t, body: { review_after: '2000-02-01T10:00:00Z' } }));
+        assert.equal(u.data.review_after, '2000-02-01T10:00:00Z');
+        const bad = conforms('PUT', '/api/knowledge/{id}', await call('PUT', '/api/knowledge/{id}', `/api/knowledge/${k.data.id}`, { token: t, body: { expires_at: '2000-02-30' } }));
+        assert.equal(bad.error.key, 'invalid_time');
+        const st = conforms('GET', '/api/knowledge/stale', await call('GET', '/api/knowledge/stale', '/api/knowledge/stale?limit=5', { token: t }));
+        assert.deepEqual(st.data.items.map((i) => [i.id, i.why]), [[k.data.id, 'expired']]);
+    });
+
     test('every operation of the file had a live answer checked above', () => {
         const missing = specOperations(SPEC).map((o) => `${o.method} ${o.path}`).filter((k) => !checked.has(k));
         assert.deepEqual(missing, [], 'operations without a live check in this file');

@@ -273,6 +273,15 @@ S_EVIDENCE_POLICY_SET tttl
 S_EVIDENCE_VERDICTS tt
 S_K_PATHS_RANGE ttttl
 S_CONFLICT_ITEM_FIND ttt
+S_TIME_SET tttti
+S_TIME_CLEAR tt
+S_TIME_GET tt
+S_TIME_EXPIRED tt
+S_TIME_NEXT_EXPIRY t
+S_TIME_STALE ttll
+S_TIME_STALE_COUNT tt
+S_TIME_REVIEW_DUE ttl
+S_TIME_DUE_SPACES t
 LETTERS
 
 # Does PostgreSQL type $n (type) take what letter binds (as text or bytea)?
@@ -598,6 +607,26 @@ SELECT CASE WHEN :ROW_COUNT = 2 THEN 'ok   ' ELSE 'FAIL ' END || 'S_EVIDENCE_VER
 DELETE FROM knowledge_cases WHERE knowledge_id = 'ev1';
 DELETE FROM evidence_policy;
 DELETE FROM knowledge_links;
+SELECT sum(n) AS g FROM generation \gset
+EXECUTE s_time_set('s1', 'k3', '2030-01-01T00:00:00Z', NULL, 0);
+SELECT CASE WHEN sum(n) > :g THEN 'ok   ' ELSE 'FAIL ' END || 'generation: grows with a time' FROM generation;
+EXECUTE s_time_set('s1', 'k4', '2031-01-01T00:00:00Z', '2030-06-01T00:00:00Z', 1);
+EXECUTE s_time_set('s1', 'k3', '2030-02-01T00:00:00Z', NULL, 0);
+EXECUTE s_time_get('s1', 'k4') \gset tg_
+SELECT CASE WHEN :'tg_review_after' = '2030-06-01T00:00:00Z' AND :tg_pinned = 1 THEN 'ok   ' ELSE 'FAIL ' END || 'S_TIME_SET, S_TIME_GET: the time';
+EXECUTE s_time_expired('s1', '2030-07-01T00:00:00Z') \gset te_
+EXECUTE s_time_next_expiry('2030-07-01T00:00:00Z') \gset tn_
+SELECT CASE WHEN :'te_knowledge_id' = 'k3' AND :'tn_min' = '2031-01-01T00:00:00Z' THEN 'ok   ' ELSE 'FAIL ' END || 'S_TIME_EXPIRED, S_TIME_NEXT_EXPIRY: expired and next';
+EXECUTE s_time_stale_count('s1', '2030-07-01T00:00:00Z') \gset tc_
+EXECUTE s_time_stale('s1', '2030-07-01T00:00:00Z', 10, 0) \g /dev/null
+SELECT CASE WHEN :tc_count = :ROW_COUNT THEN 'ok   ' ELSE 'FAIL ' END || 'S_TIME_STALE, S_TIME_STALE_COUNT: one page, its count';
+EXECUTE s_time_review_due('s1', '2030-07-01T00:00:00Z', 10) \g /dev/null
+SELECT CASE WHEN :ROW_COUNT <= 1 THEN 'ok   ' ELSE 'FAIL ' END || 'S_TIME_REVIEW_DUE: at most the one due';
+EXECUTE s_time_due_spaces('2030-07-01T00:00:00Z') \gset ts_
+SELECT CASE WHEN :'ts_space' = 's1' THEN 'ok   ' ELSE 'FAIL ' END || 'S_TIME_DUE_SPACES: the space';
+EXECUTE s_time_clear('s1', 'k3');
+SELECT CASE WHEN count(*) = 1 THEN 'ok   ' ELSE 'FAIL ' END || 'S_TIME_CLEAR: one left' FROM knowledge_time;
+DELETE FROM knowledge_time;
 DELETE FROM proposals;
 DELETE FROM proposal_members;
 DELETE FROM review_policies;

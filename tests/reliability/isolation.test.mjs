@@ -204,6 +204,7 @@ const PROBES = {
     'GET /api/knowledge/{id}/links': (att, role, vic) => ({ m: 'GET', p: `/api/knowledge/${vic.e1}/links`, check: (r) => err(r, 'NOT_FOUND') }),
     'POST /api/knowledge/{id}/links': (att, role, vic) => ({ m: 'POST', p: `/api/knowledge/${att.e1}/links`, body: { to: vic.e1, type: 'contradicts' }, check: (r) => err(r, 'NOT_FOUND') }),
     'DELETE /api/knowledge/{id}/links/{to}/{type}': (att, role, vic) => ({ m: 'DELETE', p: `/api/knowledge/${vic.e1}/links/${att.e1}/related`, check: (r) => err(r, 'NOT_FOUND') }),
+    'GET /api/knowledge/stale': (att, role, vic) => ({ m: 'GET', p: '/api/knowledge/stale?limit=200', check: (r) => assert.ok(!JSON.stringify(ok(r)).includes(vic.e1), 'another space\'s entries are not its stale ones') }),
     // The same trace id in another space is another trace: the victim's keeps its task.
     'POST /api/traces': (att, role, vic) => ({ m: 'POST', p: '/api/traces', body: { trace_id: vic.trace.shared, task: `tour task ${role}` }, check: (r) => assert.equal(ok(r).trace_id, vic.trace.shared) }),
     'GET /api/traces': (att) => ({ m: 'GET', p: '/api/traces?limit=100', check: (r) => assert.ok(ok(r).items.some((t) => t.trace_id === att.trace.only)) }),

@@ -67,6 +67,7 @@ export async function request(method, path, body, { headers = {}, signal } = {})
 const get = (p, o) => request('GET', p, undefined, o);
 const post = (p, b = {}, o) => request('POST', p, b, o);
 const del = (p, o) => request('DELETE', p, undefined, o);
+const put = (p, b = {}, o) => request('PUT', p, b, o);
 const enc = encodeURIComponent;
 
 export const auth = {
@@ -104,6 +105,9 @@ export const knowledge = {
     links: (id) => get(`/api/knowledge/${enc(id)}/links`),
     link: (id, body) => post(`/api/knowledge/${enc(id)}/links`, body),
     unlink: (id, to, type) => del(`/api/knowledge/${enc(id)}/links/${enc(to)}/${enc(type)}`),
+    /** The stale view (docs/conflicts.md "Time"), and an entry's change (PUT: its time). */
+    stale: (limit = 50, offset = 0) => get(`/api/knowledge/stale?limit=${limit}&offset=${offset}`),
+    update: (id, body) => put(`/api/knowledge/${enc(id)}`, body),
     /** The server's safe rendering of unsaved Markdown (POST /api/knowledge/preview). */
     preview: (category, content) => post('/api/knowledge/preview', { category, content }),
     distill: (body, { lang, signal } = {}) =>

@@ -22,11 +22,12 @@ import { mountSessions, setSessionsVisible } from './sessions.js';
 import { fetchAll } from './store.js';
 import { startLive } from './live.js';
 import { mayReview, mountReview, refreshReview, refreshReviewBadge } from './review.js';
+import { mountStale, refreshStale } from './stale.js';
 import { mountTokens, refreshTokens } from './tokens.js';
 import { mountTraces, refreshTraces } from './traces.js';
 import { setWho, who } from './who.js';
 
-const VIEWS = ['knowledge', 'sessions', 'traces', 'review', 'tokens'];
+const VIEWS = ['knowledge', 'sessions', 'traces', 'review', 'tokens', 'stale'];
 /** The views a role may open: tokens are an admin's, the review queue an editor's or an admin's. */
 const mayOpen = (v) => (v === 'tokens' ? who.role === 'admin' : v === 'review' ? mayReview() : true);
 const LANG_KEYS = { en: 'app.langEn', zh: 'app.langZh' };
@@ -104,6 +105,10 @@ async function enter(me) {
             showView('knowledge');
             showDetailsById(id);
         });
+        mountStale($('#view-stale'), (id) => {
+            showView('knowledge');
+            showDetailsById(id);
+        });
         onEditorSaved((category, path) => openDocument(category, path));
     }
     $('.tab[data-view="tokens"]').hidden = !mayOpen('tokens');
@@ -142,6 +147,7 @@ function showView(v) {
     if (view === 'traces') refreshTraces();
     if (view === 'tokens') refreshTokens();
     if (view === 'review') refreshReview({ keepSelection: true });
+    if (view === 'stale') refreshStale();
 }
 
 async function onLoginSubmit(e) {

@@ -44,7 +44,7 @@ const CLASS_OF = {
     html_comment: 'hidden_text',
 };
 
-const KIND_KEYS = { create: 'review.kindCreate', update: 'review.kindUpdate', delete: 'review.kindDelete', rename: 'review.kindRename', slim_merge: 'review.kindSlimMerge', conflict: 'review.kindConflict' };
+const KIND_KEYS = { create: 'review.kindCreate', update: 'review.kindUpdate', delete: 'review.kindDelete', rename: 'review.kindRename', slim_merge: 'review.kindSlimMerge', conflict: 'review.kindConflict', review_due: 'review.kindReviewDue' };
 const STATE_KEYS = { pending: 'review.statePending', quarantined: 'review.stateQuarantined', approved: 'review.stateApproved', rejected: 'review.stateRejected', all: 'review.stateAll' };
 const CLASS_KEYS = {
     instruction_override: 'review.classInstructionOverride',
@@ -355,6 +355,10 @@ function change(p) {
         const from = p.from ? `${categoryLabel(p.from.category)} / ${p.from.path}` : '';
         return h('div', { class: 'review-document' }, h('h4', { class: 'review-rename', text: t('review.renameTitle', { from, to: `${categoryLabel(p.category)} / ${p.path}`, version: p.base_version ?? '' }) }), h('pre', { class: 'review-source', text: p.document || '' }));
     }
+    if (p.kind === 'review_due') {
+        // the entry as it is, past its review date: approve keeps it, edit changes it, reject expires it
+        return h('div', { class: 'review-document' }, h('h4', { class: 'review-due-title', text: t('review.reviewDueTitle') }), h('pre', { class: 'review-source', text: p.document || '' }));
+    }
     if (p.kind === 'create') {
         const { body } = splitDocument(p.document || '');
         return h('div', { class: 'review-document' }, h('h4', { text: t('review.documentTitle') }), h('pre', { class: 'review-source', text: p.document || '' }), h('div', { class: 'md review-rendered' }, renderMarkdown(body || '')));
@@ -432,7 +436,7 @@ function actions(p) {
         // a rename brings no text: it is approved or rejected
         p.kind === 'rename' ? null : h('button', { type: 'button', class: 'btn review-edit', text: t('review.edit'), onclick: () => documentDialog({ merge: false }) }),
         // a slim merge merges into its own survivor only
-        p.kind === 'rename' || p.kind === 'slim_merge' ? null : h('button', { type: 'button', class: 'btn review-merge', text: t('review.merge'), onclick: () => documentDialog({ merge: true }) }),
+        p.kind === 'rename' || p.kind === 'slim_merge' || p.kind === 'review_due' ? null : h('button', { type: 'button', class: 'btn review-merge', text: t('review.merge'), onclick: () => documentDialog({ merge: true }) }),
         h('span', { class: 'review-reject-row' }, reason, h('button', { type: 'button', class: 'btn btn-danger-outline review-reject', text: t('review.reject'), onclick: reject })),
         p.state === 'quarantined' && who.role !== 'admin' ? h('p', { class: 'muted small review-admin-only', text: t('review.quarantineAdminOnly') }) : null,
     );
