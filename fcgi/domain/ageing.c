@@ -59,5 +59,9 @@ double ageing_weight(int64_t age_seconds, long half_life_days)
 
 double ageing_quality(long score, double helpful, double harmful)
 {
-    return (double)score + helpful - 2.0 * harmful;
+    /* rounded to a millionth: aged counts that cancel (a helpful and a
+     * harmful verdict of one hour) leave no rounding noise to break a tie
+     * with an entry of the same quality, so the order does not flicker
+     * with the second the search runs at */
+    return round(((double)score + helpful - 2.0 * harmful) * 1e6) / 1e6;
 }

@@ -19,7 +19,8 @@ int ageing_utc_seconds(const char *text, int64_t *out);
  * half_life_days <= 0 (ageing off) or the verdict is not in the past. */
 double ageing_weight(int64_t age_seconds, long half_life_days);
 
-/* Stage 2's quality: score + helpful - 2 * harmful (counted or aged). */
+/* Stage 2's quality: score + helpful - 2 * harmful (counted or aged),
+ * rounded to a millionth (equal qualities stay equal). */
 double ageing_quality(long score, double helpful, double harmful);
 
 #endif

@@ -185,7 +185,8 @@ test('migrate-to: an SQLite stack moves to PostgreSQL, checked, and is served th
     assert.ok(lines.includes('checks: ok'), m.stdout);
     assert.equal(rows.knowledge, 5);
     assert.equal(rows.tokens, 4);
-    assert.deepEqual([rows.review_policies, rows.token_reviews, rows.proposals], [1, 1, 1]);
+    // the held write, and the conflict item the contradicts link queued
+    assert.deepEqual([rows.review_policies, rows.token_reviews, rows.proposals], [1, 1, 2]);
     assert.equal(rows.spaces, 1);
     assert.ok(rows.knowledge_cases >= 3 && rows.knowledge_feedback >= 1 && rows.trace_rollups >= 1, m.stdout);
     assert.equal(rows.knowledge_revisions, 5 + 1 + 1 + 1); // creates, write, revert, delete

@@ -43,5 +43,11 @@ int main(void)
 
     CHECK(near(ageing_quality(3, 2.0, 1.0), 3.0));
     CHECK(near(ageing_quality(4, 0.5, 0.25), 4.0));
+    /* aged counts that cancel leave exactly the score, whatever the age (a
+     * tie with an entry of that quality must not depend on the second) */
+    for (int64_t age = 1; age < 400000; age += 997) {
+        double w = ageing_weight(age, 45);
+        CHECK(ageing_quality(3, 2.0 * w, w) == 3.0);
+    }
     return test_summary();
 }
