@@ -276,6 +276,7 @@ struct statement {
     uint32_t cue_start, cue_end; /* the cue words, for the reason */
     uint32_t target[TARGET_MAX]; /* indices of words */
     int ntarget;
+    unsigned quals; /* the qualifiers of its clause (QUALIFIERS) */
 };
 
 /* A statement under one of its target words, and a number under one of its
@@ -676,6 +677,117 @@ static int phrase_ends(const struct side *s, size_t from, size_t to)
     return 0;
 }
 
+/* ---- qualifiers ----------------------------------------------------------
+ * Opposite advice on different instances, scopes or conditions of one
+ * thing is no contradiction: "create every new feature flag disabled" and
+ * "delete flags rolled out long ago", "enable debug logs on staging" and
+ * "disable them in production", 创建索引 and 删除无效索引. A statement's
+ * clause is read for these classes, and two statements clash only when
+ * their clauses name the same ones (none on both sides included). */
+enum { Q_NEW = 1, Q_OLD = 2, Q_UNUSED = 4, Q_TEST_ENV = 8, Q_PROD_ENV = 16, Q_CONDITION = 32 };
+
+struct qualifier {
+    const char *word; /* English: a whole word (lower case); else a substring */
+    unsigned cls;
+};
+
+static const struct qualifier QUALIFIERS[] = {
+    {"new", Q_NEW},
+    {"newly", Q_NEW},
+    {"old", Q_OLD},
+    {"older", Q_OLD},
+    {"oldest", Q_OLD},
+    {"legacy", Q_OLD},
+    {"previous", Q_OLD},
+    {"unused", Q_UNUSED},
+    {"idle", Q_UNUSED},
+    {"stale", Q_UNUSED},
+    {"expired", Q_UNUSED},
+    {"invalid", Q_UNUSED},
+    {"obsolete", Q_UNUSED},
+    {"deprecated", Q_UNUSED},
+    {"orphaned", Q_UNUSED},
+    {"staging", Q_TEST_ENV},
+    {"sandbox", Q_TEST_ENV},
+    {"development", Q_TEST_ENV},
+    {"production", Q_PROD_ENV},
+    {"prod", Q_PROD_ENV},
+    {"if", Q_CONDITION},
+    {"unless", Q_CONDITION},
+    {"新", Q_NEW}, /* not in 重新, 更新 (qualifiers_of) */
+    {"旧", Q_OLD},
+    {"历史", Q_OLD},
+    {"以前的", Q_OLD},
+    {"无效", Q_UNUSED},
+    {"过期", Q_UNUSED},
+    {"未使用", Q_UNUSED},
+    {"闲置", Q_UNUSED},
+    {"废弃", Q_UNUSED},
+    {"无用", Q_UNUSED},
+    {"测试环境", Q_TEST_ENV},
+    {"开发环境", Q_TEST_ENV},
+    {"预发", Q_TEST_ENV},
+    {"生产环境", Q_PROD_ENV},
+    {"线上", Q_PROD_ENV},
+    {"如果", Q_CONDITION},
+    {"假如", Q_CONDITION},
+    {"失败时", Q_CONDITION},
+    {"出错时", Q_CONDITION},
+};
+
+/* The qualifier classes named in text[from..to). */
+static unsigned qualifiers_in(const char *text, size_t from, size_t to)
+{
+    unsigned q = 0;
+    for (size_t i = from; i < to;) {
+        unsigned char c = (unsigned char)text[i];
+        if (is_ascii_alpha(c)) {
+            size_t e = i;
+            while (e < to && is_ascii_alpha((unsigned char)text[e]))
+                e++;
+            for (size_t k = 0; k < sizeof QUALIFIERS / sizeof *QUALIFIERS; k++) {
+                const char *w = QUALIFIERS[k].word;
+                size_t n = strlen(w), m = 0;
+                if ((unsigned char)w[0] >= 0x80 || n != e - i)
+                    continue;
+                while (m < n && lower((unsigned char)text[i + m]) == (unsigned char)w[m])
+                    m++;
+                if (m == n)
+                    q |= QUALIFIERS[k].cls;
+            }
+            i = e;
+            continue;
+        }
+        if (c >= 0x80)
+            for (size_t k = 0; k < sizeof QUALIFIERS / sizeof *QUALIFIERS; k++) {
+                const char *w = QUALIFIERS[k].word;
+                size_t n = strlen(w);
+                if ((unsigned char)w[0] < 0x80 || i + n > to || memcmp(text + i, w, n) != 0)
+                    continue;
+                /* 重新 (again) and 更新 (update) are no "new" */
+                if (QUALIFIERS[k].cls == Q_NEW && i >= 3 &&
+                    (memcmp(text + i - 3, "\xe9\x87\x8d", 3) == 0 || /* 重 */
+                     memcmp(text + i - 3, "\xe6\x9b\xb4", 3) == 0))  /* 更 */
+                    continue;
+                q |= QUALIFIERS[k].cls;
+            }
+        i++;
+    }
+    return q;
+}
+
+/* The qualifier classes of the clause that holds byte at. */
+static unsigned clause_qualifiers(const struct side *s, size_t at)
+{
+    uint32_t c = s->clause[at];
+    size_t from = at, to = at;
+    while (from > 0 && s->clause[from - 1] == c)
+        from--;
+    while (to < s->len && s->clause[to] == c)
+        to++;
+    return qualifiers_in(s->text, from, to);
+}
+
 struct builder {
     struct side *s;
     int open; /* cur is being filled */
@@ -720,6 +832,7 @@ static void builder_close(struct builder *b)
             st->target[st->ntarget++] = b->before[i];
     if (st->ntarget > 0 && st->axis != AX_ORDER)
         target_head(b->s, st);
+    st->quals = clause_qualifiers(b->s, st->cue_start);
     if (st->ntarget > 0 && b->s->nstmt < MAX_STATEMENTS)
         b->s->stmt[b->s->nstmt++] = *st;
     b->nbefore = 0;
@@ -991,7 +1104,7 @@ static int polarity_conflict(const struct side *a, const struct side *b, struct 
                 uint32_t w = 0;
                 int need = x->ntarget < y->ntarget ? x->ntarget : y->ntarget;
                 need = need < 2 ? need : 2;
-                if (x->axis != y->axis || x->sign == y->sign ||
+                if (x->axis != y->axis || x->sign == y->sign || x->quals != y->quals ||
                     shared_target(a, x, b, y, &w) < need)
                     continue;
                 buf_addf(reason, "%s on ",

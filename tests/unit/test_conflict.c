@@ -77,6 +77,14 @@ static const struct example EXAMPLES[] = {
      NULL},
     {"actions", "高峰期增加缓存集群的节点数。", "高峰期减少缓存集群的过期时间。", "unrelated",
      NULL},
+    /* opposite advice on other instances, scopes or conditions of one thing */
+    {"qualifiers", "Create every new cache key with a TTL.", "Delete cache keys older than a day.",
+     "unrelated", NULL},
+    {"qualifiers", "Enable verbose tracing on staging.", "Disable verbose tracing in production.",
+     "unrelated", NULL},
+    {"qualifiers", "Enable verbose tracing in production.",
+     "Disable verbose tracing in production.", "contradiction", NULL},
+    {"qualifiers", "定期创建分区表。", "删除过期的分区表。", "unrelated", NULL},
     /* opposite order */
     {"order", "Run the migrations before deploying the app.",
      "Run the migrations after deploying the app.", "contradiction", "opposite order"},
