@@ -38,6 +38,8 @@
 #define TARGET_MAX 8
 /* Words before a number that can be its key (since the previous number). */
 #define KEY_MAX 3
+/* Words of a statement's or a number's scope, at most (clause_scope). */
+#define SCOPE_MAX 12
 
 /* Bounds of a side, from CONFLICT_MAX_INPUT: a word of ASCII takes 4 bytes
  * at least with its separator, a Han bigram starts every 3 bytes. */
@@ -276,7 +278,9 @@ struct statement {
     uint32_t cue_start, cue_end; /* the cue words, for the reason */
     uint32_t target[TARGET_MAX]; /* indices of words */
     int ntarget;
-    unsigned quals; /* the qualifiers of its clause (QUALIFIERS) */
+    unsigned quals;            /* the qualifiers of its clause (QUALIFIERS) */
+    uint64_t scope[SCOPE_MAX]; /* its clause's other words, sorted (clause_scope) */
+    int nscope;
 };
 
 /* A statement under one of its target words, and a number under one of its
@@ -788,6 +792,95 @@ static unsigned clause_qualifiers(const struct side *s, size_t at)
     return qualifiers_in(s->text, from, to);
 }
 
+/* ---- scopes --------------------------------------------------------------
+ * The same advice for different things: "increase the cache TTL for product
+ * images" and "decrease the cache TTL for price data", "uploads up to 10 MB
+ * on the avatar endpoint" and "2 GB on the video endpoint", 商品图片的缓存时间
+ * and 价格数据的缓存时间. A statement's (or a number's) scope is the rest of
+ * its clause: the content words that are not its target (or key), up to a
+ * word that starts a reason ("because ..."). Two clash only when their
+ * scopes are not about different things (scopes_differ). */
+static const char *const REASON_MARKS[] = {"because", "since", "so",   "otherwise",
+                                           "因为",    "否则",  "以免", "以便"};
+
+/* The first reason marker in text[from..to), or to. */
+static size_t reason_at(const char *text, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (is_ascii_alpha(c) && (i == 0 || !is_ascii_alpha((unsigned char)text[i - 1]))) {
+            size_t e = i;
+            while (e < to && is_ascii_alpha((unsigned char)text[e]))
+                e++;
+            for (size_t k = 0; k < sizeof REASON_MARKS / sizeof *REASON_MARKS; k++) {
+                const char *w = REASON_MARKS[k];
+                size_t n = strlen(w), m = 0;
+                if (n != e - i)
+                    continue;
+                while (m < n && lower((unsigned char)text[i + m]) == (unsigned char)w[m])
+                    m++;
+                if (m == n)
+                    return i;
+            }
+        } else if (c >= 0x80)
+            for (size_t k = 0; k < sizeof REASON_MARKS / sizeof *REASON_MARKS; k++) {
+                size_t n = strlen(REASON_MARKS[k]);
+                if ((unsigned char)REASON_MARKS[k][0] >= 0x80 && i + n <= to &&
+                    memcmp(text + i, REASON_MARKS[k], n) == 0)
+                    return i;
+            }
+    }
+    return to;
+}
+
+/* The scope of what stands at byte at of clause c (its own words own[0..nown)
+ * left out), to a reason marker after at: sorted, unique word hashes into
+ * out; their count. */
+static int clause_scope(const struct side *s, uint32_t c, size_t at, const uint32_t *own, int nown,
+                        uint64_t out[SCOPE_MAX])
+{
+    size_t lo = 0, hi = s->nword, to = at;
+    int n = 0;
+    while (to < s->len && s->clause[to] == c)
+        to++;
+    to = reason_at(s->text, at, to);
+    while (lo < hi) { /* the clause's first word: clauses grow with the text */
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->word[mid].clause < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < s->nword && s->word[i].clause == c && s->word[i].start < to; i++) {
+        int mine = 0;
+        for (int k = 0; k < nown && !mine; k++)
+            mine = own[k] == i || s->word[own[k]].h == s->word[i].h;
+        if (!mine && n < SCOPE_MAX)
+            out[n++] = s->word[i].h;
+    }
+    return (int)hashes_sort_unique(out, (size_t)n);
+}
+
+/* 1 when two scopes are about different things: both name something, and
+ * they share at most half of the smaller one's words (one may add a
+ * detail or a reason to the other, and Chinese bigrams of a reworded
+ * phrase differ at its seams: neither makes them different). */
+static int scopes_differ(const uint64_t *x, int nx, const uint64_t *y, int ny)
+{
+    int shared = 0, i = 0, j = 0;
+    if (nx == 0 || ny == 0)
+        return 0;
+    while (i < nx && j < ny) {
+        if (x[i] < y[j])
+            i++;
+        else if (y[j] < x[i])
+            j++;
+        else
+            shared++, i++, j++;
+    }
+    return 2 * shared <= (nx < ny ? nx : ny);
+}
+
 struct builder {
     struct side *s;
     int open; /* cur is being filled */
@@ -833,6 +926,8 @@ static void builder_close(struct builder *b)
     if (st->ntarget > 0 && st->axis != AX_ORDER)
         target_head(b->s, st);
     st->quals = clause_qualifiers(b->s, st->cue_start);
+    st->nscope = clause_scope(b->s, b->s->clause[st->cue_start], st->cue_start, st->target,
+                              st->ntarget, st->scope);
     if (st->ntarget > 0 && b->s->nstmt < MAX_STATEMENTS)
         b->s->stmt[b->s->nstmt++] = *st;
     b->nbefore = 0;
@@ -1105,6 +1200,7 @@ static int polarity_conflict(const struct side *a, const struct side *b, struct 
                 int need = x->ntarget < y->ntarget ? x->ntarget : y->ntarget;
                 need = need < 2 ? need : 2;
                 if (x->axis != y->axis || x->sign == y->sign || x->quals != y->quals ||
+                    scopes_differ(x->scope, x->nscope, y->scope, y->nscope) ||
                     shared_target(a, x, b, y, &w) < need)
                     continue;
                 buf_addf(reason, "%s on ",
@@ -1145,6 +1241,17 @@ static int same_value(double x, double y)
     return d < m && d > -m;
 }
 
+/* 1 when numbers n of a and m of b stand in clauses about different things
+ * (their scopes: the clause's words but their keys, clause_scope). */
+static int number_scopes_differ(const struct side *a, const struct number *n, const struct side *b,
+                                const struct number *m)
+{
+    uint64_t x[SCOPE_MAX], y[SCOPE_MAX];
+    int nx = clause_scope(a, n->clause, n->start, n->key, n->nkey, x);
+    int ny = clause_scope(b, m->clause, m->start, m->key, m->nkey, y);
+    return scopes_differ(x, nx, y, ny);
+}
+
 /* The same key and unit on both sides with no value in common: 1 and the
  * reason, else 0. Both indexes are sorted, so one merge finds the keys and
  * one merge per key compares the values. The reason names the key nearest
@@ -1174,7 +1281,7 @@ static int number_conflict(const struct side *a, const struct side *b, struct bu
             else
                 q++;
         }
-        if (!common) {
+        if (!common && !number_scopes_differ(a, &a->num[x->num], b, &b->num[y->num])) {
             const struct number *n = &a->num[x->num];
             for (int k = 0; k < n->nkey; k++)
                 if (a->word[n->key[k]].h == x->h && k < best) {

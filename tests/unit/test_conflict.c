@@ -85,6 +85,16 @@ static const struct example EXAMPLES[] = {
     {"qualifiers", "Enable verbose tracing in production.",
      "Disable verbose tracing in production.", "contradiction", NULL},
     {"qualifiers", "定期创建分区表。", "删除过期的分区表。", "unrelated", NULL},
+    /* the same advice for different things: the rest of the clause (scope) */
+    {"scopes", "Increase the thread pool for the nightly report workers.",
+     "Decrease the thread pool for the outgoing mail senders.", "unrelated", NULL},
+    {"scopes", "Increase the thread pool for the report workers.",
+     "Decrease the thread pool for the report workers.", "contradiction", NULL},
+    {"scopes", "Allow uploads up to 5 MB on the avatar form.",
+     "Allow uploads up to 4 GB on the video studio.", "unrelated", NULL},
+    {"scopes", "Limit request bodies to 1 MB on the login endpoint.",
+     "Limit request bodies to 50 MB on the login endpoint because uploads failed.", "contradiction",
+     NULL},
     /* opposite order */
     {"order", "Run the migrations before deploying the app.",
      "Run the migrations after deploying the app.", "contradiction", "opposite order"},
@@ -120,8 +130,8 @@ static const struct example EXAMPLES[] = {
 };
 #define N_EXAMPLES (sizeof EXAMPLES / sizeof *EXAMPLES)
 
-static const char *const RULES[] = {"polarity_en", "polarity_zh", "numbers",
-                                    "actions",     "order",       "similarity"};
+static const char *const RULES[] = {"polarity_en", "polarity_zh", "numbers", "actions",
+                                    "qualifiers",  "scopes",      "order",   "similarity"};
 
 static void test_examples(void)
 {
