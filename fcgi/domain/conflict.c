@@ -1252,6 +1252,24 @@ static int number_scopes_differ(const struct side *a, const struct number *n, co
     return scopes_differ(x, nx, y, ny);
 }
 
+/* 1 when the shorter of two numbers' keys is all in the other's: "the
+ * worker count of the thumbnail queue" and "... of the email queue" share
+ * "queue" but are two keys ("request timeout" and "timeout" are one). */
+static int keys_agree(const struct side *a, const struct number *n, const struct side *b,
+                      const struct number *m)
+{
+    const struct number *short_ = n->nkey <= m->nkey ? n : m, *long_ = short_ == n ? m : n;
+    const struct side *ss = short_ == n ? a : b, *ls = short_ == n ? b : a;
+    for (int i = 0; i < short_->nkey; i++) {
+        int found = 0;
+        for (int j = 0; j < long_->nkey && !found; j++)
+            found = ss->word[short_->key[i]].h == ls->word[long_->key[j]].h;
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
 /* The same key and unit on both sides with no value in common: 1 and the
  * reason, else 0. Both indexes are sorted, so one merge finds the keys and
  * one merge per key compares the values. The reason names the key nearest
@@ -1281,7 +1299,8 @@ static int number_conflict(const struct side *a, const struct side *b, struct bu
             else
                 q++;
         }
-        if (!common && !number_scopes_differ(a, &a->num[x->num], b, &b->num[y->num])) {
+        if (!common && keys_agree(a, &a->num[x->num], b, &b->num[y->num]) &&
+            !number_scopes_differ(a, &a->num[x->num], b, &b->num[y->num])) {
             const struct number *n = &a->num[x->num];
             for (int k = 0; k < n->nkey; k++)
                 if (a->word[n->key[k]].h == x->h && k < best) {
