@@ -6,6 +6,7 @@
 #include "domain/conflict.h"
 #include "service/conflictitems.h"
 #include "service/ctx.h"
+#include "service/hybrid.h"
 #include "service/llmcall.h"
 #include "service/search.h"
 #include "store/store.h"
@@ -30,19 +31,26 @@ struct candidates {
     struct candidate *c;
     size_t n, max;
     const char *self;
-    int rules_only; /* keep always-apply rules only (the rule flag) */
+    int rules_only;        /* keep always-apply rules only (the rule flag) */
+    double min_similarity; /* of a candidate found by meaning alone */
 };
 
 /* The actor of the links the check makes (the audit trail tells them from
  * a person's). */
 #define CHECK_ACTOR "conflict-check"
 
-static void collect(const struct search_hit *h, void *ctx)
+/* A hit of the candidates' search: copied when it may replace the entry
+ * (not itself, not yet listed, an always-apply rule when only rules are
+ * asked for, and found by words, or by meaning at CONFLICTS_MIN_SIMILARITY
+ * at least). */
+static void collect(const struct fused_hit *h, void *ctx)
 {
     struct candidates *cs = ctx;
     const struct knowledge *o = h->k;
     struct candidate *c;
     if (strcmp(o->id, cs->self) == 0 || cs->n >= cs->max || (cs->rules_only && !o->always_apply))
+        return;
+    if (!(h->found & FOUND_LEXICAL) && h->vector < cs->min_similarity)
         return;
     for (size_t i = 0; i < cs->n; i++)
         if (strcmp(cs->c[i].id, o->id) == 0)
@@ -215,18 +223,34 @@ static struct json_object *judge_candidate(const struct svc_ctx *c, const struct
 
 /* The search for candidates of k in category (rules_only: always-apply
  * rules), appended to cs up to max. */
+static int category_accept(const struct knowledge *k, void *ctx)
+{
+    return strcmp(k->category, ctx) == 0;
+}
+
+/* The search for candidates of k in category (rules_only: always-apply
+ * rules), appended to cs up to max: by words, and by meaning too when
+ * embeddings are configured (the query's embedding waits as a search's
+ * does; a failing embeddings server leaves the words). */
 static void candidates_find(const struct svc_ctx *c, const char *query, const char *category,
                             int rules_only, size_t max, struct candidates *cs)
 {
     struct knowledge_filter f = {0};
     struct search_opts opts = search_opts_of(c->cfg, 0);
+    enum search_mode mode = config_embed_configured(c->cfg) ? MODE_HYBRID : MODE_LEXICAL;
+    struct json_object *warnings = json_object_new_array();
+    struct ranked_id *lex = NULL;
+    /* one more than asked: the entry itself is found too; twice as many
+     * rules, as some are not always applied */
+    size_t want = (rules_only ? 2 * max : max) + 1, nlex = 0;
     f.category = category;
     cs->rules_only = rules_only;
     cs->max = cs->n + max < cs->max ? cs->n + max : cs->max;
-    /* one more than asked: the entry itself is found too; twice as many
-     * rules, as some are not always applied */
-    store_ignore(search_entries(c->st, c->space, query, &f, (rules_only ? 2 * max : max) + 1, &opts,
-                                collect, cs));
+    if (search_entries_ids(c->st, c->space, query, &f, want, &opts, &lex, &nlex) == STORE_OK)
+        store_ignore(hybrid_run(c, mode, query, lex, nlex, want, category_accept, (void *)category,
+                                collect, cs, warnings));
+    ranked_ids_free(lex, nlex);
+    json_object_put(warnings);
 }
 
 static int rule_seen(const struct knowledge *r, void *ctx)
@@ -249,7 +273,14 @@ static int always_rules_any(const struct svc_ctx *c)
 struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowledge *k)
 {
     struct candidate found[CONFLICTS_CANDIDATES + CONFLICTS_RULE_CANDIDATES];
-    struct candidates cs = {found, 0, 0, k->id, 0};
+    struct candidates cs = {found,
+                            0,
+                            0,
+                            k->id,
+                            0,
+                            c->cfg->embed_min_similarity > CONFLICTS_MIN_SIMILARITY
+                                ? c->cfg->embed_min_similarity
+                                : CONFLICTS_MIN_SIMILARITY};
     struct json_object *list = json_object_new_array();
     struct buf q;
     struct llm_turn turn;
