@@ -6,23 +6,11 @@
 // measurement, never a pass/fail.
 //   KNOWHUB_BIN=build/knowhub node tests/bench/conflict_write.mjs
 import { startStack } from '../http/lib/stack.mjs';
+import { summary, wordsFrom } from './lib/words.mjs';
 
 const WRITES = Number(process.env.WRITES || 300);
 const RULES = Number(process.env.RULES || 50);
-const WORDS = 'amber basil cedar delta ember fennel garnet harbor indigo juniper kestrel lantern meadow nectar onyx pepper quartz raven saffron thistle umber violet willow yarrow zephyr'.split(' ');
-
-let seed = 7;
-const rand = (n) => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed % n;
-};
-const pick = () => WORDS[rand(WORDS.length)];
-
-function summary(ms) {
-    const s = [...ms].sort((a, b) => a - b);
-    const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))].toFixed(2);
-    return `median ${q(0.5)} ms, p90 ${q(0.9)} ms`;
-}
+const { pick } = wordsFrom(7);
 
 /** WRITES creates into each space, interleaved (one here, one there, the first in turn), so drift hits both alike. */
 async function writes(s, tokens) {

@@ -7,25 +7,13 @@
 //   KNOWHUB_BIN=build/knowhub node tests/bench/links_search.mjs
 // With a binary that has no links (an older build), only the first phase runs.
 import { startStack } from '../http/lib/stack.mjs';
+import { summary, wordsFrom } from './lib/words.mjs';
 
 const ENTRIES = Number(process.env.ENTRIES || 500);
 const QUERIES = Number(process.env.QUERIES || 300);
 const LINKS = Number(process.env.LINKS || 200);
-const WORDS = 'amber basil cedar delta ember fennel garnet harbor indigo juniper kestrel lantern meadow nectar onyx pepper quartz raven saffron thistle umber violet willow yarrow zephyr'.split(' ');
-
-let seed = 42;
-const rand = (n) => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed % n;
-};
-const pick = () => WORDS[rand(WORDS.length)];
-
-function summary(ms) {
-    const s = [...ms].sort((a, b) => a - b);
-    const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))].toFixed(2);
-    const mean = (s.reduce((a, b) => a + b, 0) / s.length).toFixed(2);
-    return `median ${q(0.5)} ms, p90 ${q(0.9)} ms, mean ${mean} ms`;
-}
+const { rand, pick } = wordsFrom(42);
+const summaryOf = (ms) => summary(ms, { mean: true });
 
 async function timed(s, token, queries, salt) {
     const ms = [];
@@ -51,7 +39,7 @@ try {
     // the salt keeps each phase's answers out of the other's cache entries
     await timed(s, token, queries.slice(0, 20), 'warm');
     console.log(`${ENTRIES} entries, ${QUERIES} distinct searches (top_k 10), one client:`);
-    console.log(`  no contradicts link: ${summary(await timed(s, token, queries, 'a'))}`);
+    console.log(`  no contradicts link: ${summaryOf(await timed(s, token, queries, 'a'))}`);
     const probe = await s.api('GET', `/api/knowledge/${ids[0]}/links`, { token });
     if (probe.json?.status !== 'success') {
         console.log('  (this binary has no links: the first phase only)');
@@ -61,7 +49,7 @@ try {
             const b = ids[rand(ids.length)];
             if (a !== b) await s.api('POST', `/api/knowledge/${a}/links`, { token, body: { to: b, type: 'contradicts' } });
         }
-        console.log(`  ${LINKS} contradicts links: ${summary(await timed(s, token, queries, 'b'))}`);
+        console.log(`  ${LINKS} contradicts links: ${summaryOf(await timed(s, token, queries, 'b'))}`);
     }
 } finally {
     await s.stop();
