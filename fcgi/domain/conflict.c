@@ -230,6 +230,12 @@ static const struct unit UNITS[] = {
     {"mib", "bytes", 1048576},
     {"gb", "bytes", 1e9},
     {"gib", "bytes", 1073741824.0},
+    {"tb", "bytes", 1e12},
+    {"tib", "bytes", 1099511627776.0},
+    {"ki", "bytes", 1024}, /* Kubernetes quantities: 512Mi, 2Gi */
+    {"mi", "bytes", 1048576},
+    {"gi", "bytes", 1073741824.0},
+    {"ti", "bytes", 1099511627776.0},
     {"%", "percent", 1},
     {"percent", "percent", 1},
     {"row", "rows", 1},
@@ -833,17 +839,53 @@ static size_t reason_at(const char *text, size_t from, size_t to)
     return to;
 }
 
+/* 1 when word w is part of a number's value, not of what the number is
+ * about: its unit ("100 requests"), or the rate after it ("per minute"). */
+static int in_value(const struct side *s, const struct word *w)
+{
+    for (size_t k = 0; k < s->nnum; k++) {
+        const struct number *n = &s->num[k];
+        if (n->clause != w->clause)
+            continue;
+        if (w->start >= n->start && w->start < n->end)
+            return 1;
+        if (w->start > n->end) {
+            size_t i = n->end;
+            while (i < w->start && s->text[i] == ' ')
+                i++;
+            /* "per" itself, and the word after it */
+            if (i + 4 <= s->len && memcmp(s->text + i, "per ", 4) == 0) {
+                size_t next = i + 4;
+                while (next < s->len && s->text[next] == ' ')
+                    next++;
+                if (w->start == i || w->start == next)
+                    return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* The scope of what stands at byte at of clause c (its own words own[0..nown)
  * left out), to a reason marker after at: sorted, unique word hashes into
  * out; their count. */
 static int clause_scope(const struct side *s, uint32_t c, size_t at, const uint32_t *own, int nown,
                         uint64_t out[SCOPE_MAX])
 {
-    size_t lo = 0, hi = s->nword, to = at;
+    size_t lo = 0, hi = s->nword, to = at, from = at, de = 0;
     int n = 0;
     while (to < s->len && s->clause[to] == c)
         to++;
     to = reason_at(s->text, at, to);
+    /* 接口容器的内存上限设为512Mi: the words before the last 的 ahead of it
+     * say which thing (接口容器); the rest is the thing's own name */
+    while (from > 0 && s->clause[from - 1] == c)
+        from--;
+    for (size_t i = from; i + 3 <= at; i++)
+        if (memcmp(s->text + i, "\xe7\x9a\x84", 3) == 0) /* 的 */
+            de = i;
+    if (de)
+        to = de;
     while (lo < hi) { /* the clause's first word: clauses grow with the text */
         size_t mid = lo + (hi - lo) / 2;
         if (s->word[mid].clause < c)
@@ -852,7 +894,7 @@ static int clause_scope(const struct side *s, uint32_t c, size_t at, const uint3
             hi = mid;
     }
     for (size_t i = lo; i < s->nword && s->word[i].clause == c && s->word[i].start < to; i++) {
-        int mine = 0;
+        int mine = in_value(s, &s->word[i]);
         for (int k = 0; k < nown && !mine; k++)
             mine = own[k] == i || s->word[own[k]].h == s->word[i].h;
         if (!mine && n < SCOPE_MAX)

@@ -96,6 +96,14 @@ static const struct example EXAMPLES[] = {
      "Set the batch size of the invoice export to 5000.", "contradiction", NULL},
     {"numbers", "Set the batch size of the invoice export to 500 rows.",
      "Set the page size of the audit viewer to 50 rows.", "unrelated", NULL},
+    /* a number's unit and rate ("jobs per minute") and a Chinese name after
+     * 的 are no scope: these differ in the workers, 头像服务 and 搜索服务 (no
+     * contradiction; by their words alone near-duplicates) */
+    {"scopes", "Raise the queue depth of the upload workers to 200 jobs per minute.",
+     "Lower the queue depth of the report workers to 10 jobs per minute.", "duplicate", NULL},
+    {"scopes", "头像服务的缓存上限设为512Mi。", "搜索服务的缓存上限设为2Gi。", "duplicate", NULL},
+    {"numbers", "头像服务的缓存上限设为512Mi。", "头像服务的缓存上限设为2Gi。", "contradiction",
+     NULL},
     {"scopes", "Limit request bodies to 1 MB on the login endpoint.",
      "Limit request bodies to 50 MB on the login endpoint because uploads failed.", "contradiction",
      NULL},
