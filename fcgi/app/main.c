@@ -458,6 +458,7 @@ static enum answer_end handle(FCGX_Request *fr, struct worker *w)
     char *path;
     struct timespec started;
     double seconds;
+    unsigned long long rt;
     enum answer_end end;
 
     clock_gettime(CLOCK_MONOTONIC, &started);
@@ -466,8 +467,14 @@ static enum answer_end handle(FCGX_Request *fr, struct worker *w)
     path = request_from_params(fr->envp, w, request_id, &req);
     response_for(&req, request_id, &sink, &res);
     buf_init(&body, HTTP_MAX_BODY);
+    rt = store_round_trips(w->store);
     if (request_body_or_error(fr, &res, &body) == 0)
         dispatch_request(w, &req, &res, &body);
+    rt = store_round_trips(w->store) - rt;
+    if (strcmp(store_backend(w->store), "postgresql") == 0)
+        metrics_round_trips(w->metrics, req.route, rt);
+    if (w->cfg->debug_headers && !res.streamed)
+        buf_addf(&res.headers, "X-KnowHub-Round-Trips: %llu\r\n", rt);
     end = res.live ? go_live(fr, w, &req, &res, &sink) : ANSWER_ENDED;
     seconds = seconds_since(&started);
     if (end == ANSWER_LIVE) {

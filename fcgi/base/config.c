@@ -86,6 +86,8 @@ void config_from_env(struct config *cfg)
     cfg->streams_per_token = env_long("KNOWHUB_STREAMS_PER_TOKEN", 1, 16384, 64);
     cfg->streams_heartbeat_ms = env_long("KNOWHUB_STREAMS_HEARTBEAT", 1, 3600, 15) * 1000;
     cfg->access_log = env_choice("KNOWHUB_ACCESS_LOG", on_off) == 0;
+    cfg->debug_headers =
+        getenv("KNOWHUB_DEBUG_HEADERS") && env_choice("KNOWHUB_DEBUG_HEADERS", on_off) == 0;
     cfg->log_max_bytes = env_long("KNOWHUB_LOG_MAX_BYTES", 0, 1L << 40, 64L * 1024 * 1024);
     cfg->log_keep = (int)env_long("KNOWHUB_LOG_KEEP", 1, 100, 5);
     cfg->node = env_or("KNOWHUB_NODE", NULL);

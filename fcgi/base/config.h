@@ -33,7 +33,8 @@ struct config {
                                 * comment line keeps a stream open, 15 */
 
     /* Logs under $KNOWHUB_DATA/logs (docs/operations.md "Logs") */
-    int access_log; /* KNOWHUB_ACCESS_LOG: on (default) or off: access + audit JSON lines */
+    int access_log;    /* KNOWHUB_ACCESS_LOG: on (default) or off: access + audit JSON lines */
+    int debug_headers; /* KNOWHUB_DEBUG_HEADERS: on adds X-KnowHub-Round-Trips (tests) */
     long long log_max_bytes; /* KNOWHUB_LOG_MAX_BYTES: rotate at this size, 0 = never, 64 MiB */
     int log_keep;            /* KNOWHUB_LOG_KEEP: rotated files kept (name.1 ... name.N), 5 */
 

@@ -25,6 +25,9 @@ static const int statuses[] = {200, 201, 202, 204, 304, 400, 401, 403, 404, 405,
 
 static const double request_buckets[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                          0.1,    0.25,  0.5,    1,     2.5,  5,     10};
+/* Round trips to PostgreSQL per request (counts, not seconds: observe()
+ * keeps the sum in millionths, histogram_samples divides it back). */
+static const double round_trip_buckets[] = {0, 1, 2, 3, 4, 6, 8, 16, 32};
 static const double llm_buckets[] = {0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120};
 static const double job_buckets[] = {0.1, 1, 5, 15, 60, 300, 900, 3600};
 
@@ -61,6 +64,7 @@ struct metrics {
     const struct metrics_set *set;
     counter requests[MAX_ROUTES + 1][N_STATUS]; /* [MAX_ROUTES]: no route matched */
     struct histogram latency[MAX_ROUTES + 1];
+    struct histogram round_trips[MAX_ROUTES + 1]; /* PostgreSQL's, per request */
     counter cache_hits, cache_misses, cache_bytes;
     counter streams_open, streams_opened; /* the stream thread's slot only */
     counter store[METRICS_STORE_EVENTS];
@@ -205,6 +209,14 @@ void metrics_request(struct metrics *m, int route, int status, double seconds)
     add(&m->requests[r][s], 1);
     observe(&m->latency[r], request_buckets, sizeof request_buckets / sizeof request_buckets[0],
             seconds);
+}
+
+void metrics_round_trips(struct metrics *m, int route, unsigned long long n)
+{
+    size_t r = route >= 0 && route < MAX_ROUTES ? (size_t)route : MAX_ROUTES;
+    if (m)
+        observe(&m->round_trips[r], round_trip_buckets,
+                sizeof round_trip_buckets / sizeof round_trip_buckets[0], (double)n);
 }
 
 void metrics_cache_lookup(struct metrics *m, int hit)
@@ -354,6 +366,23 @@ static void render_requests(struct buf *out, const struct metrics_set *set)
         histogram_samples(out, set, "knowhub_http_request_duration_seconds", labels.data,
                           offsetof(struct metrics, latency) + slot * sizeof(struct histogram),
                           request_buckets, sizeof request_buckets / sizeof request_buckets[0]);
+    }
+    head(out, "knowhub_store_round_trips", "histogram",
+         "Round trips to PostgreSQL (statements, prepares, BEGIN and COMMIT) per request, by "
+         "route pattern; none on SQLite.");
+    for (size_t r = 0; r <= n_routes; r++) {
+        size_t slot = r < n_routes ? r : MAX_ROUTES;
+        if (!FOLD(set, round_trips[slot].count))
+            continue;
+        buf_reset(&labels);
+        buf_addf(&labels, "method=\"%s\",route=\"",
+                 r < n_routes && set->method[r] ? set->method[r] : "other");
+        add_label_value(&labels, r < n_routes && set->pattern[r] ? set->pattern[r] : "unmatched");
+        buf_addch(&labels, '"');
+        histogram_samples(out, set, "knowhub_store_round_trips", labels.data,
+                          offsetof(struct metrics, round_trips) + slot * sizeof(struct histogram),
+                          round_trip_buckets,
+                          sizeof round_trip_buckets / sizeof round_trip_buckets[0]);
     }
     buf_release(&labels);
 }

@@ -83,6 +83,9 @@ void metrics_gauges_job(const char *kind, const char *status, long count, void *
  * -1 when no route matched (404, 405); its HTTP status; its duration. */
 void metrics_request(struct metrics *m, int route, int status, double seconds);
 /* One answer-cache lookup (hit or miss), and the bytes the thread's cache now holds. */
+/* A request of route (the index metrics_request gets) made n round trips to
+ * PostgreSQL (store_round_trips); never called on SQLite. */
+void metrics_round_trips(struct metrics *m, int route, unsigned long long n);
 void metrics_cache_lookup(struct metrics *m, int hit);
 void metrics_cache_bytes(struct metrics *m, size_t bytes);
 /* The stream thread: the live streams it holds now, and those it took

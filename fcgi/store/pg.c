@@ -23,6 +23,11 @@ const char *store_backend(const struct store *st)
     return st->pg ? "postgresql" : "sqlite";
 }
 
+unsigned long long store_round_trips(const struct store *st)
+{
+    return st->round_trips;
+}
+
 void store_pg_redacted(const char *where, struct buf *out)
 {
     /* libpq's own parser: a hand-made one would miss a form it accepts. */
@@ -114,7 +119,9 @@ static const char session_sql[] =
 
 static int session_setup(struct store *st)
 {
-    PGresult *res = PQexec(st->pg, session_sql);
+    PGresult *res;
+    st->round_trips++;
+    res = PQexec(st->pg, session_sql);
     int rc = PQresultStatus(res) == PGRES_TUPLES_OK ? STORE_OK : status_of_result(st, res);
     if (rc)
         pg_set_error(st, PQerrorMessage(st->pg));
@@ -231,6 +238,7 @@ static int prepare(struct store *st, enum stmt_id id, int may_retry)
     if ((rc = alive(st)))
         return rc;
     snprintf(name, sizeof name, "k%d", (int)id);
+    st->round_trips++;
     res = PQprepare(st->pg, name, pg_stmt_sql[id], 0, NULL);
     rc = PQresultStatus(res) == PGRES_COMMAND_OK ? STORE_OK : status_of_result(st, res);
     if (rc)
@@ -250,6 +258,7 @@ int pg_prepare(struct store *st, enum stmt_id id)
 static PGresult *execute(struct cursor *s)
 {
     struct store *st = s->st;
+    st->round_trips++;
     if (unprepared(s->id))
         return PQexecParams(st->pg, pg_stmt_sql[s->id], s->nparams, NULL, s->values, s->lengths,
                             s->formats, 0);
@@ -351,6 +360,7 @@ static int exec_sql(struct store *st, const char *sql, int may_retry)
     int rc;
     if ((rc = alive(st)))
         return rc;
+    st->round_trips++;
     res = PQexec(st->pg, sql);
     rc = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK
              ? STORE_OK
@@ -374,6 +384,7 @@ long long pg_query_int(struct store *st, const char *sql)
     long long v = -1;
     if (alive(st))
         return -1;
+    st->round_trips++;
     res = PQexec(st->pg, sql);
     if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
         v = strtoll(PQgetvalue(res, 0, 0), NULL, 10);

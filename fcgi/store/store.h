@@ -55,6 +55,10 @@ int store_is_postgres(const char *where);
 
 /* The backend st runs on: "sqlite" or "postgresql". */
 const char *store_backend(const struct store *st);
+/* The round trips this connection has made to its server so far: every
+ * statement, prepare, BEGIN and COMMIT on PostgreSQL (each waits for an
+ * answer); always 0 on SQLite, which runs in the process. */
+unsigned long long store_round_trips(const struct store *st);
 
 /* A PostgreSQL connection string (URL or key=value pairs) fit to be shown:
  * the key=value pairs it sets, with the password (in the URL's user info,

@@ -298,6 +298,7 @@ struct expired_cache {
 };
 
 struct store {
+    unsigned long long round_trips;  /* PostgreSQL: requests sent to the server (pg.c) */
     sqlite3 *db;                     /* SQLite, or NULL on PostgreSQL */
     struct pg_conn *pg;              /* PostgreSQL, or NULL on SQLite */
     struct cursor cur[S_COUNT];      /* every statement, prepared on first use */
