@@ -221,11 +221,18 @@ static struct json_object *judge_candidate(const struct svc_ctx *c, const struct
     return item;
 }
 
-/* The search for candidates of k in category (rules_only: always-apply
- * rules), appended to cs up to max. */
+/* The candidates' category only, among those found by meaning. */
 static int category_accept(const struct knowledge *k, void *ctx)
 {
     return strcmp(k->category, ctx) == 0;
+}
+
+/* A hit of the search by words alone, as the fused search would pass it. */
+static void collect_lexical(const struct search_hit *h, void *ctx)
+{
+    struct fused_hit f = {
+        (struct knowledge *)h->k, h->score, 0, h->score, FOUND_LEXICAL, h->weak, h->match};
+    collect(&f, ctx);
 }
 
 /* The search for candidates of k in category (rules_only: always-apply
@@ -237,20 +244,23 @@ static void candidates_find(const struct svc_ctx *c, const char *query, const ch
 {
     struct knowledge_filter f = {0};
     struct search_opts opts = search_opts_of(c->cfg, 0);
-    enum search_mode mode = config_embed_configured(c->cfg) ? MODE_HYBRID : MODE_LEXICAL;
-    struct json_object *warnings = json_object_new_array();
-    struct ranked_id *lex = NULL;
     /* one more than asked: the entry itself is found too; twice as many
      * rules, as some are not always applied */
     size_t want = (rules_only ? 2 * max : max) + 1, nlex = 0;
     f.category = category;
     cs->rules_only = rules_only;
     cs->max = cs->n + max < cs->max ? cs->n + max : cs->max;
-    if (search_entries_ids(c->st, c->space, query, &f, want, &opts, &lex, &nlex) == STORE_OK)
-        store_ignore(hybrid_run(c, mode, query, lex, nlex, want, category_accept, (void *)category,
-                                collect, cs, warnings));
-    ranked_ids_free(lex, nlex);
-    json_object_put(warnings);
+    if (config_embed_configured(c->cfg)) {
+        struct json_object *warnings = json_object_new_array();
+        struct ranked_id *lex = NULL;
+        if (search_entries_ids(c->st, c->space, query, &f, want, &opts, &lex, &nlex) == STORE_OK)
+            store_ignore(hybrid_run(c, MODE_HYBRID, query, lex, nlex, want, category_accept,
+                                    (void *)category, collect, cs, warnings));
+        ranked_ids_free(lex, nlex);
+        json_object_put(warnings);
+    } else {
+        store_ignore(search_entries(c->st, c->space, query, &f, want, &opts, collect_lexical, cs));
+    }
 }
 
 static int rule_seen(const struct knowledge *r, void *ctx)
@@ -273,14 +283,11 @@ static int always_rules_any(const struct svc_ctx *c)
 struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowledge *k)
 {
     struct candidate found[CONFLICTS_CANDIDATES + CONFLICTS_RULE_CANDIDATES];
-    struct candidates cs = {found,
-                            0,
-                            0,
-                            k->id,
-                            0,
-                            c->cfg->embed_min_similarity > CONFLICTS_MIN_SIMILARITY
-                                ? c->cfg->embed_min_similarity
-                                : CONFLICTS_MIN_SIMILARITY};
+    /* the command line's import has no server configuration: words only */
+    double floor = c->cfg && c->cfg->embed_min_similarity > CONFLICTS_MIN_SIMILARITY
+                       ? c->cfg->embed_min_similarity
+                       : CONFLICTS_MIN_SIMILARITY;
+    struct candidates cs = {found, 0, 0, k->id, 0, floor};
     struct json_object *list = json_object_new_array();
     struct buf q;
     struct llm_turn turn;
