@@ -6,7 +6,6 @@
 #include "domain/conflict.h"
 #include "service/conflictitems.h"
 #include "service/ctx.h"
-#include "service/hybrid.h"
 #include "service/llmcall.h"
 #include "service/search.h"
 #include "store/store.h"
@@ -31,26 +30,19 @@ struct candidates {
     struct candidate *c;
     size_t n, max;
     const char *self;
-    int rules_only;        /* keep always-apply rules only (the rule flag) */
-    double min_similarity; /* of a candidate found by meaning alone */
+    int rules_only; /* keep always-apply rules only (the rule flag) */
 };
 
 /* The actor of the links the check makes (the audit trail tells them from
  * a person's). */
 #define CHECK_ACTOR "conflict-check"
 
-/* A hit of the candidates' search: copied when it may replace the entry
- * (not itself, not yet listed, an always-apply rule when only rules are
- * asked for, and found by words, or by meaning at CONFLICTS_MIN_SIMILARITY
- * at least). */
-static void collect(const struct fused_hit *h, void *ctx)
+static void collect(const struct search_hit *h, void *ctx)
 {
     struct candidates *cs = ctx;
     const struct knowledge *o = h->k;
     struct candidate *c;
     if (strcmp(o->id, cs->self) == 0 || cs->n >= cs->max || (cs->rules_only && !o->always_apply))
-        return;
-    if (!(h->found & FOUND_LEXICAL) && h->vector < cs->min_similarity)
         return;
     for (size_t i = 0; i < cs->n; i++)
         if (strcmp(cs->c[i].id, o->id) == 0)
@@ -221,46 +213,21 @@ static struct json_object *judge_candidate(const struct svc_ctx *c, const struct
     return item;
 }
 
-/* The candidates' category only, among those found by meaning. */
-static int category_accept(const struct knowledge *k, void *ctx)
-{
-    return strcmp(k->category, ctx) == 0;
-}
-
-/* A hit of the search by words alone, as the fused search would pass it. */
-static void collect_lexical(const struct search_hit *h, void *ctx)
-{
-    struct fused_hit f = {
-        (struct knowledge *)h->k, h->score, 0, h->score, FOUND_LEXICAL, h->weak, h->match};
-    collect(&f, ctx);
-}
-
 /* The search for candidates of k in category (rules_only: always-apply
- * rules), appended to cs up to max: by words, and by meaning too when
- * embeddings are configured (the query's embedding waits as a search's
- * does; a failing embeddings server leaves the words). */
+ * rules), appended to cs up to max: by words (candidates by meaning would
+ * cost every write an embeddings call: docs/conflicts.md). */
 static void candidates_find(const struct svc_ctx *c, const char *query, const char *category,
                             int rules_only, size_t max, struct candidates *cs)
 {
     struct knowledge_filter f = {0};
     struct search_opts opts = search_opts_of(c->cfg, 0);
-    /* one more than asked: the entry itself is found too; twice as many
-     * rules, as some are not always applied */
-    size_t want = (rules_only ? 2 * max : max) + 1, nlex = 0;
     f.category = category;
     cs->rules_only = rules_only;
     cs->max = cs->n + max < cs->max ? cs->n + max : cs->max;
-    if (config_embed_configured(c->cfg)) {
-        struct json_object *warnings = json_object_new_array();
-        struct ranked_id *lex = NULL;
-        if (search_entries_ids(c->st, c->space, query, &f, want, &opts, &lex, &nlex) == STORE_OK)
-            store_ignore(hybrid_run(c, MODE_HYBRID, query, lex, nlex, want, category_accept,
-                                    (void *)category, collect, cs, warnings));
-        ranked_ids_free(lex, nlex);
-        json_object_put(warnings);
-    } else {
-        store_ignore(search_entries(c->st, c->space, query, &f, want, &opts, collect_lexical, cs));
-    }
+    /* one more than asked: the entry itself is found too; twice as many
+     * rules, as some are not always applied */
+    store_ignore(search_entries(c->st, c->space, query, &f, (rules_only ? 2 * max : max) + 1, &opts,
+                                collect, cs));
 }
 
 static int rule_seen(const struct knowledge *r, void *ctx)
@@ -283,11 +250,7 @@ static int always_rules_any(const struct svc_ctx *c)
 struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowledge *k)
 {
     struct candidate found[CONFLICTS_CANDIDATES + CONFLICTS_RULE_CANDIDATES];
-    /* the command line's import has no server configuration: words only */
-    double floor = c->cfg && c->cfg->embed_min_similarity > CONFLICTS_MIN_SIMILARITY
-                       ? c->cfg->embed_min_similarity
-                       : CONFLICTS_MIN_SIMILARITY;
-    struct candidates cs = {found, 0, 0, k->id, 0, floor};
+    struct candidates cs = {found, 0, 0, k->id, 0};
     struct json_object *list = json_object_new_array();
     struct buf q;
     struct llm_turn turn;

@@ -14,10 +14,6 @@ struct knowledge;
 
 /* The entries a check judges at most, the best the search found. */
 #define CONFLICTS_CANDIDATES 5
-/* The cosine similarity a candidate found by meaning alone (embeddings
- * configured) needs: the nearest entries of a space are neighbours, not
- * all of them replacements. */
-#define CONFLICTS_MIN_SIMILARITY 0.5
 /* The always-apply rules an experience is judged against too, at most. */
 #define CONFLICTS_RULE_CANDIDATES 3
 /* With an LLM configured: at most this many calls a write (the rest are

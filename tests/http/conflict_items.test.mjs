@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startStack } from './lib/stack.mjs';
 import { startFakeLlm } from './lib/fakellm.mjs';
-import { startFakeEmbed } from './lib/fakeembed.mjs';
 import { callsOf, llmEnv, sql } from './lib/llmtest.mjs';
 import { err, ok } from './lib/expect.mjs';
 import { readPaths, roleTokens } from './lib/reads.mjs';
@@ -222,48 +221,5 @@ describe('the LLM verdict', () => {
         assert.deepEqual([b.conflicts.find((x) => x.id === a.id)?.judge], ['local']);
         assert.ok(ms < 2 * 2000 + 1500, `${ms} ms: one timeout of 2 s (a retry at most), not one per candidate`);
         llm.reset();
-    });
-});
-
-describe('candidates by meaning (embeddings configured)', () => {
-    let llm, emb, t, plain;
-    const EN = { scenario: 'Reverse proxy compression', content: 'Always enable gzip compression on the reverse proxy.' };
-    const ZH = { scenario: '反向代理压缩', content: '反向代理上禁止开启压缩。' };
-    const embedded = async (stack, token) => {
-        for (const until = Date.now() + 20000; ; ) {
-            const st = ok(await stack.api('GET', '/api/embeddings', { token }));
-            if (st.stale === 0 && st.queued === 0 && st.embedded === st.entries) return;
-            if (Date.now() > until) throw new Error(`not all embedded: ${JSON.stringify(st)}`);
-            await new Promise((r) => setTimeout(r, 50));
-        }
-    };
-    before(async () => {
-        llm = await startFakeLlm();
-        emb = await startFakeEmbed({ dim: 64 });
-        t = await startStack(llmEnv(llm, { KNOWHUB_EMBED_URL: emb.url, KNOWHUB_EMBED_MODEL: 'model-a', KNOWHUB_EMBED_KEY: 'sk-embed-test' }));
-        plain = await startStack(llmEnv(llm));
-    });
-    after(async () => {
-        await t?.stop();
-        await plain?.stop();
-        await llm?.stop();
-        await emb?.close();
-    });
-
-    test('an entry in other words (here another language) is judged when embeddings find it; by words alone it is not', async () => {
-        llm.mode('conflict', 'ok', { verdict: 'contradiction', reason: 'enable vs forbid compression on the proxy' });
-        for (const [stack, found] of [[t, true], [plain, false]]) {
-            const v = space(stack);
-            const a = await save(v.agent, EN, stack);
-            if (stack === t) await embedded(stack, v.admin);
-            const b = await save(v.agent, ZH, stack);
-            const c = b.conflicts.find((x) => x.id === a.id);
-            if (!found) {
-                assert.equal(c, undefined, JSON.stringify(b.conflicts));
-                continue;
-            }
-            assert.deepEqual([c?.verdict, c?.judge, c?.link], ['contradiction', 'llm', 'contradicts'], JSON.stringify(b.conflicts));
-            assert.ok(emb.calls.length > 0);
-        }
     });
 });
