@@ -330,6 +330,27 @@ static void histogram_samples(struct buf *out, const struct metrics_set *set, co
     buf_addf(out, "%s_count{%s} %llu\n", name, labels, count);
 }
 
+/* The samples of a per-route histogram array (offset: its first element in
+ * struct metrics) for every route that has any, labelled method and route;
+ * labels is scratch. */
+static void route_histograms(struct buf *out, const struct metrics_set *set, struct buf *labels,
+                             const char *name, size_t offset, const double *bounds, size_t n)
+{
+    for (size_t r = 0; r <= set->n_routes; r++) {
+        size_t slot = r < set->n_routes ? r : MAX_ROUTES;
+        size_t at = offset + slot * sizeof(struct histogram);
+        if (!fold(set, at + offsetof(struct histogram, count)))
+            continue;
+        buf_reset(labels);
+        buf_addf(labels, "method=\"%s\",route=\"",
+                 r < set->n_routes && set->method[r] ? set->method[r] : "other");
+        add_label_value(labels,
+                        r < set->n_routes && set->pattern[r] ? set->pattern[r] : "unmatched");
+        buf_addch(labels, '"');
+        histogram_samples(out, set, name, labels->data, at, bounds, n);
+    }
+}
+
 static void render_requests(struct buf *out, const struct metrics_set *set)
 {
     size_t n_routes = set->n_routes;
@@ -354,36 +375,15 @@ static void render_requests(struct buf *out, const struct metrics_set *set)
     }
     head(out, "knowhub_http_request_duration_seconds", "histogram",
          "Time from the request's arrival in knowhub to its answer, by route pattern.");
-    for (size_t r = 0; r <= n_routes; r++) {
-        size_t slot = r < n_routes ? r : MAX_ROUTES;
-        if (!FOLD(set, latency[slot].count))
-            continue;
-        buf_reset(&labels);
-        buf_addf(&labels, "method=\"%s\",route=\"",
-                 r < n_routes && set->method[r] ? set->method[r] : "other");
-        add_label_value(&labels, r < n_routes && set->pattern[r] ? set->pattern[r] : "unmatched");
-        buf_addch(&labels, '"');
-        histogram_samples(out, set, "knowhub_http_request_duration_seconds", labels.data,
-                          offsetof(struct metrics, latency) + slot * sizeof(struct histogram),
-                          request_buckets, sizeof request_buckets / sizeof request_buckets[0]);
-    }
+    route_histograms(out, set, &labels, "knowhub_http_request_duration_seconds",
+                     offsetof(struct metrics, latency), request_buckets,
+                     sizeof request_buckets / sizeof request_buckets[0]);
     head(out, "knowhub_store_round_trips", "histogram",
          "Round trips to PostgreSQL (statements, prepares, BEGIN and COMMIT) per request, by "
          "route pattern; none on SQLite.");
-    for (size_t r = 0; r <= n_routes; r++) {
-        size_t slot = r < n_routes ? r : MAX_ROUTES;
-        if (!FOLD(set, round_trips[slot].count))
-            continue;
-        buf_reset(&labels);
-        buf_addf(&labels, "method=\"%s\",route=\"",
-                 r < n_routes && set->method[r] ? set->method[r] : "other");
-        add_label_value(&labels, r < n_routes && set->pattern[r] ? set->pattern[r] : "unmatched");
-        buf_addch(&labels, '"');
-        histogram_samples(out, set, "knowhub_store_round_trips", labels.data,
-                          offsetof(struct metrics, round_trips) + slot * sizeof(struct histogram),
-                          round_trip_buckets,
-                          sizeof round_trip_buckets / sizeof round_trip_buckets[0]);
-    }
+    route_histograms(out, set, &labels, "knowhub_store_round_trips",
+                     offsetof(struct metrics, round_trips), round_trip_buckets,
+                     sizeof round_trip_buckets / sizeof round_trip_buckets[0]);
     buf_release(&labels);
 }
 
