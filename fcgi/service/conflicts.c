@@ -8,6 +8,8 @@
 #include "service/ctx.h"
 #include "service/llmcall.h"
 #include "service/search.h"
+#include "service/timing.h"
+#include "service/vindex.h"
 #include "store/store.h"
 
 #include <stdlib.h>
@@ -160,6 +162,7 @@ static struct json_object *judged_item(const struct candidate *o, const char *ve
  * one timeout, not one per candidate. */
 struct llm_turn {
     int on, calls;
+    int llm_only; /* a pair the LLM does not judge is left unjudged */
     long until;
     struct buf reason, llm_reason;
 };
@@ -167,6 +170,7 @@ struct llm_turn {
 static void llm_turn_init(struct llm_turn *t, const struct svc_ctx *c)
 {
     t->on = config_llm_configured(c->cfg);
+    t->llm_only = 0;
     t->calls = 0;
     t->until = 0;
     buf_init(&t->reason, 1024);
@@ -205,7 +209,7 @@ static struct json_object *judge_candidate(const struct svc_ctx *c, const struct
             t->on = 0;
         }
     }
-    if (verdict == CONFLICT_UNRELATED)
+    if (verdict == CONFLICT_UNRELATED || (t->llm_only && strcmp(judge, "llm") != 0))
         return NULL;
     item = judged_item(o, conflict_verdict_name(verdict), why, r.jaccard, judge);
     if (verdict == CONFLICT_CONTRADICTION)
@@ -214,8 +218,8 @@ static struct json_object *judge_candidate(const struct svc_ctx *c, const struct
 }
 
 /* The search for candidates of k in category (rules_only: always-apply
- * rules), appended to cs up to max: by words (candidates by meaning would
- * cost every write an embeddings call: docs/conflicts.md). */
+ * rules), appended to cs up to max: by words (by meaning, it would cost
+ * every write an embeddings call: those come after, conflicts_by_meaning). */
 static void candidates_find(const struct svc_ctx *c, const char *query, const char *category,
                             int rules_only, size_t max, struct candidates *cs)
 {
@@ -289,11 +293,9 @@ struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowle
     return list;
 }
 
-struct json_object *conflicts_pair(const struct svc_ctx *c, const struct knowledge *k,
-                                   const struct knowledge *other)
+/* A candidate viewing other's fields (never freed: they stay other's). */
+static struct candidate candidate_view(const struct knowledge *other)
 {
-    /* a view of other, never freed here (the candidate's fields are the
-     * check's copies elsewhere) */
     struct candidate o = {(char *)other->id,
                           (char *)(other->title ? other->title : ""),
                           (char *)(other->path ? other->path : ""),
@@ -301,10 +303,77 @@ struct json_object *conflicts_pair(const struct svc_ctx *c, const struct knowled
                           (char *)(other->scenario ? other->scenario : ""),
                           (char *)(other->content ? other->content : ""),
                           0};
+    return o;
+}
+
+struct json_object *conflicts_pair(const struct svc_ctx *c, const struct knowledge *k,
+                                   const struct knowledge *other)
+{
+    struct candidate o = candidate_view(other);
     struct llm_turn turn;
     struct json_object *item;
     llm_turn_init(&turn, c);
     item = judge_candidate(c, k, &o, &turn);
     llm_turn_release(&turn);
     return item;
+}
+
+/* k's neighbours by meaning (its vector v of dim floats) judged against
+ * it; returns the contradictions. */
+static int meaning_check(const struct svc_ctx *c, const struct knowledge *k, const float *v,
+                         int dim, const struct timing_expired *expired, struct llm_turn *t)
+{
+    struct vindex_hit *hits = NULL;
+    size_t nh = 0;
+    double floor = c->cfg->embed_min_similarity > CONFLICTS_MEANING_FLOOR
+                       ? c->cfg->embed_min_similarity
+                       : CONFLICTS_MEANING_FLOOR;
+    int found = 0, judged = 0;
+    if (vindex_search(c->st, c->space, c->cfg->embed_model, v, dim, 2 * CONFLICTS_CANDIDATES + 1,
+                      &hits, &nh, NULL, 0, NULL) != STORE_OK)
+        return 0;
+    for (size_t i = 0; i < nh && judged < CONFLICTS_CANDIDATES; i++) {
+        struct knowledge other;
+        struct candidate o;
+        struct json_object *item;
+        if (hits[i].score < floor)
+            break; /* best first */
+        if (strcmp(hits[i].id, k->id) == 0 || timing_expired_has(expired, hits[i].id) ||
+            store_knowledge_get(c->st, c->space, hits[i].id, 0, &other) != STORE_OK)
+            continue;
+        if (strcmp(other.category, k->category) == 0) {
+            judged++;
+            o = candidate_view(&other);
+            if ((item = judge_candidate(c, k, &o, t))) {
+                found += json_object_object_get_ex(item, "link", NULL);
+                json_object_put(item);
+            }
+        }
+        knowledge_release(&other);
+    }
+    vindex_hits_free(hits, nh);
+    return found;
+}
+
+int conflicts_by_meaning(const struct svc_ctx *c, const char *const *ids, const float *vecs,
+                         size_t n, int dim)
+{
+    struct timing_expired expired = {0};
+    struct llm_turn turn;
+    int found = 0;
+    if (timing_expired_load(c->st, c->space, &expired) != STORE_OK)
+        return 0;
+    llm_turn_init(&turn, c);
+    turn.llm_only = turn.on;
+    for (size_t i = 0; i < n; i++) {
+        struct knowledge k;
+        if (store_knowledge_get(c->st, c->space, ids[i], 0, &k) != STORE_OK)
+            continue; /* gone since */
+        if (!timing_expired_has(&expired, k.id))
+            found += meaning_check(c, &k, vecs + i * (size_t)dim, dim, &expired, &turn);
+        knowledge_release(&k);
+    }
+    llm_turn_release(&turn);
+    timing_expired_release(&expired);
+    return found;
 }

@@ -8,6 +8,7 @@
 #define KNOWHUB_SVC_CONFLICTS_H
 
 #include <json-c/json.h>
+#include <stddef.h>
 
 struct svc_ctx;
 struct knowledge;
@@ -47,5 +48,20 @@ struct json_object *conflicts_check(const struct svc_ctx *c, const struct knowle
  * any. Slim splits such members off its groups. */
 struct json_object *conflicts_pair(const struct svc_ctx *c, const struct knowledge *k,
                                    const struct knowledge *other);
+
+/* Candidates by meaning: neighbours this close at least (cosine, or
+ * KNOWHUB_EMBED_MIN_SIMILARITY when higher) are judged. */
+#define CONFLICTS_MEANING_FLOOR 0.5
+
+/* The check by meaning, run by the embedding job once it stored the
+ * vectors vecs[i * dim ..] of the entries ids[0..n) of c->space (their
+ * text new or changed): each entry's nearest neighbours of its category
+ * (at most CONFLICTS_CANDIDATES, live, above the floor) judged against it
+ * as conflicts_check judges; a contradiction is linked and queued. With an
+ * LLM configured only its verdicts count (at most CONFLICTS_LLM_CALLS_MAX
+ * calls for the whole batch; pairs it did not judge are left), else the
+ * local detector's. Best effort; returns the contradictions found. */
+int conflicts_by_meaning(const struct svc_ctx *c, const char *const *ids, const float *vecs,
+                         size_t n, int dim);
 
 #endif

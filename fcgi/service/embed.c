@@ -6,6 +6,7 @@
 #include "base/util.h"
 #include "domain/vector.h"
 #include "llm/llm.h"
+#include "service/conflicts.h"
 #include "service/llmcall.h"
 #include "service/vindex.h"
 #include "store/store.h"
@@ -160,9 +161,10 @@ static void text_digest(const char *model, const char *text, char out[33])
 struct todo {
     long long seq;
     long version;
-    char *text, digest[33];
-    int same; /* the stored vector already stands for this text */
-    int gone; /* no longer an active entry */
+    char *text, *id, digest[33];
+    int same;  /* the stored vector already stands for this text */
+    int fresh; /* a text not embedded before (not a model change): checked by meaning */
+    int gone;  /* no longer an active entry */
 };
 
 /* One batch: the queued rows of one space (the first active row's; the
@@ -194,14 +196,18 @@ static void take_row(const struct embed_todo *r, void *ctx)
         tk->space = xstrdup(r->space);
     entry_text(&tk->text, r->scenario, r->title, r->content_head);
     t->text = xstrdup(tk->text.data);
+    t->id = xstrdup(r->id);
+    t->fresh = !r->model || r->vector_version != r->version;
     text_digest(tk->model, t->text, t->digest);
     t->same = r->model && strcmp(r->model, tk->model) == 0 && strcmp(r->digest, t->digest) == 0;
 }
 
 static void taken_release(struct taken *tk)
 {
-    for (size_t i = 0; i < tk->n; i++)
+    for (size_t i = 0; i < tk->n; i++) {
         free(tk->t[i].text);
+        free(tk->t[i].id);
+    }
     free(tk->t);
     free(tk->space);
     buf_release(&tk->text);
@@ -308,6 +314,7 @@ static long embed_batch_turn(struct store *st, struct llm *llm, const struct con
             store_embed_turn_take(st, turn_lease_ms(cfg), holder, sizeof holder, &left_ms));
         if (call == 0) {
             int put = STORE_OK;
+            size_t nfresh = 0;
             server_ok(r.dim);
             for (size_t j = 0; j < n; j++) {
                 struct todo *t = &tk.t[which[j]];
@@ -318,7 +325,14 @@ static long embed_batch_turn(struct store *st, struct llm *llm, const struct con
                                        t->digest, v, r.dim);
                 handled += one == STORE_OK;
                 put = put == STORE_OK ? one : put;
+                if (one == STORE_OK && t->fresh) { /* compacted: nfresh <= j */
+                    texts[nfresh] = t->id;
+                    memmove(r.vec + nfresh * (size_t)r.dim, v, (size_t)r.dim * sizeof *v);
+                    nfresh++;
+                }
             }
+            /* the conflict check by meaning, now that the vectors are searchable */
+            (void)conflicts_by_meaning(&c, texts, r.vec, nfresh, r.dim);
             if (put != STORE_OK) {
                 /* Vectors paid for and not stored (a full disk, a busy
                  * database): back off as for a failing server rather than
