@@ -199,7 +199,7 @@ long interop_export_left_out(const struct interop_export *ex)
     return ex->left_out;
 }
 
-static void leave_out(struct interop_export *ex, const struct knowledge *k, const char *why)
+void interop_export_leave_out(struct interop_export *ex, const struct knowledge *k, const char *why)
 {
     ex->left_out++;
     buf_addf(&ex->left_lines, "- %s/%s: %s\n", k->category, k->path, why);
@@ -279,9 +279,9 @@ static void add_file(struct interop_export *ex, const struct knowledge *k, const
 {
     const char *why = NULL;
     if (buf_failed(text))
-        leave_out(ex, k, "larger than 1 MiB in this format");
+        interop_export_leave_out(ex, k, "larger than 1 MiB in this format");
     else if (fileset_add(&ex->files, name, text->data, text->len, &why))
-        leave_out(ex, k, why);
+        interop_export_leave_out(ex, k, why);
     else
         ex->written++;
 }
@@ -427,9 +427,10 @@ void interop_export_add(struct interop_export *ex, const struct knowledge *k)
     case INTEROP_AGENTS_MD:
     case INTEROP_CLAUDE_MD:
         if (body_splits(or_empty(k->content)))
-            leave_out(ex, k,
-                      "its body has a # or ## heading (or a knowhub marker) outside a code "
-                      "fence, which would split it in this format");
+            interop_export_leave_out(
+                ex, k,
+                "its body has a # or ## heading (or a knowhub marker) outside a code "
+                "fence, which would split it in this format");
         else
             export_section(ex, k);
         break;

@@ -46,6 +46,9 @@ struct interop_export;
 struct interop_export *interop_export_new(enum interop_format f, const char *space);
 /* Add one active entry (its fields as document_fill sets them). */
 void interop_export_add(struct interop_export *ex, const struct knowledge *k);
+/* Leave an active entry out, why listed with its path in the report. */
+void interop_export_leave_out(struct interop_export *ex, const struct knowledge *k,
+                              const char *why);
 /* The files of the export into out: AGENTS.md or CLAUDE.md alone (its
  * first lines say what was left out), or the .mdc / SKILL.md files and
  * INTEROP_REPORT_NAME. -1 when AGENTS.md / CLAUDE.md would pass 1 MiB. */

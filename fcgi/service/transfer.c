@@ -897,12 +897,16 @@ int transfer_export_jsonl(struct store *st, const char *space, FILE *out,
 
 struct interop_scan {
     struct interop_export *ex;
+    struct timing_expired expired;
 };
 
 static int interop_one(const struct knowledge *k, void *arg)
 {
     struct interop_scan *is = arg;
-    interop_export_add(is->ex, k);
+    if (timing_expired_has(&is->expired, k->id))
+        interop_export_leave_out(is->ex, k, "expired: agents are not given it");
+    else
+        interop_export_add(is->ex, k);
     return 0;
 }
 
@@ -910,16 +914,19 @@ enum transfer_status transfer_export_interop(struct store *st, const char *space
                                              enum interop_format f, struct fileset *out,
                                              long *written, long *left_out)
 {
-    struct interop_scan is = {interop_export_new(f, space)};
+    struct interop_scan is = {interop_export_new(f, space), {0}};
     enum transfer_status rc = TRANSFER_OK;
-    /* every category: the other one is counted as not carried */
-    if (store_knowledge_scan(st, space, SCAN_ACTIVE, NULL, 1, interop_one, &is))
+    /* every category: the other one is counted as not carried; an expired
+     * entry is left out (agents get it nowhere else either) */
+    if (timing_expired_load(st, space, &is.expired) ||
+        store_knowledge_scan(st, space, SCAN_ACTIVE, NULL, 1, interop_one, &is))
         rc = TRANSFER_STORE_FAILED;
     else if (interop_export_finish(is.ex, out))
         rc = TRANSFER_TOO_LARGE;
     *written = interop_export_written(is.ex);
     *left_out = interop_export_left_out(is.ex);
     interop_export_free(is.ex);
+    timing_expired_release(&is.expired);
     return rc;
 }
 

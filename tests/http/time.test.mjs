@@ -144,6 +144,12 @@ describe('expiry', () => {
                 [rule.id, 'expired', EXP],
             ].sort(),
         );
+        // the files agents read (AGENTS.md) leave it out, and say so
+        const md = await s.api('GET', '/api/knowledge/export?format=agents_md', { token: v.reader });
+        assert.equal(md.status, 200);
+        assert.ok(!md.text.includes('Fridays'), md.text);
+        assert.match(md.text, /<!-- left out:\n(.*\n)*- rules\/marrowfield-freeze\.md: expired: agents are not given it\n/);
+        assert.ok(Number(md.headers['x-knowhub-left-out']) >= 1);
         const page = await stale(v.reader, '?limit=1&offset=1');
         assert.deepEqual([page.items.length, page.total, page.limit, page.offset], [1, 2, 1, 1]);
         // another space sees none of it
