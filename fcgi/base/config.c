@@ -73,6 +73,7 @@ void config_from_env(struct config *cfg)
     cfg->llm_router_model = env_or("KNOWHUB_LLM_ROUTER_MODEL", "google/gemini-2.0-flash-001");
     cfg->llm_models = env_or("KNOWHUB_LLM_MODELS", "");
     cfg->llm_timeout_ms = env_long("KNOWHUB_LLM_TIMEOUT", 1, 3600, 60) * 1000;
+    cfg->conflict_llm_calls = env_long("KNOWHUB_CONFLICT_LLM_CALLS", 0, 20, 5);
     cfg->agent_log = env_or("KNOWHUB_AGENT_LOG", "off"); /* any word but off is on */
     cfg->cache_slots = (int)env_long("KNOWHUB_CACHE_SLOTS", 0, 65536, 512);
     /* The total over all worker threads; each thread gets its share. */

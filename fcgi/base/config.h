@@ -17,10 +17,12 @@ struct config {
     const char *llm_api_key;
     const char *llm_model;
     const char *llm_router_model;
-    const char *llm_models; /* KNOWHUB_LLM_MODELS: the allow-list a request may pick from */
-    long llm_timeout_ms;    /* KNOWHUB_LLM_TIMEOUT (seconds), default 60 */
-    const char *agent_log;  /* off, on, verbose (anything else counts as on) */
-    int cache_slots;        /* KNOWHUB_CACHE_SLOTS: answers cached per thread; 0 = none */
+    const char *llm_models;  /* KNOWHUB_LLM_MODELS: the allow-list a request may pick from */
+    long llm_timeout_ms;     /* KNOWHUB_LLM_TIMEOUT (seconds), default 60 */
+    long conflict_llm_calls; /* KNOWHUB_CONFLICT_LLM_CALLS: LLM verdicts a conflict check may ask
+                              * for (a write, an embedding batch), 0-20, default 5; 0: none */
+    const char *agent_log;   /* off, on, verbose (anything else counts as on) */
+    int cache_slots;         /* KNOWHUB_CACHE_SLOTS: answers cached per thread; 0 = none */
 
     /* Memory bounds (docs/operations.md) */
     size_t cache_bytes;        /* KNOWHUB_CACHE_BYTES: all threads' caches together; 0 = none */

@@ -169,7 +169,7 @@ struct llm_turn {
 
 static void llm_turn_init(struct llm_turn *t, const struct svc_ctx *c)
 {
-    t->on = config_llm_configured(c->cfg);
+    t->on = config_llm_configured(c->cfg) && c->cfg->conflict_llm_calls > 0;
     t->llm_only = 0;
     t->calls = 0;
     t->until = 0;
@@ -198,7 +198,8 @@ static struct json_object *judge_candidate(const struct svc_ctx *c, const struct
     conflict_check(&a, &b, &r, &t->reason);
     verdict = r.verdict;
     why = t->reason.data;
-    if (t->on && t->calls < CONFLICTS_LLM_CALLS_MAX && (!t->until || monotonic_ms() < t->until)) {
+    if (t->on && t->calls < c->cfg->conflict_llm_calls &&
+        (!t->until || monotonic_ms() < t->until)) {
         if (!t->calls++)
             t->until = monotonic_ms() + CONFLICTS_LLM_BUDGET_MS;
         if (llm_judge(c, k, o, &verdict, &t->llm_reason) == 0) {

@@ -17,9 +17,9 @@ struct knowledge;
 #define CONFLICTS_CANDIDATES 5
 /* The always-apply rules an experience is judged against too, at most. */
 #define CONFLICTS_RULE_CANDIDATES 3
-/* With an LLM configured: at most this many calls a write (the rest are
- * judged locally), each bounded by this timeout, and the ledger's purpose. */
-#define CONFLICTS_LLM_CALLS_MAX 5
+/* With an LLM configured: at most KNOWHUB_CONFLICT_LLM_CALLS (5) calls a
+ * write (the rest are judged locally), each bounded by this timeout, and
+ * the ledger's purpose. */
 #define CONFLICTS_LLM_TIMEOUT_MS 8000
 /* ... and no call starts once the first began this long ago (the rest are
  * judged locally): a write waits for the LLM about 18 s at the very worst. */
@@ -58,7 +58,7 @@ struct json_object *conflicts_pair(const struct svc_ctx *c, const struct knowled
  * text new or changed): each entry's nearest neighbours of its category
  * (at most CONFLICTS_CANDIDATES, live, above the floor) judged against it
  * as conflicts_check judges; a contradiction is linked and queued. With an
- * LLM configured only its verdicts count (at most CONFLICTS_LLM_CALLS_MAX
+ * LLM configured only its verdicts count (at most KNOWHUB_CONFLICT_LLM_CALLS
  * calls for the whole batch; pairs it did not judge are left), else the
  * local detector's. Best effort; returns the contradictions found. */
 int conflicts_by_meaning(const struct svc_ctx *c, const char *const *ids, const float *vecs,

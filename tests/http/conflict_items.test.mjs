@@ -222,4 +222,27 @@ describe('the LLM verdict', () => {
         assert.ok(ms < 2 * 2000 + 1500, `${ms} ms: one timeout of 2 s (a retry at most), not one per candidate`);
         llm.reset();
     });
+
+    test('KNOWHUB_CONFLICT_LLM_CALLS=1: one call a write, the rest local; =0: none, every verdict local', async () => {
+        const v = space(t);
+        const a = await save(v.agent, { ...GZIP, content: 'Always enable gzip compression on the nginx proxy for JSON answers.' }, t);
+        const a2 = await save(v.agent, { ...GZIP, content: 'Always enable gzip compression on the nginx proxy for all JSON answers.' }, t);
+        try {
+            t.restartKnowhub({ KNOWHUB_CONFLICT_LLM_CALLS: '1' });
+            llm.reset();
+            llm.mode('conflict', 'ok', { verdict: 'contradiction', reason: 'The LLM says so.' });
+            const b = await save(v.agent, { ...GZIP, content: 'Never enable gzip compression on the nginx proxy for JSON answers.' }, t);
+            const judges = [a.id, a2.id].map((id) => b.conflicts.find((x) => x.id === id)?.judge).sort();
+            assert.deepEqual(judges, ['llm', 'local'], JSON.stringify(b.conflicts));
+            assert.equal(callsOf(llm, 'conflict').length, 1);
+            t.restartKnowhub({ KNOWHUB_CONFLICT_LLM_CALLS: '0' });
+            llm.reset();
+            const c = await save(v.agent, { ...GZIP, content: 'Never ever enable gzip compression on the nginx proxy for JSON answers.' }, t);
+            assert.deepEqual([c.conflicts.find((x) => x.id === a.id)?.judge], ['local']);
+            assert.equal(callsOf(llm, 'conflict').length, 0);
+        } finally {
+            t.restartKnowhub({ KNOWHUB_CONFLICT_LLM_CALLS: '5' });
+            llm.reset();
+        }
+    });
 });
