@@ -62,6 +62,11 @@ for (const [lang, S] of [
             assert.match(await detail.locator('.review-side-left .review-side-document').textContent(), /Never enable gzip/);
             assert.match(await detail.locator('.review-side-right .review-side-document').textContent(), /Always enable gzip/);
             assert.match(await detail.locator('.review-conflict-judge').first().textContent(), new RegExp(S.review.judgeLocal));
+            // the detector's reason in the panel's language, its quoted evidence as written
+            const reason = (await item(id)).conflict.reason;
+            const shown = await detail.locator('.review-conflict-reason').first().textContent();
+            if (lang === 'en') assert.equal(shown, reason);
+            else assert.match(shown, /^在 "gzip" 上.+相反："Always enable" 对 "Never enable"$/, `${reason} -> ${shown}`);
             assert.equal(await detail.locator('.review-keep-left').textContent(), S.review.keepLeft);
             assert.equal(await detail.locator('.review-dismiss').textContent(), S.review.dismiss);
             // nothing of approve / edit / merge for a conflict
@@ -74,6 +79,46 @@ for (const [lang, S] of [
             assert.deepEqual([done.state, done.decision, done.result_id], ['approved', 'supersede', a.id]);
             const ids = await found(word);
             assert.ok(ids.includes(a.id) && !ids.includes(b.id), JSON.stringify(ids));
+            await page.close();
+        });
+
+        test('every kind of reason the detector writes has the panel\'s words', async () => {
+            const reasons = [];
+            const pairs = [
+                ['Always enable gzip compression on the nginx proxy for JSON answers.', 'Never enable gzip compression on the nginx proxy for JSON answers.'],
+                ['Set the upload timeout of the nginx proxy to 30 seconds for large JSON answers.', 'Set the upload timeout of the nginx proxy to 90 seconds for large JSON answers.'],
+                ['Use the staging database for the weekly billing export job.', 'Use the production database for the weekly billing export job.'],
+                ['Rotate the API keys of the billing service every month.', 'Rotate the API keys of the billing service every month, always.'],
+                ['Rotate the API keys of the billing service every month.', 'Rotate the API keys of the billing service every month and record each rotation in the audit log with the operator name.'],
+            ];
+            // in a space of their own: the review list of the others stays short
+            const other = env.s.token(`reasons-${lang}`, 'agent', 'reason bot');
+            const saveThere = async (body) => {
+                const r = await env.s.api('POST', '/api/knowledge', { token: other, body });
+                assert.equal(r.json.status, 'success', r.text);
+                return r.json.data;
+            };
+            for (const [i, [x, y]] of pairs.entries()) {
+                const scenario = `Reason kinds ${lang} ${i} kestrelvane`;
+                const a = await saveThere({ scenario, content: x });
+                const b = await saveThere({ scenario, content: y });
+                for (const c of b.conflicts.filter((c) => c.id === a.id)) reasons.push(c.reason);
+            }
+            assert.ok(reasons.length >= 4, JSON.stringify(reasons));
+            const page = await env.page(editor, { lang, hash: 'review' });
+            const shown = await page.evaluate(async (rs) => {
+                const { detectorReason } = await import('/js/labels.js');
+                return rs.map((r) => detectorReason(r));
+            }, reasons);
+            for (const [i, r] of reasons.entries()) {
+                if (lang === 'en') {
+                    assert.equal(shown[i], r);
+                    continue;
+                }
+                assert.notEqual(shown[i], r, `a reason the panel does not know: ${r}`);
+                assert.doesNotMatch(shown[i], /\b(opposite|different|words|shared|entry)\b/, shown[i]);
+                for (const q of r.match(/"[^"]*"/g) || []) assert.ok(shown[i].includes(q), `${q} kept in ${shown[i]}`);
+            }
             await page.close();
         });
 

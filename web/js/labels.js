@@ -71,3 +71,32 @@ export function statusChip(status) {
     const s = status || 'pending';
     return h('span', { class: `status status-${STATUS_KEYS[s] ? s : 'other'}`, text: statusLabel(s) });
 }
+
+// The local conflict detector's reasons (fcgi/domain/conflict.c): one fixed
+// English grammar around quoted evidence, shown in the panel's language with
+// the quotes as written. Any other text (an LLM's, a person's) is shown as it is.
+const Q = '(".*?")';
+const DETECTOR_REASONS = [
+    [new RegExp(`^opposite polarity on ${Q}: ${Q} vs (".*")$`), 'detector.polarity', ['target', 'a', 'b']],
+    [new RegExp(`^opposite order on ${Q}: ${Q} vs (".*")$`), 'detector.order', ['target', 'a', 'b']],
+    [new RegExp(`^opposite actions on ${Q}: ${Q} vs (".*")$`), 'detector.actions', ['target', 'a', 'b']],
+    [new RegExp(`^different numbers for ${Q}: ${Q} vs (".*")$`), 'detector.numbers', ['key', 'a', 'b']],
+    [new RegExp(`^different choices for ${Q}: ${Q} vs (".*")$`), 'detector.choices', ['cue', 'a', 'b']],
+    [new RegExp(`^opposite words ${Q} vs (".*") in otherwise close entries$`), 'detector.antonyms', ['a', 'b']],
+    [/^the first entry holds (\d+) of the other's (\d+) words and adds (\d+), no contradiction signal$/, 'detector.refinesFirst', ['shared', 'of', 'added']],
+    [/^the second entry holds (\d+) of the other's (\d+) words and adds (\d+), no contradiction signal$/, 'detector.refinesSecond', ['shared', 'of', 'added']],
+    [/^near-identical words \((\d+) of (\d+) shared\), no contradiction signal$/, 'detector.duplicate', ['shared', 'of']],
+    [/^low overlap \((\d+) of (\d+) words shared\)$/, 'detector.unrelated', ['shared', 'of']],
+];
+
+/** A conflict reason in the panel's language when the local detector wrote it. */
+export function detectorReason(text) {
+    for (const [re, key, names] of DETECTOR_REASONS) {
+        const m = re.exec(text || '');
+        if (!m) continue;
+        const vars = {};
+        names.forEach((name, i) => (vars[name] = /^\d+$/.test(m[i + 1]) ? Number(m[i + 1]) : m[i + 1]));
+        return t(key, vars);
+    }
+    return text || '';
+}

@@ -6,6 +6,7 @@
 import { knowledge } from './api.js';
 import { errorText, h, toast } from './dom.js';
 import { t } from './i18n.js';
+import { detectorReason } from './labels.js';
 import { CATEGORIES, state } from './store.js';
 import { canWrite } from './who.js';
 
@@ -30,7 +31,7 @@ function linkItem(doc, l, open, changed) {
             ? h('button', { type: 'button', class: 'link-other', text: name, onclick: () => open(other.category, other.path) })
             : h('span', { class: 'link-other retired', text: name }),
         active ? null : h('span', { class: 'link-retired muted', text: t('details.linkRetired') }),
-        l.reason ? h('span', { class: 'link-reason muted', text: l.reason }) : null,
+        l.reason ? h('span', { class: 'link-reason muted', text: l.actor === 'conflict-check' ? detectorReason(l.reason) : l.reason }) : null,
         canWrite(doc.category) && canWrite(other.category)
             ? h('button', {
                   type: 'button',

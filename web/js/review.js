@@ -14,7 +14,7 @@ import { $, append, clear, errorText, h, toast } from './dom.js';
 import { lineDiff } from './diff.js';
 import { splitDocument } from './fm.js';
 import { fmtDateTime, fmtNumber, t } from './i18n.js';
-import { categoryLabel } from './labels.js';
+import { categoryLabel, detectorReason } from './labels.js';
 import { renderMarkdown } from './md.js';
 import { who } from './who.js';
 
@@ -514,7 +514,7 @@ function conflictLine(p) {
         'div',
         { class: 'review-conflict-why' },
         c.against_rule ? h('span', { class: 'chip review-against-rule', text: t('review.againstRule') }) : null,
-        h('span', { class: 'review-conflict-reason', text: c.reason || '' }),
+        h('span', { class: 'review-conflict-reason', text: c.judge === 'local' ? detectorReason(c.reason) : c.reason || '' }),
         h('span', { class: 'muted small review-conflict-judge', text: ` · ${t(JUDGE_KEYS[c.judge] || 'review.judgeLink')}` }),
     );
 }
