@@ -276,6 +276,16 @@ struct number {
     int nkey;
 };
 
+/* The rest of a clause (clause_scope): its words' hashes, sorted and
+ * unique, and its English words that stand right before another of its
+ * words, with that word ("payment events": a modifier and its head). */
+struct scope {
+    uint64_t w[SCOPE_MAX];
+    int n;
+    uint64_t mod[SCOPE_MAX][2];
+    int nmod;
+};
+
 struct statement {
     enum axis axis;
     int sign;
@@ -284,9 +294,8 @@ struct statement {
     uint32_t cue_start, cue_end; /* the cue words, for the reason */
     uint32_t target[TARGET_MAX]; /* indices of words */
     int ntarget;
-    unsigned quals;            /* the qualifiers of its clause (QUALIFIERS) */
-    uint64_t scope[SCOPE_MAX]; /* its clause's other words, sorted (clause_scope) */
-    int nscope;
+    unsigned quals;     /* the qualifiers of its clause (QUALIFIERS) */
+    struct scope scope; /* its clause's other words */
 };
 
 /* A statement under one of its target words, and a number under one of its
@@ -867,13 +876,13 @@ static int in_value(const struct side *s, const struct word *w)
 }
 
 /* The scope of what stands at byte at of clause c (its own words own[0..nown)
- * left out), to a reason marker after at: sorted, unique word hashes into
- * out; their count. */
-static int clause_scope(const struct side *s, uint32_t c, size_t at, const uint32_t *own, int nown,
-                        uint64_t out[SCOPE_MAX])
+ * left out), to a reason marker after at, into out. */
+static void clause_scope(const struct side *s, uint32_t c, size_t at, const uint32_t *own, int nown,
+                         struct scope *out)
 {
-    size_t lo = 0, hi = s->nword, to = at, from = at, de = 0;
+    size_t lo = 0, hi = s->nword, to = at, from = at, de = 0, prev = SIZE_MAX;
     int n = 0;
+    out->nmod = 0;
     while (to < s->len && s->clause[to] == c)
         to++;
     to = reason_at(s->text, at, to);
@@ -897,21 +906,46 @@ static int clause_scope(const struct side *s, uint32_t c, size_t at, const uint3
         int mine = in_value(s, &s->word[i]);
         for (int k = 0; k < nown && !mine; k++)
             mine = own[k] == i || s->word[own[k]].h == s->word[i].h;
-        if (!mine && n < SCOPE_MAX)
-            out[n++] = s->word[i].h;
+        if (mine) {
+            prev = SIZE_MAX;
+            continue;
+        }
+        if (prev != SIZE_MAX && prev + 1 == i && out->nmod < SCOPE_MAX) {
+            out->mod[out->nmod][0] = s->word[prev].h;
+            out->mod[out->nmod++][1] = s->word[i].h;
+        }
+        prev = i;
+        if (n < SCOPE_MAX)
+            out->w[n++] = s->word[i].h;
     }
-    return (int)hashes_sort_unique(out, (size_t)n);
+    out->n = (int)hashes_sort_unique(out->w, (size_t)n);
+}
+
+/* 1 when scope x has an English word y lacks right before a word y has:
+ * another modifier of the same head ("payment events" / "analytics
+ * events"). */
+static int own_modifier(const struct scope *x, const struct scope *y)
+{
+    for (int k = 0; k < x->nmod; k++)
+        if (!hashes_has(y->w, (size_t)y->n, x->mod[k][0]) &&
+            hashes_has(y->w, (size_t)y->n, x->mod[k][1]))
+            return 1;
+    return 0;
 }
 
 /* 1 when two scopes are about different things: both name something, and
  * they share at most half of the smaller one's words (one may add a
  * detail or a reason to the other, and Chinese bigrams of a reworded
- * phrase differ at its seams: neither makes them different). */
-static int scopes_differ(const uint64_t *x, int nx, const uint64_t *y, int ny)
+ * phrase differ at its seams: neither makes them different), or each
+ * puts its own modifier before a word they share. */
+static int scopes_differ(const struct scope *sx, const struct scope *sy)
 {
-    int shared = 0, i = 0, j = 0;
+    const uint64_t *x = sx->w, *y = sy->w;
+    int nx = sx->n, ny = sy->n, shared = 0, i = 0, j = 0;
     if (nx == 0 || ny == 0)
         return 0;
+    if (own_modifier(sx, sy) && own_modifier(sy, sx))
+        return 1;
     while (i < nx && j < ny) {
         if (x[i] < y[j])
             i++;
@@ -968,8 +1002,8 @@ static void builder_close(struct builder *b)
     if (st->ntarget > 0 && st->axis != AX_ORDER)
         target_head(b->s, st);
     st->quals = clause_qualifiers(b->s, st->cue_start);
-    st->nscope = clause_scope(b->s, b->s->clause[st->cue_start], st->cue_start, st->target,
-                              st->ntarget, st->scope);
+    clause_scope(b->s, b->s->clause[st->cue_start], st->cue_start, st->target, st->ntarget,
+                 &st->scope);
     if (st->ntarget > 0 && b->s->nstmt < MAX_STATEMENTS)
         b->s->stmt[b->s->nstmt++] = *st;
     b->nbefore = 0;
@@ -1242,8 +1276,7 @@ static int polarity_conflict(const struct side *a, const struct side *b, struct 
                 int need = x->ntarget < y->ntarget ? x->ntarget : y->ntarget;
                 need = need < 2 ? need : 2;
                 if (x->axis != y->axis || x->sign == y->sign || x->quals != y->quals ||
-                    scopes_differ(x->scope, x->nscope, y->scope, y->nscope) ||
-                    shared_target(a, x, b, y, &w) < need)
+                    scopes_differ(&x->scope, &y->scope) || shared_target(a, x, b, y, &w) < need)
                     continue;
                 buf_addf(reason, "%s on ",
                          x->axis == AX_POLARITY ? "opposite polarity"
@@ -1288,10 +1321,10 @@ static int same_value(double x, double y)
 static int number_scopes_differ(const struct side *a, const struct number *n, const struct side *b,
                                 const struct number *m)
 {
-    uint64_t x[SCOPE_MAX], y[SCOPE_MAX];
-    int nx = clause_scope(a, n->clause, n->start, n->key, n->nkey, x);
-    int ny = clause_scope(b, m->clause, m->start, m->key, m->nkey, y);
-    return scopes_differ(x, nx, y, ny);
+    struct scope x, y;
+    clause_scope(a, n->clause, n->start, n->key, n->nkey, &x);
+    clause_scope(b, m->clause, m->start, m->key, m->nkey, &y);
+    return scopes_differ(&x, &y);
 }
 
 /* 1 when the shorter of two numbers' keys is all in the other's: "the
@@ -1415,7 +1448,19 @@ static void side_differences(struct side *s, const struct side *o)
     }
 }
 
-/* The same positive action on different objects in otherwise equal clauses
+/* The actions that pick one thing among others: "use the fiscal quarter"
+ * excludes the calendar one, while "keep raw metrics" says nothing against
+ * keeping raw traces, nor "enable gzip" against enabling HTTP/2. */
+static int choice_action(int action)
+{
+    static const char *const PICKS[] = {"use", "prefer", "使用", "采用"};
+    for (size_t k = 0; action >= 0 && k < sizeof PICKS / sizeof *PICKS; k++)
+        if (strcmp(CUES[action].word, PICKS[k]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The same choosing action on different objects in otherwise equal clauses
  * ("use the fiscal quarter" / "use the calendar quarter"): 1 and the reason.
  * Linear: the first such statement of b per action is kept. */
 static int choice_conflict(struct side *a, struct side *b, struct buf *reason)
@@ -1426,13 +1471,13 @@ static int choice_conflict(struct side *a, struct side *b, struct buf *reason)
     for (size_t r = 0; r < N_CUES; r++)
         first_b[r] = -1;
     for (size_t j = 0; j < b->nstmt; j++)
-        if (b->stmt[j].action >= 0 && b->stmt[j].sign > 0 && b->difference[j] >= 0 &&
+        if (choice_action(b->stmt[j].action) && b->stmt[j].sign > 0 && b->difference[j] >= 0 &&
             first_b[b->stmt[j].action] < 0)
             first_b[b->stmt[j].action] = (long)j;
     for (size_t i = 0; i < a->nstmt; i++) {
         const struct statement *x = &a->stmt[i];
         long wa = a->difference[i], wb;
-        if (x->action < 0 || x->sign < 0 || wa < 0 || first_b[x->action] < 0)
+        if (!choice_action(x->action) || x->sign < 0 || wa < 0 || first_b[x->action] < 0)
             continue;
         wb = b->difference[first_b[x->action]];
         buf_adds(reason, "different choices for ");
