@@ -7,10 +7,10 @@
 // set-up could not start, or the machines could not be made: root and the
 // cgroup v1 cpu controller are needed).
 //
-//   node tests/bench/scale.mjs [--nodes 1,2,3] [--node-cpu 0.1] [--pg-cpu 0.8]
-//        [--pg-cpu-limited 0.2] [--clients 16] [--seconds 8] [--warmup 1] [--repeat 1]
+//   node tests/bench/scale.mjs [--nodes 1,2,3] [--node-cpu 0.05] [--pg-cpu 0.6]
+//        [--pg-cpu-limited 0.15] [--clients 16] [--seconds 6] [--warmup 1] [--repeat 2]
 //        [--entries 1000] [--ops get,search,create] [--pg-stats] [--json FILE]
-//   node tests/bench/scale.mjs --seconds 3 --entries 300   a quick run
+//   node tests/bench/scale.mjs --seconds 3 --repeat 1 --entries 300   a quick run (3 minutes)
 //
 // Set-up: a throwaway PostgreSQL cluster (scripts/pgcluster.sh; removed at
 // the end), max(--nodes) knowhub nodes on one database (tests/http/lib/
@@ -58,7 +58,7 @@ import { closeAgents, load, send } from './lib/load.mjs';
 import { ROOT, entryBody, fmtInt, fmtMs, fmtRatio, gitRev, loadavg, median, postmasterPid, psql, query, rng, seedEntries, startCluster, stopCluster } from './lib/pgbench.mjs';
 
 // ---- options ----
-const opt = { nodes: [1, 2, 3], nodeCpu: 0.1, pgCpu: 0.8, pgCpuLimited: 0.2, clients: 16, seconds: 8, warmup: 1, repeat: 1, entries: 1000, ops: ['get', 'search', 'create'], pgStats: false, json: '' };
+const opt = { nodes: [1, 2, 3], nodeCpu: 0.05, pgCpu: 0.6, pgCpuLimited: 0.15, clients: 16, seconds: 6, warmup: 1, repeat: 2, entries: 1000, ops: ['get', 'search', 'create'], pgStats: false, json: '' };
 function usage(msg) {
     if (msg) console.error(`scale.mjs: ${msg}`);
     console.error(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(9, 14).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
