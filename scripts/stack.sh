@@ -10,6 +10,14 @@
 #   scripts/stack.sh nodes-start FRONT HOST PORT SOCKET=NODE_PORT...
 #       nginx (its files in FRONT) on HOST:PORT, round robin over the SOCKETs,
 #       and on each NODE_PORT the one SOCKET; stop it with: stop FRONT
+# N nodes on one PostgreSQL from a source tree, for an operator (docs/operations.md):
+#   scripts/stack.sh nodes-start N [DIR [HOST PORT]]
+#       N knowhub serve on $KNOWHUB_DATABASE_URL, named PREFIX-1..PREFIX-N
+#       (PREFIX: $KNOWHUB_NODE, default "node"), data in DIR/PREFIX-I, nginx
+#       in DIR/front: HOST:PORT round robin over all, HOST:PORT+I node I alone
+#       (DIR default ./var-nodes, HOST:PORT default $KNOWHUB_HOST:$KNOWHUB_PORT
+#       or 127.0.0.1:8080)
+#   scripts/stack.sh nodes-stop [DIR]   stop nginx and every node of DIR
 set -u
 
 STACK_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -138,7 +146,9 @@ stack_knowhub() { # DATA
     mkdir -p "$data/logs" "$data/run"
     # A socket left by a killed knowhub would pass for the new one's.
     rm -f "$data/run/knowhub.sock"
-    KNOWHUB_DATA=$data KNOWHUB_SOCKET= "$KNOWHUB_BIN" serve 2>>"$data/logs/knowhub.log" &
+    # STACK_DETACH=setsid (nodes-start N): knowhub in a session of its own,
+    # as nginx's daemon is, so it outlives the shell that started it.
+    KNOWHUB_DATA=$data KNOWHUB_SOCKET= ${STACK_DETACH:-} "$KNOWHUB_BIN" serve 2>>"$data/logs/knowhub.log" &
     STACK_KNOWHUB_PID=$!
     echo "$STACK_KNOWHUB_PID" > "$data/run/knowhub.pid"
     if ! stack_wait 10 test -S "$data/run/knowhub.sock"; then
@@ -202,16 +212,23 @@ stack_nodes_render() { # FRONT HOST PORT SOCKET=NODE_PORT...
     done
 }
 
-# Render and start the nodes' nginx; wait until the front port and every
-# node's port listen. PID in FRONT/run/nginx-main.pid.
-stack_nodes_start() { # FRONT HOST PORT SOCKET=NODE_PORT...
-    local front=$1 host=$2 port=$3 spec p
-    for p in "$port" "${@:4}"; do
-        if stack_port_taken "$host" "${p##*=}"; then
-            echo "stack: $host:${p##*=} is already in use" >&2
+# Non-zero, with a message, when one of the PORTs on HOST is in use.
+stack_ports_free() { # HOST PORT...
+    local host=$1 p
+    for p in "${@:2}"; do
+        if stack_port_taken "$host" "$p"; then
+            echo "stack: $host:$p is already in use" >&2
             return 1
         fi
     done
+}
+
+# Render and start the nodes' nginx; wait until the front port and every
+# node's port listen. PID in FRONT/run/nginx-main.pid.
+stack_nodes_start() { # FRONT HOST PORT SOCKET=NODE_PORT...
+    local front=$1 host=$2 port=$3 spec p ports=()
+    for p in "$port" "${@:4}"; do ports+=("${p##*=}"); done
+    stack_ports_free "$host" "${ports[@]}" || return 1
     umask 077
     mkdir -p "$front"
     front=$(cd "$front" && pwd)
@@ -226,6 +243,74 @@ stack_nodes_start() { # FRONT HOST PORT SOCKET=NODE_PORT...
             return 1
         fi
     done
+}
+
+# N nodes (the operator's form): see the head of this file. DIR/nodes lists
+# the nodes' directories, for nodes-stop. Stops what it started on a failure.
+stack_nodes_up() { # N DIR HOST PORT
+    local n=$1 dir=$2 host=$3 port=$4 prefix=${KNOWHUB_NODE:-node} i specs=() node
+    if ! [[ $n =~ ^[0-9]+$ ]] || [ "$n" -lt 1 ] || [ "$n" -gt 64 ]; then
+        echo "stack: nodes-start N: N is a number of nodes, 1 to 64 (got '$n')" >&2
+        return 1
+    fi
+    if ! [[ $port =~ ^[0-9]+$ ]] || [ $((port + n)) -gt 65535 ]; then
+        echo "stack: nodes-start: PORT must be a number, PORT+N at most 65535 (got '$port')" >&2
+        return 1
+    fi
+    if [ -z "${KNOWHUB_DATABASE_URL:-}" ]; then
+        echo "stack: several nodes share one PostgreSQL database: set KNOWHUB_DATABASE_URL" \
+            "(docs/operations.md, \"Several nodes from a source tree\")" >&2
+        return 1
+    fi
+    if ! [[ $prefix =~ ^[A-Za-z0-9._:-]{1,58}$ ]]; then
+        echo "stack: KNOWHUB_NODE, the nodes' name prefix, must be 1-58 of A-Z a-z 0-9 . _ : - (got '$prefix')" >&2
+        return 1
+    fi
+    # shellcheck disable=SC2046 # numbers only
+    stack_ports_free "$host" $(seq "$port" $((port + n))) || return 1
+    umask 077
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    if [ -s "$dir/nodes" ]; then
+        echo "stack: $dir already has nodes (scripts/stack.sh nodes-stop $dir stops them)" >&2
+        return 1
+    fi
+    # One after another: the first makes the schema (or finds it) and, on an
+    # empty database, writes the first admin token into its directory.
+    for ((i = 1; i <= n; i++)); do
+        node=$dir/$prefix-$i
+        echo "$node" >> "$dir/nodes"
+        if ! KNOWHUB_NODE=$prefix-$i STACK_DETACH=setsid stack_knowhub "$node"; then
+            stack_nodes_down "$dir"
+            return 1
+        fi
+        specs+=("$node/run/knowhub.sock=$((port + i))")
+    done
+    if ! stack_nodes_start "$dir/front" "$host" "$port" "${specs[@]}"; then
+        stack_nodes_down "$dir"
+        return 1
+    fi
+    echo "http://$host:$port/" > "$dir/front/run/url"
+    echo "knowhub: $n nodes on one PostgreSQL, front http://$host:$port/ (round robin)"
+    for ((i = 1; i <= n; i++)); do
+        echo "  $prefix-$i: http://$host:$((port + i))/ (this node alone: /metrics, /api/health), data $dir/$prefix-$i"
+    done
+    [ -s "$dir/$prefix-1/admin.token" ] && echo "  first admin token: $dir/$prefix-1/admin.token"
+    echo "  stop: scripts/stack.sh nodes-stop $dir"
+}
+
+# Stop nginx and every node that nodes-start started in DIR.
+stack_nodes_down() { # DIR
+    local dir=$1 node
+    [ -d "$dir" ] || return 0
+    STACK_ONLY=nginx-main stack_stop "$dir/front"
+    rm -f "$dir/front/run/url"
+    if [ -f "$dir/nodes" ]; then
+        while IFS= read -r node; do
+            [ -n "$node" ] && STACK_ONLY=knowhub stack_stop "$node"
+        done < "$dir/nodes"
+        rm -f "$dir/nodes"
+    fi
 }
 
 # True once PID has exited: gone, or a zombie not yet reaped by its parent (the
@@ -280,8 +365,18 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
            umask 077; mkdir -p "$2" && stack_knowhub "$(cd "$2" && pwd)" ;;
     knowhub-stop) [ $# = 2 ] || { echo "usage: $0 knowhub-stop DATA" >&2; exit 2; }
            STACK_ONLY=knowhub stack_stop "$2" ;;
-    nodes-start) [ $# -ge 5 ] || { echo "usage: $0 nodes-start FRONT HOST PORT SOCKET=NODE_PORT..." >&2; exit 2; }
+    nodes-start)
+           if [ $# = 2 ] || [ $# = 3 ] || { [ $# = 5 ] && [[ $5 != *=* ]]; }; then
+               # nodes-start N [DIR [HOST PORT]]
+               [ $# = 4 ] && { echo "usage: $0 nodes-start N [DIR [HOST PORT]]" >&2; exit 2; }
+               stack_nodes_up "$2" "${3:-./var-nodes}" "${4:-${KNOWHUB_HOST:-127.0.0.1}}" \
+                   "${5:-${KNOWHUB_PORT:-8080}}"
+               exit
+           fi
+           [ $# -ge 5 ] || { echo "usage: $0 nodes-start N [DIR [HOST PORT]] | nodes-start FRONT HOST PORT SOCKET=NODE_PORT..." >&2; exit 2; }
            stack_nodes_start "${@:2}" ;;
-    *)     echo "usage: $0 start DATA HOST PORT | stop DATA | knowhub-start DATA | knowhub-stop DATA | nodes-start FRONT HOST PORT SOCKET=NODE_PORT..." >&2; exit 2 ;;
+    nodes-stop) [ $# -le 2 ] || { echo "usage: $0 nodes-stop [DIR]" >&2; exit 2; }
+           stack_nodes_down "${2:-./var-nodes}" ;;
+    *)     echo "usage: $0 start DATA HOST PORT | stop DATA | knowhub-start DATA | knowhub-stop DATA | nodes-start N [DIR [HOST PORT]] | nodes-stop [DIR] | nodes-start FRONT HOST PORT SOCKET=NODE_PORT..." >&2; exit 2 ;;
     esac
 fi

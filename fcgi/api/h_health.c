@@ -1,5 +1,7 @@
 /* h_health: GET /api/health, the one public endpoint. */
 #include "api/handlers.h"
+#include "base/config.h"
+#include "base/metrics.h"
 #include "service/auth.h"
 #include "service/review.h"
 #include "store/store.h"
@@ -45,5 +47,11 @@ void h_health(struct request *req, struct response *res)
     json_object_object_add(data, "store", json_object_new_string(store_backend(req->store)));
     if ((space = space_summary(req)))
         json_object_object_add(data, "space", space);
+    /* The node's name, as X-KnowHub-Node: to an authenticated caller, or to
+     * loopback through this node's nginx (/metrics' rule); never to anyone
+     * else, since by default it is the host's name. */
+    if (space || (req->proxy_key_ok &&
+                  metrics_loopback_request(req->remote_addr, req->forwarded_for, req->forwarded)))
+        json_object_object_add(data, "node", json_object_new_string(req->cfg->node));
     reply_data(res, data);
 }

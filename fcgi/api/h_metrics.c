@@ -54,6 +54,8 @@ void h_metrics(struct request *req, struct response *res)
     buf_init(&text, METRICS_MAX_TEXT);
     /* The store's gauges at this moment, read on this thread's connection. */
     metrics_gauges_init(&gauges, store_sqlite_version());
+    gauges.node = req->cfg->node;
+    gauges.store = store_backend(req->store);
     store_ignore(
         store_space_counts(req->store, metrics_gauges_space, &gauges));      /* unread: no rows */
     store_ignore(store_job_counts(req->store, metrics_gauges_job, &gauges)); /* unread: no rows */

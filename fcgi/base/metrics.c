@@ -556,6 +556,21 @@ static long open_fds(void)
     return n - 1;
 }
 
+/* Which node answers and on which backend: a scrape of one node's own
+ * address (docs/operations.md) says whose figures these are. */
+static void render_node(struct buf *out, const struct metrics_gauges *g)
+{
+    if (!g || !g->node)
+        return;
+    head(out, "knowhub_node_info", "gauge",
+         "Always 1: this node's name (KNOWHUB_NODE) and its database (sqlite, postgresql).");
+    buf_adds(out, "knowhub_node_info{node=\"");
+    add_label_value(out, g->node);
+    buf_adds(out, "\",store=\"");
+    add_label_value(out, g->store ? g->store : "");
+    buf_adds(out, "\"} 1\n");
+}
+
 static void render_process(struct buf *out, const struct metrics_set *set,
                            const char *sqlite_version)
 {
@@ -596,6 +611,7 @@ int metrics_render(const struct metrics *m, const struct metrics_gauges *g, stru
         return -1;
     set = m->set;
     render_process(out, set, g ? g->sqlite_version : NULL);
+    render_node(out, g);
     render_requests(out, set);
     head(out, "knowhub_cache_hits_total", "counter",
          "Answers served from a thread's answer cache.");

@@ -60,6 +60,7 @@ struct metrics_job_count {
 };
 struct metrics_gauges {
     const char *sqlite_version;         /* borrowed (a static string) */
+    const char *node, *store;           /* borrowed: KNOWHUB_NODE and store_backend() */
     struct metrics_space_count *spaces; /* the most entries first */
     size_t n_spaces, cap_spaces;
     struct metrics_job_count *jobs;

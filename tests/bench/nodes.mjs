@@ -45,16 +45,11 @@
 // KNOWHUB_BIN selects the binary (default build/knowhub); KNOWHUB_THREADS
 // and KNOWHUB_NGINX_WORKERS pass through to every node and nginx.
 // Figures and what they mean: docs/performance.md, "PostgreSQL and several nodes".
-import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { isError, load, send as sendOne } from './lib/load.mjs';
+import { closeAgents, isError, load, send as sendOne } from './lib/load.mjs';
+import { entryBody, fmtInt, fmtMs, fmtRatio, gitRev, loadavg, median, psql, query, rng, seedEntries, startCluster, stopCluster } from './lib/pgbench.mjs';
 import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, '../..');
-const PGCLUSTER = path.join(ROOT, 'scripts/pgcluster.sh');
 
 // ---- options ----
 const opt = { clients: 8, seconds: 10, entries: 2000, repeat: 3, setups: 'sqlite,pg,pg2', cacheSlots: 0, pgStats: false, analyze: true, json: '' };
@@ -100,100 +95,9 @@ process.env.KNOWHUB_RATE_BURST = '100000';
 delete process.env.KNOWHUB_TEST_PG;
 const sqliteLib = await import('../http/lib/stack.mjs?sqlite');
 
-// ---- the throwaway PostgreSQL cluster ----
-let pgDir = '';
-function pgBin() {
-    const dirs = fs.existsSync('/usr/lib/postgresql') ? fs.readdirSync('/usr/lib/postgresql').sort((x, y) => Number(y) - Number(x)) : [];
-    for (const d of dirs) if (fs.existsSync(`/usr/lib/postgresql/${d}/bin/pg_ctl`)) return `/usr/lib/postgresql/${d}/bin`;
-    return '';
-}
-function psql(db, sql) {
-    const r = spawnSync('psql', ['-X', '-q', '-A', '-t', '-F', '\t', '-v', 'ON_ERROR_STOP=1', '-h', `${pgDir}/sock`, '-U', 'knowhub', '-d', db, '-c', sql], {
-        encoding: 'utf8',
-        timeout: 120000,
-    });
-    if (r.error) throw r.error;
-    if (r.status !== 0) throw new Error(`psql: ${r.stderr.trim()}`);
-    return r.stdout;
-}
-function stopCluster() {
-    if (!pgDir) return;
-    spawnSync('bash', [PGCLUSTER, 'stop', pgDir], { stdio: 'inherit', timeout: 60000 });
-    pgDir = '';
-}
-function startCluster() {
-    pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'knowhub-pgbench-'));
-    // A watchdog stops the cluster if this process dies without running its handlers.
-    spawn('bash', ['-c', 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; bash "$0" stop "$2"', PGCLUSTER, String(process.pid), pgDir], {
-        detached: true,
-        stdio: 'ignore',
-    }).unref();
-    // No pipes: the postmaster inherits them and spawnSync would wait for it to exit.
-    const errFile = `${pgDir}.start-err`;
-    const fd = fs.openSync(errFile, 'w');
-    const r = spawnSync('bash', [PGCLUSTER, 'start', pgDir], { stdio: ['ignore', 'ignore', fd], timeout: 120000 });
-    fs.closeSync(fd);
-    const errText = fs.readFileSync(errFile, 'utf8');
-    fs.rmSync(errFile, { force: true });
-    if (r.status !== 0) throw new Error(`pgcluster.sh start failed: ${errText}`);
-    if (opt.pgStats) {
-        psql('postgres', "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
-        const ctl = [`${pgBin()}/pg_ctl`, '-D', `${pgDir}/data`, '-m', 'fast', '-w', '-s', 'restart'];
-        const cmd = process.getuid() === 0 ? ['runuser', '-u', 'postgres', '--', ...ctl] : ctl;
-        const rr = spawnSync(cmd[0], cmd.slice(1), { stdio: ['ignore', 'ignore', 'inherit'], timeout: 120000 });
-        if (rr.status !== 0) throw new Error('pg_ctl restart failed');
-        psql('postgres', 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-    }
-    process.env.KNOWHUB_TEST_PG = `${pgDir}/sock`;
-}
 // Registered after stack.mjs's own handlers, so the stacks (and their
 // databases) are gone before the cluster stops.
 process.on('exit', stopCluster);
-
-// ---- seeded text: a fixed pseudo-random generator ----
-function rng(seed) {
-    let s = seed >>> 0;
-    return () => {
-        s = (s + 0x6d2b79f5) >>> 0;
-        let t = s;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-}
-const EN = ('parquet pandas csv schema index vacuum replica cache token socket thread latency retry timeout ' +
-    'upload buffer encoding unicode migration backup restore cluster shard queue worker lease deadlock ' +
-    'transaction cursor snapshot checkpoint compaction tokenizer stemmer ranking embedding vector prompt ' +
-    'agent trace feedback revision export import nginx fastcgi header cookie session login quota budget ' +
-    'memory profile benchmark compiler linker sanitizer fuzzing regression release package mirror proxy ' +
-    'certificate firewall resolver kernel scheduler filesystem journal archive gzip json yaml markdown ' +
-    'spreadsheet chart report invoice customer order payment refund inventory warehouse shipping').split(' ');
-const ZH = ('数据 索引 缓存 事务 备份 恢复 迁移 集群 副本 队列 线程 延迟 超时 重试 编码 日志 权限 令牌 会话 ' +
-    '报表 订单 支付 退款 库存 仓库 物流 客户 发票 模型 向量 检索 排序 分词 提示 代理 反馈 版本 导出 导入 ' +
-    '压缩 归档 证书 防火墙 内核 调度 文件 系统 性能 测试').split(' ');
-const TAGS = ['python', 'sql', 'ops', 'search', 'finance', 'logistics', 'web', 'data', '中文', '运维'];
-const TYPES = ['tool', 'usecase', 'definition', 'plan', 'strategy'];
-const pick = (r, list) => list[Math.floor(r() * list.length)];
-function words(r, n) {
-    const out = [];
-    for (let i = 0; i < n; i++) out.push(r() < 0.3 ? pick(r, ZH) : pick(r, EN));
-    return out.join(' ');
-}
-function entryBody(r, label) {
-    const tags = [...new Set([pick(r, TAGS), pick(r, TAGS)])].slice(0, 1 + Math.floor(r() * 2));
-    return {
-        scenario: `${label} ${words(r, 4 + Math.floor(r() * 4))}`,
-        content: words(r, 20 + Math.floor(r() * 20)),
-        tags_type: [pick(r, TYPES)],
-        tags,
-        agent_id: 'bench-agent',
-        score: 3 + Math.floor(r() * 3),
-    };
-}
-function query(r) {
-    const n = 1 + Math.floor(r() * 3);
-    return words(r, n);
-}
 
 // ---- HTTP load (lib/load.mjs) ----
 const send = (port, token, method, reqPath, body) => sendOne(port, token, method, reqPath, body, opt.clients);
@@ -217,24 +121,13 @@ async function startSetup(name, pgLib, nodesLib) {
 
 /** Seed N entries (the same bodies on every set-up) with C clients; returns their ids. */
 async function seed(su) {
-    const r = rng(42);
-    const bodies = Array.from({ length: opt.entries }, (_, i) => entryBody(r, `seed ${i}`));
-    const ids = [];
-    let i = 0;
-    let failed = '';
-    const client = async () => {
-        while (i < bodies.length && !failed) {
-            const b = bodies[i++];
-            const res = await send(su.port, su.token, 'POST', '/api/knowledge', b);
-            if (isError(res)) failed = `${res.status} ${res.text.slice(0, 300)}`;
-            else ids.push(JSON.parse(res.text).data.id);
-        }
-    };
-    const t0 = Date.now();
-    await Promise.all(Array.from({ length: opt.clients }, client));
-    if (failed) throw new Error(`${su.name}: seeding failed: ${failed}`);
-    su.seedSeconds = (Date.now() - t0) / 1000;
-    return ids;
+    try {
+        const { ids, seconds } = await seedEntries(su.port, su.token, opt.entries, opt.clients);
+        su.seedSeconds = seconds;
+        return ids;
+    } catch (e) {
+        throw new Error(`${su.name}: ${e.message}`);
+    }
 }
 
 async function total(port, token) {
@@ -243,20 +136,7 @@ async function total(port, token) {
     return JSON.parse(r.text).data.total;
 }
 
-// ---- figures ----
-const median = (xs) => {
-    const v = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-    if (!v.length) return NaN;
-    return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-};
-const fmtInt = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
-const fmtMs = (x) => (Number.isFinite(x) ? (x < 10 ? x.toFixed(2) : x.toFixed(1)) : 'n/a');
-const fmtRatio = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
-const rev = (() => {
-    const r = spawnSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
-    return r.status === 0 ? r.stdout.trim() : '?';
-})();
-const loadavg = () => os.loadavg().map((x) => x.toFixed(1)).join(' ');
+const rev = gitRev();
 
 // ---- the run ----
 const OPS = ['get', 'search', 'create'];
@@ -268,7 +148,7 @@ try {
     let pgLib = null;
     let nodesLib = null;
     if (needPg) {
-        startCluster();
+        startCluster({ pgStats: opt.pgStats });
         pgLib = await import('../http/lib/stack.mjs');
         nodesLib = await import('../http/lib/nodes.mjs');
         if (!pgLib.onPostgres) throw new Error('stack.mjs did not see the cluster');
@@ -353,7 +233,7 @@ try {
     console.log('\nentry counts after the run (seeded + successful creates):');
     for (const c of checks) console.log(`  ${c.setup.padEnd(6)} ${c.where.padEnd(14)} ${c.got} (want ${c.want}) ${c.ok ? 'ok' : 'WRONG'}`);
 
-    if (opt.pgStats && pgDir) {
+    if (opt.pgStats) {
         console.log('\npg_stat_statements: the statements with the highest mean time (all databases, calls >= 20):');
         const out = psql('postgres', 'SELECT round(mean_exec_time::numeric, 3), calls, round(total_exec_time::numeric, 1), ' +
             "left(regexp_replace(query, '\\s+', ' ', 'g'), 300) FROM pg_stat_statements WHERE calls >= 20 ORDER BY mean_exec_time DESC LIMIT 12");
@@ -374,7 +254,7 @@ try {
     console.error(`nodes.mjs: ${e.stack || e.message}`);
     exitCode = 1;
 } finally {
-    for (const a of agents.values()) a.destroy();
+    closeAgents();
     for (const su of setups) {
         const bugs = su.stop();
         if (bugs.length) {

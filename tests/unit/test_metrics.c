@@ -271,11 +271,34 @@ static void test_rotation(void)
     rmdir(dir);
 }
 
+/* knowhub_node_info names the node and its backend (label values escaped),
+ * and is left out when the caller gives no node (the CLI, older callers). */
+static void test_node_info(void)
+{
+    struct metrics_set *set = new_set(1, 1700000000.0);
+    struct metrics_gauges g;
+    struct buf out;
+    buf_init(&out, 1024 * 1024);
+    metrics_gauges_init(&g, NULL);
+    CHECK_INT(metrics_render(metrics_of(set, 0), &g, &out), 0);
+    CHECK(!strstr(out.data, "knowhub_node_info"));
+    buf_reset(&out);
+    g.node = "node-\"b\\";
+    g.store = "postgresql";
+    CHECK_INT(metrics_render(metrics_of(set, 0), &g, &out), 0);
+    CHECK(strstr(out.data, "# TYPE knowhub_node_info gauge\n"));
+    CHECK(strstr(out.data, "knowhub_node_info{node=\"node-\\\"b\\\\\",store=\"postgresql\"} 1\n"));
+    metrics_gauges_release(&g);
+    buf_release(&out);
+    metrics_set_free(set);
+}
+
 int main(void)
 {
     routes_install();
     test_loopback();
     test_render();
+    test_node_info();
     test_spaces_capped();
     test_audit_hook();
     test_access_lines();

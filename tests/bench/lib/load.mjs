@@ -61,3 +61,9 @@ export async function load(port, token, next, seconds, clients) {
     const errors = err.non2xx + err.envelope + err.socket;
     return { rps: lat.length / secs, p50: q(0.5), p99: q(0.99), n: lat.length, ok: lat.length - errors, errors, err, firstError };
 }
+
+/** Close the keep-alive connections of every port (at the end of a run). */
+export function closeAgents() {
+    for (const a of agents.values()) a.destroy();
+    agents.clear();
+}
