@@ -927,6 +927,24 @@ STORE_MUST_CHECK int store_time_set(struct store *st, const char *space, const c
 /* Entry id's time into *out (caller releases); all NULL and 0 when unset. */
 STORE_MUST_CHECK int store_time_get(struct store *st, const char *space, const char *id,
                                     struct knowledge_time *out);
+
+/* What store_knowledge_read reads beside the entry: its latest cases_limit
+ * cases of each kind (oldest first) to each_case with helpful or harmful, its
+ * latest log_limit injections (newest first) to each_log with log, and its
+ * time into time (caller releases; all NULL and 0 when unset). */
+struct knowledge_parts {
+    long cases_limit, log_limit;
+    int (*each_case)(const struct knowledge_case *, void *);
+    void *helpful, *harmful;
+    void (*each_log)(const struct log_entry *, void *);
+    void *log;
+    struct knowledge_time time;
+};
+/* Entry id of space (any status when any_status) into *out, with its parts,
+ * by one statement: one round trip and one snapshot on PostgreSQL. */
+STORE_MUST_CHECK int store_knowledge_read(struct store *st, const char *space, const char *id,
+                                          int any_status, struct knowledge *out,
+                                          struct knowledge_parts *parts);
 /* Call each with the ids of the space's entries expired at now (any status;
  * one indexed read, no rows in a space that expires nothing). This
  * connection keeps the last space's ids while the generation stays and the
