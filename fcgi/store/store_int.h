@@ -316,6 +316,7 @@ struct store {
     int expiry_known;                /* ... expiry_next was read */
     struct expired_cache expired;    /* time.c: store_time_expired's last read */
     int tx_depth;
+    int schema_seen;          /* PostgreSQL: the schema_version table was there (migrate.c) */
     int read_depth;           /* store_read_begin() calls not yet ended */
     int read_open;            /* the outermost of them opened a read transaction */
     long compact_next_ms;     /* fts_compact.c: no merge before (monotonic_ms) */
