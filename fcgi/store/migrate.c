@@ -421,6 +421,16 @@ int store_schema_version(struct store *st)
     return v;
 }
 
+int store_schema_version_recent(struct store *st, long max_age_ms)
+{
+    long now = monotonic_ms();
+    if (st->pg && st->schema_read_ms && now - st->schema_read_ms < max_age_ms)
+        return st->schema_read_version;
+    st->schema_read_version = store_schema_version(st);
+    st->schema_read_ms = st->schema_read_version >= 0 ? now : 0;
+    return st->schema_read_version;
+}
+
 int store_schema_latest(void)
 {
     return MIGRATION_COUNT;

@@ -106,6 +106,11 @@ void store_close(struct store *st);
 const char *store_errmsg(struct store *st);
 /* Schema version (PRAGMA user_version) of the open database. */
 int store_schema_version(struct store *st);
+/* The same as this connection last read it, when at most max_age_ms ago
+ * (PostgreSQL; SQLite reads it each time, in the process): a health check
+ * that says the database answered within that time, without a round trip
+ * per call. -1 when it cannot be read (and nothing is kept then). */
+int store_schema_version_recent(struct store *st, long max_age_ms);
 
 /* Prepare every statement now (they are otherwise prepared on first use):
  * a self-check for tests and `knowhub check`. On failure *failed_sql names

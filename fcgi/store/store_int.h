@@ -317,6 +317,8 @@ struct store {
     struct expired_cache expired;    /* time.c: store_time_expired's last read */
     int tx_depth;
     int schema_seen;          /* PostgreSQL: the schema_version table was there (migrate.c) */
+    int schema_read_version;  /* ... store_schema_version_recent's last answer */
+    long schema_read_ms;      /* ... read then (monotonic_ms; 0: none kept) */
     int read_depth;           /* store_read_begin() calls not yet ended */
     int read_open;            /* the outermost of them opened a read transaction */
     long compact_next_ms;     /* fts_compact.c: no merge before (monotonic_ms) */
