@@ -40,7 +40,8 @@
 // At the end each set-up's entry count is checked against N + the creates
 // that succeeded (on pg2 through each node alone).
 // Loopback is exempt from nginx's rate limit (KNOWHUB_RATE_LIMIT_LOOPBACK is
-// removed from the environment; KNOWHUB_RATE_LIMIT is raised as well).
+// removed from the environment; KNOWHUB_RATE_LIMIT is raised as well, and
+// KNOWHUB_WRITE_RATE=0 lifts the per-token write rate).
 // --pg-stats loads pg_stat_statements into the cluster and prints the
 // statements with the highest mean time at the end (it costs a little).
 // KNOWHUB_BIN selects the binary (default build/knowhub); KNOWHUB_THREADS
@@ -96,6 +97,8 @@ const needPg = SETUPS.some((s) => s !== 'sqlite');
 delete process.env.KNOWHUB_RATE_LIMIT_LOOPBACK;
 process.env.KNOWHUB_RATE_LIMIT = '1000000r/s';
 process.env.KNOWHUB_RATE_BURST = '100000';
+// nor by the per-token write rate (100 items a second): creates measure writing
+process.env.KNOWHUB_WRITE_RATE = '0';
 // This script makes its own cluster; stack.mjs reads KNOWHUB_TEST_PG when it
 // is first imported, so the SQLite set-up imports it before the cluster is set.
 delete process.env.KNOWHUB_TEST_PG;
