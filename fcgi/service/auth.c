@@ -76,12 +76,14 @@ int auth_token_create(struct store *st, const char *space, enum role role, const
 
 /* ---- verified tokens kept in memory (docs/performance.md "Round trips") ----
  *
- * The process's verified tokens, a slot each by the hash of the secret: what
- * the token lookup returned, for at most bound_ms after the lookup began
- * (knowhub serve: KNOWHUB_TOKEN_CACHE_MS, 1 s; 0 and the CLI keep none). A revocation on this
- * process drops the slot at once (auth_cache_forget); one on another node or process is seen once
- * the slot is older than the bound. Only valid tokens are kept; a miss, an unknown, forged or
- * revoked token reads the store. Shared by the worker threads: one mutex, held for a copy only. */
+ * The process's verified tokens, a slot each by the hash of the secret:
+ * what the token lookup returned, for at most bound_ms after the lookup
+ * began (knowhub serve: KNOWHUB_TOKEN_CACHE_MS, 1 s; 0 and the CLI keep
+ * none). A revocation through this process drops the slot at once
+ * (auth_cache_forget); one on another node or process is seen once the slot
+ * is older than the bound. Only valid tokens are kept: a miss, an unknown,
+ * forged or revoked token reads the store. Shared by the worker threads:
+ * one mutex, held for a copy only. */
 #define TOKEN_CACHE_SLOTS 1024
 
 struct token_slot {
