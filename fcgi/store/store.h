@@ -940,7 +940,8 @@ STORE_MUST_CHECK int store_time_get(struct store *st, const char *space, const c
 /* What store_knowledge_read reads beside the entry: its latest cases_limit
  * cases of each kind (oldest first) to each_case with helpful or harmful, its
  * latest log_limit injections (newest first) to each_log with log, and its
- * time into time (caller releases; all NULL and 0 when unset). */
+ * time into time (caller releases; all NULL and 0 when unset). A NULL
+ * callback skips its rows. */
 struct knowledge_parts {
     long cases_limit, log_limit;
     int (*each_case)(const struct knowledge_case *, void *);

@@ -15,11 +15,11 @@ static void whole_part(struct cursor *s, struct knowledge *out, struct knowledge
         s->col_base = KNOWLEDGE_PART_ENTRY;
         store_knowledge_from_row(s, out, 1);
         *found = 1;
-    } else if (*found && (part == 2 || part == 3) && !cases_done[part - 2]) {
+    } else if (*found && (part == 2 || part == 3) && p->each_case && !cases_done[part - 2]) {
         s->col_base = KNOWLEDGE_PART_CASE;
         store_case_from_row(s, &c);
         cases_done[part - 2] = p->each_case(&c, part == 2 ? p->helpful : p->harmful);
-    } else if (*found && part == 4) {
+    } else if (*found && part == 4 && p->each_log) {
         s->col_base = KNOWLEDGE_PART_LOG;
         store_log_from_row(s, &e);
         p->each_log(&e, p->log);
