@@ -159,8 +159,9 @@ long store_space_entries(void);
  * answered from the cache. */
 STORE_MUST_CHECK int store_generation(struct store *st, uint64_t *gen);
 /* Forget the generation the last token lookup read with it (PostgreSQL):
- * the next store_generation reads it. Called at each request's start, so a
- * request never tags answers with an earlier request's generation. */
+ * the next store_generation reads it. Each token check begins with it, so
+ * a request whose token comes from memory never tags answers with an
+ * earlier request's generation. */
 void store_generation_forget(struct store *st);
 /* store_generation, moved on as well when an entry's expires_at passes
  * (the searches, the context and the rules then answer differently without
