@@ -13,6 +13,7 @@
 #include "service/vindex.h"
 #include "service/jobs.h"
 #include "service/timing.h"
+#include "service/auth.h"
 #include "llm/llm.h"
 #include "base/metrics.h"
 #include "app/remote.h"
@@ -713,6 +714,7 @@ static int serve(const struct config *cfg)
      * wait long, so reads are answered while a write lock is held long. */
     store_set_writers_waiting(cfg->threads / 2);
     store_set_space_entries(cfg->space_entries);
+    auth_cache_configure(cfg->token_cache_ms);
     vindex_configure(cfg->vector_bytes, cfg->vector_space_bytes);
     workers = xcalloc((size_t)cfg->threads, sizeof *workers);
     for (int i = 0; i < cfg->threads; i++) {

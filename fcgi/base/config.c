@@ -76,6 +76,8 @@ void config_from_env(struct config *cfg)
     cfg->conflict_llm_calls = env_long("KNOWHUB_CONFLICT_LLM_CALLS", 0, 20, 5);
     cfg->agent_log = env_or("KNOWHUB_AGENT_LOG", "off"); /* any word but off is on */
     cfg->cache_slots = (int)env_long("KNOWHUB_CACHE_SLOTS", 0, 65536, 512);
+    /* A verified token kept in memory: how long a revocation elsewhere may take. */
+    cfg->token_cache_ms = env_long("KNOWHUB_TOKEN_CACHE_MS", 0, 60000, 1000);
     /* The total over all worker threads; each thread gets its share. */
     cfg->cache_bytes = (size_t)env_long("KNOWHUB_CACHE_BYTES", 0, 1L << 40, 64L * 1024 * 1024);
     /* What one POST /mcp may cost (docs/agents.md "Budgets"). */

@@ -23,6 +23,7 @@ struct config {
                               * for (a write, an embedding batch), 0-20, default 5; 0: none */
     const char *agent_log;   /* off, on, verbose (anything else counts as on) */
     int cache_slots;         /* KNOWHUB_CACHE_SLOTS: answers cached per thread; 0 = none */
+    long token_cache_ms;     /* KNOWHUB_TOKEN_CACHE_MS: a verified token kept, 1000; 0 = none */
 
     /* Memory bounds (docs/operations.md) */
     size_t cache_bytes;        /* KNOWHUB_CACHE_BYTES: all threads' caches together; 0 = none */

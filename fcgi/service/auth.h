@@ -43,8 +43,16 @@ enum auth_result {
     AUTH_UNAVAILABLE = -2, /* the store could not be read: answer 503, never a pass */
 };
 
-/* Check an "Authorization" header value; on AUTH_OK who is filled. */
+/* Check an "Authorization" header value; on AUTH_OK who is filled. A token
+ * verified at most auth_cache_bound_ms() ago is taken from memory, without
+ * the store (docs/performance.md "Round trips per request"). */
 enum auth_result auth_check(struct store *st, const char *authorization, struct identity *who);
+/* How long a verified token is kept (ms; 0: never). main sets it before
+ * the threads start (KNOWHUB_TOKEN_CACHE_MS, 1000). */
+void auth_cache_configure(long bound_ms);
+long auth_cache_bound_ms(void);
+/* Drop a token kept in memory: its revocation takes effect at once here. */
+void auth_cache_forget(const char *token_id);
 
 /* ---- browser logins ---- */
 

@@ -200,46 +200,67 @@ static void add_injection(const struct log_entry *e, void *ctx)
     json_object_array_add(ctx, o);
 }
 
+/* The injections an entry shows: where it was injected and how it was
+ * judged, newest first. */
+#define KNOWLEDGE_LOG_SHOWN 50
+
+/* What an entry's answer shows beside its fields, to be read into. */
+static void entry_parts_init(struct knowledge_parts *p)
+{
+    memset(p, 0, sizeof *p);
+    p->cases_limit = KNOWLEDGE_HISTORY_SHOWN;
+    p->log_limit = KNOWLEDGE_LOG_SHOWN;
+    p->each_case = knowledge_case_to_json;
+    p->helpful = json_object_new_array();
+    p->harmful = json_object_new_array();
+    p->each_log = add_injection;
+    p->log = json_object_new_array();
+}
+
+/* k's answer from its parts into *out (taking the parts' arrays) when rc is
+ * STORE_OK; never an entry whose history looks empty because it was not
+ * read. Returns rc. */
+static int entry_parts_json(int rc, const struct knowledge *k, struct knowledge_parts *p,
+                            struct json_object **out)
+{
+    *out = NULL;
+    if (rc == STORE_OK) {
+        *out = knowledge_to_json(k, p->helpful, p->harmful, p->log);
+        timing_json_of(&p->time, *out);
+    } else {
+        json_object_put(p->helpful);
+        json_object_put(p->harmful);
+        json_object_put(p->log);
+    }
+    knowledge_time_release(&p->time);
+    return rc;
+}
+
 int knowledge_entry_json(struct store *st, const struct knowledge *k, struct json_object **out)
 {
-    struct json_object *helpful = json_object_new_array(), *harmful = json_object_new_array();
-    /* Where it was injected and how it was judged, newest first. */
-    struct json_object *injections = json_object_new_array();
-    int rc = store_knowledge_cases_each(st, k->id, "helpful", KNOWLEDGE_HISTORY_SHOWN,
-                                        knowledge_case_to_json, helpful);
+    struct knowledge_parts p;
+    int rc;
+    entry_parts_init(&p);
+    rc = store_knowledge_cases_each(st, k->id, "helpful", p.cases_limit, p.each_case, p.helpful);
     if (rc == STORE_OK)
-        rc = store_knowledge_cases_each(st, k->id, "harmful", KNOWLEDGE_HISTORY_SHOWN,
-                                        knowledge_case_to_json, harmful);
+        rc =
+            store_knowledge_cases_each(st, k->id, "harmful", p.cases_limit, p.each_case, p.harmful);
     if (rc == STORE_OK)
-        rc = store_log_of_entry(st, k->id, 50, add_injection, injections);
-    if (rc != STORE_OK) {
-        /* never an entry whose history looks empty because it was not read */
-        json_object_put(helpful);
-        json_object_put(harmful);
-        json_object_put(injections);
-        *out = NULL;
-        return rc;
-    }
-    *out = knowledge_to_json(k, helpful, harmful, injections);
-    return timing_json_add(st, k->space, k->id, *out);
+        rc = store_log_of_entry(st, k->id, p.log_limit, p.each_log, p.log);
+    if (rc == STORE_OK)
+        rc = store_time_get(st, k->space, k->id, &p.time);
+    return entry_parts_json(rc, k, &p, out);
 }
 
 int knowledge_entry_data(const struct svc_ctx *c, const char *id, struct json_object *extra,
                          struct json_object **data, struct error *err)
 {
     struct knowledge k;
+    struct knowledge_parts p;
     int rc;
-    /* One snapshot (one read transaction) for the entry and its histories. */
-    store_read_begin(c->st);
-    rc = store_knowledge_get(c->st, c->space, id, 0, &k);
-    if (rc) {
-        store_read_end(c->st);
-        json_object_put(extra);
-        store_status_error(rc, WHAT, err);
-        return -1;
-    }
-    rc = knowledge_entry_json(c->st, &k, data);
-    store_read_end(c->st);
+    /* One statement: one snapshot, one round trip on PostgreSQL. */
+    entry_parts_init(&p);
+    rc = entry_parts_json(store_knowledge_read(c->st, c->space, id, 0, &k, &p), &k, &p, data);
     if (rc) {
         knowledge_release(&k);
         json_object_put(extra);

@@ -136,6 +136,11 @@ static void time_fields_add(struct json_object *o, const char *expires_at, const
     json_object_object_add(o, "pinned", json_object_new_boolean(pinned));
 }
 
+void timing_json_of(const struct knowledge_time *t, struct json_object *o)
+{
+    time_fields_add(o, t->expires_at, t->review_after, t->pinned);
+}
+
 int timing_json_add(struct store *st, const char *space, const char *id, struct json_object *o)
 {
     struct knowledge_time t;

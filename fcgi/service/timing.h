@@ -16,6 +16,7 @@ struct error;
 struct store;
 struct buf;
 struct config;
+struct knowledge_time;
 
 /* Now, as the moments are written: "YYYY-MM-DDTHH:MM:SSZ" (time_now()). */
 void timing_now(char out[static WHEN_TEXT]);
@@ -51,6 +52,8 @@ int timing_apply(struct store *st, const char *space, const char *id,
 /* Add expires_at, review_after (null when unset) and pinned of entry id to
  * o. A store status. */
 int timing_json_add(struct store *st, const char *space, const char *id, struct json_object *o);
+/* The same fields from a time already read. */
+void timing_json_of(const struct knowledge_time *t, struct json_object *o);
 /* The document of entry id (document, its stored text) with its time in
  * the front matter, into out (the file view's read, the exports). */
 int timing_document(struct store *st, const char *space, const char *id, const char *document,

@@ -157,6 +157,7 @@ int svc_token_revoke(const struct svc_ctx *c, const char *id, struct json_object
         return -1;
     }
     rc = store_token_revoke(c->st, id, c->space, c->actor);
+    auth_cache_forget(id); /* refused here at once; on other nodes within the bound */
     if (rc) {
         store_status_error(rc, "Token", err);
         return -1;

@@ -148,6 +148,18 @@ int store_knowledge_add_case(struct store *st, const char *space, const char *id
     return store_tx_end(st, rc);
 }
 
+void store_case_from_row(struct cursor *s, struct knowledge_case *c)
+{
+    c->kind = stmt_col_text(s, 0);
+    c->case_id = stmt_col_text(s, 1);
+    c->scenario = stmt_col_text(s, 2);
+    c->result = stmt_col_text(s, 3);
+    c->agent_id = stmt_col_text(s, 4);
+    c->trace_id = stmt_col_text(s, 5);
+    c->goal_id = stmt_col_text(s, 6);
+    c->created_at = stmt_col_text(s, 7);
+}
+
 /* Pass every row of a cases statement to each, then reset it. */
 static int case_rows(struct cursor *s, int (*each)(const struct knowledge_case *, void *),
                      void *ctx)
@@ -156,16 +168,8 @@ static int case_rows(struct cursor *s, int (*each)(const struct knowledge_case *
     if (!s)
         return STORE_ERROR;
     while ((rc = stmt_step(s)) == STEP_ROW) {
-        struct knowledge_case c = {
-            .kind = stmt_col_text(s, 0),
-            .case_id = stmt_col_text(s, 1),
-            .scenario = stmt_col_text(s, 2),
-            .result = stmt_col_text(s, 3),
-            .agent_id = stmt_col_text(s, 4),
-            .trace_id = stmt_col_text(s, 5),
-            .goal_id = stmt_col_text(s, 6),
-            .created_at = stmt_col_text(s, 7),
-        };
+        struct knowledge_case c;
+        store_case_from_row(s, &c);
         if (each(&c, ctx))
             break;
     }

@@ -421,6 +421,16 @@ int store_schema_version(struct store *st)
     return v;
 }
 
+int store_schema_version_recent(struct store *st, long max_age_ms)
+{
+    long now = monotonic_ms();
+    if (st->pg && st->schema_read_ms && now - st->schema_read_ms < max_age_ms)
+        return st->schema_read_version;
+    st->schema_read_version = store_schema_version(st);
+    st->schema_read_ms = st->schema_read_version >= 0 ? now : 0;
+    return st->schema_read_version;
+}
+
 int store_schema_latest(void)
 {
     return MIGRATION_COUNT;
@@ -522,10 +532,20 @@ out:
 
 int pg_schema_version(struct store *st)
 {
-    long long has = pg_query_int(st, "SELECT (to_regclass('schema_version') IS NOT NULL)::int");
+    static const char version_sql[] = "SELECT max(version) FROM schema_version";
+    long long has, v;
+    /* Once this connection saw the table, it asks its version only (one
+     * round trip: GET /api/health); outside a transaction, so a table gone
+     * after all fails nothing else, and is looked for again. */
+    if (st->schema_seen && st->tx_depth == 0 && !st->read_open &&
+        (v = pg_query_int(st, version_sql)) >= 0)
+        return (int)v;
+    has = pg_query_int(st, "SELECT (to_regclass('schema_version') IS NOT NULL)::int");
     if (has <= 0)
         return has == 0 ? 0 : -1;
-    return (int)pg_query_int(st, "SELECT max(version) FROM schema_version");
+    v = pg_query_int(st, version_sql);
+    st->schema_seen = v >= 0;
+    return (int)v;
 }
 
 int pg_migrate(struct store *st, int *found)

@@ -342,6 +342,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
     [S_CASES_PAGE] = "SELECT kind, case_id, scenario, result, agent_id, trace_id, goal_id,"
                      " created_at FROM knowledge_cases WHERE knowledge_id = $1 AND kind = $2"
                      " ORDER BY seq LIMIT $3 OFFSET $4",
+    [S_K_WHOLE] = KNOWLEDGE_WHOLE_SQL("$1", "$2", "$3::int", "$4", "$5"),
     [S_CASES_COUNT] = "SELECT count(*) FROM knowledge_cases WHERE knowledge_id = $1 AND kind = $2",
     [S_SCAN_DELETED] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                        " WHERE space = $1 AND status IN ('deleted', 'merged')"

@@ -185,4 +185,41 @@
     " THEN 'created' ELSE 'updated' END"
 // clang-format on
 
+/* An entry with its last helpful and harmful cases, its last log rows and
+ * its time, read by ONE statement (one round trip, one snapshot on
+ * PostgreSQL): a row per part, the parts side by side in their own columns
+ * (the others NULL), so each part is read by its own row decoder from its
+ * first column (struct cursor col_base, KNOWLEDGE_PART_*
+ * in store_int.h). Columns: 0 the part (1 entry, 2 helpful, 3 harmful,
+ * 4 log, 5 time), 1 the order within it, 2.. the entry (KNOWLEDGE_COLUMNS),
+ * 31.. a case, 39.. a log row (LOG_COLUMNS), 51.. the time. The numbers of
+ * the later parts are text, so the dialects agree on each column's type.
+ * Its parameters: the entry's id, its space, any status, cases, log rows. */
+#define SQL_NULLS3 "NULL, NULL, NULL"
+#define SQL_NULLS8 SQL_NULLS3 ", " SQL_NULLS3 ", NULL, NULL"
+#define SQL_NULLS15 SQL_NULLS8 ", " SQL_NULLS3 ", " SQL_NULLS3 ", NULL"
+#define SQL_NULLS23 SQL_NULLS15 ", " SQL_NULLS8
+#define SQL_NULLS29 SQL_NULLS23 ", " SQL_NULLS3 ", " SQL_NULLS3
+#define KNOWLEDGE_WHOLE_SQL(ID, SPACE, ANY, CASES, LOGS)                                           \
+    "SELECT * FROM (SELECT 1 AS part, 0 AS ord, " KNOWLEDGE_COLUMNS ", " SQL_NULLS23               \
+    " FROM knowledge WHERE id = " ID " AND space = " SPACE " AND (" ANY " <> 0"                    \
+    " OR status = 'active')" KNOWLEDGE_WHOLE_CASES(2, "helpful", ID, CASES) KNOWLEDGE_WHOLE_CASES( \
+        3, "harmful", ID,                                                                          \
+        CASES) " UNION ALL SELECT 4, -id, " SQL_NULLS29 ", " SQL_NULLS8                            \
+               ", CAST(id AS TEXT), trace_id,"                                                     \
+               " knowledge_id, goal_id, CAST(injected_at_sequence AS TEXT), injected_at, task, "   \
+               "content,"                                                                          \
+               " eval_status, eval_reason, evaluated_at, evaluated_at_trigger, " SQL_NULLS3        \
+               " FROM (SELECT * FROM knowledge_log WHERE knowledge_id = " ID                       \
+               " ORDER BY id DESC LIMIT " LOGS ") AS l UNION ALL SELECT 5, 0, " SQL_NULLS29        \
+               ", " SQL_NULLS8 ", " SQL_NULLS8 ", NULL, NULL,"                                     \
+               " NULL, NULL, expires_at, review_after, CAST(pinned AS TEXT) FROM knowledge_time"   \
+               " WHERE space = " SPACE " AND knowledge_id = " ID ") AS parts ORDER BY part, ord"
+#define KNOWLEDGE_WHOLE_CASES(PART, KIND, ID, CASES)                                               \
+    " UNION ALL SELECT " #PART ", seq, " SQL_NULLS29                                               \
+    ", kind, case_id, scenario, result, agent_id,"                                                 \
+    " trace_id, goal_id, created_at, " SQL_NULLS15 " FROM (SELECT * FROM knowledge_cases"          \
+    " WHERE knowledge_id = " ID " AND kind = '" KIND "' ORDER BY seq DESC LIMIT " CASES            \
+    ") AS c" #PART
+
 #endif

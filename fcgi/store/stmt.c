@@ -256,6 +256,7 @@ int stmt_col_count(struct cursor *s)
 
 const char *stmt_col_opt(struct cursor *s, int i)
 {
+    i += s->col_base;
     return s->st->pg ? pg_col(s, i) : (const char *)sqlite3_column_text(s->lite, i);
 }
 
@@ -267,6 +268,7 @@ const char *stmt_col_text(struct cursor *s, int i)
 
 char *stmt_col_dup(struct cursor *s, int i)
 {
+    i += s->col_base;
     if (s->st->pg) {
         const char *t = pg_col(s, i);
         return t ? xstrdup(t) : NULL;
@@ -277,6 +279,7 @@ char *stmt_col_dup(struct cursor *s, int i)
 
 long long stmt_col_int64(struct cursor *s, int i)
 {
+    i += s->col_base;
     if (s->st->pg) {
         const char *t = pg_col(s, i);
         return t ? strtoll(t, NULL, 10) : 0;
@@ -291,6 +294,7 @@ int stmt_col_int(struct cursor *s, int i)
 
 const void *stmt_col_blob(struct cursor *s, int i, size_t *n)
 {
+    i += s->col_base;
     if (s->st->pg)
         return pg_col_blob(s, i, n);
     const void *p = sqlite3_column_blob(s->lite, i);

@@ -106,6 +106,11 @@ void store_close(struct store *st);
 const char *store_errmsg(struct store *st);
 /* Schema version (PRAGMA user_version) of the open database. */
 int store_schema_version(struct store *st);
+/* The same as this connection last read it, when at most max_age_ms ago
+ * (PostgreSQL; SQLite reads it each time, in the process): a health check
+ * that says the database answered within that time, without a round trip
+ * per call. -1 when it cannot be read (and nothing is kept then). */
+int store_schema_version_recent(struct store *st, long max_age_ms);
 
 /* Prepare every statement now (they are otherwise prepared on first use):
  * a self-check for tests and `knowhub check`. On failure *failed_sql names
@@ -153,6 +158,11 @@ long store_space_entries(void);
  * with. A store status: when it cannot be read, nothing may be cached or
  * answered from the cache. */
 STORE_MUST_CHECK int store_generation(struct store *st, uint64_t *gen);
+/* Forget the generation the last token lookup read with it (PostgreSQL):
+ * the next store_generation reads it. Each token check begins with it, so
+ * a request whose token comes from memory never tags answers with an
+ * earlier request's generation. */
+void store_generation_forget(struct store *st);
 /* store_generation, moved on as well when an entry's expires_at passes
  * (the searches, the context and the rules then answer differently without
  * a commit): what the answer cache tags answers with. This connection reads
@@ -927,6 +937,25 @@ STORE_MUST_CHECK int store_time_set(struct store *st, const char *space, const c
 /* Entry id's time into *out (caller releases); all NULL and 0 when unset. */
 STORE_MUST_CHECK int store_time_get(struct store *st, const char *space, const char *id,
                                     struct knowledge_time *out);
+
+/* What store_knowledge_read reads beside the entry: its latest cases_limit
+ * cases of each kind (oldest first) to each_case with helpful or harmful, its
+ * latest log_limit injections (newest first) to each_log with log, and its
+ * time into time (caller releases; all NULL and 0 when unset). A NULL
+ * callback skips its rows. */
+struct knowledge_parts {
+    long cases_limit, log_limit;
+    int (*each_case)(const struct knowledge_case *, void *);
+    void *helpful, *harmful;
+    void (*each_log)(const struct log_entry *, void *);
+    void *log;
+    struct knowledge_time time;
+};
+/* Entry id of space (any status when any_status) into *out, with its parts,
+ * by one statement: one round trip and one snapshot on PostgreSQL. */
+STORE_MUST_CHECK int store_knowledge_read(struct store *st, const char *space, const char *id,
+                                          int any_status, struct knowledge *out,
+                                          struct knowledge_parts *parts);
 /* Call each with the ids of the space's entries expired at now (any status;
  * one indexed read, no rows in a space that expires nothing). This
  * connection keeps the last space's ids while the generation stays and the

@@ -234,6 +234,7 @@ enum stmt_id {
     S_TIME_STALE_COUNT,
     S_TIME_REVIEW_DUE,
     S_TIME_DUE_SPACES,
+    S_K_WHOLE,
     S_COUNT
 };
 
@@ -281,7 +282,8 @@ struct cursor {
     char num[CURSOR_MAX_PARAMS][24]; /* numbers bound, as text */
     char *owned[CURSOR_MAX_PARAMS];  /* texts copied (stmt_bind_text_n) */
     struct buf blob;                 /* the last blob read, decoded */
-    const char *unbound;             /* why a parameter was refused (NULL: none): step fails */
+    int col_base;        /* stmt_col_*(s, i) read column col_base + i (S_K_WHOLE's parts) */
+    const char *unbound; /* why a parameter was refused (NULL: none): step fails */
 };
 
 /* time.c: the expired ids of one space as last read by store_time_expired,
@@ -314,6 +316,9 @@ struct store {
     int expiry_known;                /* ... expiry_next was read */
     struct expired_cache expired;    /* time.c: store_time_expired's last read */
     int tx_depth;
+    int schema_seen;          /* PostgreSQL: the schema_version table was there (migrate.c) */
+    int schema_read_version;  /* ... store_schema_version_recent's last answer */
+    long schema_read_ms;      /* ... read then (monotonic_ms; 0: none kept) */
     int read_depth;           /* store_read_begin() calls not yet ended */
     int read_open;            /* the outermost of them opened a read transaction */
     long compact_next_ms;     /* fts_compact.c: no merge before (monotonic_ms) */
@@ -494,6 +499,16 @@ int store_knowledge_rows(struct cursor *s, int with_document,
  * prepare) into out, document included (caller releases); STORE_NOT_FOUND
  * when there is none. Resets s. */
 int store_knowledge_row(struct cursor *s, struct knowledge *out);
+/* S_K_WHOLE's parts: the first column of each (sql_parts.h KNOWLEDGE_WHOLE_SQL). */
+#define KNOWLEDGE_PART_ENTRY 2
+#define KNOWLEDGE_PART_CASE 31
+#define KNOWLEDGE_PART_LOG 39
+#define KNOWLEDGE_PART_TIME 51
+/* The row's case (texts borrowed: knowledge.c), log entry (texts
+ * borrowed: traces.c) and entry time (owned: time.c). */
+void store_case_from_row(struct cursor *s, struct knowledge_case *c);
+void store_log_from_row(struct cursor *s, struct log_entry *e);
+void store_time_from_row(struct cursor *s, struct knowledge_time *out);
 /* STORE_CONFLICT when the active entry id, at (category, path), shares its
  * name with a folder (or, a folder of its, with a file) of space. */
 int store_place_clash_at(struct store *st, const char *space, const char *id, const char *category,

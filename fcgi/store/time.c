@@ -26,6 +26,14 @@ int store_time_set(struct store *st, const char *space, const char *id,
                     t->pinned ? 1 : 0);
 }
 
+void store_time_from_row(struct cursor *s, struct knowledge_time *out)
+{
+    const char *e = stmt_col_opt(s, 0), *r = stmt_col_opt(s, 1);
+    out->expires_at = e ? xstrdup(e) : NULL;
+    out->review_after = r ? xstrdup(r) : NULL;
+    out->pinned = stmt_col_int(s, 2) != 0;
+}
+
 int store_time_get(struct store *st, const char *space, const char *id, struct knowledge_time *out)
 {
     struct cursor *s;
@@ -34,12 +42,8 @@ int store_time_get(struct store *st, const char *space, const char *id, struct k
     out->pinned = 0;
     if (!(s = stmt_bind(st, S_TIME_GET, "tt", space, id)))
         return STORE_ERROR;
-    if ((rc = stmt_step(s)) == STEP_ROW) {
-        const char *e = stmt_col_opt(s, 0), *r = stmt_col_opt(s, 1);
-        out->expires_at = e ? xstrdup(e) : NULL;
-        out->review_after = r ? xstrdup(r) : NULL;
-        out->pinned = stmt_col_int(s, 2) != 0;
-    }
+    if ((rc = stmt_step(s)) == STEP_ROW)
+        store_time_from_row(s, out);
     rc = stmt_row_end(s, rc);
     return rc == STORE_NOT_FOUND ? STORE_OK : rc;
 }

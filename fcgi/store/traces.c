@@ -112,7 +112,7 @@ int store_log_add_proposal(struct store *st, const char *space, const char *trac
     return log_add(st, space, trace_id, id, goal_id, sequence, task ? task : "", content, log_id);
 }
 
-static void log_from_row(struct cursor *s, struct log_entry *e)
+void store_log_from_row(struct cursor *s, struct log_entry *e)
 {
     e->id = (long)stmt_col_int64(s, 0);
     e->trace_id = stmt_col_text(s, 1);
@@ -136,7 +136,7 @@ static int log_rows(struct cursor *s, void (*each)(const struct log_entry *, voi
         return STORE_ERROR;
     while ((rc = stmt_step(s)) == STEP_ROW) {
         struct log_entry e;
-        log_from_row(s, &e);
+        store_log_from_row(s, &e);
         each(&e, ctx);
     }
     return stmt_rows_end(s, rc);

@@ -255,6 +255,11 @@ int store_data_version(struct store *st, uint64_t *v)
  * changes; not the LLM ledger, the audit log or a token's last use, which
  * would empty every space's cache for nothing (docs/search.md "The answer
  * cache"). */
+void store_generation_forget(struct store *st)
+{
+    st->generation_fresh = 0;
+}
+
 int store_generation(struct store *st, uint64_t *gen)
 {
     struct cursor *s;

@@ -27,9 +27,10 @@
 //   search  GET /api/knowledge/search?q=... (entry view, mode=lexical), 1-3
 //           words of the seeded vocabulary, English and Chinese
 //   create  POST /api/knowledge, a distinct body every request
+//   health  GET /api/health without a token (what a load balancer asks)
 // knowhub runs with KNOWHUB_CACHE_SLOTS=0 (--cache-slots): no answer cache,
 // so every get and search is computed ("uncached"). Rounds are interleaved:
-// every round measures get and search on each set-up in turn, R rounds;
+// every round measures get, search and health on each set-up in turn, R rounds;
 // then R rounds of create (so every search sees exactly the N seeded
 // entries). Printed per set-up and operation: the medians over the rounds of
 // requests/s, p50 and p99 latency (ms), the errors of all rounds (non-2xx,
@@ -39,7 +40,8 @@
 // At the end each set-up's entry count is checked against N + the creates
 // that succeeded (on pg2 through each node alone).
 // Loopback is exempt from nginx's rate limit (KNOWHUB_RATE_LIMIT_LOOPBACK is
-// removed from the environment; KNOWHUB_RATE_LIMIT is raised as well).
+// removed from the environment; KNOWHUB_RATE_LIMIT is raised as well, and
+// KNOWHUB_WRITE_RATE=0 lifts the per-token write rate).
 // --pg-stats loads pg_stat_statements into the cluster and prints the
 // statements with the highest mean time at the end (it costs a little).
 // KNOWHUB_BIN selects the binary (default build/knowhub); KNOWHUB_THREADS
@@ -90,6 +92,8 @@ const needPg = SETUPS.some((s) => s !== 'sqlite');
 delete process.env.KNOWHUB_RATE_LIMIT_LOOPBACK;
 process.env.KNOWHUB_RATE_LIMIT = '1000000r/s';
 process.env.KNOWHUB_RATE_BURST = '100000';
+// nor by the per-token write rate (100 items a second): creates measure writing
+process.env.KNOWHUB_WRITE_RATE = '0';
 // This script makes its own cluster; stack.mjs reads KNOWHUB_TEST_PG when it
 // is first imported, so the SQLite set-up imports it before the cluster is set.
 delete process.env.KNOWHUB_TEST_PG;
@@ -139,8 +143,8 @@ async function total(port, token) {
 const rev = gitRev();
 
 // ---- the run ----
-const OPS = ['get', 'search', 'create'];
-const OP_LABEL = { get: 'GET /api/knowledge/{id}', search: 'search (uncached)', create: 'POST /api/knowledge' };
+const OPS = ['get', 'search', 'health', 'create'];
+const OP_LABEL = { get: 'GET /api/knowledge/{id}', search: 'search (uncached)', health: 'GET /api/health', create: 'POST /api/knowledge' };
 const results = {}; // results[setup][op] = [round...]
 const setups = [];
 let exitCode = 0;
@@ -161,12 +165,13 @@ try {
         su.ids = await seed(su);
         if (su.dbName && opt.analyze) psql(su.dbName, 'ANALYZE');
         console.log(`  ${name.padEnd(6)} ${LABEL[name]}: seeded ${su.ids.length} entries in ${su.seedSeconds.toFixed(1)} s (port ${su.port})`);
-        results[name] = { get: [], search: [], create: [] };
+        results[name] = { get: [], search: [], health: [], create: [] };
     }
 
     const gens = {
         get: (su, r) => () => ['GET', `/api/knowledge/${su.ids[Math.floor(r() * su.ids.length)]}`],
         search: (su, r) => () => ['GET', `/api/knowledge/search?q=${encodeURIComponent(query(r))}&mode=lexical&top_k=5`],
+        health: () => () => ['GET', '/api/health'],
         create: (su, r) => {
             let i = 0;
             return () => ['POST', '/api/knowledge', entryBody(r, `bench ${su.name} ${process.pid} ${Date.now()} ${i++}`)];
@@ -174,14 +179,14 @@ try {
     };
     const measure = async (op, round) => {
         for (const su of setups) {
-            const res = await load(su.port, su.token, gens[op](su, rng(1000 * round + OPS.indexOf(op))), opt.seconds, opt.clients);
+            const res = await load(su.port, op === 'health' ? '' : su.token, gens[op](su, rng(1000 * round + OPS.indexOf(op))), opt.seconds, opt.clients);
             results[su.name][op].push(res);
             console.log(`  round ${round + 1} ${op.padEnd(6)} ${su.name.padEnd(6)} ${fmtInt(res.rps).padStart(7)} req/s  p50 ${fmtMs(res.p50)} ms  p99 ${fmtMs(res.p99)} ms  errors ${res.errors}` +
                 (res.firstError ? `  (first: ${res.firstError})` : ''));
         }
     };
     // Reads first (every search sees exactly the seeded entries), then creates.
-    for (let round = 0; round < opt.repeat; round++) for (const op of ['get', 'search']) await measure(op, round);
+    for (let round = 0; round < opt.repeat; round++) for (const op of ['get', 'search', 'health']) await measure(op, round);
     for (let round = 0; round < opt.repeat; round++) await measure('create', round);
 
     // Correctness: every set-up holds the seeded entries plus the creates that succeeded.

@@ -1,8 +1,11 @@
 // Round trips to the store per request (docs/performance.md "Round trips"):
 // X-KnowHub-Round-Trips under KNOWHUB_DEBUG_HEADERS=on, and the
 // knowhub_store_round_trips histogram of GET /metrics. SQLite runs in the
-// process: 0. PostgreSQL (KNOWHUB_TEST_PG): what each request costs today,
-// with the answer cache off as issue 27 measures it.
+// process: 0. PostgreSQL (KNOWHUB_TEST_PG): what each request costs, with
+// the answer cache off as issue 27 measures it: a GET by id is one statement
+// (the entry, its cases, log and time) with the token kept in memory, and
+// the health check answers from its connection's last check of the database
+// while it is younger than the bound (KNOWHUB_TOKEN_CACHE_MS).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startStack } from './lib/stack.mjs';
@@ -10,7 +13,8 @@ import { ok } from './lib/expect.mjs';
 
 let s;
 // one worker thread: every request on the one connection, prepared after the first
-before(async () => (s = await startStack({ KNOWHUB_DEBUG_HEADERS: 'on', KNOWHUB_CACHE_SLOTS: '0', KNOWHUB_THREADS: '1' })));
+// a verified token kept 10 s (not 1): a slow moment of a shared machine does not look it up again
+before(async () => (s = await startStack({ KNOWHUB_DEBUG_HEADERS: 'on', KNOWHUB_CACHE_SLOTS: '0', KNOWHUB_THREADS: '1', KNOWHUB_TOKEN_CACHE_MS: '10000' })));
 after(async () => s?.stop());
 
 const trips = (r) => Number(r.headers['x-knowhub-round-trips']);
@@ -21,6 +25,7 @@ test('each answer says its round trips; GET by id in steady state', async () => 
     ok(first);
     const steady = [];
     for (let i = 0; i < 5; i++) steady.push(trips(await s.api('GET', `/api/knowledge/${id}`, { token: s.admin })));
+    await s.api('GET', '/api/health'); // the first asks the database
     const health = trips(await s.api('GET', '/api/health'));
     const search = trips(await s.api('GET', '/api/knowledge/search?q=round+trips', { token: s.admin }));
     console.log(`# round trips (${s.databaseUrl ? 'postgresql' : 'sqlite'}): GET by id ${steady.join(' ')}, health ${health}, search ${search}`);
@@ -28,12 +33,13 @@ test('each answer says its round trips; GET by id in steady state', async () => 
         assert.deepEqual([...steady, health, search], [0, 0, 0, 0, 0, 0, 0]);
         return;
     }
-    // Steady once every worker's connection has prepared its statements:
-    // today 8 (the token with the generation, BEGIN, the entry, its helpful
-    // and its harmful cases, its log, its time, COMMIT; docs/performance.md).
-    const last = steady.slice(-2);
-    assert.equal(last[0], last[1], steady.join(' '));
-    assert.ok(last[0] >= 1 && health >= 1 && search >= 1, `${steady} ${health} ${search}`);
+    // Steady once the connection has prepared its statements and verified
+    // the token (kept 1 s): one statement, where it was 8 (the token with the
+    // generation, BEGIN, the entry, its helpful and its harmful cases, its
+    // log, its time, COMMIT; docs/performance.md "Round trips per request").
+    assert.deepEqual(steady.slice(1), [1, 1, 1, 1], steady.join(' '));
+    assert.equal(health, 0);
+    assert.ok(search >= 1, String(search));
 });
 
 test('the metrics: a histogram per route, on PostgreSQL only', async () => {
@@ -46,5 +52,5 @@ test('the metrics: a histogram per route, on PostgreSQL only', async () => {
     }
     assert.ok(line && Number(line.split(' ')[1]) >= 6, line);
     const sum = r.text.split('\n').find((l) => l.startsWith('knowhub_store_round_trips_sum{method="GET",route="/api/knowledge/{id}"}'));
-    assert.ok(Number(sum.split(' ')[1]) >= 12, sum);
+    assert.ok(Number(sum.split(' ')[1]) >= 6, sum);
 });

@@ -282,6 +282,7 @@ S_TIME_STALE ttll
 S_TIME_STALE_COUNT tt
 S_TIME_REVIEW_DUE ttl
 S_TIME_DUE_SPACES t
+S_K_WHOLE ttill
 LETTERS
 
 # Does PostgreSQL type $n (type) take what letter binds (as text or bytea)?

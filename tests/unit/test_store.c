@@ -523,6 +523,47 @@ static void test_cases_and_score(struct store *st)
     CHECK_INT(l.n, 1);
     ids_release(&l);
 
+    /* the entry and its parts by one statement: the same cases, in order,
+     * at most cases_limit of each kind (the latest); another space's or an
+     * unknown id is not found and calls nothing */
+    {
+        struct ids helpful = {0}, harmful = {0};
+        struct knowledge_parts p = {.cases_limit = 1,
+                                    .log_limit = 50,
+                                    .each_case = collect_case,
+                                    .helpful = &helpful,
+                                    .harmful = &harmful,
+                                    .each_log = NULL};
+        CHECK_INT(store_knowledge_read(st, "C", "case-e", 0, &k, &p), STORE_OK);
+        CHECK_STR(k.id, "case-e");
+        CHECK_INT(k.helpful, 2);
+        CHECK_INT(helpful.n, 1);
+        if (helpful.n == 1)
+            CHECK_STR(helpful.id[0], "c2");
+        CHECK_INT(harmful.n, 1);
+        CHECK(p.time.expires_at == NULL && !p.time.pinned);
+        knowledge_release(&k);
+        knowledge_time_release(&p.time);
+        ids_release(&helpful);
+        ids_release(&harmful);
+        p.cases_limit = 50;
+        CHECK_INT(store_knowledge_read(st, "C", "case-e", 0, &k, &p), STORE_OK);
+        CHECK_INT(helpful.n, 2);
+        if (helpful.n == 2) {
+            CHECK_STR(helpful.id[0], "c1"); /* oldest first, as cases_each */
+            CHECK_STR(helpful.id[1], "c2");
+        }
+        knowledge_release(&k);
+        knowledge_time_release(&p.time);
+        ids_release(&helpful);
+        ids_release(&harmful);
+        CHECK_INT(store_knowledge_read(st, "other", "case-e", 0, &k, &p), STORE_NOT_FOUND);
+        CHECK_INT(store_knowledge_read(st, "C", "missing", 0, &k, &p), STORE_NOT_FOUND);
+        CHECK_INT(helpful.n + harmful.n, 0);
+        knowledge_release(&k);
+        knowledge_time_release(&p.time);
+    }
+
     /* unknown entry */
     added = -1;
     CHECK_INT(store_knowledge_add_case(st, "C", "missing", &c, ACTOR, &added), STORE_NOT_FOUND);

@@ -10,10 +10,10 @@ function agentFor(port, clients) {
     return agents.get(port);
 }
 
-/** One request through nginx on port with a Bearer token; {status (0: socket error), text}. */
+/** One request through nginx on port with a Bearer token (none when token is empty); {status (0: socket error), text}. */
 export function send(port, token, method, reqPath, body, clients = 64) {
     const payload = body === undefined ? null : Buffer.from(JSON.stringify(body));
-    const headers = { Authorization: `Bearer ${token}` };
+    const headers = token ? { Authorization: `Bearer ${token}` } : {}; // none: an anonymous request
     if (payload) {
         headers['Content-Type'] = 'application/json';
         headers['Content-Length'] = String(payload.length);
@@ -30,6 +30,12 @@ export function send(port, token, method, reqPath, body, clients = 64) {
         if (payload) req.write(payload);
         req.end();
     });
+}
+
+/** Close the keep-alive sockets of every port (at the end of a run). */
+export function closeAgents() {
+    for (const a of agents.values()) a.destroy();
+    agents.clear();
 }
 
 export const isError = (r) => r.status < 200 || r.status > 299 || r.text.includes('"status":"error"');
