@@ -68,8 +68,3 @@ export async function load(port, token, next, seconds, clients) {
     return { rps: lat.length / secs, p50: q(0.5), p99: q(0.99), n: lat.length, ok: lat.length - errors, errors, err, firstError };
 }
 
-/** Close the keep-alive connections of every port (at the end of a run). */
-export function closeAgents() {
-    for (const a of agents.values()) a.destroy();
-    agents.clear();
-}
