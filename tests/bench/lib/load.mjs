@@ -67,4 +67,3 @@ export async function load(port, token, next, seconds, clients) {
     const errors = err.non2xx + err.envelope + err.socket;
     return { rps: lat.length / secs, p50: q(0.5), p99: q(0.99), n: lat.length, ok: lat.length - errors, errors, err, firstError };
 }
-
