@@ -59,6 +59,7 @@ enum stmt_id {
     S_K_ID_EXISTS,
     S_K_INSERT,
     S_K_GET,
+    S_K_GET_MANY,
     S_K_ACTIVE,
     S_K_LIST,
     S_K_COUNT,
@@ -169,8 +170,7 @@ enum stmt_id {
     S_SX_DF_ADD,
     S_SX_DF_PRUNE,
     S_SX_SPACE_ADD,
-    S_SX_SPACE_GET,
-    S_SX_DF_GET,
+    S_SX_STATS_GET,
     S_SX_META_GET,
     S_SX_META_SET,
     /* the home screen's overview (ledger.c) */
@@ -214,7 +214,6 @@ enum stmt_id {
     S_LINK_GET,
     S_LINK_REMOVE,
     S_LINKS_OF,
-    S_LINKS_ANY_CONTRADICTS,
     S_LINKS_CONTRADICTS_OF,
     S_LINKS_DROP_SUPERSEDES,
     S_EVIDENCE_POLICY_GET,
@@ -494,6 +493,9 @@ int store_knowledge_rows(struct cursor *s, int with_document,
  * prepare) into out, document included (caller releases); STORE_NOT_FOUND
  * when there is none. Resets s. */
 int store_knowledge_row(struct cursor *s, struct knowledge *out);
+/* texts[0..n) as a JSON array (the caller puts it) and *json its plain text
+ * (a statement's list parameter: json_each, json_array_elements_text). */
+struct json_object *store_json_texts(const char *const *texts, size_t n, const char **json);
 /* STORE_CONFLICT when the active entry id, at (category, path), shares its
  * name with a folder (or, a folder of its, with a file) of space. */
 int store_place_clash_at(struct store *st, const char *space, const char *id, const char *category,
