@@ -315,6 +315,7 @@ struct store {
     int tx_depth;
     int read_depth;           /* store_read_begin() calls not yet ended */
     int read_open;            /* the outermost of them opened a read transaction */
+    int read_begin_pending;   /* PostgreSQL: ... whose BEGIN goes with its first statement (pg.c) */
     long compact_next_ms;     /* fts_compact.c: no merge before (monotonic_ms) */
     long compact_spent_ms;    /* ... and the time the merge under way took so far */
     uint64_t compact_version; /* ... and store_data_version() when last looked */
