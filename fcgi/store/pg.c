@@ -106,15 +106,21 @@ static int status_of_result(struct store *st, const PGresult *res)
  * once it has been idle in the transaction 15 s (a write is idle there for
  * milliseconds; migrate-to turns it off for its one long transaction,
  * copy.c), or once the server's keepalives find the client's host gone
- * (about 25 s over TCP). A setting the URL's `options` (or PGOPTIONS) gave
- * is the operator's: its source is "client". One result, the last's. */
+ * (about 25 s over TCP). The GIN indexes of the search terms keep their
+ * pending lists (rows inserted but not yet merged into the index) at 64 kB
+ * instead of 4 MB: every search scans the whole pending list of each index
+ * it reads, which made a pass over a freshly written space several times
+ * slower (docs/performance.md "Search on PostgreSQL"); the session that
+ * passes the limit merges the list. A setting the URL's `options` (or
+ * PGOPTIONS) gave is the operator's: its source is "client". One result,
+ * the last's. */
 static const char session_sql[] =
     "SET TIME ZONE 'UTC'; SET client_encoding = 'UTF8';"
     " SELECT count(set_config(v.name, v.value, false))::int FROM (VALUES"
     "  ('lock_timeout', '10s'), ('statement_timeout', '60s'),"
     "  ('idle_in_transaction_session_timeout', '15s'),"
     "  ('tcp_keepalives_idle', '10'), ('tcp_keepalives_interval', '5'),"
-    "  ('tcp_keepalives_count', '3')) AS v(name, value)"
+    "  ('tcp_keepalives_count', '3'), ('gin_pending_list_limit', '64')) AS v(name, value)"
     " JOIN pg_settings s ON s.name = v.name WHERE s.source <> 'client'";
 
 static int session_setup(struct store *st)
