@@ -28,13 +28,17 @@
 /* A search candidate: knowledge_terms holds a row per active entry only;
  * column is head (title, tags, stem: small, kept in the row) or tsv (every
  * field, as FTS5's knowledge_head and knowledge_fts); the candidate's
- * columns come from its search row d. */
+ * columns come from its search row d (one per row of knowledge_terms, written
+ * in the same transaction). The newest $5 matches are chosen first, alone,
+ * then their search rows read by the primary key: joined in one query, the
+ * planner merged the two tables, reading search_docs backwards over every
+ * row down to the oldest match (docs/performance.md "Search on PostgreSQL"). */
 #define PG_MATCH(column)                                                                           \
-    "SELECT " MATCH_COLUMNS " FROM knowledge_terms f JOIN search_docs d ON d.seq = f.seq"          \
-    " WHERE f." column " @@ $1::tsquery AND f.space = $2"                                          \
+    "SELECT " MATCH_COLUMNS " FROM search_docs d WHERE d.seq = ANY(ARRAY("                         \
+    "SELECT f.seq FROM knowledge_terms f WHERE f." column " @@ $1::tsquery AND f.space = $2"       \
     " AND ($3::int = 0 OR (f.types & $3::int) <> 0)"                                               \
     " AND ($4::text IS NULL OR f.category = $4::text) AND f.seq < $6::bigint"                      \
-    " ORDER BY f.seq DESC LIMIT $5"
+    " ORDER BY f.seq DESC LIMIT $5)) ORDER BY d.seq DESC"
 
 /* 9: the BM25F statistics (migrate.c's migration 9, search_index.c). */
 #define PG_SEARCH_STATS                                                                            \
