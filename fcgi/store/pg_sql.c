@@ -603,11 +603,13 @@ const char *const pg_stmt_sql[S_COUNT] = {
     /* for each of the ids of $2 (a JSON array), the active entries linked to
      * it by contradicts, either way */
     [S_LINKS_CONTRADICTS_OF] =
-        "SELECT DISTINCT q.id AS of_id, k.id FROM json_array_elements_text($2::json) AS q(id)"
-        " JOIN knowledge_links l ON l.space = $1 AND l.type = 'contradicts'"
-        " AND (l.from_id = q.id OR l.to_id = q.id) JOIN knowledge k ON k.space = l.space"
-        " AND k.id = CASE WHEN l.from_id = q.id THEN l.to_id ELSE l.from_id END"
-        " WHERE k.status = 'active' ORDER BY 1, 2",
+        "SELECT q.id AS of_id, k.id FROM json_array_elements_text($2::json) AS q(id)"
+        " JOIN knowledge_links l ON l.space = $1 AND l.from_id = q.id AND l.type = 'contradicts'"
+        " JOIN knowledge k ON k.space = l.space AND k.id = l.to_id WHERE k.status = 'active'"
+        " UNION SELECT q.id, k.id FROM json_array_elements_text($2::json) AS q(id)"
+        " JOIN knowledge_links l ON l.space = $1 AND l.to_id = q.id AND l.type = 'contradicts'"
+        " JOIN knowledge k ON k.space = l.space AND k.id = l.from_id WHERE k.status = 'active'"
+        " ORDER BY 1, 2",
     /* a revert of a superseded entry undoes the supersede */
     [S_LINKS_DROP_SUPERSEDES] = "DELETE FROM knowledge_links WHERE space = $1 AND to_id = $2"
                                 " AND type = 'supersedes'",

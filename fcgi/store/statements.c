@@ -35,9 +35,11 @@ const char *const stmt_sql[S_COUNT] = {
                    " ?15, ?16, ?17, ?18, ?19, ?20, 0, 0, 0, 0, 0, 'active', NULL, 1)",
     [S_K_GET] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                 " WHERE id = ?1 AND space = ?2 AND (?3 OR status = 'active')",
+    /* by the id index: +space and +status keep SQLite off the index on
+     * (space, status), which read every active entry (pg_sql.c: an array) */
     [S_K_GET_MANY] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
-                     " WHERE space = ?1 AND status = 'active'"
-                     " AND id IN (SELECT value FROM json_each(?2))", /* pg_sql.c: an array */
+                     " WHERE id IN (SELECT value FROM json_each(?2))"
+                     " AND +space = ?1 AND +status = 'active'",
     [S_K_ACTIVE] = "SELECT 1 FROM knowledge WHERE id = ?1 AND space = ?2 AND status = 'active'",
     [S_K_LIST] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                  " WHERE space = ?1 AND status = 'active' AND (?2 = 0 OR types & ?2 != 0)"
@@ -456,13 +458,17 @@ const char *const stmt_sql[S_COUNT] = {
         " AND k.space = ?1 ORDER BY l.created_at, l.type, l.dir DESC, k.id LIMIT ?3",
     /* whether the space has any contradicts link: a search asks once */
     /* for each of the ids of ?2 (a JSON array), the active entries linked to
-     * it by contradicts, either way */
+     * it by contradicts, either way: each way by its own index, the ids first
+     * (with an OR, or the ids inside, every link of the space was read) */
     [S_LINKS_CONTRADICTS_OF] =
-        "SELECT DISTINCT q.value AS of_id, k.id FROM json_each(?2) AS q"
-        " JOIN knowledge_links l ON l.space = ?1 AND l.type = 'contradicts'"
-        " AND (l.from_id = q.value OR l.to_id = q.value) JOIN knowledge k ON k.space = l.space"
-        " AND k.id = CASE WHEN l.from_id = q.value THEN l.to_id ELSE l.from_id END"
-        " WHERE k.status = 'active' ORDER BY 1, 2",
+        "SELECT q.value AS of_id, k.id FROM json_each(?2) AS q CROSS JOIN knowledge_links l"
+        " ON l.space = ?1 AND l.from_id = q.value AND l.type = 'contradicts'"
+        " JOIN knowledge k ON k.space = l.space AND k.id = l.to_id WHERE k.status = 'active'"
+        " UNION SELECT q.value, k.id FROM json_each(?2) AS q CROSS JOIN"
+        " knowledge_links l INDEXED BY knowledge_links_to"
+        " ON l.space = ?1 AND l.to_id = q.value AND l.type = 'contradicts'"
+        " JOIN knowledge k ON k.space = l.space AND k.id = l.from_id WHERE k.status = 'active'"
+        " ORDER BY 1, 2",
     /* a revert of a superseded entry undoes the supersede */
     [S_LINKS_DROP_SUPERSEDES] = "DELETE FROM knowledge_links WHERE space = ?1 AND to_id = ?2"
                                 " AND type = 'supersedes'",
