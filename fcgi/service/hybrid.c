@@ -187,6 +187,30 @@ static double fuse(double alpha, double lexical, double sim)
     return alpha * l + (1.0 - alpha) * (sim > VINDEX_NONE ? sim : 0.0);
 }
 
+/* Candidates being loaded (hybrid_run): cand[i] is the i-th id read. */
+struct load {
+    const struct cand *cand;
+    int (*accept)(const struct knowledge *, void *);
+    void *actx;
+    void (*each)(const struct fused_hit *, void *);
+    void *ctx;
+    size_t *emitted;
+};
+
+static int load_one(struct knowledge *k, size_t i, void *arg)
+{
+    const struct load *ld = arg;
+    const struct cand *x = &ld->cand[i];
+    if ((x->found & FOUND_LEXICAL) || !ld->accept || ld->accept(k, ld->actx)) {
+        struct fused_hit h = {k,        x->lexical, x->vector,
+                              x->fused, x->found,   x->weak && !(x->found & FOUND_VECTOR),
+                              x->match};
+        ld->each(&h, ld->ctx);
+        (*ld->emitted)++;
+    }
+    return 0;
+}
+
 int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
                const struct ranked_id *lex, size_t nlex, size_t n,
                int (*accept)(const struct knowledge *, void *), void *actx,
@@ -241,26 +265,18 @@ int hybrid_run(const struct svc_ctx *c, enum search_mode mode, const char *q,
     }
     if (mode != MODE_LEXICAL && nc > 1)
         qsort(cand, nc, sizeof *cand, by_fused);
-    store_read_begin(c->st); /* the hits in one snapshot (each() only builds the answer) */
-    for (size_t i = 0; rc == STORE_OK && i < nc && emitted < n; i++) {
-        struct knowledge k;
-        int got = store_knowledge_get(c->st, c->space, cand[i].id, 0, &k);
-        if (got == STORE_OK && ((cand[i].found & FOUND_LEXICAL) || !accept || accept(&k, actx))) {
-            struct fused_hit h = {&k,
-                                  cand[i].lexical,
-                                  cand[i].vector,
-                                  cand[i].fused,
-                                  cand[i].found,
-                                  cand[i].weak && !(cand[i].found & FOUND_VECTOR),
-                                  cand[i].match};
-            each(&h, ctx);
-            emitted++;
-        } else if (got != STORE_OK && got != STORE_NOT_FOUND) {
-            rc = got;
-        }
-        knowledge_release(&k);
+    /* The hits, the next candidates still wanted read in one statement (in
+     * lexical mode the first n: all it takes, unless an entry went meanwhile) */
+    for (size_t next = 0; rc == STORE_OK && next < nc && emitted < n;) {
+        struct load ld = {cand + next, accept, actx, each, ctx, &emitted};
+        size_t take = n - emitted < nc - next ? n - emitted : nc - next;
+        const char **ids = xcalloc(take, sizeof *ids);
+        for (size_t i = 0; i < take; i++)
+            ids[i] = cand[next + i].id;
+        rc = store_knowledge_get_many(c->st, c->space, ids, take, load_one, &ld);
+        free(ids);
+        next += take;
     }
-    store_read_end(c->st);
     free(cand);
     free(sims);
     timing_expired_release(&expired);

@@ -318,21 +318,32 @@ int links_contradicts_clear(const struct svc_ctx *c, const char *a, const char *
 
 /* ---- conflicts_with ---- */
 
-static void conflict_id(const char *other_id, void *ctx)
+/* ctx: the results' conflicts_with arrays, by the place of their ids. */
+static void conflict_id(size_t i, const char *other_id, void *ctx)
 {
-    json_object_array_add(ctx, json_object_new_string(other_id));
+    struct json_object **with = ctx;
+    json_object_array_add(with[i], json_object_new_string(other_id));
 }
 
 int links_conflicts_annotate(const struct svc_ctx *c, struct json_object *results)
 {
-    int any = 0, rc = store_links_any_contradicts(c->st, c->space, &any);
-    for (size_t i = 0; i < json_object_array_length(results); i++) {
+    size_t n = json_object_array_length(results), k = 0;
+    const char **ids = xcalloc(n + 1, sizeof *ids);
+    struct json_object **with = xcalloc(n + 1, sizeof *with);
+    int rc;
+    for (size_t i = 0; i < n; i++) {
         struct json_object *item = json_object_array_get_idx(results, i);
-        struct json_object *ids = json_object_new_array();
+        struct json_object *arr = json_object_new_array();
         const char *id = jf_member_str(item, "id");
-        if (rc == STORE_OK && any && id)
-            rc = store_links_contradicts_of(c->st, c->space, id, conflict_id, ids);
-        json_object_object_add(item, "conflicts_with", ids);
+        json_object_object_add(item, "conflicts_with", arr);
+        if (id) {
+            ids[k] = id;
+            with[k++] = arr;
+        }
     }
+    /* every result's in one read */
+    rc = store_links_contradicts_of(c->st, c->space, ids, k, conflict_id, with);
+    free(ids);
+    free(with);
     return rc;
 }

@@ -2,6 +2,7 @@
  * feedback, scores, deletion, merge and revert. */
 #include "store/store_int.h"
 
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,63 @@ int store_knowledge_get(struct store *st, const char *space, const char *id, int
                         struct knowledge *out)
 {
     return store_knowledge_row(stmt_bind(st, S_K_GET, "tti", id, space, any_status != 0), out);
+}
+
+/* texts[0..n) as a PostgreSQL array literal: {"a","b"}, each quoted, a
+ * quote or backslash inside escaped with a backslash. */
+static void pg_text_array(struct buf *out, const char *const *texts, size_t n)
+{
+    buf_addch(out, '{');
+    for (size_t i = 0; i < n; i++) {
+        buf_adds(out, i ? ",\"" : "\"");
+        for (const char *p = texts[i]; *p; p++) {
+            if (*p == '"' || *p == '\\')
+                buf_addch(out, '\\');
+            buf_addch(out, *p);
+        }
+        buf_addch(out, '"');
+    }
+    buf_addch(out, '}');
+}
+
+int store_knowledge_get_many(struct store *st, const char *space, const char *const *ids, size_t n,
+                             int (*each)(struct knowledge *, size_t, void *), void *ctx)
+{
+    const char *json = NULL;
+    struct json_object *arr = NULL; /* SQLite's list: JSON */
+    struct knowledge *got = xcalloc(n + 1, sizeof *got);
+    struct buf list;
+    struct cursor *s;
+    int rc;
+    buf_init(&list, (size_t)1 << 24);
+    if (st->pg)
+        pg_text_array(&list, ids, n);
+    else
+        arr = store_json_texts(ids, n, &json);
+    s = stmt_bind(st, S_K_GET_MANY, "tt", space, st->pg ? list.data : json);
+    rc = s ? STORE_OK : STORE_ERROR;
+    for (size_t i = 0; i < n; i++)
+        knowledge_init(&got[i]);
+    /* the rows come in no order: each to its place among ids */
+    while (s && (rc = stmt_step(s)) == STEP_ROW) {
+        const char *id = stmt_col_text(s, 0);
+        for (size_t i = 0; i < n; i++)
+            if (!got[i].id && strcmp(ids[i], id) == 0) {
+                store_knowledge_from_row(s, &got[i], 1);
+                break;
+            }
+    }
+    if (s)
+        rc = stmt_rows_end(s, rc);
+    for (size_t i = 0; rc == STORE_OK && i < n; i++)
+        if (got[i].id && each(&got[i], i, ctx))
+            break;
+    for (size_t i = 0; i < n; i++)
+        knowledge_release(&got[i]);
+    free(got);
+    buf_release(&list);
+    json_object_put(arr);
+    return rc;
 }
 
 int store_knowledge_list(struct store *st, const char *space, const struct knowledge_filter *f,

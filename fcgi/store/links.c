@@ -3,7 +3,9 @@
  * contradicts links a search shows (service/links.c, service/entries.c). */
 #include "store/store_int.h"
 
+#include <json-c/json.h>
 #include <stdlib.h>
+#include <string.h>
 
 int store_link_add(struct store *st, const char *space, const struct link_key *key,
                    const char *actor, const char *reason, const char *now, int *added)
@@ -63,23 +65,27 @@ int store_links_of(struct store *st, const char *space, const char *id, long lim
     return stmt_rows_end(s, rc);
 }
 
-int store_links_any_contradicts(struct store *st, const char *space, int *any)
+int store_links_contradicts_of(struct store *st, const char *space, const char *const *ids,
+                               size_t n, void (*each)(size_t, const char *other_id, void *),
+                               void *ctx)
 {
-    long n = 0;
-    struct cursor *s = stmt_bind(st, S_LINKS_ANY_CONTRADICTS, "t", space);
-    int rc = s ? stmt_row_count(s, &n) : STORE_ERROR;
-    *any = n > 0;
-    return rc;
-}
-
-int store_links_contradicts_of(struct store *st, const char *space, const char *id,
-                               void (*each)(const char *other_id, void *), void *ctx)
-{
+    const char *json;
+    struct json_object *arr;
     struct cursor *s;
     int rc;
-    if (!(s = stmt_bind(st, S_LINKS_CONTRADICTS_OF, "tt", space, id)))
-        return STORE_ERROR;
-    while ((rc = stmt_step(s)) == STEP_ROW)
-        each(stmt_col_text(s, 0), ctx);
-    return stmt_rows_end(s, rc);
+    if (n == 0)
+        return STORE_OK;
+    arr = store_json_texts(ids, n, &json);
+    s = stmt_bind(st, S_LINKS_CONTRADICTS_OF, "tt", space, json);
+    rc = s ? STORE_OK : STORE_ERROR;
+    while (s && (rc = stmt_step(s)) == STEP_ROW) {
+        const char *of = stmt_col_text(s, 0);
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(ids[i], of) == 0)
+                each(i, stmt_col_text(s, 1), ctx);
+    }
+    if (s)
+        rc = stmt_rows_end(s, rc);
+    json_object_put(arr);
+    return rc;
 }

@@ -106,15 +106,21 @@ static int status_of_result(struct store *st, const PGresult *res)
  * once it has been idle in the transaction 15 s (a write is idle there for
  * milliseconds; migrate-to turns it off for its one long transaction,
  * copy.c), or once the server's keepalives find the client's host gone
- * (about 25 s over TCP). A setting the URL's `options` (or PGOPTIONS) gave
- * is the operator's: its source is "client". One result, the last's. */
+ * (about 25 s over TCP). The GIN indexes of the search terms keep their
+ * pending lists (rows inserted but not yet merged into the index) at 64 kB
+ * instead of 4 MB: every search scans the whole pending list of each index
+ * it reads, which made a pass over a freshly written space several times
+ * slower (docs/performance.md "Search on PostgreSQL"); the session that
+ * passes the limit merges the list. A setting the URL's `options` (or
+ * PGOPTIONS) gave is the operator's: its source is "client". One result,
+ * the last's. */
 static const char session_sql[] =
     "SET TIME ZONE 'UTC'; SET client_encoding = 'UTF8';"
     " SELECT count(set_config(v.name, v.value, false))::int FROM (VALUES"
     "  ('lock_timeout', '10s'), ('statement_timeout', '60s'),"
     "  ('idle_in_transaction_session_timeout', '15s'),"
     "  ('tcp_keepalives_idle', '10'), ('tcp_keepalives_interval', '5'),"
-    "  ('tcp_keepalives_count', '3')) AS v(name, value)"
+    "  ('tcp_keepalives_count', '3'), ('gin_pending_list_limit', '64')) AS v(name, value)"
     " JOIN pg_settings s ON s.name = v.name WHERE s.source <> 'client'";
 
 static int session_setup(struct store *st)
@@ -174,7 +180,7 @@ void pg_close(struct store *st)
  * lost. Inside one it may not (its writes are gone): the caller fails. */
 static int may_reconnect(const struct store *st)
 {
-    return st->tx_depth == 0 && !st->read_open;
+    return st->tx_depth == 0 && (!st->read_open || st->read_begin_pending);
 }
 
 /* Whether this process last found the database unreachable: the log says
@@ -255,10 +261,65 @@ int pg_prepare(struct store *st, enum stmt_id id)
     return prepare(st, id, 1);
 }
 
+/* Queue statement s (a pipeline's part). */
+static int send_statement(struct cursor *s)
+{
+    char name[16];
+    if (unprepared(s->id))
+        return PQsendQueryParams(s->st->pg, pg_stmt_sql[s->id], s->nparams, NULL, s->values,
+                                 s->lengths, s->formats, 0);
+    snprintf(name, sizeof name, "k%d", (int)s->id);
+    return PQsendQueryPrepared(s->st->pg, name, s->nparams, s->values, s->lengths, s->formats, 0);
+}
+
+/* The results of one statement of a pipeline, up to its end (NULL): the
+ * first kept, the rest cleared. */
+static PGresult *pipeline_result(PGconn *c)
+{
+    PGresult *first = PQgetResult(c), *r;
+    if (first)
+        while ((r = PQgetResult(c)))
+            PQclear(r);
+    return first;
+}
+
+/* A read section's BEGIN and its first statement s in one round trip (a
+ * pipeline: BEGIN, s, sync). Its result is s's, or when BEGIN failed
+ * BEGIN's (s was not run). */
+static PGresult *execute_with_begin(struct cursor *s)
+{
+    PGconn *c = s->st->pg;
+    PGresult *begin = NULL, *res = NULL, *r;
+    if (!PQenterPipelineMode(c))
+        return NULL;
+    if (PQsendQueryParams(c, pg_stmt_sql[S_READ_BEGIN], 0, NULL, NULL, NULL, NULL, 0) &&
+        send_statement(s) && PQpipelineSync(c)) {
+        begin = pipeline_result(c);
+        res = pipeline_result(c);
+        /* to the sync, then out of the pipeline (a lost session ends it too) */
+        while ((r = PQgetResult(c))) {
+            ExecStatusType status = PQresultStatus(r);
+            PQclear(r);
+            if (status == PGRES_PIPELINE_SYNC)
+                break;
+        }
+    }
+    PQexitPipelineMode(c);
+    if (begin && PQresultStatus(begin) == PGRES_COMMAND_OK) {
+        s->st->read_begin_pending = 0;
+        PQclear(begin);
+        return res;
+    }
+    PQclear(res);
+    return begin;
+}
+
 static PGresult *execute(struct cursor *s)
 {
     struct store *st = s->st;
     st->round_trips++;
+    if (st->read_begin_pending)
+        return execute_with_begin(s);
     if (unprepared(s->id))
         return PQexecParams(st->pg, pg_stmt_sql[s->id], s->nparams, NULL, s->values, s->lengths,
                             s->formats, 0);
@@ -354,11 +415,22 @@ const void *pg_col_blob(struct cursor *s, int i, size_t *n)
     return *n ? s->blob.data : NULL;
 }
 
+static int exec_sql(struct store *st, const char *sql, int may_retry);
+
+/* A read section's BEGIN not sent yet, before SQL text of the section. */
+static int begin_now(struct store *st)
+{
+    if (!st->read_begin_pending)
+        return STORE_OK;
+    st->read_begin_pending = 0;
+    return exec_sql(st, pg_stmt_sql[S_READ_BEGIN], 0);
+}
+
 static int exec_sql(struct store *st, const char *sql, int may_retry)
 {
     PGresult *res;
     int rc;
-    if ((rc = alive(st)))
+    if ((rc = alive(st)) || (rc = begin_now(st)))
         return rc;
     st->round_trips++;
     res = PQexec(st->pg, sql);
@@ -382,7 +454,7 @@ long long pg_query_int(struct store *st, const char *sql)
 {
     PGresult *res;
     long long v = -1;
-    if (alive(st))
+    if (alive(st) || begin_now(st))
         return -1;
     st->round_trips++;
     res = PQexec(st->pg, sql);

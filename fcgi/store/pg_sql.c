@@ -28,13 +28,17 @@
 /* A search candidate: knowledge_terms holds a row per active entry only;
  * column is head (title, tags, stem: small, kept in the row) or tsv (every
  * field, as FTS5's knowledge_head and knowledge_fts); the candidate's
- * columns come from its search row d. */
+ * columns come from its search row d (one per row of knowledge_terms, written
+ * in the same transaction). The newest $5 matches are chosen first, alone,
+ * then their search rows read by the primary key: joined in one query, the
+ * planner merged the two tables, reading search_docs backwards over every
+ * row down to the oldest match (docs/performance.md "Search on PostgreSQL"). */
 #define PG_MATCH(column)                                                                           \
-    "SELECT " MATCH_COLUMNS " FROM knowledge_terms f JOIN search_docs d ON d.seq = f.seq"          \
-    " WHERE f." column " @@ $1::tsquery AND f.space = $2"                                          \
+    "SELECT " MATCH_COLUMNS " FROM search_docs d WHERE d.seq = ANY(ARRAY("                         \
+    "SELECT f.seq FROM knowledge_terms f WHERE f." column " @@ $1::tsquery AND f.space = $2"       \
     " AND ($3::int = 0 OR (f.types & $3::int) <> 0)"                                               \
     " AND ($4::text IS NULL OR f.category = $4::text) AND f.seq < $6::bigint"                      \
-    " ORDER BY f.seq DESC LIMIT $5"
+    " ORDER BY f.seq DESC LIMIT $5)) ORDER BY d.seq DESC"
 
 /* 9: the BM25F statistics (migrate.c's migration 9, search_index.c). */
 #define PG_SEARCH_STATS                                                                            \
@@ -145,6 +149,10 @@ const char *const pg_stmt_sql[S_COUNT] = {
                    " $15, $16, $17, $18, $19, $20, 0, 0, 0, 0, 0, 'active', NULL, 1)",
     [S_K_GET] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                 " WHERE id = $1 AND space = $2 AND ($3::int <> 0 OR status = 'active')",
+    /* $2 an array: the generic plan probes the id index for each (with a
+     * JSON list's 100 rows guessed it scanned the table) */
+    [S_K_GET_MANY] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
+                     " WHERE id = ANY($2::text::text[]) AND space = $1 AND status = 'active'",
     [S_K_ACTIVE] = "SELECT 1 FROM knowledge WHERE id = $1 AND space = $2 AND status = 'active'",
     [S_K_LIST] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                  " WHERE space = $1 AND status = 'active'"
@@ -462,9 +470,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
                        " len_stem = search_spaces.len_stem + excluded.len_stem,"
                        " len_scenario = search_spaces.len_scenario + excluded.len_scenario,"
                        " len_body = search_spaces.len_body + excluded.len_body RETURNING docs",
-    [S_SX_SPACE_GET] = "SELECT " SEARCH_SPACE_COLUMNS " FROM search_spaces WHERE space = $1",
-    [S_SX_DF_GET] = "SELECT term, df FROM search_terms WHERE space = $1"
-                    " AND term IN (SELECT json_array_elements_text($2::json))",
+    [S_SX_STATS_GET] = SEARCH_STATS_GET("$1::text", "(SELECT json_array_elements_text($2::json))"),
     [S_SX_META_GET] = SEARCH_META_GET_SQL,
     [S_SX_META_SET] = "UPDATE search_meta SET value = $1 WHERE key = 'tokenizer'",
     [S_OVERVIEW_CATEGORIES] = "SELECT category, count(*) FROM knowledge WHERE space = $1"
@@ -595,14 +601,16 @@ const char *const pg_stmt_sql[S_COUNT] = {
         " WHERE space = $1 AND to_id = $2) l JOIN knowledge k ON k.id = l.other"
         " AND k.space = $1 ORDER BY l.created_at, l.type, l.dir DESC, k.id LIMIT $3",
     /* whether the space has any contradicts link: a search asks once */
-    [S_LINKS_ANY_CONTRADICTS] = "SELECT count(*) FROM (SELECT 1 FROM knowledge_links"
-                                " WHERE space = $1 AND type = 'contradicts' LIMIT 1) t",
-    /* the active entries linked to $2 by contradicts, either way */
+    /* for each of the ids of $2 (a JSON array), the active entries linked to
+     * it by contradicts, either way */
     [S_LINKS_CONTRADICTS_OF] =
-        "SELECT DISTINCT k.id FROM knowledge_links l JOIN knowledge k ON k.space = l.space"
-        " AND k.id = CASE WHEN l.from_id = $2 THEN l.to_id ELSE l.from_id END"
-        " WHERE l.space = $1 AND l.type = 'contradicts' AND (l.from_id = $2 OR l.to_id = $2)"
-        " AND k.status = 'active' ORDER BY k.id",
+        "SELECT q.id AS of_id, k.id FROM json_array_elements_text($2::json) AS q(id)"
+        " JOIN knowledge_links l ON l.space = $1 AND l.from_id = q.id AND l.type = 'contradicts'"
+        " JOIN knowledge k ON k.space = l.space AND k.id = l.to_id WHERE k.status = 'active'"
+        " UNION SELECT q.id, k.id FROM json_array_elements_text($2::json) AS q(id)"
+        " JOIN knowledge_links l ON l.space = $1 AND l.to_id = q.id AND l.type = 'contradicts'"
+        " JOIN knowledge k ON k.space = l.space AND k.id = l.from_id WHERE k.status = 'active'"
+        " ORDER BY 1, 2",
     /* a revert of a superseded entry undoes the supersede */
     [S_LINKS_DROP_SUPERSEDES] = "DELETE FROM knowledge_links WHERE space = $1 AND to_id = $2"
                                 " AND type = 'supersedes'",

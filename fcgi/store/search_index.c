@@ -282,35 +282,27 @@ int search_index_rebuild_stats(struct store *st)
 int store_search_stats(struct store *st, const char *space, const char *const *terms, size_t n,
                        struct bm25_stats *stats, long long *df)
 {
-    struct json_object *arr = json_object_new_array();
+    const char *json;
+    struct json_object *arr = store_json_texts(terms, n, &json);
     struct cursor *s;
     int rc;
     memset(stats, 0, sizeof *stats);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         df[i] = 0;
-        json_object_array_add(arr, json_object_new_string(terms[i]));
-    }
-    if (!(s = stmt_bind(st, S_SX_SPACE_GET, "t", space))) {
-        rc = STORE_ERROR;
-        goto out;
-    }
-    if ((rc = stmt_step(s)) == STEP_ROW) {
-        stats->docs = (double)stmt_col_int64(s, 0);
-        for (int f = 0; f < BM25_FIELDS; f++)
-            stats->total_len[f] = (double)stmt_col_int64(s, 1 + f);
-    }
-    if ((rc = stmt_row_end(s, rc)) == STORE_NOT_FOUND)
-        rc = STORE_OK; /* a space without entries yet */
-    if (rc || n == 0)
-        goto out;
-    if (!(s = stmt_bind(st, S_SX_DF_GET, "tt", space,
-                        json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN |
-                                                                JSON_C_TO_STRING_NOSLASHESCAPE)))) {
+    /* One statement, one round trip on PostgreSQL: the space's row (no
+     * term; none for a space without entries yet), then the terms'. */
+    if (!(s = stmt_bind(st, S_SX_STATS_GET, "tt", space, json))) {
         rc = STORE_ERROR;
         goto out;
     }
     while ((rc = stmt_step(s)) == STEP_ROW) {
-        const char *term = stmt_col_text(s, 0);
+        const char *term = stmt_col_opt(s, 0);
+        if (!term) {
+            stats->docs = (double)stmt_col_int64(s, 1);
+            for (int f = 0; f < BM25_FIELDS; f++)
+                stats->total_len[f] = (double)stmt_col_int64(s, 2 + f);
+            continue;
+        }
         for (size_t i = 0; i < n; i++)
             if (strcmp(terms[i], term) == 0)
                 df[i] = stmt_col_int64(s, 1);

@@ -83,6 +83,13 @@
 /* The BM25F statistics (search_index.c): a space's totals, the marked
  * entries, how many are marked, the tokenizer the indexes were made by. */
 #define SEARCH_SPACE_COLUMNS "docs, len_title, len_tags, len_stem, len_scenario, len_body"
+/* A search's statistics in one statement (store_search_stats): the space's
+ * row (term NULL: its entries and field lengths), then each of the terms
+ * (a subquery of their texts) with its document frequency. */
+#define SEARCH_STATS_GET(space, terms)                                                             \
+    "SELECT NULL AS term, " SEARCH_SPACE_COLUMNS " FROM search_spaces WHERE space = " space        \
+    " UNION ALL SELECT term, df, 0, 0, 0, 0, 0 FROM search_terms WHERE space = " space             \
+    " AND term IN " terms
 #define SEARCH_DIRTY_SQL "SELECT seq FROM search_dirty ORDER BY seq LIMIT 256"
 #define SEARCH_DIRTY_COUNT_SQL "SELECT count(*) FROM search_dirty"
 #define SEARCH_META_GET_SQL "SELECT value FROM search_meta WHERE key = 'tokenizer'"

@@ -35,6 +35,11 @@ const char *const stmt_sql[S_COUNT] = {
                    " ?15, ?16, ?17, ?18, ?19, ?20, 0, 0, 0, 0, 0, 'active', NULL, 1)",
     [S_K_GET] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                 " WHERE id = ?1 AND space = ?2 AND (?3 OR status = 'active')",
+    /* by the id index: +space and +status keep SQLite off the index on
+     * (space, status), which read every active entry (pg_sql.c: an array) */
+    [S_K_GET_MANY] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
+                     " WHERE id IN (SELECT value FROM json_each(?2))"
+                     " AND +space = ?1 AND +status = 'active'",
     [S_K_ACTIVE] = "SELECT 1 FROM knowledge WHERE id = ?1 AND space = ?2 AND status = 'active'",
     [S_K_LIST] = "SELECT " KNOWLEDGE_COLUMNS " FROM knowledge"
                  " WHERE space = ?1 AND status = 'active' AND (?2 = 0 OR types & ?2 != 0)"
@@ -332,9 +337,7 @@ const char *const stmt_sql[S_COUNT] = {
         " len_tags = len_tags + excluded.len_tags, len_stem = len_stem + excluded.len_stem,"
         " len_scenario = len_scenario + excluded.len_scenario,"
         " len_body = len_body + excluded.len_body RETURNING docs",
-    [S_SX_SPACE_GET] = "SELECT " SEARCH_SPACE_COLUMNS " FROM search_spaces WHERE space = ?1",
-    [S_SX_DF_GET] = "SELECT term, df FROM search_terms WHERE space = ?1"
-                    " AND term IN (SELECT value FROM json_each(?2))",
+    [S_SX_STATS_GET] = SEARCH_STATS_GET("?1", "(SELECT value FROM json_each(?2))"),
     [S_SX_META_GET] = SEARCH_META_GET_SQL,
     [S_SX_META_SET] = "UPDATE search_meta SET value = ?1 WHERE key = 'tokenizer'",
     [S_OVERVIEW_CATEGORIES] = "SELECT category, count(*) FROM knowledge WHERE space = ?1"
@@ -455,14 +458,18 @@ const char *const stmt_sql[S_COUNT] = {
         " WHERE space = ?1 AND to_id = ?2) l JOIN knowledge k ON k.id = l.other"
         " AND k.space = ?1 ORDER BY l.created_at, l.type, l.dir DESC, k.id LIMIT ?3",
     /* whether the space has any contradicts link: a search asks once */
-    [S_LINKS_ANY_CONTRADICTS] = "SELECT count(*) FROM (SELECT 1 FROM knowledge_links"
-                                " WHERE space = ?1 AND type = 'contradicts' LIMIT 1) t",
-    /* the active entries linked to ?2 by contradicts, either way */
+    /* for each of the ids of ?2 (a JSON array), the active entries linked to
+     * it by contradicts, either way: each way by its own index, the ids first
+     * (with an OR, or the ids inside, every link of the space was read) */
     [S_LINKS_CONTRADICTS_OF] =
-        "SELECT DISTINCT k.id FROM knowledge_links l JOIN knowledge k ON k.space = l.space"
-        " AND k.id = CASE WHEN l.from_id = ?2 THEN l.to_id ELSE l.from_id END"
-        " WHERE l.space = ?1 AND l.type = 'contradicts' AND (l.from_id = ?2 OR l.to_id = ?2)"
-        " AND k.status = 'active' ORDER BY k.id",
+        "SELECT q.value AS of_id, k.id FROM json_each(?2) AS q CROSS JOIN knowledge_links l"
+        " ON l.space = ?1 AND l.from_id = q.value AND l.type = 'contradicts'"
+        " JOIN knowledge k ON k.space = l.space AND k.id = l.to_id WHERE k.status = 'active'"
+        " UNION SELECT q.value, k.id FROM json_each(?2) AS q CROSS JOIN"
+        " knowledge_links l INDEXED BY knowledge_links_to"
+        " ON l.space = ?1 AND l.to_id = q.value AND l.type = 'contradicts'"
+        " JOIN knowledge k ON k.space = l.space AND k.id = l.from_id WHERE k.status = 'active'"
+        " ORDER BY 1, 2",
     /* a revert of a superseded entry undoes the supersede */
     [S_LINKS_DROP_SUPERSEDES] = "DELETE FROM knowledge_links WHERE space = ?1 AND to_id = ?2"
                                 " AND type = 'supersedes'",

@@ -3,6 +3,7 @@
  * of SQLite result codes to store statuses. */
 #include "store/store_int.h"
 
+#include <json-c/json.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -409,4 +410,14 @@ int stmt_row_count(struct cursor *s, long *n)
 int stmt_rows_changed(struct store *st)
 {
     return st->pg ? (int)st->pg_changes : sqlite3_changes(st->db);
+}
+
+struct json_object *store_json_texts(const char *const *texts, size_t n, const char **json)
+{
+    struct json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add(arr, json_object_new_string(texts[i]));
+    *json = json_object_to_json_string_ext(arr,
+                                           JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    return arr;
 }

@@ -236,6 +236,14 @@ STORE_MUST_CHECK int store_knowledge_insert(struct store *st, const struct knowl
  * one, or one in any status (deleted, merged) with any_status. */
 STORE_MUST_CHECK int store_knowledge_get(struct store *st, const char *space, const char *id,
                                          int any_status, struct knowledge *out);
+/* The active entries of the space among ids[0..n), read in one statement
+ * (one round trip on PostgreSQL, one snapshot, no transaction), handed to
+ * each(k, i, ctx) in the order of ids (i: k's place in ids; each may take
+ * k's fields over) until it returns non-zero; an id not found is left out. */
+STORE_MUST_CHECK int store_knowledge_get_many(struct store *st, const char *space,
+                                              const char *const *ids, size_t n,
+                                              int (*each)(struct knowledge *, size_t, void *),
+                                              void *ctx);
 /* Active entries matching f, newest first; *total counts every match. */
 STORE_MUST_CHECK int store_knowledge_list(struct store *st, const char *space,
                                           const struct knowledge_filter *f,
@@ -904,12 +912,12 @@ STORE_MUST_CHECK int store_link_remove(struct store *st, const char *space,
  * (then by type). */
 STORE_MUST_CHECK int store_links_of(struct store *st, const char *space, const char *id, long limit,
                                     void (*each)(const struct knowledge_link *, void *), void *ctx);
-/* *any 1 when the space has a contradicts link at all (one cheap read). */
-STORE_MUST_CHECK int store_links_any_contradicts(struct store *st, const char *space, int *any);
-/* Call each with the ids of the active entries linked to id by contradicts,
- * either way, by id. */
-STORE_MUST_CHECK int store_links_contradicts_of(struct store *st, const char *space, const char *id,
-                                                void (*each)(const char *other_id, void *),
+/* For each of ids[0..n), in one read: call each(i, other_id, ctx) with the
+ * ids of the active entries linked to ids[i] by contradicts, either way, by
+ * id. */
+STORE_MUST_CHECK int store_links_contradicts_of(struct store *st, const char *space,
+                                                const char *const *ids, size_t n,
+                                                void (*each)(size_t, const char *other_id, void *),
                                                 void *ctx);
 /* Retire entry old (active) because entry by (active) supersedes it: old
  * becomes a tombstone (status merged, merged_into by; counters and cases

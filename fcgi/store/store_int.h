@@ -59,6 +59,7 @@ enum stmt_id {
     S_K_ID_EXISTS,
     S_K_INSERT,
     S_K_GET,
+    S_K_GET_MANY,
     S_K_ACTIVE,
     S_K_LIST,
     S_K_COUNT,
@@ -169,8 +170,7 @@ enum stmt_id {
     S_SX_DF_ADD,
     S_SX_DF_PRUNE,
     S_SX_SPACE_ADD,
-    S_SX_SPACE_GET,
-    S_SX_DF_GET,
+    S_SX_STATS_GET,
     S_SX_META_GET,
     S_SX_META_SET,
     /* the home screen's overview (ledger.c) */
@@ -214,7 +214,6 @@ enum stmt_id {
     S_LINK_GET,
     S_LINK_REMOVE,
     S_LINKS_OF,
-    S_LINKS_ANY_CONTRADICTS,
     S_LINKS_CONTRADICTS_OF,
     S_LINKS_DROP_SUPERSEDES,
     S_EVIDENCE_POLICY_GET,
@@ -321,6 +320,7 @@ struct store {
     long schema_read_ms;      /* ... read then (monotonic_ms; 0: none kept) */
     int read_depth;           /* store_read_begin() calls not yet ended */
     int read_open;            /* the outermost of them opened a read transaction */
+    int read_begin_pending;   /* PostgreSQL: ... whose BEGIN goes with its first statement (pg.c) */
     long compact_next_ms;     /* fts_compact.c: no merge before (monotonic_ms) */
     long compact_spent_ms;    /* ... and the time the merge under way took so far */
     uint64_t compact_version; /* ... and store_data_version() when last looked */
@@ -509,6 +509,9 @@ int store_knowledge_row(struct cursor *s, struct knowledge *out);
 void store_case_from_row(struct cursor *s, struct knowledge_case *c);
 void store_log_from_row(struct cursor *s, struct log_entry *e);
 void store_time_from_row(struct cursor *s, struct knowledge_time *out);
+/* texts[0..n) as a JSON array (the caller puts it) and *json its plain text
+ * (a statement's list parameter: json_each, json_array_elements_text). */
+struct json_object *store_json_texts(const char *const *texts, size_t n, const char **json);
 /* STORE_CONFLICT when the active entry id, at (category, path), shares its
  * name with a folder (or, a folder of its, with a file) of space. */
 int store_place_clash_at(struct store *st, const char *space, const char *id, const char *category,

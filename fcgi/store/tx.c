@@ -180,6 +180,11 @@ void store_read_begin(struct store *st)
     struct cursor *s;
     if (st->read_depth++ || st->tx_depth)
         return; /* already inside one snapshot */
+    if (st->pg) {
+        /* sent in the round trip of the section's first statement (pg.c) */
+        st->read_open = st->read_begin_pending = 1;
+        return;
+    }
     s = stmt_get(st, S_READ_BEGIN);
     st->read_open = s && stmt_step_done(s) == STORE_OK;
 }
@@ -190,6 +195,10 @@ void store_read_end(struct store *st)
     if (st->read_depth == 0 || --st->read_depth || !st->read_open)
         return;
     st->read_open = 0;
+    if (st->read_begin_pending) {
+        st->read_begin_pending = 0; /* no statement ran: no transaction to end */
+        return;
+    }
     s = stmt_get(st, S_READ_END);
     if (!s || stmt_step_done(s) != STORE_OK)
         store_db_exec(st, "ROLLBACK");

@@ -54,3 +54,38 @@ test('the metrics: a histogram per route, on PostgreSQL only', async () => {
     const sum = r.text.split('\n').find((l) => l.startsWith('knowhub_store_round_trips_sum{method="GET",route="/api/knowledge/{id}"}'));
     assert.ok(Number(sum.split(' ')[1]) >= 6, sum);
 });
+
+// A search in steady state (its statements prepared), one hit and ten: the
+// entry view (GET /api/knowledge/search, top_k 5: ten candidates) and the
+// file view (POST /api/knowledge/search). docs/performance.md "Search on PostgreSQL"
+// lists the statements of each.
+test('search: the round trips of the entry view and the file view, one hit and ten', async () => {
+    for (let i = 0; i < 12; i++)
+        ok(await s.api('POST', '/api/knowledge', { token: s.admin, body: { scenario: `ledger ${i} reconcile`, content: `quarterly ledger reconcile step ${i}` } }));
+    ok(await s.api('POST', '/api/knowledge', { token: s.admin, body: { scenario: 'lonely walrus', content: 'one of a kind' } }));
+    const entry = async (q) => {
+        const r = await s.api('GET', `/api/knowledge/search?q=${encodeURIComponent(q)}&top_k=5&mode=lexical`, { token: s.admin });
+        return [trips(r), ok(r).results.length];
+    };
+    const file = async (q) => {
+        const r = await s.api('POST', '/api/knowledge/search', { token: s.admin, body: { query: q, max_results: 10, mode: 'lexical' } });
+        return [trips(r), ok(r).results.length];
+    };
+    const runs = {};
+    for (const [name, f, q] of [['entry one', entry, 'walrus'], ['entry ten', entry, 'ledger reconcile'], ['file one', file, 'walrus'], ['file ten', file, 'ledger reconcile']]) {
+        await f(q); // prepares what it needs
+        runs[name] = await f(q);
+    }
+    console.log(`# search round trips (${s.databaseUrl ? 'postgresql' : 'sqlite'}): ${JSON.stringify(runs)}`);
+    assert.deepEqual(Object.values(runs).map((r) => r[1]), [1, 5, 1, 10]);
+    if (!s.databaseUrl) {
+        assert.deepEqual(Object.values(runs).map((r) => r[0]), [0, 0, 0, 0]);
+        return;
+    }
+    // entry view: the generation (the token is kept in memory; the answer
+    // cache reads the generation itself), the evidence policy, BEGIN with the statistics,
+    // the passes (one hit: the rare words' pass and two of prefixes; ten: one
+    // pass), COMMIT, the hits in one read, their conflicts in one read; the
+    // file view the same without the policy and the conflicts.
+    assert.deepEqual(Object.values(runs).map((r) => r[0]), [9, 7, 7, 5], JSON.stringify(runs));
+});
