@@ -336,8 +336,10 @@ describe('which store a node runs', () => {
         const r = await s.api('GET', '/api/health');
         assert.equal(r.status, 200);
         assert.equal(r.json.status, 'success');
-        assert.deepEqual(Object.keys(r.json.data).sort(), ['ok', 'schema', 'store', 'version']);
+        // node: this process's name, shown to loopback (tests/http/node_identity.test.mjs)
+        assert.deepEqual(Object.keys(r.json.data).sort(), ['node', 'ok', 'schema', 'store', 'version']);
         assert.equal(r.json.data.store, backend);
+        assert.equal(typeof r.json.data.node, 'string');
     });
 
     test('the startup line names the store, a PostgreSQL password never', () => {

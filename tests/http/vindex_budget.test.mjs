@@ -183,6 +183,9 @@ describe('KNOWHUB_VECTOR_BYTES: the least recently searched space is evicted and
         importFillers(s, 'vb-b', 18, 'b');
         await waitEmbedded(s, ta, 20);
         await waitEmbedded(s, tb, 20);
+        // The embedding job's conflict check by meaning loaded (and evicted)
+        // the indexes while embedding; a fresh process starts with none held.
+        s.restartKnowhub();
     });
     after(async () => {
         await s?.stop();
