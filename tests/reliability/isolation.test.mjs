@@ -511,7 +511,9 @@ describe('revocation takes effect at once (through the API) or within the bound 
                     body: n % 2 ? undefined : { add_helpful_case: { case_id: `revoke-${i}-${n}`, scenario: 's', result: 'r' } },
                 });
                 if (revokedAt && sentAt > revokedAt + BOUND) after.push(r);
-                else if (revokedAt && sentAt > revokedAt) assert.ok([200, 401].includes(r.status), r.text);
+                // within the bound the token may still be taken, and then its
+                // write rate (100 a second, the default) may answer 429
+                else if (revokedAt && sentAt > revokedAt) assert.ok([200, 401].includes(r.status) || r.json?.error?.code === 'RATE_LIMITED', r.text);
                 else if (r.status === 200) okBefore++;
                 if (after.length >= 40) stop = true;
             }
