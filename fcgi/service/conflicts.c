@@ -135,7 +135,10 @@ static void contradiction_record(const struct svc_ctx *c, const struct knowledge
         return;
     }
     time_utc_text(now);
-    if (store_link_add(c->st, c->space, &key, CHECK_ACTOR, pair.reason, now, &added) == STORE_OK)
+    /* a write like any other: in its turn (store_begin), not beside it */
+    if (store_begin(c->st) == STORE_OK &&
+        store_tx_end(c->st, store_link_add(c->st, c->space, &key, CHECK_ACTOR, pair.reason, now,
+                                           &added)) == STORE_OK)
         json_object_object_add(item, "link", json_object_new_string("contradicts"));
     if (id)
         json_object_object_add(item, "review_id", json_object_new_string(id));

@@ -463,7 +463,13 @@ int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct js
         result = rc > 0 ? 0 : -1;
         goto out;
     }
-    rc = write_at(c, &t, &k, expected_version, expected_updated, &created, err);
+    /* the document and its time in one transaction */
+    if ((rc = store_begin(c->st)) == STORE_OK) {
+        rc = write_at(c, &t, &k, expected_version, expected_updated, &created, err);
+        if (rc == STORE_OK)
+            rc = timing_apply(c->st, c->space, k.id, &when);
+        rc = store_tx_end(c->st, rc); /* rc < 0: err is set, rolled back */
+    }
     if (rc < 0)
         goto out;
     if (rc == STORE_CONFLICT) {
@@ -471,7 +477,7 @@ int svc_files_write(const struct svc_ctx *c, struct json_object *body, struct js
                   "The document was changed by someone else; reload it and try again");
         goto out;
     }
-    if (rc || (rc = timing_apply(c->st, c->space, k.id, &when))) {
+    if (rc) {
         store_fail(rc, err);
         goto out;
     }

@@ -539,7 +539,11 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
                       "This Idempotency-Key is being used by another request");
         goto out;
     }
-    rc = idem.key ? create_keyed(c, &k, &idem, &raced) : knowledge_create(c->st, &k, c->actor);
+    /* the entry and its time in one transaction */
+    if ((rc = store_begin(c->st)) == STORE_OK) {
+        rc = idem.key ? create_keyed(c, &k, &idem, &raced) : knowledge_create(c->st, &k, c->actor);
+        rc = store_tx_end(c->st, rc ? rc : timing_apply(c->st, c->space, k.id, &when));
+    }
     if (raced) {
         rc = idem_replay(c, &idem, data, err);
         result = rc > 0 ? 0 : -1;
@@ -551,7 +555,7 @@ int svc_knowledge_create(const struct svc_ctx *c, struct json_object *body,
                   k.path);
         error_str(err, "category", k.category);
         error_str(err, "path", k.path);
-    } else if (rc || (rc = timing_apply(c->st, c->space, k.id, &when))) {
+    } else if (rc) {
         store_fail(rc, err);
     } else if ((result = knowledge_entry_data(c, k.id, NULL, data, err)) == 0) {
         json_object_object_add(*data, "conflicts", conflicts_check(c, &k));

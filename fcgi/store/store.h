@@ -174,6 +174,8 @@ STORE_MUST_CHECK int store_answer_generation(struct store *st, uint64_t *gen);
 STORE_MUST_CHECK int store_begin(struct store *st);
 STORE_MUST_CHECK int store_commit(struct store *st);
 void store_rollback(struct store *st);
+/* End a write: commit when rc is STORE_OK, else roll back; returns the final status. */
+STORE_MUST_CHECK int store_tx_end(struct store *st, int rc);
 
 /* Run the reads up to store_read_end() in one snapshot: one read transaction
  * instead of one per statement (each takes file locks and a WAL lookup). Pairs

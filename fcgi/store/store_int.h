@@ -474,8 +474,6 @@ int search_index_rebuild_stats(struct store *st);
 
 /* Hand the committed audit rows to the hook and forget them. */
 void store_audit_flush(struct store *st);
-/* End a write: commit when rc is STORE_OK, else roll back; returns the final status. */
-int store_tx_end(struct store *st, int rc);
 
 /* ---- migrate.c ---- */
 

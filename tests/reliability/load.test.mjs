@@ -25,6 +25,7 @@ const WORDS = ('revenue cost margin forecast pandas chart pivot region quarter g
     'campaign conversion dashboard export import schema migration backup restore').split(' ');
 
 let s, token;
+const METRICS_TOKEN = 'load-metrics-operator-0123456789';
 const targets = [];
 /** Expected counters per entry id: {helpful, harmful, irrelevant, unused, neutral} and case ids. */
 const expected = new Map();
@@ -154,7 +155,7 @@ async function client(c, deadline) {
 
 before(async () => {
     // 16 clients share one token: its write rate (KNOWHUB_WRITE_RATE, tests/http/quotas) is not what this measures
-    s = await startStack({ KNOWHUB_WRITE_RATE: '0' });
+    s = await startStack({ KNOWHUB_WRITE_RATE: '0', KNOWHUB_METRICS_TOKEN: METRICS_TOKEN });
     token = s.token('load', 'agent', 'load test');
     const rand = rng(7);
     for (let i = 0; i < SEED_ENTRIES; i++) {
@@ -203,7 +204,11 @@ test(`16 concurrent clients for ${LOAD_SECONDS} s through nginx: zero 5xx, no er
     };
     console.log(`# load: ${figures.requests} requests in ${figures.seconds} s = ${figures.requests_per_second} req/s, p50 ${figures.p50_ms} ms, p99 ${figures.p99_ms} ms, 5xx ${figures.status_5xx} (load average ${figures.machine.loadavg_before} -> ${figures.machine.loadavg_after} on ${figures.machine.cpus} CPUs)`);
     for (const [k, v] of Object.entries(kinds)) console.log(`#   ${k.padEnd(15)} ${String(v.requests).padStart(7)} req ${String(v.per_second).padStart(5)}/s  p50 ${v.p50_ms} ms  p99 ${v.p99_ms} ms`);
-    const samples = [...stats.values()].flatMap((st) => st.samples);
+    // Waits for the write lock and SQLite's busy retries: what a 503 db_busy came from.
+    const m = await s.api('GET', '/metrics', { token: METRICS_TOKEN });
+    figures.busy_events = Object.fromEntries([...m.text.matchAll(/^knowhub_store_busy_events_total\{event="(\w+)"\} (\d+)$/gm)].map((x) => [x[1], Number(x[2])]));
+    console.log(`#   busy events ${JSON.stringify(figures.busy_events)}`);
+    const samples = [...stats.values()].flatMap((st) => st.samples).concat(`busy events ${JSON.stringify(figures.busy_events)}`);
     assert.equal(figures.status_5xx, 0, samples.join('\n'));
     assert.equal(figures.errors, 0, samples.join('\n'));
     for (const k of ['search_entry', 'search_file', 'create', 'write', 'feedback_put', 'feedback_batch', 'trace', 'inject', 'evaluate'])
