@@ -220,7 +220,14 @@ int stmt_step(struct cursor *s)
         }
         return ++s->row < s->rows ? STEP_ROW : STEP_DONE;
     }
+    /* a write of its own (autocommit) in the writers' turn, as a transaction is */
+    int lone =
+        s->st->tx_depth == 0 && !sqlite3_stmt_busy(s->lite) && !sqlite3_stmt_readonly(s->lite);
+    if (lone && store_turn_take(s->st))
+        return -STORE_BUSY;
     int rc = sqlite3_step(s->lite);
+    if (lone)
+        store_turn_give();
     if (rc == SQLITE_ROW)
         return STEP_ROW;
     return rc == SQLITE_DONE ? STEP_DONE : -store_status_of(rc);

@@ -12,7 +12,7 @@
 #include <stdarg.h>
 
 /* How long a writer waits for the database (SQLite's busy timeout) or for
- * another thread's write transaction (writer_lock) before STORE_BUSY. */
+ * another thread's write transaction (turn.c) before STORE_BUSY. */
 #define BUSY_TIMEOUT_MS 10000
 /* The PostgreSQL advisory lock every write transaction takes (one writer at
  * a time across nodes), and the one migrations run under. */
@@ -337,6 +337,14 @@ struct store {
     store_audit_fn audit_hook;
     void *audit_ctx;
 };
+
+/* turn.c: the writers' turn in this process (what store_begin takes first):
+ * a statement that writes outside a transaction takes it for its step
+ * (stmt.c), or it would meet the writer holding SQLite's lock in the busy
+ * handler and stretch that writer's turn by its sleeps. STORE_BUSY when it
+ * was not had in time. */
+int store_turn_take(struct store *st);
+void store_turn_give(void);
 
 /* tx.c: SQLite's PRAGMA data_version, which moves when another connection
  * commits, into *v; a store status (*v 0 when it cannot be read). */

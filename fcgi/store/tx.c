@@ -2,22 +2,18 @@
  * writer at a time in this process), read snapshots, audit rows handed on
  * at commit, the generation, the online backup and closing. */
 #include "store/store_int.h"
-#include "base/metrics.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 void store_close(struct store *st)
 {
     if (!st)
         return;
     while (st->tx_depth)
-        store_rollback(st); /* also releases writer_lock */
+        store_rollback(st); /* also gives the writers' turn back */
     for (int i = 0; i < S_COUNT; i++) {
         if (st->cur[i].st && st->pg)
             stmt_finish(&st->cur[i]); /* frees its result and copies */
@@ -66,55 +62,10 @@ void store_audit_flush(struct store *st)
     buf_reset(&st->audit_pending);
 }
 
-/* One write transaction at a time in this process: a waiting writer sleeps on
- * this mutex and wakes as soon as it is free, where SQLite's busy handler would
- * retry in 1-100 ms sleeps. Initialised before any thread starts; other
- * processes (the CLI) still meet SQLite's busy timeout. */
-static pthread_mutex_t writer_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Writers waiting for writer_lock, and how many may wait the whole busy
- * timeout (store_set_writers_waiting): the others wait WRITER_SHORT_WAIT_MS
- * at most. A write lock is held for milliseconds, so a burst of writers
- * still gets it; when it is held long (a frozen node on PostgreSQL, another
- * process's long write), those past the cap are answered busy soon instead
- * of holding every thread, and readers find one. 0: no cap. */
-#define WRITER_SHORT_WAIT_MS 1000
-static atomic_int writers_waiting, writers_waiting_max;
-
-void store_set_writers_waiting(int max)
-{
-    atomic_store(&writers_waiting_max, max > 0 ? max : 0);
-}
-
-static int writer_lock_take(struct store *st)
-{
-    struct timespec deadline;
-    int max = atomic_load(&writers_waiting_max), rc = STORE_OK;
-    long wait_ms = BUSY_TIMEOUT_MS;
-    if (pthread_mutex_trylock(&writer_lock) == 0)
-        return STORE_OK;
-    if (atomic_fetch_add(&writers_waiting, 1) >= max && max > 0)
-        wait_ms = WRITER_SHORT_WAIT_MS;
-    metrics_store_event(st->metrics, METRICS_WRITER_WAIT);
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += wait_ms / 1000;
-    deadline.tv_nsec += (wait_ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
-    if (pthread_mutex_timedlock(&writer_lock, &deadline) != 0) {
-        metrics_store_event(st->metrics, METRICS_WRITER_TIMEOUT);
-        rc = STORE_BUSY;
-    }
-    atomic_fetch_sub(&writers_waiting, 1);
-    return rc;
-}
-
 int store_begin(struct store *st)
 {
     int rc;
-    if (st->tx_depth == 0 && (rc = writer_lock_take(st)))
+    if (st->tx_depth == 0 && (rc = store_turn_take(st)))
         return rc;
     /* On PostgreSQL an advisory lock makes writers take turns across every
      * node, as BEGIN IMMEDIATE does across SQLite's processes: each write's
@@ -134,7 +85,7 @@ int store_begin(struct store *st)
          * this connection would fail as "in an aborted transaction". */
         if (st->pg)
             store_ignore(store_db_exec(st, "ROLLBACK"));
-        pthread_mutex_unlock(&writer_lock);
+        store_turn_give();
     }
     return rc;
 }
@@ -152,7 +103,7 @@ int store_commit(struct store *st)
     rc = store_db_exec(st, st->tx_depth > 1 ? "RELEASE nested" : "COMMIT");
     if (rc == STORE_OK) {
         if (--st->tx_depth == 0) {
-            pthread_mutex_unlock(&writer_lock);
+            store_turn_give();
             store_audit_flush(st);
         }
     } else {
@@ -172,7 +123,7 @@ void store_rollback(struct store *st)
     if (--st->tx_depth < 8)
         buf_truncate(&st->audit_pending, st->audit_mark[st->tx_depth]);
     if (st->tx_depth == 0)
-        pthread_mutex_unlock(&writer_lock);
+        store_turn_give();
 }
 
 void store_read_begin(struct store *st)
