@@ -461,7 +461,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
                     " FROM json_each_text($2::json)"
                     " ON CONFLICT(space, term) DO UPDATE SET df = search_terms.df + excluded.df",
     [S_SX_DF_PRUNE] = "DELETE FROM search_terms WHERE space = $1 AND df <= 0"
-                      " AND term IN (SELECT key FROM json_each_text($2::json))",
+                      " AND term = ANY(ARRAY(SELECT json_object_keys($2::json)))",
     [S_SX_SPACE_ADD] = "INSERT INTO search_spaces(space, " SEARCH_SPACE_COLUMNS
                        ") VALUES($1, $2, $3, $4, $5, $6, $7) ON CONFLICT(space) DO UPDATE SET"
                        " docs = search_spaces.docs + excluded.docs,"
@@ -470,7 +470,8 @@ const char *const pg_stmt_sql[S_COUNT] = {
                        " len_stem = search_spaces.len_stem + excluded.len_stem,"
                        " len_scenario = search_spaces.len_scenario + excluded.len_scenario,"
                        " len_body = search_spaces.len_body + excluded.len_body RETURNING docs",
-    [S_SX_STATS_GET] = SEARCH_STATS_GET("$1::text", "(SELECT json_array_elements_text($2::json))"),
+    [S_SX_STATS_GET] =
+        SEARCH_STATS_GET("$1::text", "= ANY(ARRAY(SELECT json_array_elements_text($2::json)))"),
     [S_SX_META_GET] = SEARCH_META_GET_SQL,
     [S_SX_META_SET] = "UPDATE search_meta SET value = $1 WHERE key = 'tokenizer'",
     [S_OVERVIEW_CATEGORIES] = "SELECT category, count(*) FROM knowledge WHERE space = $1"
@@ -623,8 +624,8 @@ const char *const pg_stmt_sql[S_COUNT] = {
         " updated_at = excluded.updated_at",
     [S_EVIDENCE_VERDICTS] =
         "SELECT knowledge_id, kind, substr(created_at, 1, 13), count(*)"
-        " FROM knowledge_cases WHERE knowledge_id IN"
-        " (SELECT value FROM json_array_elements_text($2::json))"
+        " FROM knowledge_cases WHERE knowledge_id"
+        " = ANY(ARRAY(SELECT json_array_elements_text($2::json)))"
         " AND space = $1 GROUP BY knowledge_id, kind, substr(created_at, 1, 13)",
     /* 22: an entry's time (service/timing.c); all NULL/0 deletes the row */
     [S_TIME_SET] = "INSERT INTO knowledge_time(space, knowledge_id, expires_at, review_after,"

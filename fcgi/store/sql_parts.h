@@ -85,11 +85,14 @@
 #define SEARCH_SPACE_COLUMNS "docs, len_title, len_tags, len_stem, len_scenario, len_body"
 /* A search's statistics in one statement (store_search_stats): the space's
  * row (term NULL: its entries and field lengths), then each of the terms
- * (a subquery of their texts) with its document frequency. */
+ * with its document frequency. terms: the condition on term; on PostgreSQL
+ * "= ANY(ARRAY(subquery))", an index probe per term, where "IN (SELECT
+ * json...)" is planned as a hash join over every term of the table (a JSON
+ * list is guessed at 100 rows): 0.45 -> 0.05 ms at 2,047 terms. */
 #define SEARCH_STATS_GET(space, terms)                                                             \
     "SELECT NULL AS term, " SEARCH_SPACE_COLUMNS " FROM search_spaces WHERE space = " space        \
     " UNION ALL SELECT term, df, 0, 0, 0, 0, 0 FROM search_terms WHERE space = " space             \
-    " AND term IN " terms
+    " AND term " terms
 #define SEARCH_DIRTY_SQL "SELECT seq FROM search_dirty ORDER BY seq LIMIT 256"
 #define SEARCH_DIRTY_COUNT_SQL "SELECT count(*) FROM search_dirty"
 #define SEARCH_META_GET_SQL "SELECT value FROM search_meta WHERE key = 'tokenizer'"

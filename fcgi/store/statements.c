@@ -337,7 +337,7 @@ const char *const stmt_sql[S_COUNT] = {
         " len_tags = len_tags + excluded.len_tags, len_stem = len_stem + excluded.len_stem,"
         " len_scenario = len_scenario + excluded.len_scenario,"
         " len_body = len_body + excluded.len_body RETURNING docs",
-    [S_SX_STATS_GET] = SEARCH_STATS_GET("?1", "(SELECT value FROM json_each(?2))"),
+    [S_SX_STATS_GET] = SEARCH_STATS_GET("?1", "IN (SELECT value FROM json_each(?2))"),
     [S_SX_META_GET] = SEARCH_META_GET_SQL,
     [S_SX_META_SET] = "UPDATE search_meta SET value = ?1 WHERE key = 'tokenizer'",
     [S_OVERVIEW_CATEGORIES] = "SELECT category, count(*) FROM knowledge WHERE space = ?1"
