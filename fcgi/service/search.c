@@ -609,6 +609,23 @@ static int weak(const struct search_opts *o, double score)
     return o->ranking != RANKING_REFERENCE && score < SEARCH_WEAK_FLOOR;
 }
 
+/* Hand one loaded hit (best[i]'s entry) to the caller's each. */
+struct emit {
+    const struct cand *best;
+    const struct search_opts *opts;
+    void (*each)(const struct search_hit *, void *);
+    void *ctx;
+};
+
+static int emit_one(struct knowledge *k, size_t i, void *ctx)
+{
+    const struct emit *e = ctx;
+    const struct cand *b = &e->best[i];
+    struct search_hit h = {k, b->score, b->match, weak(e->opts, b->score)};
+    e->each(&h, e->ctx);
+    return 0;
+}
+
 static int run(struct store *st, const char *space, const char *query, unsigned categories,
                int skip_always_rules, const struct knowledge_filter *filter, size_t max,
                struct json_object *table_names, const struct search_opts *opts,
@@ -616,27 +633,26 @@ static int run(struct store *st, const char *space, const char *query, unsigned 
 {
     struct search_query q;
     struct collector col;
+    size_t n = 0;
     int rc;
     if (!opts)
         opts = &default_opts;
     store_read_begin(st); /* the ranking and the hits in one snapshot */
     rc = rank(st, space, &q, query, categories, skip_always_rules, filter, max, table_names,
               opts->ranking, &col);
-    /* The hits, loaded whole (one not found is left out: without a snapshot,
-     * an entry deleted meanwhile). */
-    for (size_t i = 0; rc == STORE_OK && i < col.nbest; i++) {
-        struct knowledge k;
-        int got, is_weak = weak(opts, col.best[i].score);
-        if (is_weak && !opts->include_weak)
-            break; /* the rest score lower still */
-        got = store_knowledge_get(st, space, col.best[i].id, 0, &k);
-        if (got == STORE_OK) {
-            struct search_hit h = {&k, col.best[i].score, col.best[i].match, is_weak};
-            each(&h, ctx);
-        } else if (got != STORE_NOT_FOUND) {
-            rc = got;
-        }
-        knowledge_release(&k);
+    /* The hits down to the first weak one (the rest score lower still)
+     * unless weak ones are wanted, loaded whole in one statement (one not
+     * found is left out: without a snapshot, an entry deleted meanwhile). */
+    while (rc == STORE_OK && n < col.nbest &&
+           (opts->include_weak || !weak(opts, col.best[n].score)))
+        n++;
+    if (rc == STORE_OK && n > 0) {
+        struct emit e = {col.best, opts, each, ctx};
+        const char **ids = xcalloc(n, sizeof *ids);
+        for (size_t i = 0; i < n; i++)
+            ids[i] = col.best[i].id;
+        rc = store_knowledge_get_many(st, space, ids, n, emit_one, &e);
+        free(ids);
     }
     store_read_end(st);
     collector_release(&col);
