@@ -89,3 +89,22 @@ test('search: the round trips of the entry view and the file view, one hit and t
     // file view the same without the policy and the conflicts.
     assert.deepEqual(Object.values(runs).map((r) => r[0]), [9, 7, 7, 5], JSON.stringify(runs));
 });
+
+// /context (and the write check, which searches the same way) reads its hits
+// in one statement: one hit or five of the same five alike entries, the same
+// round trips (they were one read per hit).
+test('context: the hits in one read, however many', async () => {
+    const ask = async (max) => {
+        const r = await s.api('POST', '/api/knowledge/context', { token: s.admin, body: { question: 'heron nest survey', max_results: max } });
+        return [trips(r), ok(r).knowledge.length];
+    };
+    for (let i = 0; i < 5; i++)
+        ok(await s.api('POST', '/api/knowledge', { token: s.admin, body: { category: 'experiences', scenario: `heron nest survey ${i}`, content: `count the heron nests along the river, survey ${i}` } }));
+    await ask(1); // prepares what it needs
+    const one = await ask(1);
+    const five = await ask(5);
+    console.log(`# context round trips (${s.databaseUrl ? 'postgresql' : 'sqlite'}): one hit ${one[0]}, five ${five[0]}`);
+    assert.deepEqual([one[1], five[1]], [1, 5]);
+    assert.equal(five[0], one[0], `one hit ${one[0]}, five ${five[0]}`);
+    if (!s.databaseUrl) assert.equal(one[0], 0);
+});
