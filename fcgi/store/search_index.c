@@ -202,7 +202,7 @@ static int sync_marked(struct store *st, long long total, int pg_terms)
             rc = STORE_ERROR;
             break;
         }
-        while ((rc = stmt_step(s)) == STEP_ROW && n < 256)
+        while ((rc = stmt_step(s)) == STEP_ROW && n < sizeof seqs / sizeof *seqs)
             seqs[n++] = stmt_col_int64(s, 0);
         if ((rc = stmt_rows_end(s, rc)) || n == 0)
             break;
@@ -219,6 +219,10 @@ static int sync_marked(struct store *st, long long total, int pg_terms)
             fprintf(stderr, "knowhub: search index: %lld of %lld entries\n", done, total);
             next_report += 20000;
         }
+        /* A short batch took every mark, and syncing makes none (the marks
+         * are knowledge's triggers'): no statement to find the table empty. */
+        if (n < sizeof seqs / sizeof *seqs)
+            break;
     }
     buf_release(&rec);
     buf_release(&ds.key);
