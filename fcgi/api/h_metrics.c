@@ -9,12 +9,13 @@
 #include "api/handlers.h"
 #include "base/config.h"
 #include "base/metrics.h"
+#include "service/lindex.h"
 #include "service/vindex.h"
 #include "store/store.h"
 
 #define METRICS_MAX_TEXT (4 * 1024 * 1024)
 
-/* The vector index's figures, every space's, against its budget. */
+/* The in-memory indexes' figures (vectors, words), every space's, against their budgets. */
 static void vector_gauges(struct metrics_gauges *g)
 {
     struct vindex_figures f;
@@ -25,6 +26,8 @@ static void vector_gauges(struct metrics_gauges *g)
     g->index_space_cap = f.space_cap;
     g->index_spaces_over = f.over;
     g->index_evictions = f.evictions;
+    lindex_usage(&g->search_spaces, &g->search_entries, &g->search_bytes);
+    g->search_budget = lindex_budget();
 }
 
 void h_metrics(struct request *req, struct response *res)

@@ -10,6 +10,7 @@
 #include "llm/agentlog.h"
 #include "http/http.h"
 #include "service/embed.h"
+#include "service/lindex.h"
 #include "service/vindex.h"
 #include "service/jobs.h"
 #include "service/timing.h"
@@ -716,6 +717,7 @@ static int serve(const struct config *cfg)
     store_set_space_entries(cfg->space_entries);
     auth_cache_configure(cfg->token_cache_ms);
     vindex_configure(cfg->vector_bytes, cfg->vector_space_bytes);
+    lindex_configure(cfg->search_index_bytes);
     workers = xcalloc((size_t)cfg->threads, sizeof *workers);
     for (int i = 0; i < cfg->threads; i++) {
         workers[i].cfg = cfg;

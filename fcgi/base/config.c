@@ -126,6 +126,7 @@ void config_from_env(struct config *cfg)
     cfg->vector_bytes = (size_t)env_long("KNOWHUB_VECTOR_BYTES", 0, 1L << 40, 1L << 30);
     cfg->vector_space_bytes =
         (size_t)env_long("KNOWHUB_VECTOR_SPACE_BYTES", 0, 1L << 40, 256L * 1024 * 1024);
+    cfg->search_index_bytes = (size_t)env_long("KNOWHUB_SEARCH_INDEX_BYTES", 0, 1L << 40, 1L << 30);
     cfg->space_entries = env_long("KNOWHUB_SPACE_ENTRIES", 0, 1L << 31, 100000);
     cfg->write_rate = env_long("KNOWHUB_WRITE_RATE", 0, 1000000, 100);
     cfg->write_burst = env_long("KNOWHUB_WRITE_BURST", 1, 100000000, 1000);

@@ -62,6 +62,7 @@ struct config {
     int ranking; /* KNOWHUB_RANKING: CONFIG_RANKING_* (fused, reference or bm25f) */
 
     /* Fair shares between spaces and tokens (docs/operations.md "Quotas"); 0 = no limit */
+    size_t search_index_bytes; /* KNOWHUB_SEARCH_INDEX_BYTES: the lexical index in memory, 1 GiB */
     size_t vector_bytes;       /* KNOWHUB_VECTOR_BYTES: every space's vectors in memory, 1 GiB */
     size_t vector_space_bytes; /* KNOWHUB_VECTOR_SPACE_BYTES: one space's, 256 MiB */
     long space_entries;        /* KNOWHUB_SPACE_ENTRIES: entries one space holds, 100000 */

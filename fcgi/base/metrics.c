@@ -506,6 +506,16 @@ static void render_store(struct buf *out, const struct metrics_set *set,
     head(out, "knowhub_vector_index_bytes", "gauge", "Bytes that index holds.");
     buf_addf(out, "knowhub_vector_index_bytes %zu\n", g ? g->index_bytes : 0);
     render_vector_budget(out, g);
+    head(out, "knowhub_search_index_spaces", "gauge",
+         "Spaces whose lexical index this process holds in memory (docs/search.md).");
+    buf_addf(out, "knowhub_search_index_spaces %zu\n", g ? g->search_spaces : 0);
+    head(out, "knowhub_search_index_entries", "gauge", "Entries those indexes hold.");
+    buf_addf(out, "knowhub_search_index_entries %zu\n", g ? g->search_entries : 0);
+    head(out, "knowhub_search_index_bytes", "gauge", "Bytes those indexes hold.");
+    buf_addf(out, "knowhub_search_index_bytes %zu\n", g ? g->search_bytes : 0);
+    head(out, "knowhub_search_index_budget_bytes", "gauge",
+         "KNOWHUB_SEARCH_INDEX_BYTES: the most they may hold (0: none held).");
+    buf_addf(out, "knowhub_search_index_budget_bytes %zu\n", g ? g->search_budget : 0);
     head(out, "knowhub_review_pending", "gauge",
          "Proposals waiting in the review queues, every space together (docs/review.md).");
     buf_addf(out, "knowhub_review_pending %ld\n", g ? g->review_pending : 0);

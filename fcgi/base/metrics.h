@@ -65,10 +65,11 @@ struct metrics_gauges {
     size_t n_spaces, cap_spaces;
     struct metrics_job_count *jobs;
     size_t n_jobs, cap_jobs;
-    size_t index_vectors, index_bytes;       /* the in-memory vector index (service/vindex.c) */
-    size_t index_budget, index_space_cap;    /* its budget, all and per space (0: none) */
-    size_t index_spaces_over;                /* spaces over their cap (not held) */
-    unsigned long long index_evictions;      /* spaces evicted since the start */
+    size_t index_vectors, index_bytes;    /* the in-memory vector index (service/vindex.c) */
+    size_t index_budget, index_space_cap; /* its budget, all and per space (0: none) */
+    size_t index_spaces_over;             /* spaces over their cap (not held) */
+    unsigned long long index_evictions;   /* spaces evicted since the start */
+    size_t search_spaces, search_entries, search_bytes, search_budget; /* service/lindex.c */
     long review_pending, review_quarantined; /* proposals of every space (docs/review.md) */
 };
 void metrics_gauges_init(struct metrics_gauges *g, const char *sqlite_version);

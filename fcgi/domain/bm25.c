@@ -155,8 +155,9 @@ int bm25_record_tf(const char *rec, size_t rec_len, const char *term, size_t n,
     return 0;
 }
 
-int bm25_record_terms(const char *rec, int (*each)(const char *term, size_t n, void *ctx),
-                      void *ctx)
+int bm25_record_each(const char *rec,
+                     int (*each)(const char *term, size_t n, const long tf[BM25_FIELDS], void *ctx),
+                     void *ctx)
 {
     const char *p = rec ? strchr(rec, '\n') : NULL;
     int rc;
@@ -164,13 +165,33 @@ int bm25_record_terms(const char *rec, int (*each)(const char *term, size_t n, v
         return 0;
     for (p++; *p;) {
         const char *tab = strchr(p, '\t'), *nl;
-        if (!tab || !(nl = strchr(tab, '\n')))
+        long tf[BM25_FIELDS];
+        if (!tab || !(nl = strchr(tab, '\n')) || read_numbers(tab + 1, nl, tf) != nl)
             return 0;
-        if ((rc = each(p, (size_t)(tab - p), ctx)))
+        if ((rc = each(p, (size_t)(tab - p), tf, ctx)))
             return rc;
         p = nl + 1;
     }
     return 0;
+}
+
+struct term_only {
+    int (*each)(const char *term, size_t n, void *ctx);
+    void *ctx;
+};
+
+static int term_only(const char *term, size_t n, const long tf[BM25_FIELDS], void *ctx)
+{
+    const struct term_only *t = ctx;
+    (void)tf;
+    return t->each(term, n, t->ctx);
+}
+
+int bm25_record_terms(const char *rec, int (*each)(const char *term, size_t n, void *ctx),
+                      void *ctx)
+{
+    struct term_only t = {each, ctx};
+    return bm25_record_each(rec, term_only, &t);
 }
 
 /* ---- scoring ---- */
@@ -193,6 +214,23 @@ void bm25_query_init(struct bm25_query *q, const char *const *terms, size_t n, c
     }
 }
 
+void bm25_norms(const struct bm25_stats *s, const long lens[BM25_FIELDS], double norm[BM25_FIELDS])
+{
+    for (int f = 0; f < BM25_FIELDS; f++) {
+        double avg = s->docs > 0 ? s->total_len[f] / s->docs : 0;
+        norm[f] = avg > 0 ? 1 - bm25_b[f] + bm25_b[f] * (double)lens[f] / avg : 1;
+    }
+}
+
+double bm25_term_part(const struct bm25_query *q, size_t i, const double norm[BM25_FIELDS],
+                      const long tf[BM25_FIELDS])
+{
+    double t = 0;
+    for (int f = 0; f < BM25_FIELDS; f++)
+        t += bm25_weight[f] * (double)tf[f] / norm[f];
+    return q->idf[i] * t / (BM25_K1 + t);
+}
+
 double bm25_coverage(const struct bm25_query *q, const struct bm25_stats *s, const char *rec,
                      size_t rec_len)
 {
@@ -200,18 +238,11 @@ double bm25_coverage(const struct bm25_query *q, const struct bm25_stats *s, con
     double norm[BM25_FIELDS], sum = 0;
     if (!rec || q->idf_sum <= 0 || bm25_record_lengths(rec, lens))
         return 0;
-    for (int f = 0; f < BM25_FIELDS; f++) {
-        double avg = s->docs > 0 ? s->total_len[f] / s->docs : 0;
-        norm[f] = avg > 0 ? 1 - bm25_b[f] + bm25_b[f] * (double)lens[f] / avg : 1;
-    }
+    bm25_norms(s, lens, norm);
     for (size_t i = 0; i < q->n; i++) {
         long tf[BM25_FIELDS];
-        double t = 0;
-        if (!bm25_record_tf(rec, rec_len, q->terms[i], strlen(q->terms[i]), tf))
-            continue;
-        for (int f = 0; f < BM25_FIELDS; f++)
-            t += bm25_weight[f] * (double)tf[f] / norm[f];
-        sum += q->idf[i] * t / (BM25_K1 + t);
+        if (bm25_record_tf(rec, rec_len, q->terms[i], strlen(q->terms[i]), tf))
+            sum += bm25_term_part(q, i, norm, tf);
     }
     return sum / q->idf_sum;
 }

@@ -53,6 +53,13 @@ int bm25_record_lengths(const char *rec, long lens[BM25_FIELDS]);
 int bm25_record_tf(const char *rec, size_t rec_len, const char *term, size_t n,
                    long tf[BM25_FIELDS]);
 
+/* Call each(term, n, tf, ctx) for every term of a record with its
+ * frequency in each field, in its order; stops at a non-zero return, which
+ * it returns. A torn line ends the walk. */
+int bm25_record_each(const char *rec,
+                     int (*each)(const char *term, size_t n, const long tf[BM25_FIELDS], void *ctx),
+                     void *ctx);
+
 /* Call each(term, n, ctx) for every term of a record, in its order; stops
  * at a non-zero return, which it returns. */
 int bm25_record_terms(const char *rec, int (*each)(const char *term, size_t n, void *ctx),
@@ -81,6 +88,13 @@ void bm25_query_init(struct bm25_query *q, const char *const *terms, size_t n, c
  * scores 0) for query q in a space of statistics s. */
 double bm25_coverage(const struct bm25_query *q, const struct bm25_stats *s, const char *rec,
                      size_t rec_len);
+
+/* The same in parts, for an index that keeps the frequencies itself: an
+ * entry's length normalisation per field, and term i's part of the sum;
+ * coverage = (the parts of the terms it holds, in term order) / idf_sum. */
+void bm25_norms(const struct bm25_stats *s, const long lens[BM25_FIELDS], double norm[BM25_FIELDS]);
+double bm25_term_part(const struct bm25_query *q, size_t i, const double norm[BM25_FIELDS],
+                      const long tf[BM25_FIELDS]);
 
 /* The most coverage an entry can reach holding only the terms of q whose
  * bit is set in mask (bit i: term i; terms past 63 always count). */

@@ -1,6 +1,7 @@
 /* search: full-text candidates in passes, exact scoring (the reference
  * score fused with BM25F), deterministic order. */
 #include "service/search.h"
+#include "service/lindex.h"
 #include "domain/bm25.h"
 #include "domain/passage.h"
 #include "domain/score.h"
@@ -12,6 +13,7 @@
 #include "domain/tokenize.h"
 #include "base/util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +93,7 @@ struct collector {
     size_t positive; /* distinct rows scoring > 0 */
     size_t rows;     /* rows the current pass returned */
     struct seen seen;
+    const struct knowledge_filter *filter; /* the caller's, may be NULL */
     const char *const *expired; /* the space's expired ids, sorted (store_time_expired_view) */
     size_t n_expired;
     struct fields f;
@@ -537,7 +540,7 @@ static void collector_release(struct collector *col)
 static int collector_open(struct store *st, const char *space, struct search_query *q,
                           const char *query, unsigned categories, int skip_always_rules, size_t max,
                           struct json_object *table_names, enum search_ranking ranking,
-                          struct collector *col, int *rc)
+                          const struct lindex_space *mem, struct collector *col, int *rc)
 {
     memset(col, 0, sizeof *col);
     fields_init(&col->f);
@@ -557,12 +560,81 @@ static int collector_open(struct store *st, const char *space, struct search_que
     col->best = xcalloc(max + 1, sizeof *col->best);
     col->ranking = ranking;
     strlist_add_json(&col->tables, table_names, 1, &col->f.tmp);
-    if (ranking != RANKING_REFERENCE) {
+    if (mem || ranking != RANKING_REFERENCE) {
+        /* the index in memory names its candidates by the weighed terms:
+         * weighed under every ranking */
         size_t n = q->n_terms < BM25_MAX_TERMS ? q->n_terms : BM25_MAX_TERMS;
-        *rc = store_search_stats(st, space, (const char *const *)q->terms, n, &col->stats, col->df);
+        if (mem)
+            lindex_stats(mem, (const char *const *)q->terms, n, &col->stats, col->df);
+        else
+            *rc = store_search_stats(st, space, (const char *const *)q->terms, n, &col->stats,
+                                     col->df);
         bm25_query_init(&col->bq, (const char *const *)q->terms, n, col->df, &col->stats);
     }
     return 0;
+}
+
+/* ---- the index in memory (lindex.h) ---- */
+
+static int mem_admit(const struct lindex_doc *d, void *ctx)
+{
+    const struct collector *col = ctx;
+    const struct knowledge_filter *f = col->filter;
+    unsigned bit = strcmp(d->category, "rules") == 0 ? SEARCH_RULES : SEARCH_EXPERIENCES;
+    return (col->categories & bit) &&
+           !(col->skip_always_rules && bit == SEARCH_RULES && d->always_apply) &&
+           !(f && f->types && !(d->types & f->types)) &&
+           !(f && f->category && strcmp(f->category, d->category) != 0) &&
+           !(col->n_expired &&
+             bsearch(&d->id, col->expired, col->n_expired, sizeof *col->expired, by_text));
+}
+
+static double mem_relevance(double ref, double cov, void *ctx)
+{
+    const struct collector *col = ctx;
+    return relevance(col->ranking, ref, cov);
+}
+
+static double mem_threshold(void *ctx)
+{
+    const struct collector *col = ctx;
+    return col->nbest == col->want ? col->best[col->want - 1].score : -INFINITY;
+}
+
+static void mem_score(const struct lindex_doc *d, double coverage, void *ctx)
+{
+    struct collector *col = ctx;
+    double match = score_folded(col->q, d->f, d->manual, &col->tables), score;
+    struct match_row r = {
+        .id = d->id, .category = d->category, .path = d->path, .updated_at = d->updated_at};
+    score = relevance(col->ranking, match, col->ranking == RANKING_REFERENCE ? 0 : coverage);
+    if (score <= 0)
+        return;
+    col->positive++;
+    keep(col, score, match, &r);
+}
+
+static size_t mem_positive(void *ctx)
+{
+    const struct collector *col = ctx;
+    return col->positive;
+}
+
+static void collect_in_memory(struct lindex_space *mem, struct collector *col)
+{
+    struct lindex_rank r = {col->q,
+                            &col->bq,
+                            &col->stats,
+                            &col->tables,
+                            !col->skip_always_rules,
+                            mem_admit,
+                            mem_relevance,
+                            mem_threshold,
+                            mem_score,
+                            mem_positive,
+                            col->want,
+                            col};
+    lindex_rank(mem, &r);
 }
 
 /* Collect query's best `max` candidates into col (the caller releases it
@@ -572,21 +644,39 @@ static int rank(struct store *st, const char *space, struct search_query *q, con
                 size_t max, struct json_object *table_names, enum search_ranking ranking,
                 struct collector *col)
 {
+    struct lindex_space *mem = NULL;
+    uint64_t gen = 0;
     int rc;
     /* one snapshot (one read transaction) for the statistics and every pass */
     store_read_begin(st);
-    if (!collector_open(st, space, q, query, categories, skip_always_rules, max, table_names,
-                        ranking, col, &rc) &&
-        rc == STORE_OK) {
-        /* Expired entries leave every search (docs/conflicts.md "Time"):
-         * their ids, read once for the connection until the data or the
-         * next expiry moves; none in a space that expires nothing. */
-        char now[21];
-        time_utc_iso_z(now);
-        rc = store_time_expired_view(st, space, now, &col->expired, &col->n_expired);
-        if (rc == STORE_OK)
-            rc = collect(st, space, col, filter);
+    rc = store_generation(st, &gen);
+    /* the index in memory holds what is committed: a search inside a write
+     * transaction (a write's conflict check) takes the passes, which see
+     * its changes */
+    if (rc == STORE_OK && !store_in_transaction(st))
+        rc = lindex_open(st, space, gen, &mem);
+    if (rc == STORE_OK) {
+        if (!collector_open(st, space, q, query, categories, skip_always_rules, max, table_names,
+                            ranking, mem, col, &rc) &&
+            rc == STORE_OK) {
+            /* Expired entries leave every search (docs/conflicts.md "Time"):
+             * their ids, read once for the connection until the data or the
+             * next expiry moves; none in a space that expires nothing. */
+            char now[21];
+            time_utc_iso_z(now);
+            rc = store_time_expired_view(st, space, now, gen, &col->expired, &col->n_expired);
+            col->filter = filter;
+            if (rc == STORE_OK && mem)
+                collect_in_memory(mem, col);
+            else if (rc == STORE_OK)
+                rc = collect(st, space, col, filter);
+        }
+    } else {
+        memset(col, 0, sizeof *col);
+        search_query_init(q, "");
     }
+    if (mem)
+        lindex_close(mem);
     store_read_end(st);
     return rc;
 }
@@ -754,7 +844,7 @@ int search_score_entries(struct store *st, const char *space, const char *query,
         out[i] = (struct ranked_id){0};
     buf_init(&rec, 1 << 16);
     store_read_begin(st);
-    if (!collector_open(st, space, &q, query, 0, 0, n, NULL, opts->ranking, &col, &rc) &&
+    if (!collector_open(st, space, &q, query, 0, 0, n, NULL, opts->ranking, NULL, &col, &rc) &&
         rc == STORE_OK) {
         /* each as the index would hold it: its row and its terms record */
         for (size_t i = 0; i < n; i++) {

@@ -403,6 +403,10 @@ static const char *const migrations[] = {
     TIME_SQL(" TEXT", " INTEGER")
     GENERATION_TRIGGERS("knowledge_time"),
     // clang-format on
+
+    /* 23: the search index's changes, for the in-memory index
+     * (service/lindex.c). */
+    SEARCH_LOG_SQL(" TEXT", " INTEGER", " WITHOUT ROWID"),
 };
 #pragma GCC diagnostic pop
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
@@ -571,8 +575,8 @@ int pg_migrate(struct store *st, int *found)
      * 15 -> 16: the review queue; 16 -> 17: proposals notified;
      * 17 -> 18: promotion on evidence; 18 -> 19: held slim merges;
      * 19 -> 20: typed links; 20 -> 21: evidence ageing; 21 -> 22: expiry,
-     * review-by dates, pins. */
-    else if (*found >= 8 && *found <= 20) {
+     * review-by dates, pins; 22 -> 23: the search index's changes. */
+    else if (*found >= 8 && *found <= 22) {
         rc = *found == 8 ? pg_exec(st, pg_migration_9) : STORE_OK;
         if (rc == STORE_OK && *found <= 9)
             rc = pg_exec(st, "UPDATE schema_version SET version = 10");
@@ -598,8 +602,10 @@ int pg_migrate(struct store *st, int *found)
             rc = pg_exec(st, pg_migration_20);
         if (rc == STORE_OK && *found <= 20)
             rc = pg_exec(st, pg_migration_21);
-        if (rc == STORE_OK)
+        if (rc == STORE_OK && *found <= 21)
             rc = pg_exec(st, pg_migration_22);
+        if (rc == STORE_OK)
+            rc = pg_exec(st, pg_migration_23);
     } else if (*found < store_schema_latest())
         rc = STORE_ERROR;
     st->tx_depth--;

@@ -23,6 +23,21 @@ const char *store_backend(const struct store *st)
     return st->pg ? "postgresql" : "sqlite";
 }
 
+const char *store_identity(struct store *st)
+{
+    static atomic_ulong serial;
+    const char *file;
+    if (st->pg)
+        return st->conninfo ? st->conninfo : "";
+    file = sqlite3_db_filename(st->db, "main");
+    if (file && file[0])
+        return file;
+    /* a database in memory is its connection's alone, and never the same twice */
+    if (!st->memory_id[0])
+        snprintf(st->memory_id, sizeof st->memory_id, ":memory:%lu", atomic_fetch_add(&serial, 1));
+    return st->memory_id;
+}
+
 unsigned long long store_round_trips(const struct store *st)
 {
     return st->round_trips;

@@ -474,6 +474,18 @@ const char *const pg_stmt_sql[S_COUNT] = {
         SEARCH_STATS_GET("$1::text", "= ANY(ARRAY(SELECT json_array_elements_text($2::json)))"),
     [S_SX_META_GET] = SEARCH_META_GET_SQL,
     [S_SX_META_SET] = "UPDATE search_meta SET value = $1 WHERE key = 'tokenizer'",
+    [S_SX_LOG_ADD] = "INSERT INTO search_log(space, stamp, seq) SELECT $1, $2, x::bigint"
+                     " FROM json_array_elements_text($3::json) x ON CONFLICT DO NOTHING",
+    [S_SX_STAMP_NEXT] = "INSERT INTO search_stamps(space, stamp) VALUES($1, 1)"
+                        " ON CONFLICT(space) DO UPDATE SET stamp = search_stamps.stamp + 1"
+                        " RETURNING stamp",
+    [S_SX_LOG_FLOOR] = "UPDATE search_stamps SET log_floor = $2 WHERE space = $1",
+    [S_SX_LOG_PRUNE] = "DELETE FROM search_log WHERE space = $1 AND stamp <= $2",
+    [S_SX_STAMP] = "SELECT stamp, log_floor FROM search_stamps WHERE space = $1",
+    [S_SX_DOCS] = "SELECT d.seq, 0, " LINDEX_COLUMNS " FROM search_docs d WHERE d.space = $1",
+    [S_SX_LOG_SINCE] = "SELECT l.seq, l.stamp, " LINDEX_COLUMNS " FROM search_log l"
+                       " LEFT JOIN search_docs d ON d.seq = l.seq AND d.space = l.space"
+                       " WHERE l.space = $1 AND l.stamp > $2 ORDER BY l.stamp, l.seq",
     [S_OVERVIEW_CATEGORIES] = "SELECT category, count(*) FROM knowledge WHERE space = $1"
                               " AND status = 'active' GROUP BY category",
     [S_OVERVIEW_TRACES] = "SELECT count(*), coalesce(sum(CASE WHEN created_at >= $2 THEN 1 END), 0)"
@@ -687,7 +699,7 @@ const char *const pg_stmt_sql[S_COUNT] = {
 // clang-format off
 const char pg_schema_sql[] =
     "CREATE TABLE schema_version(version int NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(22);"
+    "INSERT INTO schema_version(version) VALUES(23);"
     /* 1: foundation */
     "CREATE TABLE spaces(name" PG_T " PRIMARY KEY, created_at" PG_T " NOT NULL);"
     "CREATE TABLE tokens("
@@ -879,7 +891,8 @@ const char pg_schema_sql[] =
     EVIDENCE_SQL(PG_T, " bigint")
     PG_GENERATION_TRIGGER("evidence_policy")
     TIME_SQL(PG_T, " bigint")
-    PG_GENERATION_TRIGGER("knowledge_time");
+    PG_GENERATION_TRIGGER("knowledge_time")
+    SEARCH_LOG_SQL(PG_T, " bigint", "");
 // clang-format on
 #pragma GCC diagnostic pop
 
@@ -943,6 +956,10 @@ const char pg_migration_22[] =
     PG_GENERATION_TRIGGER("knowledge_time")
     "UPDATE schema_version SET version = 22;";
 // clang-format on
+
+/* 23: the search index's changes (service/lindex.c). */
+const char pg_migration_23[] =
+    SEARCH_LOG_SQL(PG_T, " bigint", "") "UPDATE schema_version SET version = 23;";
 
 /* ---- knowhub check on PostgreSQL: one row, one integer, the problems ---- */
 

@@ -137,16 +137,11 @@ int store_proposal_decide(struct store *st, const char *space, const char *id, c
 /* The two counts of statement s (bound), as pending and quarantined. */
 static int two_counts(struct cursor *s, long *pending, long *quarantined)
 {
-    int rc;
-    *pending = *quarantined = 0;
-    if (!s)
-        return STORE_ERROR;
-    if ((rc = stmt_step(s)) == STEP_ROW) {
-        *pending = (long)stmt_col_int64(s, 0);
-        *quarantined = (long)stmt_col_int64(s, 1);
-    }
-    rc = stmt_row_end(s, rc);
-    return rc == STORE_NOT_FOUND ? STORE_OK : rc;
+    long long p, q;
+    int rc = stmt_two_int64(s, &p, &q);
+    *pending = (long)p;
+    *quarantined = (long)q;
+    return rc;
 }
 
 int store_proposal_counts(struct store *st, const char *space, long *pending, long *quarantined)

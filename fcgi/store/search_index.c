@@ -21,7 +21,8 @@
 /* What a batch of marked entries changes in one space. */
 struct space_delta {
     char *space;
-    struct json_object *df; /* term -> change of its document frequency */
+    struct json_object *df;   /* term -> change of its document frequency */
+    struct json_object *seqs; /* the entries synced, for the search log */
     long long docs, len[BM25_FIELDS];
 };
 
@@ -40,6 +41,7 @@ static struct space_delta *delta_of(struct deltas *ds, const char *space)
     memset(&ds->d[ds->n], 0, sizeof *ds->d);
     ds->d[ds->n].space = xstrdup(space);
     ds->d[ds->n].df = json_object_new_object();
+    ds->d[ds->n].seqs = json_object_new_array();
     return &ds->d[ds->n++];
 }
 
@@ -117,6 +119,11 @@ static int sync_one(struct store *st, long long seq, struct deltas *ds, struct b
     rc = STORE_OK;
     if (pg_terms && active && (rc = store_terms_refresh(st, id)))
         goto out;
+    /* the search log names the entry in each space it left or is in */
+    if (old_space)
+        json_object_array_add(delta_of(ds, old_space)->seqs, json_object_new_int64(seq));
+    if (active && !(old_space && strcmp(old_space, space) == 0))
+        json_object_array_add(delta_of(ds, space)->seqs, json_object_new_int64(seq));
     /* the statistics count only what changed in the record */
     if (!(old_terms && active && strcmp(old_space, space) == 0 &&
           strcmp(old_terms, rec->data) == 0)) {
@@ -147,9 +154,34 @@ static int quota_check(long long added, long long docs)
     return added > 0 && max > 0 && docs > max ? STORE_QUOTA : STORE_OK;
 }
 
+/* How many stamps of a space's search log are kept, and how often the
+ * older rows go (a reader further behind loads the space anew). */
+#define LOG_KEEP 4096
+#define LOG_PRUNE_EVERY 256
+
+/* The space's totals moved by d, its stamp raised and the entries synced
+ * logged at it; *docs: its entries now. */
+static int space_add(struct store *st, const struct space_delta *d, long *docs)
+{
+    const char *seqs = json_object_to_json_string_ext(d->seqs, JSON_C_TO_STRING_PLAIN);
+    long stamp = 0;
+    int rc = stmt_returning(st, S_SX_SPACE_ADD, docs, "tLLLLLL", d->space, d->docs, d->len[0],
+                            d->len[1], d->len[2], d->len[3], d->len[4]);
+    if (rc == STORE_OK)
+        rc = stmt_returning(st, S_SX_STAMP_NEXT, &stamp, "t", d->space);
+    if (rc == STORE_OK && json_object_array_length(d->seqs) > 0)
+        rc = stmt_run(st, S_SX_LOG_ADD, "tLt", d->space, (long long)stamp, seqs);
+    if (rc == STORE_OK && stamp > LOG_KEEP && stamp % LOG_PRUNE_EVERY == 0) {
+        rc = stmt_run(st, S_SX_LOG_FLOOR, "tL", d->space, (long long)(stamp - LOG_KEEP));
+        if (rc == STORE_OK)
+            rc = stmt_run(st, S_SX_LOG_PRUNE, "tL", d->space, (long long)(stamp - LOG_KEEP));
+    }
+    return rc;
+}
+
 /* Write a batch's changes: the document frequencies (terms whose count went
- * to 0 removed) and the space's totals; quota: refuse a space grown past
- * its entries (a write's, not a rebuild's). */
+ * to 0 removed), the space's totals and its search log; quota: refuse a
+ * space grown past its entries (a write's, not a rebuild's). */
 static int flush(struct store *st, struct deltas *ds, int quota)
 {
     int rc = STORE_OK;
@@ -170,12 +202,12 @@ static int flush(struct store *st, struct deltas *ds, int quota)
         if (rc == STORE_OK && json_object_object_length(changed) > 0)
             rc = stmt_run(st, S_SX_DF_PRUNE, "tt", d->space, json);
         if (rc == STORE_OK)
-            rc = stmt_returning(st, S_SX_SPACE_ADD, &docs, "tLLLLLL", d->space, d->docs, d->len[0],
-                                d->len[1], d->len[2], d->len[3], d->len[4]);
+            rc = space_add(st, d, &docs);
         if (rc == STORE_OK && quota)
             rc = quota_check(d->docs, docs);
         json_object_put(changed);
         json_object_put(d->df);
+        json_object_put(d->seqs);
         free(d->space);
     }
     free(ds->d);
@@ -237,10 +269,14 @@ int search_index_sync(struct store *st)
 /* SQLite: the FTS5 indexes made again from the active entries. */
 static const char rebuild_fts[] = FTS_FILL_SQL;
 
-static const char rebuild_stats[] = "DELETE FROM search_docs; DELETE FROM search_terms;"
-                                    "DELETE FROM search_spaces; DELETE FROM search_dirty;"
-                                    "INSERT INTO search_dirty(seq)"
-                                    "  SELECT seq FROM knowledge WHERE status = 'active';";
+/* The stamps rise on: the log is emptied below each space's stamp, so a
+ * process holding the space loads it anew. */
+static const char rebuild_stats[] =
+    "DELETE FROM search_docs; DELETE FROM search_terms;"
+    "DELETE FROM search_spaces; UPDATE search_stamps SET log_floor = stamp;"
+    "DELETE FROM search_log; DELETE FROM search_dirty;"
+    "INSERT INTO search_dirty(seq)"
+    "  SELECT seq FROM knowledge WHERE status = 'active';";
 
 /* Every record and statistic made again from the active entries (and
  * with pg_terms PostgreSQL's terms); this tokenizer's version recorded.
@@ -315,4 +351,44 @@ int store_search_stats(struct store *st, const char *space, const char *const *t
 out:
     json_object_put(arr);
     return rc;
+}
+
+int store_search_stamp(struct store *st, const char *space, long long *stamp, long long *floor)
+{
+    return stmt_two_int64(stmt_bind(st, S_SX_STAMP, "t", space), stamp, floor);
+}
+
+int store_search_docs(struct store *st, const char *space, long long after,
+                      int (*each)(long long seq, long long stamp, const struct match_row *row,
+                                  void *ctx),
+                      void *ctx)
+{
+    struct cursor *s = after < 0 ? stmt_bind(st, S_SX_DOCS, "t", space)
+                                 : stmt_bind(st, S_SX_LOG_SINCE, "tL", space, after);
+    int rc;
+    if (!s)
+        return STORE_ERROR;
+    while ((rc = stmt_step(s)) == STEP_ROW) {
+        struct match_row r = {0};
+        long long seq = stmt_col_int64(s, 0), stamp = stmt_col_int64(s, 1);
+        int gone = stmt_col_opt(s, 2) == NULL;
+        if (!gone) {
+            r.seq = seq;
+            r.id = stmt_col_text(s, 2);
+            r.category = stmt_col_text(s, 3);
+            r.path = stmt_col_text(s, 4);
+            r.title = stmt_col_text(s, 5);
+            r.tags = stmt_col_text(s, 6);
+            r.body = stmt_col_text(s, 7);
+            r.source = stmt_col_text(s, 8);
+            r.updated_at = stmt_col_text(s, 9);
+            r.always_apply = stmt_col_int(s, 10);
+            r.scenario = stmt_col_text(s, 11);
+            r.terms = stmt_col_text(s, 12);
+            r.types = (unsigned)stmt_col_int64(s, 13);
+        }
+        if (each(seq, stamp, gone ? NULL : &r, ctx))
+            break;
+    }
+    return stmt_rows_end(s, rc);
 }

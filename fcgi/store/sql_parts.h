@@ -177,6 +177,23 @@
     "CREATE UNIQUE INDEX IF NOT EXISTS proposals_review_due ON proposals(space, knowledge_id)"    \
     " WHERE kind = 'review_due' AND state IN ('pending', 'quarantined');"
 
+/* 23: the search index's changes, for the processes that hold a space's
+ * index in memory (service/lindex.c): each write's flush raises its space's
+ * stamp (search_stamps; the row lock hands stamps out in commit order) and
+ * logs the entries it changed at that stamp; the rows at or below log_floor
+ * are gone (pruned, or a rebuild), so a reader behind it loads anew. W:
+ * SQLite's " WITHOUT ROWID". Safe to run again. */
+#define SEARCH_LOG_SQL(T, I, W)                                                                    \
+    "CREATE TABLE IF NOT EXISTS search_stamps(space" T " PRIMARY KEY, stamp" I " NOT NULL,"        \
+    " log_floor" I " NOT NULL DEFAULT 0)" W ";"                                                    \
+    "CREATE TABLE IF NOT EXISTS search_log(space" T " NOT NULL, stamp" I " NOT NULL, seq" I        \
+    " NOT NULL, PRIMARY KEY(space, stamp, seq))" W ";"
+/* A search row as the in-memory index reads it (store_search_docs): the
+ * seq, the stamp, then these (NULL when the entry left the index). */
+#define LINDEX_COLUMNS                                                                             \
+    "d.id, d.category, d.path, d.title, d.tags, d.body_head, d.source, d.updated_at,"              \
+    " d.always_apply, d.scenario_head, d.terms, d.types"
+
 /* A proposal row (struct proposal, store/review.c). */
 #define PROPOSAL_COLUMNS                                                                           \
     "id, space, kind, state, write_path, knowledge_id, base_version, category, path, document,"    \

@@ -340,6 +340,17 @@ const char *const stmt_sql[S_COUNT] = {
     [S_SX_STATS_GET] = SEARCH_STATS_GET("?1", "IN (SELECT value FROM json_each(?2))"),
     [S_SX_META_GET] = SEARCH_META_GET_SQL,
     [S_SX_META_SET] = "UPDATE search_meta SET value = ?1 WHERE key = 'tokenizer'",
+    [S_SX_LOG_ADD] = "INSERT OR IGNORE INTO search_log(space, stamp, seq)"
+                     " SELECT ?1, ?2, value FROM json_each(?3)",
+    [S_SX_STAMP_NEXT] = "INSERT INTO search_stamps(space, stamp) VALUES(?1, 1)"
+                        " ON CONFLICT(space) DO UPDATE SET stamp = stamp + 1 RETURNING stamp",
+    [S_SX_LOG_FLOOR] = "UPDATE search_stamps SET log_floor = ?2 WHERE space = ?1",
+    [S_SX_LOG_PRUNE] = "DELETE FROM search_log WHERE space = ?1 AND stamp <= ?2",
+    [S_SX_STAMP] = "SELECT stamp, log_floor FROM search_stamps WHERE space = ?1",
+    [S_SX_DOCS] = "SELECT d.seq, 0, " LINDEX_COLUMNS " FROM search_docs d WHERE d.space = ?1",
+    [S_SX_LOG_SINCE] = "SELECT l.seq, l.stamp, " LINDEX_COLUMNS " FROM search_log l"
+                       " LEFT JOIN search_docs d ON d.seq = l.seq AND d.space = l.space"
+                       " WHERE l.space = ?1 AND l.stamp > ?2 ORDER BY l.stamp, l.seq",
     [S_OVERVIEW_CATEGORIES] = "SELECT category, count(*) FROM knowledge WHERE space = ?1"
                               " AND status = 'active' GROUP BY category",
     [S_OVERVIEW_TRACES] = "SELECT count(*), coalesce(sum(CASE WHEN created_at >= ?2 THEN 1 END), 0)"

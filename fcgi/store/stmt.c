@@ -392,6 +392,20 @@ int stmt_returning(struct store *st, enum stmt_id id, long *out, const char *typ
     return stmt_row_end(s, rc);
 }
 
+int stmt_two_int64(struct cursor *s, long long *a, long long *b)
+{
+    int rc;
+    *a = *b = 0;
+    if (!s)
+        return STORE_ERROR;
+    if ((rc = stmt_step(s)) == STEP_ROW) {
+        *a = stmt_col_int64(s, 0);
+        *b = stmt_col_int64(s, 1);
+    }
+    rc = stmt_row_end(s, rc);
+    return rc == STORE_NOT_FOUND ? STORE_OK : rc;
+}
+
 int stmt_row_end(struct cursor *s, int rc)
 {
     stmt_finish(s);

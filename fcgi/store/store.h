@@ -55,6 +55,9 @@ int store_is_postgres(const char *where);
 
 /* The backend st runs on: "sqlite" or "postgresql". */
 const char *store_backend(const struct store *st);
+/* Which database st is: SQLite's file name, or PostgreSQL's connection
+ * string (what a process-wide cache of it is keyed by). */
+const char *store_identity(struct store *st);
 /* The round trips this connection has made to its server so far: every
  * statement, prepare, BEGIN and COMMIT on PostgreSQL (each waits for an
  * answer); always 0 on SQLite, which runs in the process. */
@@ -183,6 +186,8 @@ STORE_MUST_CHECK int store_tx_end(struct store *st, int rc);
  * Should BEGIN fail, the reads run on their own as before. */
 void store_read_begin(struct store *st);
 void store_read_end(struct store *st);
+/* 1 inside a write transaction (store_begin .. store_tx_end). */
+int store_in_transaction(const struct store *st);
 
 /* ---- spaces and tokens ---- */
 
@@ -364,6 +369,7 @@ struct match_row {
     const char *source, *updated_at;
     const char *terms; /* the terms record (domain/bm25.h) */
     int always_apply;
+    unsigned types; /* store_search_docs only */
 };
 
 enum match_index {
@@ -423,6 +429,20 @@ long store_fts_segments(struct store *st, const char *index);
 STORE_MUST_CHECK int store_search_stats(struct store *st, const char *space,
                                         const char *const *terms, size_t n,
                                         struct bm25_stats *stats, long long *df);
+
+/* The search index's changes (search_index.c), for a process that holds a
+ * space's index in memory (service/lindex.c): the space's stamp (0: it
+ * never changed) and the floor of its log (a reader behind it loads anew). */
+STORE_MUST_CHECK int store_search_stamp(struct store *st, const char *space, long long *stamp,
+                                        long long *floor);
+/* Each search row of the space (after < 0), or each entry logged at a stamp
+ * above `after`, in stamp order, to each(seq, stamp, row, ctx): row NULL
+ * when the entry is no longer in the space's index; the row's seq is seq,
+ * its stamp 0 in a whole load. A non-zero return stops. */
+STORE_MUST_CHECK int store_search_docs(struct store *st, const char *space, long long after,
+                                       int (*each)(long long seq, long long stamp,
+                                                   const struct match_row *row, void *ctx),
+                                       void *ctx);
 
 struct knowledge_revision {
     long version;
@@ -973,9 +993,10 @@ STORE_MUST_CHECK int store_knowledge_read(struct store *st, const char *space, c
 STORE_MUST_CHECK int store_time_expired(struct store *st, const char *space, const char *now,
                                         void (*each)(const char *id, void *), void *ctx);
 /* The same ids, sorted (strcmp), as *ids[0..*n): borrowed, valid until the
- * next call of either on this connection. */
+ * next call of either on this connection; gen: the generation the caller
+ * read (store_generation) in this snapshot. */
 STORE_MUST_CHECK int store_time_expired_view(struct store *st, const char *space, const char *now,
-                                             const char *const **ids, size_t *n);
+                                             uint64_t gen, const char *const **ids, size_t *n);
 /* The first expiry after now in any space into *next (caller frees; NULL
  * when none): the answer cache's horizon. */
 STORE_MUST_CHECK int store_time_next_expiry(struct store *st, const char *now, char **next);

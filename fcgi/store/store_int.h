@@ -173,6 +173,13 @@ enum stmt_id {
     S_SX_STATS_GET,
     S_SX_META_GET,
     S_SX_META_SET,
+    S_SX_STAMP_NEXT, /* the search index's changes (lindex) */
+    S_SX_LOG_ADD,
+    S_SX_LOG_FLOOR,
+    S_SX_LOG_PRUNE,
+    S_SX_STAMP,
+    S_SX_DOCS,
+    S_SX_LOG_SINCE,
     /* the home screen's overview (ledger.c) */
     S_OVERVIEW_CATEGORIES,
     S_OVERVIEW_TRACES,
@@ -256,6 +263,7 @@ extern const char pg_migration_19[];
 extern const char pg_migration_20[];
 extern const char pg_migration_21[];
 extern const char pg_migration_22[];
+extern const char pg_migration_23[];
 /* `knowhub check` on PostgreSQL: each query returns one integer, its problems (pg_sql.c). */
 struct pg_check {
     const char *name, *sql;
@@ -328,6 +336,7 @@ struct store {
     int listen_pid;           /* changes.c, PostgreSQL: the session that LISTENs (0: none) */
     struct metrics *metrics;  /* this connection's thread's counters, or NULL */
     char *node;               /* the node claiming jobs on this connection (NULL: none named) */
+    char memory_id[32];       /* store_identity of a database in memory ("" until asked) */
     long lease_seconds;       /* how long a claim or a progress report holds a job */
     /* Audit rows of the open transaction (five NUL-ended fields each), handed
      * to audit_hook at the outermost commit; audit_mark[d]: the length when
@@ -382,6 +391,9 @@ int stmt_run(struct store *st, enum stmt_id id, const char *types, ...);
 /* stmt_bind, then the integer of the first row's first column into *out
  * (an INSERT ... RETURNING); STORE_NOT_FOUND when there is no row. */
 int stmt_returning(struct store *st, enum stmt_id id, long *out, const char *types, ...);
+/* The first two integer columns of bound statement s's one row into *a and
+ * *b (0 and STORE_OK when there is no row); NULL s: STORE_ERROR. */
+int stmt_two_int64(struct cursor *s, long long *a, long long *b);
 /* The next row: STEP_ROW, STEP_DONE, or minus a store status. */
 int stmt_step(struct cursor *s);
 /* Step a statement that returns no row we need; reset it; return a store status. */

@@ -83,18 +83,15 @@ static int by_text(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int store_time_expired_view(struct store *st, const char *space, const char *now,
+int store_time_expired_view(struct store *st, const char *space, const char *now, uint64_t gen,
                             const char *const **ids, size_t *n)
 {
     struct expired_cache *x = &st->expired;
     struct cursor *s;
     char *until = NULL;
-    uint64_t gen;
     int rc;
     *ids = NULL;
     *n = 0;
-    if ((rc = store_generation(st, &gen)))
-        return rc;
     if (!(x->valid && x->gen == gen && strcmp(x->space, space) == 0 &&
           (!x->until[0] || strcmp(now, x->until) < 0))) {
         expired_cache_release(st);
@@ -126,7 +123,10 @@ int store_time_expired(struct store *st, const char *space, const char *now,
 {
     const char *const *ids;
     size_t n;
-    int rc = store_time_expired_view(st, space, now, &ids, &n);
+    uint64_t gen;
+    int rc = store_generation(st, &gen);
+    if (rc == STORE_OK)
+        rc = store_time_expired_view(st, space, now, gen, &ids, &n);
     for (size_t i = 0; rc == STORE_OK && i < n; i++)
         each(ids[i], ctx);
     return rc;

@@ -140,6 +140,11 @@ void store_read_begin(struct store *st)
     st->read_open = s && stmt_step_done(s) == STORE_OK;
 }
 
+int store_in_transaction(const struct store *st)
+{
+    return st->tx_depth > 0;
+}
+
 void store_read_end(struct store *st)
 {
     struct cursor *s;

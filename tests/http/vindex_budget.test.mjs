@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startStack } from './lib/stack.mjs';
 import { startFakeEmbed } from './lib/fakeembed.mjs';
-import { ok } from './lib/expect.mjs';
+import { metrics, ok } from './lib/expect.mjs';
 import { restart, sleep } from './lib/llmtest.mjs';
 import { knowhub, tempDir, writeTree } from './lib/files_helpers.mjs';
 
@@ -66,17 +66,6 @@ async function waitEmbedded(s, token, n, timeoutMs = 60000) {
     }
 }
 
-/** The unlabelled samples of /metrics (from loopback: the operator's), name -> number. */
-async function metrics(s) {
-    const r = await s.api('GET', '/metrics');
-    assert.equal(r.status, 200, r.text);
-    const m = {};
-    for (const line of r.text.split('\n')) {
-        const x = /^([a-z_]+) (\S+)$/.exec(line);
-        if (x) m[x[1]] = Number(x[2]);
-    }
-    return m;
-}
 
 // ---------------------------------------------------------------------------
 

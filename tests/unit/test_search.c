@@ -972,6 +972,61 @@ static void test_many_candidates(struct store *st)
     buf_release(&text);
 }
 
+/* The index in memory follows the search log (service/lindex.c): a process
+ * behind the log's floor (rows pruned, or emptied by a rebuild) loads the
+ * space anew instead of applying the rows left, which would miss what the
+ * pruned rows said; a process within it applies only the new rows. */
+static void test_memory_log_floor(void)
+{
+    char path[] = "/tmp/knowhub-lindex-XXXXXX";
+    char dbpath[600];
+    struct store *st = NULL;
+    sqlite3 *db = NULL;
+    struct hits h = {0};
+    char *a, *b, *c;
+    CHECK(mkdtemp(path) != NULL);
+    snprintf(dbpath, sizeof dbpath, "%s/k.db", path);
+    if (!CHECK_INT(store_open(dbpath, &st), STORE_OK))
+        return;
+    a = add_doc(st, SPACE, "experiences", "a-floor.md", "---\ntitle: Okapi floor a\n---\nx\n");
+    CHECK_INT(files(st, SPACE, "okapi", 0, 10, NULL, &h), STORE_OK); /* loads the space */
+    CHECK_STR(paths(&h), "a-floor.md");
+    b = add_doc(st, SPACE, "experiences", "b-floor.md", "---\ntitle: Okapi floor b\n---\nx\n");
+    CHECK_INT(files(st, SPACE, "okapi", 0, 10, NULL, &h), STORE_OK); /* applies b's row */
+    CHECK_INT((long)h.n, 2);
+    /* the rows after this process's stamp pruned, as every 256 stamps */
+    c = add_doc(st, SPACE, "experiences", "c-floor.md", "---\ntitle: Okapi floor c\n---\nx\n");
+    CHECK_INT(sqlite3_open(dbpath, &db), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(db,
+                           "UPDATE search_stamps SET log_floor = stamp;"
+                           "DELETE FROM search_log;",
+                           NULL, NULL, NULL),
+              SQLITE_OK);
+    sqlite3_close(db);
+    free(add_doc(st, SPACE, "experiences", "d-floor.md", "---\ntitle: Okapi floor d\n---\nx\n"));
+    CHECK_INT(files(st, SPACE, "okapi", 0, 10, NULL, &h), STORE_OK);
+    CHECK_INT((long)h.n, 4); /* c comes from the new load: its row was pruned */
+    /* written behind knowhub's back and logged by its next commit */
+    CHECK_INT(sqlite3_open(dbpath, &db), SQLITE_OK);
+    {
+        char sql[256];
+        snprintf(sql, sizeof sql,
+                 "UPDATE knowledge SET updated_at = '2040-01-01 00:00:00' WHERE id = '%s';", b);
+        CHECK_INT(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    }
+    sqlite3_close(db);
+    CHECK_INT(store_begin(st), STORE_OK);
+    CHECK_INT(store_commit(st), STORE_OK);
+    CHECK_INT(files(st, SPACE, "okapi", 0, 10, NULL, &h), STORE_OK);
+    CHECK_INT((long)h.n, 4);
+    CHECK(strncmp(paths(&h), "b-floor.md ", 11) == 0); /* the newest of equal scores first */
+    hits_release(&h);
+    store_close(st);
+    free(a);
+    free(b);
+    free(c);
+}
+
 int main(void)
 {
     struct store *st = NULL;
@@ -1003,5 +1058,6 @@ int main(void)
     ids_release(&ids);
     store_close(st);
     test_tie_updated();
+    test_memory_log_floor();
     return test_summary();
 }

@@ -58,3 +58,15 @@ export function errKey(r, code, key, params = {}, status = 200) {
     assert.deepEqual(e.params, params, show(r));
     return e;
 }
+
+/** The unlabelled samples of /metrics (from loopback: the operator's), name -> number. */
+export async function metrics(s) {
+    const r = await s.api('GET', '/metrics');
+    assert.equal(r.status, 200, r.text);
+    const m = {};
+    for (const line of r.text.split('\n')) {
+        const x = /^([a-z_]+) (\S+)$/.exec(line);
+        if (x) m[x[1]] = Number(x[2]);
+    }
+    return m;
+}
