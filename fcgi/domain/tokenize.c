@@ -1,6 +1,7 @@
 /* tokenize: the tokenizer shared by the FTS5 index and queries. */
 #include "domain/tokenize.h"
 #include "base/buf.h"
+#include "base/util.h"
 
 #include <libstemmer.h>
 #include <pthread.h>
@@ -446,10 +447,21 @@ static int letters_only(const char *s, size_t n)
     return 1;
 }
 
+/* The thread's last stems, by word (direct-mapped): a text's words repeat,
+ * and a stem costs more than the lookup. Words of up to STEM_WORD bytes. */
+#define STEM_SLOTS 1024
+#define STEM_WORD 23
+struct stem_slot {
+    unsigned char wlen, slen; /* wlen 0: empty */
+    char word[STEM_WORD], stem[STEM_WORD];
+};
+static _Thread_local struct stem_slot stem_cache[STEM_SLOTS];
+
 int tokenize_term(const char *token, size_t n, const char **term, size_t *tn)
 {
     struct sb_stemmer *s;
     const sb_symbol *stem;
+    struct stem_slot *slot = NULL;
     *term = token;
     *tn = n;
     if (!letters_only(token, n))
@@ -457,9 +469,23 @@ int tokenize_term(const char *token, size_t n, const char **term, size_t *tn)
     pthread_once(&stops_once, stops_make);
     if (in_set(&stops.term, token, n))
         return 0;
+    if (n <= STEM_WORD) {
+        slot = &stem_cache[hash_fnv1a(token, n) & (STEM_SLOTS - 1)];
+        if (slot->wlen == n && memcmp(slot->word, token, n) == 0) {
+            *term = slot->stem;
+            *tn = slot->slen;
+            return 1;
+        }
+    }
     if ((s = stemmer()) && (stem = sb_stemmer_stem(s, (const sb_symbol *)token, (int)n))) {
         *term = (const char *)stem;
         *tn = (size_t)sb_stemmer_length(s);
+        if (slot && *tn <= STEM_WORD) {
+            slot->wlen = (unsigned char)n;
+            slot->slen = (unsigned char)*tn;
+            memcpy(slot->word, token, n);
+            memcpy(slot->stem, stem, *tn);
+        }
     } /* else out of memory: the word as it is */
     return 1;
 }

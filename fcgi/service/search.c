@@ -642,42 +642,45 @@ static void collect_in_memory(struct lindex_space *mem, struct collector *col)
 static int rank(struct store *st, const char *space, struct search_query *q, const char *query,
                 unsigned categories, int skip_always_rules, const struct knowledge_filter *filter,
                 size_t max, struct json_object *table_names, enum search_ranking ranking,
-                struct collector *col)
+                struct collector *col, int *snapshot)
 {
     struct lindex_space *mem = NULL;
     uint64_t gen = 0;
-    int rc;
-    /* one snapshot (one read transaction) for the statistics and every pass */
-    store_read_begin(st);
-    rc = store_generation(st, &gen);
+    int rc = store_generation(st, &gen);
     /* the index in memory holds what is committed: a search inside a write
      * transaction (a write's conflict check) takes the passes, which see
      * its changes */
     if (rc == STORE_OK && !store_in_transaction(st))
         rc = lindex_open(st, space, gen, &mem);
-    if (rc == STORE_OK) {
-        if (!collector_open(st, space, q, query, categories, skip_always_rules, max, table_names,
-                            ranking, mem, col, &rc) &&
-            rc == STORE_OK) {
-            /* Expired entries leave every search (docs/conflicts.md "Time"):
-             * their ids, read once for the connection until the data or the
-             * next expiry moves; none in a space that expires nothing. */
-            char now[21];
-            time_utc_iso_z(now);
-            rc = store_time_expired_view(st, space, now, gen, &col->expired, &col->n_expired);
-            col->filter = filter;
-            if (rc == STORE_OK && mem)
-                collect_in_memory(mem, col);
-            else if (rc == STORE_OK)
-                rc = collect(st, space, col, filter);
-        }
-    } else {
+    if (rc != STORE_OK) {
         memset(col, 0, sizeof *col);
         search_query_init(q, "");
+        return rc;
+    }
+    /* Without it, one snapshot (one read transaction) for the statistics,
+     * every pass and the caller's read of the hits: the caller ends it. With
+     * it, no statement but the hits' read: no transaction (on PostgreSQL its
+     * BEGIN and COMMIT would be two of the search's round trips). */
+    *snapshot = !mem;
+    if (!mem)
+        store_read_begin(st);
+    if (!collector_open(st, space, q, query, categories, skip_always_rules, max, table_names,
+                        ranking, mem, col, &rc) &&
+        rc == STORE_OK) {
+        /* Expired entries leave every search (docs/conflicts.md "Time"):
+         * their ids, read once for the connection until the data or the
+         * next expiry moves; none in a space that expires nothing. */
+        char now[21];
+        time_utc_iso_z(now);
+        rc = store_time_expired_view(st, space, now, gen, &col->expired, &col->n_expired);
+        col->filter = filter;
+        if (rc == STORE_OK && mem)
+            collect_in_memory(mem, col);
+        else if (rc == STORE_OK)
+            rc = collect(st, space, col, filter);
     }
     if (mem)
         lindex_close(mem);
-    store_read_end(st);
     return rc;
 }
 
@@ -724,12 +727,12 @@ static int run(struct store *st, const char *space, const char *query, unsigned 
     struct search_query q;
     struct collector col;
     size_t n = 0;
-    int rc;
+    int rc, snapshot = 0;
     if (!opts)
         opts = &default_opts;
-    store_read_begin(st); /* the ranking and the hits in one snapshot */
+    /* the ranking and the hits in one snapshot when the ranking reads rows */
     rc = rank(st, space, &q, query, categories, skip_always_rules, filter, max, table_names,
-              opts->ranking, &col);
+              opts->ranking, &col, &snapshot);
     /* The hits down to the first weak one (the rest score lower still)
      * unless weak ones are wanted, loaded whole in one statement (one not
      * found is left out: without a snapshot, an entry deleted meanwhile). */
@@ -744,7 +747,8 @@ static int run(struct store *st, const char *space, const char *query, unsigned 
         rc = store_knowledge_get_many(st, space, ids, n, emit_one, &e);
         free(ids);
     }
-    store_read_end(st);
+    if (snapshot)
+        store_read_end(st);
     collector_release(&col);
     search_query_release(&q);
     return rc;
@@ -758,11 +762,13 @@ static int run_ids(struct store *st, const char *space, const char *query, unsig
 {
     struct search_query q;
     struct collector col;
-    int rc;
+    int rc, snapshot = 0;
     if (!opts)
         opts = &default_opts;
     rc = rank(st, space, &q, query, categories, skip_always_rules, filter, max, table_names,
-              opts->ranking, &col);
+              opts->ranking, &col, &snapshot);
+    if (snapshot)
+        store_read_end(st);
     *out = xcalloc(col.nbest + 1, sizeof **out);
     *n = 0;
     for (size_t i = 0; rc == STORE_OK && i < col.nbest; i++) {

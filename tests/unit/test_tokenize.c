@@ -522,6 +522,41 @@ static void test_term_of_token(void)
     }
 }
 
+/* tokenize_term keeps the thread's last stems: a word met again, after
+ * thousands of others have taken the slots, stems as it did the first time
+ * (and as the stemmer does). */
+static void test_stem_cache(void)
+{
+    enum { WORDS = 4000 };
+    static char stems[WORDS][32];
+    char word[32];
+    const char *term;
+    size_t n;
+    unsigned x = 12345;
+    for (int pass = 0; pass < 3; pass++) {
+        x = 12345;
+        for (int i = 0; i < WORDS; i++) {
+            /* letters only, 3..20 of them, endings a stemmer cuts */
+            static const char *const ends[] = {"ing",  "ed", "s",       "ies",
+                                               "ness", "ly", "ational", ""};
+            size_t len = 3 + (x = x * 1103515245u + 12345u) % 12, k;
+            for (k = 0; k < len; k++)
+                word[k] = (char)('a' + (x = x * 1103515245u + 12345u) % 26);
+            snprintf(word + k, sizeof word - k, "%s", ends[(x >> 8) % 8]);
+            if (!tokenize_term(word, strlen(word), &term, &n))
+                n = 0, term = "";
+            if (pass == 0)
+                snprintf(stems[i], sizeof stems[i], "%.*s", (int)n, term);
+            else if (!CHECK(strlen(stems[i]) == n && memcmp(stems[i], term, n) == 0))
+                fprintf(stderr, "    word '%s': '%s' then '%.*s'\n", word, stems[i], (int)n, term);
+        }
+    }
+    CHECK(tokenize_term("recommendations", 15, &term, &n) && n == 9 &&
+          memcmp(term, "recommend", 9) == 0);
+    CHECK(tokenize_term("recommendations", 15, &term, &n) && n == 9 &&
+          memcmp(term, "recommend", 9) == 0);
+}
+
 static void test_fold(void)
 {
     CHECK_STR(folded("ROI Calculation"), "roi calculation");
@@ -557,6 +592,7 @@ int main(void)
     test_idempotence();
     test_ranges_fold_to_tokens();
     test_term_of_token();
+    test_stem_cache();
     test_fold();
     return test_summary();
 }
