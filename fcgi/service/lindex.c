@@ -7,6 +7,7 @@
 #include "store/store.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +78,8 @@ struct lindex_space {
     size_t n_sorted;
     long long total_len[BM25_FIELDS];
     size_t bytes;
-    int over; /* past the budget: not held until its stamp moves */
+    int over;             /* past the budget: not held until its stamp moves */
+    atomic_int reloading; /* a whole load under way: searches take the passes meanwhile */
     long long over_stamp;
     /* under registry_lock */
     int busy;
@@ -503,6 +505,8 @@ static int refresh(struct store *st, struct lindex_space *l, uint64_t gen)
     a.room = room_for(l, before, whole ? 0 : before);
     pthread_mutex_unlock(&registry_lock);
     scratch_init(&a.s);
+    if (whole)
+        atomic_store(&l->reloading, 1);
     pthread_rwlock_wrlock(&l->lock);
     if (whole)
         clear(l);
@@ -522,6 +526,7 @@ static int refresh(struct store *st, struct lindex_space *l, uint64_t gen)
         }
     }
     pthread_rwlock_unlock(&l->lock);
+    atomic_store(&l->reloading, 0);
     scratch_release(&a.s);
     account(l, before);
     return rc;
@@ -565,6 +570,13 @@ int lindex_open(struct store *st, const char *space, uint64_t gen, struct lindex
     if (budget == 0)
         return STORE_OK;
     l = use(store_identity(st), space);
+    /* A space being loaded whole (its first search, or after as many
+     * replaced entries as live ones) would hold this search for the load:
+     * the passes answer it meanwhile. */
+    if (atomic_load(&l->reloading)) {
+        unuse(l);
+        return STORE_OK;
+    }
     pthread_mutex_lock(&l->refresh);
     if (!(l->checked && l->gen == gen))
         rc = refresh(st, l, gen);
