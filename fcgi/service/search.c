@@ -620,6 +620,20 @@ static size_t mem_positive(void *ctx)
     return col->positive;
 }
 
+/* The most postings of the query's terms a search ranks in memory: past
+ * them (common words of a large space) each candidate is a read at random in
+ * the index, and the passes, which take at most a few hundred rows, are
+ * faster (docs/performance.md "The index in memory"). */
+#define MEMORY_POSTINGS 8192
+
+static int memory_worth(const struct collector *col)
+{
+    long long sum = 0;
+    for (size_t i = 0; i < col->bq.n; i++)
+        sum += col->df[i];
+    return sum <= MEMORY_POSTINGS;
+}
+
 static void collect_in_memory(struct lindex_space *mem, struct collector *col)
 {
     struct lindex_rank r = {col->q,
@@ -671,6 +685,13 @@ static int rank(struct store *st, const char *space, struct search_query *q, con
          * their ids, read once for the connection until the data or the
          * next expiry moves; none in a space that expires nothing. */
         char now[21];
+        if (mem && !memory_worth(col)) {
+            /* the passes, with the statistics the index gave (the store's) */
+            lindex_close(mem);
+            mem = NULL;
+            *snapshot = 1;
+            store_read_begin(st);
+        }
         time_utc_iso_z(now);
         rc = store_time_expired_view(st, space, now, gen, &col->expired, &col->n_expired);
         col->filter = filter;

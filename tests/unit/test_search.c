@@ -19,6 +19,7 @@
 #include "domain/document.h"
 #include "domain/knowledge.h"
 #include "service/knowledge.h"
+#include "service/lindex.h"
 #include "service/search.h"
 #include "store/store.h"
 #include "service/transfer.h"
@@ -972,6 +973,43 @@ static void test_many_candidates(struct store *st)
     buf_release(&text);
 }
 
+/* A query whose words are held by more entries than the index ranks in
+ * memory (MEMORY_POSTINGS) takes the passes with the index's statistics:
+ * the same hits, order and scores as with no index at all; a rare word of
+ * the same space is ranked in memory, the same again. */
+static void test_memory_common_words(struct store *st)
+{
+    static const char *const queries[] = {"wombat", "wombat burrow", "numbat", "wombat numbat"};
+    struct hits mem = {0}, passes = {0};
+    struct buf text;
+    size_t budget = lindex_budget();
+    buf_init(&text, 1 << 20);
+    CHECK_INT(store_begin(st), STORE_OK);
+    for (int i = 0; i < 8300; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "common/w-%04d.md", i);
+        buf_reset(&text);
+        buf_addf(&text, "---\ntitle: Wombat %s %d\n---\nA wombat burrow, note %d%s.\n",
+                 i % 7 ? "guide" : "burrow", i, i, i % 1000 ? "" : " numbat");
+        free(add_doc(st, "common", "experiences", p, text.data));
+    }
+    CHECK_INT(store_commit(st), STORE_OK);
+    for (size_t q = 0; q < sizeof queries / sizeof *queries; q++) {
+        CHECK_INT(files(st, "common", queries[q], 0, 10, NULL, &mem), STORE_OK);
+        lindex_configure(0);
+        CHECK_INT(files(st, "common", queries[q], 0, 10, NULL, &passes), STORE_OK);
+        lindex_configure(budget);
+        CHECK_INT((long)mem.n, (long)passes.n);
+        for (size_t i = 0; i < mem.n && i < passes.n; i++)
+            if (!CHECK(strcmp(mem.id[i], passes.id[i]) == 0 && mem.score[i] == passes.score[i]))
+                fprintf(stderr, "    '%s' hit %zu: %s %.6f, the passes %s %.6f\n", queries[q], i,
+                        mem.title[i], mem.score[i], passes.title[i], passes.score[i]);
+    }
+    hits_release(&mem);
+    hits_release(&passes);
+    buf_release(&text);
+}
+
 /* The index in memory follows the search log (service/lindex.c): a process
  * behind the log's floor (rows pruned, or emptied by a rebuild) loads the
  * space anew instead of applying the rows left, which would miss what the
@@ -1055,6 +1093,7 @@ int main(void)
     test_entries(st, &ids);
     test_word_forms(st);
     test_many_candidates(st);
+    test_memory_common_words(st);
     ids_release(&ids);
     store_close(st);
     test_tie_updated();
