@@ -759,8 +759,18 @@ static void sort_terms(struct lindex_space *l)
 }
 
 /* Each term a prefix begins, to each(term, ctx). */
+/* How many postings the words a prefix begins may add to a search, at most
+ * (the table names' words; the prefix candidates), and how many of the
+ * prefix candidates are scored: the passes take a few hundred rows for
+ * them, newest first; a one-letter prefix of a large space begins most of
+ * its words. */
+#define PREFIX_POSTINGS 8192
+#define PREFIX_SCORED 400
+
+/* Each term a prefix begins, in byte order, to each(term, ctx) until it
+ * returns non-zero. */
 static void with_prefix(struct lindex_space *l, const char *prefix,
-                        void (*each)(struct lterm *t, void *ctx), void *ctx)
+                        int (*each)(struct lterm *t, void *ctx), void *ctx)
 {
     size_t n = strlen(prefix), lo = 0, hi;
     sort_terms(l);
@@ -773,25 +783,33 @@ static void with_prefix(struct lindex_space *l, const char *prefix,
             hi = mid;
     }
     for (; lo < l->n_sorted && strncmp(l->terms[l->sorted[lo]].text, prefix, n) == 0; lo++)
-        each(&l->terms[l->sorted[lo]], ctx);
+        if (each(&l->terms[l->sorted[lo]], ctx))
+            return;
 }
 
 struct lists {
     struct cursor_of *c;
     size_t n, cap;
+    size_t prefixed; /* postings added for the table names' words */
     int term, tags_only;
 };
 
-static void list_add(struct lterm *t, void *ctx)
+static int list_add(struct lterm *t, void *ctx)
 {
     struct lists *ls = ctx;
     if (!t->n)
-        return;
+        return 0;
+    if (ls->term < 0) {
+        if (ls->prefixed + t->n > PREFIX_POSTINGS)
+            return 1; /* enough: the words after it are left out */
+        ls->prefixed += t->n;
+    }
     if (ls->n == ls->cap) {
         ls->cap = ls->cap ? 2 * ls->cap : 16;
         ls->c = xrealloc(ls->c, ls->cap * sizeof *ls->c);
     }
     ls->c[ls->n++] = (struct cursor_of){t->p, t->p + t->n, ls->term, ls->tags_only};
+    return 0;
 }
 
 struct table_words {
@@ -891,22 +909,30 @@ struct late {
     struct lindex_space *l;
     const struct lindex_rank *r;
     unsigned char *seen;
+    size_t visited, scored; /* postings read, candidates scored */
 };
 
-static void late_term(struct lterm *t, void *ctx)
+/* The entries holding term, newest first (the highest slots), scored while
+ * the prefix budgets last; 1: stop. */
+static int late_term(struct lterm *t, void *ctx)
 {
     struct late *a = ctx;
-    for (uint32_t i = 0; i < t->n; i++) {
+    for (uint32_t i = t->n; i-- > 0;) {
         uint32_t doc = t->p[i].doc;
         struct lindex_doc v;
         struct fields f;
+        if (++a->visited > PREFIX_POSTINGS || a->scored >= PREFIX_SCORED)
+            return 1;
         if (a->seen[doc >> 3] >> (doc & 7) & 1 || !a->l->docs[doc].seq)
             continue;
         a->seen[doc >> 3] |= (unsigned char)(1u << (doc & 7));
         view(a->l, doc, a->r->entry_view, &v, &f);
-        if (a->r->admit(&v, a->r->ctx))
+        if (a->r->admit(&v, a->r->ctx)) {
+            a->scored++;
             a->r->score(&v, 0, a->r->ctx); /* holds no query term: coverage 0 */
+        }
     }
+    return 0;
 }
 
 void lindex_rank(struct lindex_space *l, const struct lindex_rank *r)
@@ -932,8 +958,8 @@ void lindex_rank(struct lindex_space *l, const struct lindex_rank *r)
     for (size_t i = 0; i < r->q->n_terms && !extensible; i++)
         extensible = !tokenize_han_bigram(r->q->terms[i], strlen(r->q->terms[i]));
     if (extensible && r->positive(r->ctx) < r->want) {
-        struct late a = {l, r, seen};
-        for (size_t i = 0; i < r->q->n_terms; i++)
+        struct late a = {l, r, seen, 0, 0};
+        for (size_t i = 0; i < r->q->n_terms && a.visited <= PREFIX_POSTINGS; i++)
             with_prefix(l, r->q->terms[i], late_term, &a);
     }
     free(seen);

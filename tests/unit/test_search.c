@@ -1005,6 +1005,12 @@ static void test_memory_common_words(struct store *st)
                 fprintf(stderr, "    '%s' hit %zu: %s %.6f, the passes %s %.6f\n", queries[q], i,
                         mem.title[i], mem.score[i], passes.title[i], passes.score[i]);
     }
+    /* a prefix every entry's word begins: the candidates the words it
+     * begins give are bounded (lindex.c PREFIX_*), the hits still found */
+    CHECK_INT(files(st, "common", "wom", 0, 10, NULL, &mem), STORE_OK);
+    CHECK_INT((long)mem.n, 10);
+    for (size_t i = 0; i < mem.n; i++)
+        CHECK(strncmp(mem.title[i], "Wombat ", 7) == 0);
     hits_release(&mem);
     hits_release(&passes);
     buf_release(&text);
