@@ -241,6 +241,16 @@ static int in_any(const struct strlist *l, const char *needle, size_t n)
     return 0;
 }
 
+void fold_entry_body(struct buf *out, const char *scenario, const char *body, struct buf *joined,
+                     struct buf *tmp)
+{
+    buf_reset(joined);
+    buf_adds(joined, scenario ? scenario : "");
+    buf_addch(joined, '\n');
+    buf_adds(joined, body ? body : "");
+    fold_field(out, joined->data, 200, tmp);
+}
+
 void fields_init(struct fields *f)
 {
     buf_init(&f->title, FIELD_MAX);

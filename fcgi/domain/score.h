@@ -58,6 +58,12 @@ void strlist_set_tags(struct strlist *l, const char *json, struct buf *tmp);
  * valid UTF-8 or NULL (empty). */
 void fold_field(struct buf *out, const char *s, size_t max_chars, struct buf *tmp);
 
+/* The entry view's scored body into out: an agent's scenario says when the
+ * knowledge applies, so it leads: the first 200 characters of scenario, a
+ * newline and body, folded (joined and tmp: scratch space). */
+void fold_entry_body(struct buf *out, const char *scenario, const char *body, struct buf *joined,
+                     struct buf *tmp);
+
 /* One candidate's folded fields, reused from candidate to candidate. */
 struct fields {
     struct buf title, stem, body, tmp;

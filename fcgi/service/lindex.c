@@ -198,10 +198,18 @@ static uint32_t term_get(struct lindex_space *l, const char *t, size_t n)
 
 /* ---- entries in and out ---- */
 
+/* Scratch space of a load or refresh. */
+struct scratch {
+    struct buf block, field, tmp, stem, entry;
+    struct strlist tags;
+    uint32_t *ids; /* the term ids of the entry being added */
+    size_t ids_cap;
+};
+
 struct adding {
     struct lindex_space *l;
-    struct ldoc *d;
-    uint32_t slot;
+    struct scratch *s;
+    uint32_t slot, n_ids;
     int saturated;
 };
 
@@ -228,15 +236,11 @@ static int add_term(const char *term, size_t n, const long tf[BM25_FIELDS], void
         a->saturated = 1;
     p->body = (uint16_t)(tf[BM25_BODY] > UINT16_MAX ? UINT16_MAX : tf[BM25_BODY]);
     t->df++;
-    a->d->terms[a->d->n_terms++] = id;
-    return 0;
-}
-
-static int count_terms(const char *term, size_t n, void *ctx)
-{
-    (void)term;
-    (void)n;
-    (*(uint32_t *)ctx)++;
+    if (a->n_ids == a->s->ids_cap) {
+        a->s->ids_cap = a->s->ids_cap ? 2 * a->s->ids_cap : 256;
+        a->s->ids = xrealloc(a->s->ids, a->s->ids_cap * sizeof *a->s->ids);
+    }
+    a->s->ids[a->n_ids++] = id;
     return 0;
 }
 
@@ -249,12 +253,6 @@ static uint32_t put(struct buf *b, const char *s, size_t n)
     return (uint32_t)at;
 }
 
-/* Scratch space of a load or refresh. */
-struct scratch {
-    struct buf block, field, tmp, stem, entry;
-    struct strlist tags;
-};
-
 static void scratch_init(struct scratch *s)
 {
     buf_init(&s->block, FIELD_MAX);
@@ -263,6 +261,8 @@ static void scratch_init(struct scratch *s)
     buf_init(&s->stem, FIELD_MAX);
     buf_init(&s->entry, FIELD_MAX);
     strlist_init(&s->tags);
+    s->ids = NULL;
+    s->ids_cap = 0;
 }
 
 static void scratch_release(struct scratch *s)
@@ -273,6 +273,7 @@ static void scratch_release(struct scratch *s)
     buf_release(&s->stem);
     buf_release(&s->entry);
     strlist_release(&s->tags);
+    free(s->ids);
 }
 
 /* An entry's slot emptied: it is no longer in the index. */
@@ -315,9 +316,8 @@ static void drop(struct lindex_space *l, long long seq)
  * a frequency does not fit the postings (the space is not held). */
 static int add(struct lindex_space *l, const struct match_row *r, struct scratch *s)
 {
-    struct adding a = {l, NULL, 0, 0};
+    struct adding a = {l, s, 0, 0, 0};
     struct ldoc *d;
-    uint32_t n_terms = 0;
     size_t block_len;
     drop(l, r->seq);
     if (bm25_record_lengths(r->terms, (long[BM25_FIELDS]){0}))
@@ -329,7 +329,7 @@ static int add(struct lindex_space *l, const struct match_row *r, struct scratch
     if (2 * (l->n_docs + 1) > l->at_cap)
         seq_grow(l);
     a.slot = (uint32_t)l->n_docs;
-    d = a.d = &l->docs[l->n_docs++];
+    d = &l->docs[l->n_docs++];
     memset(d, 0, sizeof *d);
     d->seq = r->seq;
     d->types = r->types;
@@ -352,11 +352,7 @@ static int add(struct lindex_space *l, const struct match_row *r, struct scratch
     sig_add(&d->stem, s->field.data, s->field.len);
     fold_field(&s->field, r->body, 200, &s->tmp);
     d->off[F_BODY] = put(&s->block, s->field.data, d->len[2] = (uint32_t)s->field.len);
-    buf_reset(&s->entry);
-    buf_adds(&s->entry, r->scenario);
-    buf_addch(&s->entry, '\n');
-    buf_adds(&s->entry, r->body);
-    fold_field(&s->field, s->entry.data, 200, &s->tmp);
+    fold_entry_body(&s->field, r->scenario, r->body, &s->entry, &s->tmp);
     d->off[F_ENTRY] = put(&s->block, s->field.data, d->len[3] = (uint32_t)s->field.len);
     strlist_set_tags(&s->tags, r->tags, &s->tmp);
     d->off[F_TAGS] = (uint32_t)s->block.len;
@@ -373,11 +369,13 @@ static int add(struct lindex_space *l, const struct match_row *r, struct scratch
     d->block = xmalloc(block_len + 1);
     memcpy(d->block, s->block.data, block_len);
     d->block[block_len] = '\0';
-    bm25_record_terms(r->terms, count_terms, &n_terms);
-    d->terms = xcalloc(n_terms + 1, sizeof *d->terms);
     bm25_record_each(r->terms, add_term, &a);
+    d->n_terms = a.n_ids;
+    d->terms = xmalloc((a.n_ids + 1) * sizeof *d->terms);
+    if (a.n_ids)
+        memcpy(d->terms, s->ids, a.n_ids * sizeof *d->terms);
     l->bytes += sizeof *d + block_len + (s->tags.n + 1) * sizeof *d->tag_off +
-                (n_terms + 1) * sizeof *d->terms + 2 * sizeof *l->at;
+                (a.n_ids + 1) * sizeof *d->terms + 2 * sizeof *l->at;
     l->live++;
     *seq_slot(l, r->seq) = l->n_docs;
     return a.saturated ? -1 : 0;

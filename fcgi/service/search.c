@@ -161,19 +161,39 @@ static double relevance(enum search_ranking ranking, double ref, double coverage
     return SEARCH_REF_WEIGHT * ref + 100 * coverage;
 }
 
+/* 1 when an entry of this category, always-apply flag and id may be a hit
+ * of the collector's search: its categories, the file view's rules applied
+ * always left out, expired entries left out. */
+static int admitted(const struct collector *col, const char *category, int always_apply,
+                    const char *id)
+{
+    unsigned bit = strcmp(category, "rules") == 0 ? SEARCH_RULES : SEARCH_EXPERIENCES;
+    return (col->categories & bit) &&
+           !(col->skip_always_rules && bit == SEARCH_RULES && always_apply) &&
+           !(col->n_expired &&
+             bsearch(&id, col->expired, col->n_expired, sizeof *col->expired, by_text));
+}
+
+/* Keep a scored candidate when its relevance is positive (counted) and
+ * among the best. */
+static void consider(struct collector *col, double match, double coverage,
+                     const struct match_row *r)
+{
+    double score = relevance(col->ranking, match, coverage);
+    if (score <= 0)
+        return;
+    col->positive++;
+    keep(col, score, match, r);
+}
+
 static int take(const struct match_row *r, void *arg)
 {
     struct collector *col = arg;
-    unsigned bit = strcmp(r->category, "rules") == 0 ? SEARCH_RULES : SEARCH_EXPERIENCES;
     struct fields *f = &col->f;
-    double score, match, coverage = 0;
+    double match, coverage = 0;
     int manual;
     col->rows++;
-    if (!(col->categories & bit) ||
-        (col->skip_always_rules && bit == SEARCH_RULES && r->always_apply) ||
-        (col->n_expired &&
-         bsearch(&r->id, col->expired, col->n_expired, sizeof *col->expired, by_text)) ||
-        !seen_add(&col->seen, r->id))
+    if (!admitted(col, r->category, r->always_apply, r->id) || !seen_add(&col->seen, r->id))
         return 0;
     path_stem(r->path, &col->stem);
     fold_field(&f->title, r->title, 0, &f->tmp);
@@ -195,20 +215,10 @@ static int take(const struct match_row *r, void *arg)
     if (col->skip_always_rules) {
         fold_field(&f->body, r->body, 200, &f->tmp);
     } else {
-        /* The entry view: an agent's scenario says when the knowledge applies,
-         * so it leads the text whose first 200 characters are scored. */
-        buf_reset(&col->entry_text);
-        buf_adds(&col->entry_text, r->scenario);
-        buf_addch(&col->entry_text, '\n');
-        buf_adds(&col->entry_text, r->body);
-        fold_field(&f->body, col->entry_text.data, 200, &f->tmp);
+        fold_entry_body(&f->body, r->scenario, r->body, &col->entry_text, &f->tmp);
     }
     match = score_folded(col->q, f, manual, &col->tables);
-    score = relevance(col->ranking, match, coverage);
-    if (score <= 0)
-        return 0;
-    col->positive++;
-    keep(col, score, match, r);
+    consider(col, match, coverage, r);
     return 0;
 }
 
@@ -576,17 +586,14 @@ static int collector_open(struct store *st, const char *space, struct search_que
 
 /* ---- the index in memory (lindex.h) ---- */
 
+/* admitted, and the caller's filter (which the passes' SQL applies). */
 static int mem_admit(const struct lindex_doc *d, void *ctx)
 {
     const struct collector *col = ctx;
     const struct knowledge_filter *f = col->filter;
-    unsigned bit = strcmp(d->category, "rules") == 0 ? SEARCH_RULES : SEARCH_EXPERIENCES;
-    return (col->categories & bit) &&
-           !(col->skip_always_rules && bit == SEARCH_RULES && d->always_apply) &&
-           !(f && f->types && !(d->types & f->types)) &&
+    return !(f && f->types && !(d->types & f->types)) &&
            !(f && f->category && strcmp(f->category, d->category) != 0) &&
-           !(col->n_expired &&
-             bsearch(&d->id, col->expired, col->n_expired, sizeof *col->expired, by_text));
+           admitted(col, d->category, d->always_apply, d->id);
 }
 
 static double mem_relevance(double ref, double cov, void *ctx)
@@ -604,14 +611,9 @@ static double mem_threshold(void *ctx)
 static void mem_score(const struct lindex_doc *d, double coverage, void *ctx)
 {
     struct collector *col = ctx;
-    double match = score_folded(col->q, d->f, d->manual, &col->tables), score;
     struct match_row r = {
         .id = d->id, .category = d->category, .path = d->path, .updated_at = d->updated_at};
-    score = relevance(col->ranking, match, col->ranking == RANKING_REFERENCE ? 0 : coverage);
-    if (score <= 0)
-        return;
-    col->positive++;
-    keep(col, score, match, &r);
+    consider(col, score_folded(col->q, d->f, d->manual, &col->tables), coverage, &r);
 }
 
 static size_t mem_positive(void *ctx)

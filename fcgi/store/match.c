@@ -72,19 +72,9 @@ int store_knowledge_match(struct store *st, const char *space, const struct stor
     if (last)
         *last = 0;
     while ((rc = stmt_step(s)) == STEP_ROW) {
-        struct match_row r;
+        struct match_row r = {0};
         r.seq = stmt_col_int64(s, 0);
-        r.id = stmt_col_text(s, 1);
-        r.category = stmt_col_text(s, 2);
-        r.path = stmt_col_text(s, 3);
-        r.title = stmt_col_text(s, 4);
-        r.tags = stmt_col_text(s, 5);
-        r.body = stmt_col_text(s, 6);
-        r.source = stmt_col_text(s, 7);
-        r.updated_at = stmt_col_text(s, 8);
-        r.always_apply = stmt_col_int(s, 9);
-        r.scenario = stmt_col_text(s, 10);
-        r.terms = stmt_col_text(s, 11);
+        store_match_row_read(s, 1, &r);
         if (last)
             *last = r.seq;
         if (each(&r, ctx))

@@ -163,14 +163,14 @@ static int quota_check(long long added, long long docs)
  * logged at it; *docs: its entries now. */
 static int space_add(struct store *st, const struct space_delta *d, long *docs)
 {
-    const char *seqs = json_object_to_json_string_ext(d->seqs, JSON_C_TO_STRING_PLAIN);
     long stamp = 0;
     int rc = stmt_returning(st, S_SX_SPACE_ADD, docs, "tLLLLLL", d->space, d->docs, d->len[0],
                             d->len[1], d->len[2], d->len[3], d->len[4]);
     if (rc == STORE_OK)
         rc = stmt_returning(st, S_SX_STAMP_NEXT, &stamp, "t", d->space);
     if (rc == STORE_OK && json_object_array_length(d->seqs) > 0)
-        rc = stmt_run(st, S_SX_LOG_ADD, "tLt", d->space, (long long)stamp, seqs);
+        rc = stmt_run(st, S_SX_LOG_ADD, "tLt", d->space, (long long)stamp,
+                      json_object_to_json_string_ext(d->seqs, JSON_C_TO_STRING_PLAIN));
     if (rc == STORE_OK && stamp > LOG_KEEP && stamp % LOG_PRUNE_EVERY == 0) {
         rc = stmt_run(st, S_SX_LOG_FLOOR, "tL", d->space, (long long)(stamp - LOG_KEEP));
         if (rc == STORE_OK)
@@ -374,17 +374,7 @@ int store_search_docs(struct store *st, const char *space, long long after,
         int gone = stmt_col_opt(s, 2) == NULL;
         if (!gone) {
             r.seq = seq;
-            r.id = stmt_col_text(s, 2);
-            r.category = stmt_col_text(s, 3);
-            r.path = stmt_col_text(s, 4);
-            r.title = stmt_col_text(s, 5);
-            r.tags = stmt_col_text(s, 6);
-            r.body = stmt_col_text(s, 7);
-            r.source = stmt_col_text(s, 8);
-            r.updated_at = stmt_col_text(s, 9);
-            r.always_apply = stmt_col_int(s, 10);
-            r.scenario = stmt_col_text(s, 11);
-            r.terms = stmt_col_text(s, 12);
+            store_match_row_read(s, 2, &r);
             r.types = (unsigned)stmt_col_int64(s, 13);
         }
         if (each(seq, stamp, gone ? NULL : &r, ctx))

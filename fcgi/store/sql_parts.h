@@ -62,8 +62,10 @@
 
 /* The columns of a search candidate (S_MATCH*, struct match_row), from its
  * search row d: only what scoring and ordering need. */
-#define MATCH_COLUMNS                                                                              \
-    "d.seq, d.id, d.category, d.path, d.title, d.tags, d.body_head, d.source, d.updated_at,"       \
+#define MATCH_COLUMNS "d.seq, " MATCH_ROW_COLUMNS
+/* ... after its seq, in this order (store_match_row_read) */
+#define MATCH_ROW_COLUMNS                                                                          \
+    "d.id, d.category, d.path, d.title, d.tags, d.body_head, d.source, d.updated_at,"              \
     " d.always_apply, d.scenario_head, d.terms"
 /* An entry's search row made from its knowledge row, with its terms record. */
 #define SEARCH_DOC_COLUMNS                                                                         \
@@ -190,9 +192,7 @@
     " NOT NULL, PRIMARY KEY(space, stamp, seq))" W ";"
 /* A search row as the in-memory index reads it (store_search_docs): the
  * seq, the stamp, then these (NULL when the entry left the index). */
-#define LINDEX_COLUMNS                                                                             \
-    "d.id, d.category, d.path, d.title, d.tags, d.body_head, d.source, d.updated_at,"              \
-    " d.always_apply, d.scenario_head, d.terms, d.types"
+#define LINDEX_COLUMNS MATCH_ROW_COLUMNS ", d.types"
 
 /* A proposal row (struct proposal, store/review.c). */
 #define PROPOSAL_COLUMNS                                                                           \

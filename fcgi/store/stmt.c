@@ -406,6 +406,21 @@ int stmt_two_int64(struct cursor *s, long long *a, long long *b)
     return rc == STORE_NOT_FOUND ? STORE_OK : rc;
 }
 
+void store_match_row_read(struct cursor *s, int first, struct match_row *r)
+{
+    r->id = stmt_col_text(s, first);
+    r->category = stmt_col_text(s, first + 1);
+    r->path = stmt_col_text(s, first + 2);
+    r->title = stmt_col_text(s, first + 3);
+    r->tags = stmt_col_text(s, first + 4);
+    r->body = stmt_col_text(s, first + 5);
+    r->source = stmt_col_text(s, first + 6);
+    r->updated_at = stmt_col_text(s, first + 7);
+    r->always_apply = stmt_col_int(s, first + 8);
+    r->scenario = stmt_col_text(s, first + 9);
+    r->terms = stmt_col_text(s, first + 10);
+}
+
 int stmt_row_end(struct cursor *s, int rc)
 {
     stmt_finish(s);

@@ -394,6 +394,9 @@ int stmt_returning(struct store *st, enum stmt_id id, long *out, const char *typ
 /* The first two integer columns of bound statement s's one row into *a and
  * *b (0 and STORE_OK when there is no row); NULL s: STORE_ERROR. */
 int stmt_two_int64(struct cursor *s, long long *a, long long *b);
+/* The MATCH_ROW_COLUMNS of cursor s's row, from column `first`, into r
+ * (borrowed: valid until the next step). */
+void store_match_row_read(struct cursor *s, int first, struct match_row *r);
 /* The next row: STEP_ROW, STEP_DONE, or minus a store status. */
 int stmt_step(struct cursor *s);
 /* Step a statement that returns no row we need; reset it; return a store status. */
