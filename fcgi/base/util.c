@@ -110,18 +110,34 @@ int utf8_valid(const char *s, size_t n)
     return 1;
 }
 
+/* The continuation bytes (10xxxxxx) among the 8 bytes at s: each byte whose
+ * top bit is set and the next one clear, summed across the word. */
+static size_t continuations8(const char *s)
+{
+    uint64_t w, m;
+    memcpy(&w, s, sizeof w);
+    m = (w & ~(w << 1) & 0x8080808080808080ULL) >> 7;
+    return (size_t)((m * 0x0101010101010101ULL) >> 56);
+}
+
 size_t utf8_length(const char *s, size_t n)
 {
-    size_t count = 0;
-    for (size_t i = 0; i < n; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80)
-            count++;
+    size_t count = n, i = 0;
+    for (; i + 8 <= n; i += 8)
+        count -= continuations8(s + i);
+    for (; i < n; i++)
+        count -= ((unsigned char)s[i] & 0xC0) == 0x80;
     return count;
 }
 
 size_t utf8_prefix(const char *s, size_t n, size_t max_chars)
 {
     size_t chars = 0, i = 0;
+    /* whole words while they cannot hold the character max_chars starts */
+    while (i + 8 <= n && chars + 8 <= max_chars) {
+        chars += 8 - continuations8(s + i);
+        i += 8;
+    }
     while (i < n) {
         if (((unsigned char)s[i] & 0xC0) != 0x80) {
             if (chars == max_chars)

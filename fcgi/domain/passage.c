@@ -19,7 +19,9 @@ struct finder {
     char *const *terms;
     size_t *lens; /* of the terms */
     size_t n_terms;
-    unsigned char first[32]; /* bit b: a term starts with byte b */
+    size_t *slot; /* the terms by hash (open addressing): index + 1, 0 empty */
+    size_t mask;  /* slots - 1 */
+    struct token_filter filter;
     struct match *m;
     size_t n, cap;
     size_t scanned, chars; /* characters before byte `scanned` */
@@ -27,26 +29,25 @@ struct finder {
 
 static size_t chars_in(const char *s, size_t from, size_t to)
 {
-    size_t c = 0;
-    for (size_t i = from; i < to; i++)
-        c += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return c;
+    return utf8_length(s + from, to - from);
+}
+
+/* Which query term term[0..tn) is, or n_terms. */
+static size_t term_index(const struct finder *f, const char *term, size_t tn)
+{
+    for (size_t h = hash_fnv1a(term, tn) & f->mask, i; (i = f->slot[h]); h = (h + 1) & f->mask)
+        if (f->lens[i - 1] == tn && memcmp(f->terms[i - 1], term, tn) == 0)
+            return i - 1;
+    return f->n_terms;
 }
 
 static int on_term(void *ctx, const char *token, size_t n, size_t start, size_t end)
 {
     struct finder *f = ctx;
-    unsigned char b = (unsigned char)token[0];
     const char *term;
     size_t t, tn;
-    /* a term starts with its token's first byte: most words need no stemming */
-    if (!(f->first[b / 8] >> (b % 8) & 1) || !tokenize_term(token, n, &term, &tn))
-        return 0;
-    for (t = 0; t < f->n_terms; t++)
-        if (f->lens[t] == tn && (tn < 2 || f->terms[t][1] == term[1]) &&
-            memcmp(f->terms[t], term, tn) == 0)
-            break;
-    if (t == f->n_terms)
+    /* the filter let through the tokens that may be terms: stem those only */
+    if (!tokenize_term(token, n, &term, &tn) || (t = term_index(f, term, tn)) == f->n_terms)
         return 0;
     if (f->n == f->cap) {
         f->cap = f->cap ? 2 * f->cap : 64;
@@ -68,11 +69,7 @@ static int is_space(char c)
 /* The byte where character c of text starts (len when past the end). */
 static size_t byte_of(const char *text, size_t len, size_t c)
 {
-    size_t i = 0;
-    for (; i < len; i++)
-        if (((unsigned char)text[i] & 0xC0) != 0x80 && c-- == 0)
-            return i;
-    return len;
+    return utf8_prefix(text, len, c);
 }
 
 /* The best window: the most distinct terms, then the most matches, the
@@ -110,13 +107,21 @@ void passage_find(const char *text, size_t len, char *const *terms, size_t n, si
     size_t total, cs, ce, first = 0, last = 0;
     memset(out, 0, sizeof *out);
     f.lens = xcalloc(n + 1, sizeof *f.lens);
+    for (f.mask = 15; f.mask < 2 * n; f.mask = 2 * f.mask + 1)
+        ;
+    f.slot = xcalloc(f.mask + 1, sizeof *f.slot);
     for (size_t t = 0; t < n; t++) {
-        unsigned char b = (unsigned char)terms[t][0];
-        f.first[b / 8] |= (unsigned char)(1u << (b % 8));
+        size_t h;
         f.lens[t] = strlen(terms[t]);
+        token_filter_add(&f.filter, terms[t], f.lens[t]);
+        if (term_index(&f, terms[t], f.lens[t]) < n)
+            continue; /* a term given twice: its first place */
+        for (h = hash_fnv1a(terms[t], f.lens[t]) & f.mask; f.slot[h]; h = (h + 1) & f.mask)
+            ;
+        f.slot[h] = t + 1;
     }
     if (n)
-        tokenize(text, len, on_term, &f);
+        tokenize_only(text, len, &f.filter, on_term, &f);
     total = chars_in(text, 0, len);
     if (f.n) {
         size_t from, span, slack;
@@ -168,4 +173,5 @@ void passage_find(const char *text, size_t len, char *const *terms, size_t n, si
     }
     free(f.m);
     free(f.lens);
+    free(f.slot);
 }

@@ -231,12 +231,47 @@ static int english_stop_word(const char *s, size_t n)
     return in_set(&stops.english, s, n);
 }
 
+/* The first byte of code point cp in UTF-8. */
+static unsigned char lead_byte(unsigned cp)
+{
+    return (unsigned char)(cp < 0x80      ? cp
+                           : cp < 0x800   ? 0xC0 | (cp >> 6)
+                           : cp < 0x10000 ? 0xE0 | (cp >> 12)
+                                          : 0xF0 | (cp >> 18));
+}
+
+/* 1 when f (NULL: every token) lets through a token starting with byte b /
+ * with Han character cp. */
+static int wanted(const struct token_filter *f, unsigned char b)
+{
+    return !f || f->first[b / 8] >> (b % 8) & 1;
+}
+
+static int wanted_han(const struct token_filter *f, unsigned cp)
+{
+    return !f || f->han[cp % 4096 / 8] >> (cp % 8) & 1;
+}
+
+void token_filter_add(struct token_filter *f, const char *term, size_t n)
+{
+    unsigned cp;
+    if (n == 0)
+        return;
+    f->first[(unsigned char)term[0] / 8] |= (unsigned char)(1u << ((unsigned char)term[0] % 8));
+    decode((const unsigned char *)term, n, &cp);
+    if (is_han(cp))
+        f->han[cp % 4096 / 8] |= (unsigned char)(1u << (cp % 8));
+}
+
 /* Emit a word made of pieces [a, b). */
-static int emit_word(const struct piece *p, size_t a, size_t b, token_fn emit, void *ctx)
+static int emit_word(const struct piece *p, size_t a, size_t b, const struct token_filter *f,
+                     token_fn emit, void *ctx)
 {
     char word[256];
     size_t n = 0;
     int ascii = 1;
+    if (!wanted(f, lead_byte(p[a].cp)))
+        return 0;
     for (size_t i = a; i < b && n + 4 <= sizeof word; i++) {
         if (p[i].cp < 0x80) {
             word[n++] = (char)p[i].cp;
@@ -269,16 +304,20 @@ static size_t chinese_stop_at(const struct piece *p, size_t i, size_t end)
 }
 
 /* Emit bigrams (or a unigram) of Han pieces [a, b). */
-static int emit_han(const struct piece *p, size_t a, size_t b, token_fn emit, void *ctx)
+static int emit_han(const struct piece *p, size_t a, size_t b, const struct token_filter *f,
+                    token_fn emit, void *ctx)
 {
     char gram[8];
     int rc;
     if (b - a == 1) {
         size_t n = encode(p[a].cp, gram);
-        return emit(ctx, gram, n, p[a].start, p[a].end);
+        return wanted_han(f, p[a].cp) ? emit(ctx, gram, n, p[a].start, p[a].end) : 0;
     }
     for (size_t i = a; i + 1 < b; i++) {
-        size_t n = encode(p[i].cp, gram);
+        size_t n;
+        if (!wanted_han(f, p[i].cp))
+            continue;
+        n = encode(p[i].cp, gram);
         n += encode(p[i + 1].cp, gram + n);
         if ((rc = emit(ctx, gram, n, p[i].start, p[i + 1].end)))
             return rc;
@@ -287,14 +326,15 @@ static int emit_han(const struct piece *p, size_t a, size_t b, token_fn emit, vo
 }
 
 /* Cut a Han run [a, b) at stop words and emit the pieces between. */
-static int emit_han_run(const struct piece *p, size_t a, size_t b, token_fn emit, void *ctx)
+static int emit_han_run(const struct piece *p, size_t a, size_t b, const struct token_filter *f,
+                        token_fn emit, void *ctx)
 {
     size_t seg = a, i = a;
     int rc;
     while (i < b) {
         size_t k = chinese_stop_at(p, i, b);
         if (k) {
-            if (i > seg && (rc = emit_han(p, seg, i, emit, ctx)))
+            if (i > seg && (rc = emit_han(p, seg, i, f, emit, ctx)))
                 return rc;
             i += k;
             seg = i;
@@ -302,7 +342,7 @@ static int emit_han_run(const struct piece *p, size_t a, size_t b, token_fn emit
             i++;
         }
     }
-    return seg < b ? emit_han(p, seg, b, emit, ctx) : 0;
+    return seg < b ? emit_han(p, seg, b, f, emit, ctx) : 0;
 }
 
 #define CHUNK 512
@@ -312,8 +352,15 @@ static int emit_han_run(const struct piece *p, size_t a, size_t b, token_fn emit
  * of it is ASCII (one piece per byte, the same end), or 0. */
 static size_t ascii_chunk(const char *text, size_t len)
 {
-    size_t i;
-    for (i = 0; i < len && i < CHUNK; i++) {
+    size_t i = 0;
+    /* eight bytes at a time while none of them can end the chunk */
+    for (; i + 8 <= len && i + 8 <= CHUNK - 65; i += 8) {
+        uint64_t w;
+        memcpy(&w, text + i, sizeof w);
+        if (w & 0x8080808080808080ULL)
+            return 0;
+    }
+    for (; i < len && i < CHUNK; i++) {
         unsigned char c = (unsigned char)text[i];
         if (c >= 0x80)
             return 0;
@@ -325,13 +372,19 @@ static size_t ascii_chunk(const char *text, size_t len)
 
 /* Emit the words of an all-ASCII chunk text[0..n) at offset base, exactly as
  * the pieces would (emit_word): most text, without decoding or pieces. */
-static int ascii_words(const char *text, size_t base, size_t n, token_fn emit, void *ctx)
+static int ascii_words(const char *text, size_t base, size_t n, const struct token_filter *f,
+                       token_fn emit, void *ctx)
 {
     char word[ASCII_WORD_MAX];
     int rc;
     for (size_t i = 0, j; i < n; i = j) {
         size_t w = 0;
-        unsigned char c;
+        unsigned char c = stops.ascii[(unsigned char)text[i]];
+        if (c && !wanted(f, c)) { /* a word the caller does not want: skip it */
+            for (j = i + 1; j < n && stops.ascii[(unsigned char)text[j]]; j++)
+                ;
+            continue;
+        }
         for (j = i; j < n && (c = stops.ascii[(unsigned char)text[j]]); j++)
             if (w < sizeof word)
                 word[w++] = (char)c;
@@ -347,6 +400,12 @@ static int ascii_words(const char *text, size_t base, size_t n, token_fn emit, v
 
 int tokenize(const char *text, size_t len, token_fn emit, void *ctx)
 {
+    return tokenize_only(text, len, NULL, emit, ctx);
+}
+
+int tokenize_only(const char *text, size_t len, const struct token_filter *f, token_fn emit,
+                  void *ctx)
+{
     struct piece p[CHUNK + 1];
     size_t pos = 0;
     int rc;
@@ -354,7 +413,7 @@ int tokenize(const char *text, size_t len, token_fn emit, void *ctx)
     while (pos < len) {
         size_t n = ascii_chunk(text + pos, len - pos), run;
         if (n) {
-            if ((rc = ascii_words(text + pos, pos, n, emit, ctx)))
+            if ((rc = ascii_words(text + pos, pos, n, f, emit, ctx)))
                 return rc;
             pos += n;
             continue;
@@ -384,10 +443,10 @@ int tokenize(const char *text, size_t len, token_fn emit, void *ctx)
             while (run < n && p[run].cls == cls)
                 run++;
             if (cls == C_WORD) {
-                if ((rc = emit_word(p, i, run, emit, ctx)))
+                if ((rc = emit_word(p, i, run, f, emit, ctx)))
                     return rc;
             } else if (cls == C_HAN) {
-                if ((rc = emit_han_run(p, i, run, emit, ctx)))
+                if ((rc = emit_han_run(p, i, run, f, emit, ctx)))
                     return rc;
             }
         }

@@ -22,6 +22,22 @@ typedef int (*token_fn)(void *ctx, const char *token, size_t n, size_t start, si
 /* Tokenize text[0..len) (UTF-8; invalid bytes are separators). */
 int tokenize(const char *text, size_t len, token_fn emit, void *ctx);
 
+/* Which tokens a caller looking for given ones may want: a token whose
+ * first byte is not in `first` or, for a Han token, whose first character
+ * is not in `han` (by code point modulo 4096) is skipped before it is made.
+ * token_filter_add() lets through a term's tokens: a term starts with its
+ * token's first byte, and a Han token is its own term. */
+struct token_filter {
+    unsigned char first[32];
+    unsigned char han[512];
+};
+void token_filter_add(struct token_filter *f, const char *term, size_t n);
+
+/* tokenize() with the tokens f lets through only: the same tokens at the
+ * same places, fewer of them, for less work (the passages). */
+int tokenize_only(const char *text, size_t len, const struct token_filter *f, token_fn emit,
+                  void *ctx);
+
 /* The search terms of a text: tokenize()'s tokens, then English words made
  * of letters only are stemmed (Snowball's English stemmer, libstemmer:
  * "recommendations" and "recommend" meet) and a few more stop words that

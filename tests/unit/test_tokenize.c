@@ -442,6 +442,67 @@ static const char *const corpus[] = {
     "emoji\xf0\x9f\x98\x80ok",
 };
 
+/* tokenize_only: over the corpus and texts that cross chunks, what a filter
+ * lets through is tokenize()'s tokens at the same places, in order, and
+ * holds every token equal to a term added to it; an empty filter lets
+ * nothing through. */
+static void test_filter(void)
+{
+    static struct spans all, only;
+    struct buf t;
+    size_t missing = 0, strays = 0, kept = 0;
+    buf_init(&t, 1 << 20);
+    for (size_t c = 0; c <= sizeof corpus / sizeof *corpus; c++) {
+        buf_reset(&t);
+        if (c < sizeof corpus / sizeof *corpus) {
+            buf_adds(&t, corpus[c]);
+        } else { /* long: ASCII, Han and Latin-1 across the 512-character chunks */
+            for (int k = 0; k < 120; k++)
+                buf_addf(&t, "Rollback_%d déjà 回滚方案 数据库 the orders ", k % 7);
+        }
+        spans_release(&all);
+        tokenize(t.data, t.len, collect_span, &all);
+        for (size_t every = 1; every <= 3; every++) {
+            struct token_filter f;
+            size_t j = 0;
+            memset(&f, 0, sizeof f);
+            for (size_t i = 0; i < all.n; i += every + 1)
+                token_filter_add(&f, all.tok[i], strlen(all.tok[i]));
+            spans_release(&only);
+            tokenize_only(t.data, t.len, &f, collect_span, &only);
+            /* a subsequence of all, with the same ranges */
+            for (size_t i = 0; i < only.n; i++) {
+                while (j < all.n && !(all.start[j] == only.start[i] && all.end[j] == only.end[i] &&
+                                      strcmp(all.tok[j], only.tok[i]) == 0))
+                    j++;
+                strays += j == all.n;
+                j += j < all.n;
+            }
+            /* every token of a term added is there */
+            for (size_t i = 0; i < all.n; i += every + 1) {
+                size_t k = 0;
+                while (k < only.n && !(only.start[k] == all.start[i] && only.end[k] == all.end[i]))
+                    k++;
+                missing += k == only.n;
+            }
+            kept += only.n < all.n;
+        }
+        {
+            struct token_filter none;
+            memset(&none, 0, sizeof none);
+            spans_release(&only);
+            tokenize_only(t.data, t.len, &none, collect_span, &only);
+            strays += only.n;
+        }
+    }
+    CHECK_INT(strays, 0);
+    CHECK_INT(missing, 0);
+    CHECK(kept > 0); /* the filters did leave tokens out */
+    spans_release(&all);
+    spans_release(&only);
+    buf_release(&t);
+}
+
 /* FTS5 re-tokenizes each query term: tokenizing a produced token must give
  * that same single token (over its whole length). */
 static void test_idempotence(void)
@@ -590,6 +651,7 @@ int main(void)
     test_long_input();
     test_ascii_path();
     test_idempotence();
+    test_filter();
     test_ranges_fold_to_tokens();
     test_term_of_token();
     test_stem_cache();

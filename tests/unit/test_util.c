@@ -127,6 +127,38 @@ static void test_utf8_prefix(void)
     }
 }
 
+/* Both count eight bytes at a time: over a long mixed text, from every
+ * start and for every length and character count, they agree with counting
+ * the lead bytes one by one. */
+static void test_utf8_long(void)
+{
+    static const char *const pieces[] = {"a", "\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80", " "};
+    char s[160];
+    size_t n = 0, bad = 0;
+    unsigned seed = 3;
+    while (n + 4 < sizeof s) {
+        const char *p;
+        seed = seed * 1103515245u + 12345u;
+        p = pieces[(seed >> 16) % 5];
+        memcpy(s + n, p, strlen(p));
+        n += strlen(p);
+    }
+    for (size_t from = 0; from < 9; from++)
+        for (size_t len = 0; from + len <= n; len++) {
+            size_t leads = 0, k;
+            for (size_t i = from; i < from + len; i++)
+                leads += ((unsigned char)s[i] & 0xC0) != 0x80;
+            bad += utf8_length(s + from, len) != leads;
+            for (k = 0; k <= leads + 1; k++) {
+                size_t want = 0, c = 0;
+                while (want < len && !(((unsigned char)s[from + want] & 0xC0) != 0x80 && c++ == k))
+                    want++;
+                bad += utf8_prefix(s + from, len, k) != want;
+            }
+        }
+    CHECK_INT(bad, 0);
+}
+
 /* utf8_fit: a byte budget never ends inside a character, for every budget. */
 static void test_utf8_fit(void)
 {
@@ -345,6 +377,7 @@ int main(void)
     test_utf8_valid();
     test_utf8_length();
     test_utf8_prefix();
+    test_utf8_long();
     test_utf8_fit();
     test_utf8_repair();
     test_parse_long();
