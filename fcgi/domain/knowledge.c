@@ -122,21 +122,50 @@ int knowledge_case_to_json(const struct knowledge_case *c, void *ctx)
     return 0;
 }
 
-struct json_object *knowledge_to_json(const struct knowledge *k,
-                                      struct json_object *helpful_history,
-                                      struct json_object *harmful_history,
-                                      struct json_object *injections)
+/* {type: [...], labels: [...]} */
+static struct json_object *tags_json(const struct knowledge *k)
 {
-    struct json_object *o = json_object_new_object();
     struct json_object *tags = json_object_new_object(), *types = json_object_new_array();
-    struct json_object *source = json_object_new_object(), *eval = json_object_new_object();
-    struct json_object *metrics = json_object_new_object();
-
     for (int i = 0; i < KTYPE_COUNT; i++)
         if (k->types & (1u << i))
             json_object_array_add(types, str(type_names[i]));
     json_object_object_add(tags, "type", types);
     json_object_object_add(tags, "labels", json_array_text(k->tags));
+    return tags;
+}
+
+struct json_object *knowledge_metrics_json(const struct knowledge *k)
+{
+    struct json_object *metrics = json_object_new_object();
+    json_object_object_add(metrics, "helpful", json_object_new_int64(k->helpful));
+    json_object_object_add(metrics, "harmful", json_object_new_int64(k->harmful));
+    json_object_object_add(metrics, "irrelevant", json_object_new_int64(k->irrelevant));
+    json_object_object_add(metrics, "unused", json_object_new_int64(k->unused));
+    json_object_object_add(metrics, "neutral", json_object_new_int64(k->neutral));
+    return metrics;
+}
+
+struct json_object *knowledge_card_json(const struct knowledge *k)
+{
+    struct json_object *o = json_object_new_object();
+    json_object_object_add(o, "id", str(k->id));
+    json_object_object_add(o, "title", str(k->title));
+    json_object_object_add(o, "scenario", str(k->scenario));
+    json_object_object_add(o, "content", str(k->content));
+    json_object_object_add(o, "tags", tags_json(k));
+    json_object_object_add(o, "category", str(k->category));
+    json_object_object_add(o, "path", str(k->path));
+    return o;
+}
+
+struct json_object *knowledge_to_json(const struct knowledge *k,
+                                      struct json_object *helpful_history,
+                                      struct json_object *harmful_history,
+                                      struct json_object *injections)
+{
+    struct json_object *o = json_object_new_object(), *tags = tags_json(k);
+    struct json_object *source = json_object_new_object(), *eval = json_object_new_object();
+    struct json_object *metrics = knowledge_metrics_json(k);
 
     json_object_object_add(source, "urls", json_array_text(k->urls));
     json_object_object_add(source, "agent_id", str(k->agent_id));
@@ -150,11 +179,6 @@ struct json_object *knowledge_to_json(const struct knowledge *k,
         json_object_object_add(eval, "helpful_history", helpful_history);
     if (harmful_history)
         json_object_object_add(eval, "harmful_history", harmful_history);
-    json_object_object_add(metrics, "helpful", json_object_new_int64(k->helpful));
-    json_object_object_add(metrics, "harmful", json_object_new_int64(k->harmful));
-    json_object_object_add(metrics, "irrelevant", json_object_new_int64(k->irrelevant));
-    json_object_object_add(metrics, "unused", json_object_new_int64(k->unused));
-    json_object_object_add(metrics, "neutral", json_object_new_int64(k->neutral));
 
     json_object_object_add(o, "id", str(k->id));
     json_object_object_add(o, "message_id", str(k->message_id));

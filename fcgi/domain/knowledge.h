@@ -99,6 +99,13 @@ struct json_object *knowledge_to_json(const struct knowledge *k,
                                       struct json_object *harmful_history,
                                       struct json_object *injections);
 
+/* What a search result shows of an entry: {id, title, scenario, content,
+ * tags, category, path}, as knowledge_to_json() has them. */
+struct json_object *knowledge_card_json(const struct knowledge *k);
+
+/* The entry's feedback counters: {helpful, harmful, irrelevant, unused, neutral}. */
+struct json_object *knowledge_metrics_json(const struct knowledge *k);
+
 /* Append the JSON of a case to the JSON array ctx (a store iteration callback). */
 int knowledge_case_to_json(const struct knowledge_case *c, void *ctx);
 

@@ -240,22 +240,14 @@ static void entry_hit(const struct fused_hit *h, void *ctx)
 static struct json_object *hit_item(const struct stage1 *s1, const struct knowledge *k,
                                     double quality, double relevance, int weak)
 {
-    static const char *const keys[] = {"id",   "title",    "scenario", "content",
-                                       "tags", "category", "path"};
-    struct json_object *full = knowledge_to_json(k, NULL, NULL, NULL), *o, *v;
-    o = json_object_new_object();
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        if (json_object_object_get_ex(full, keys[i], &v))
-            json_object_object_add(o, keys[i], json_object_get(v));
+    struct json_object *o = knowledge_card_json(k);
     json_object_object_add(o, "score", json_object_new_int(k->score));
     json_object_object_add(o, "quality_score", json_object_new_double(quality));
-    if (json_object_object_get_ex(full, "metrics", &v))
-        json_object_object_add(o, "metrics", json_object_get(v));
+    json_object_object_add(o, "metrics", knowledge_metrics_json(k));
     json_object_object_add(o, "relevance", json_object_new_double(relevance));
     json_object_object_add(o, "passage", search_passage(&s1->q, k->content));
     if (weak)
         json_object_object_add(o, "weak", json_object_new_boolean(1));
-    json_object_put(full);
     return o;
 }
 
