@@ -49,7 +49,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { startStack } from '../http/lib/stack.mjs';
-import { dataOf } from './lib/envelope.mjs';
+import { createServed, dataOf } from './lib/envelope.mjs';
 import { loadSets } from './lib/longtext-data.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -236,6 +236,7 @@ async function checkLimits(s, sets) {
 async function createEntries(s, token, set, held) {
     const idToKey = new Map();
     let admin = null;
+    const adminToken = () => (admin ??= s.token(set.space, 'admin', 'longtext-bench-reviewer'));
     for (const e of set.entries) {
         const body = {
             title: e.title,
@@ -245,19 +246,7 @@ async function createEntries(s, token, set, held) {
             category: 'experiences',
             agent_id: 'longtext_bench',
         };
-        let d = dataOf(await s.api('POST', '/api/knowledge', { token, body }), `${set.file}: create ${e.key}`);
-        if (d.proposal_id) {
-            // Held for review (the poisoning screen quarantines, a review
-            // policy queues): an admin approves it, so the ranking is measured
-            // over every entry, and the run says which were held and why.
-            held.push(`${set.file}/${e.key} ${d.status} (${(d.reasons || []).join(', ') || 'review policy'})`);
-            admin ??= s.token(set.space, 'admin', 'longtext-bench-reviewer');
-            d = dataOf(await s.api('POST', `/api/review/${d.proposal_id}/decide`,
-                { token: admin, body: { decision: 'approve' } }), `${set.file}: approve ${e.key}`);
-            d = { id: d.result_id };
-        }
-        if (!d.id) throw new Error(`${set.file}: create ${e.key} gave no id`);
-        idToKey.set(d.id, e.key);
+        idToKey.set(await createServed(s, token, adminToken, body, `${set.file}/${e.key}`, held), e.key);
     }
     return idToKey;
 }

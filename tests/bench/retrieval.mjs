@@ -36,7 +36,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startStack } from '../http/lib/stack.mjs';
-import { dataOf } from './lib/envelope.mjs';
+import { createServed, dataOf } from './lib/envelope.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const DATA = path.join(HERE, 'retrieval');
@@ -139,6 +139,7 @@ async function startEmbeddings(o) {
 
 async function createEntries(s, token, entries) {
     const idToKey = new Map();
+    const held = [];
     for (const e of entries) {
         const body = {
             title: e.title,
@@ -149,9 +150,9 @@ async function createEntries(s, token, entries) {
             category: e.category || 'experiences',
             agent_id: 'retrieval_bench',
         };
-        const d = dataOf(await s.api('POST', '/api/knowledge', { token, body }), `create ${e.key}`);
-        idToKey.set(d.id, e.key);
+        idToKey.set(await createServed(s, token, () => token, body, e.key, held), e.key);
     }
+    if (held.length) console.log(`held for review, then approved: ${held.join('; ')}`);
     return idToKey;
 }
 
