@@ -27,18 +27,22 @@ struct finder {
     size_t scanned, chars; /* characters before byte `scanned` */
 };
 
-static size_t chars_in(const char *s, size_t from, size_t to)
+/* The slot of term[0..tn) in f->slot: the one holding it, else the empty
+ * one where it would go. */
+static size_t *slot_of(const struct finder *f, const char *term, size_t tn)
 {
-    return utf8_length(s + from, to - from);
+    size_t h = hash_fnv1a(term, tn) & f->mask, i;
+    for (; (i = f->slot[h]); h = (h + 1) & f->mask)
+        if (f->lens[i - 1] == tn && memcmp(f->terms[i - 1], term, tn) == 0)
+            break;
+    return &f->slot[h];
 }
 
 /* Which query term term[0..tn) is, or n_terms. */
 static size_t term_index(const struct finder *f, const char *term, size_t tn)
 {
-    for (size_t h = hash_fnv1a(term, tn) & f->mask, i; (i = f->slot[h]); h = (h + 1) & f->mask)
-        if (f->lens[i - 1] == tn && memcmp(f->terms[i - 1], term, tn) == 0)
-            return i - 1;
-    return f->n_terms;
+    size_t i = *slot_of(f, term, tn);
+    return i ? i - 1 : f->n_terms;
 }
 
 static int on_term(void *ctx, const char *token, size_t n, size_t start, size_t end)
@@ -54,9 +58,9 @@ static int on_term(void *ctx, const char *token, size_t n, size_t start, size_t 
         f->m = xrealloc(f->m, f->cap * sizeof *f->m);
     }
     /* tokens come in order: count characters from where the last one was */
-    f->chars += chars_in(f->text, f->scanned, start);
+    f->chars += utf8_length(f->text + f->scanned, start - f->scanned);
     f->scanned = start;
-    f->m[f->n] = (struct match){start, end, f->chars, chars_in(f->text, start, end), t};
+    f->m[f->n] = (struct match){start, end, f->chars, utf8_length(f->text + start, end - start), t};
     f->n++;
     return 0;
 }
@@ -64,12 +68,6 @@ static int on_term(void *ctx, const char *token, size_t n, size_t start, size_t 
 static int is_space(char c)
 {
     return c == ' ' || c == '\n' || c == '\t' || c == '\r';
-}
-
-/* The byte where character c of text starts (len when past the end). */
-static size_t byte_of(const char *text, size_t len, size_t c)
-{
-    return utf8_prefix(text, len, c);
 }
 
 /* The best window: the most distinct terms, then the most matches, the
@@ -111,18 +109,15 @@ void passage_find(const char *text, size_t len, char *const *terms, size_t n, si
         ;
     f.slot = xcalloc(f.mask + 1, sizeof *f.slot);
     for (size_t t = 0; t < n; t++) {
-        size_t h;
+        size_t *slot;
         f.lens[t] = strlen(terms[t]);
         token_filter_add(&f.filter, terms[t], f.lens[t]);
-        if (term_index(&f, terms[t], f.lens[t]) < n)
-            continue; /* a term given twice: its first place */
-        for (h = hash_fnv1a(terms[t], f.lens[t]) & f.mask; f.slot[h]; h = (h + 1) & f.mask)
-            ;
-        f.slot[h] = t + 1;
+        if (!*(slot = slot_of(&f, terms[t], f.lens[t])))
+            *slot = t + 1; /* a term given twice keeps its first place */
     }
     if (n)
         tokenize_only(text, len, &f.filter, on_term, &f);
-    total = chars_in(text, 0, len);
+    total = utf8_length(text, len);
     if (f.n) {
         size_t from, span, slack;
         best_window(&f, width, &first, &last, &out->terms);
@@ -136,8 +131,8 @@ void passage_find(const char *text, size_t len, char *const *terms, size_t n, si
     ce = cs + width < total ? cs + width : total;
     if (ce == total && total > width)
         cs = total - width < cs ? total - width : cs;
-    out->start = byte_of(text, len, cs);
-    out->end = byte_of(text, len, ce);
+    out->start = utf8_prefix(text, len, cs); /* where character cs starts */
+    out->end = utf8_prefix(text, len, ce);
     /* cut at spaces (within 30 bytes) rather than inside words */
     if (out->start > 0 && !is_space(text[out->start - 1])) {
         size_t k = out->start;
@@ -157,7 +152,7 @@ void passage_find(const char *text, size_t len, char *const *terms, size_t n, si
         out->start++;
     while (out->end > out->start && is_space(text[out->end - 1]))
         out->end--;
-    out->offset = chars_in(text, 0, out->start);
+    out->offset = utf8_length(text, out->start);
     for (size_t i = 0; i < f.n; i++) {
         struct passage_hit h = {f.m[i].cstart - out->offset, f.m[i].clen};
         struct passage_hit *prev = out->n ? &out->hits[out->n - 1] : NULL;

@@ -756,7 +756,6 @@ static void sort_terms(struct lindex_space *l)
     pthread_mutex_unlock(&l->sort);
 }
 
-/* Each term a prefix begins, to each(term, ctx). */
 /* How many postings the words a prefix begins may add to a search, at most
  * (the table names' words; the prefix candidates), and how many of the
  * prefix candidates are scored: the passes take a few hundred rows for
